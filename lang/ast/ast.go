@@ -1,0 +1,360 @@
+// Package ast is the syntax tree of tref scripts: every node keeps the
+// position of its first token. The parser builds it; the resolver annotates
+// identifiers and functions in place; the evaluator walks it.
+package ast
+
+import "fmt"
+
+// Pos is a source position; lines and columns count from 1.
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
+
+// IsValid reports whether the position was set.
+func (p Pos) IsValid() bool { return p.Line > 0 }
+
+// Node is any syntax node.
+type Node interface{ Span() Pos }
+
+// Stmt is a statement node.
+type Stmt interface {
+	Node
+	stmt()
+}
+
+// Expr is an expression node.
+type Expr interface {
+	Node
+	expr()
+}
+
+// File is a parsed script.
+type File struct {
+	Path  string
+	Stmts []Stmt
+	// Scope is filled by the resolver: the file's top-level bindings.
+	Scope *Scope
+}
+
+// Block is a braced statement list; it opens a scope.
+type Block struct {
+	At    Pos
+	Stmts []Stmt
+	Scope *Scope
+}
+
+// LetStmt is `let name = value`.
+type LetStmt struct {
+	At    Pos
+	Name  *Ident
+	Value Expr
+}
+
+// AssignStmt is `name op value` with op one of = += -= *= /=.
+type AssignStmt struct {
+	At     Pos
+	Target *Ident
+	Op     string
+	Value  Expr
+}
+
+// FnStmt is a named function declaration.
+type FnStmt struct {
+	At   Pos
+	Name *Ident
+	Fn   *FnExpr
+}
+
+// ReturnStmt is `return` or `return value` (Value nil when bare).
+type ReturnStmt struct {
+	At    Pos
+	Value Expr
+}
+
+// IfStmt is `if cond {then} else ...`; Else is nil, a *Block, or an *IfStmt.
+type IfStmt struct {
+	At   Pos
+	Cond Expr
+	Then *Block
+	Else Stmt
+}
+
+// ForStmt is `for var in iter {body}`.
+type ForStmt struct {
+	At   Pos
+	Var  *Ident
+	Iter Expr
+	Body *Block
+}
+
+// WhileStmt is `while cond {body}`.
+type WhileStmt struct {
+	At   Pos
+	Cond Expr
+	Body *Block
+}
+
+// BranchStmt is `break` or `continue`.
+type BranchStmt struct {
+	At      Pos
+	Keyword string
+}
+
+// TestStmt is `test "name" {body}`.
+type TestStmt struct {
+	At   Pos
+	Name string
+	Body *Block
+}
+
+// AssertStmt is `assert cond` or `assert cond, message`.
+type AssertStmt struct {
+	At   Pos
+	Cond Expr
+	Msg  Expr
+}
+
+// ImportStmt is `import "path"` or `import "path" as name`. Name is the
+// binding: the alias, or the file's stem.
+type ImportStmt struct {
+	At   Pos
+	Path string
+	Name *Ident
+}
+
+// DelStmt is `del name`.
+type DelStmt struct {
+	At   Pos
+	Name *Ident
+}
+
+// ExprStmt is an expression used as a statement: a call (or, in the REPL,
+// any expression).
+type ExprStmt struct {
+	At Pos
+	X  Expr
+}
+
+// Ident is a use or a declaration of a name. The resolver fills Binding and
+// LastUse.
+type Ident struct {
+	At   Pos
+	Name string
+	// Binding is the variable this identifier refers to (nil for builtins,
+	// which resolve to Builtin).
+	Binding *Binding
+	// Builtin is set when the name resolves to the universe.
+	Builtin bool
+	// LastUse is set on the last read of Binding along its block, after
+	// which the evaluator drops the variable's reference.
+	LastUse bool
+}
+
+// NumberLit is an int or float literal.
+type NumberLit struct {
+	At    Pos
+	Raw   string
+	IsInt bool
+	Int   int64
+	Float float64
+}
+
+// StringLit is a string literal, unquoted.
+type StringLit struct {
+	At    Pos
+	Value string
+}
+
+// BoolLit is true or false.
+type BoolLit struct {
+	At    Pos
+	Value bool
+}
+
+// NoneLit is none.
+type NoneLit struct{ At Pos }
+
+// ListExpr is [a, b, ...].
+type ListExpr struct {
+	At    Pos
+	Elems []Expr
+}
+
+// Field is one `key: value` of a record literal.
+type Field struct {
+	At    Pos
+	Key   string
+	Value Expr
+}
+
+// RecordExpr is {key: value, ...}.
+type RecordExpr struct {
+	At     Pos
+	Fields []*Field
+}
+
+// Param is a function parameter with an optional default.
+type Param struct {
+	Name    *Ident
+	Default Expr
+}
+
+// FnExpr is a function literal: `fn(a, b=1) { ... }` or `fn(a) => expr`
+// (then Body holds a single return statement and Arrow is set).
+type FnExpr struct {
+	At     Pos
+	Name   string // for named functions and tracebacks; "lambda" otherwise
+	Params []*Param
+	Body   *Block
+	Arrow  bool
+	// Resolver output.
+	Locals   []*Binding // every binding declared inside, params first
+	FreeVars []*Binding // enclosing bindings the function captures
+}
+
+// BinaryExpr is `x op y`.
+type BinaryExpr struct {
+	At Pos
+	Op string
+	X  Expr
+	Y  Expr
+}
+
+// UnaryExpr is `op x` with op "-" or "not".
+type UnaryExpr struct {
+	At Pos
+	Op string
+	X  Expr
+}
+
+// Arg is one call argument; Name is set for keyword arguments.
+type Arg struct {
+	At    Pos
+	Name  string
+	Value Expr
+}
+
+// CallExpr is `fn(args)`; a method call `x.m(args)` has Fn a *FieldExpr.
+type CallExpr struct {
+	At   Pos
+	Fn   Expr
+	Args []*Arg
+}
+
+// SliceExpr is `lo:hi:step` inside an index; any part may be nil.
+type SliceExpr struct {
+	At   Pos
+	Lo   Expr
+	Hi   Expr
+	Step Expr
+}
+
+// IndexExpr is `x[i, lo:hi, ...]`; each index is an Expr or a *SliceExpr.
+type IndexExpr struct {
+	At      Pos
+	X       Expr
+	Indices []Expr
+}
+
+// FieldExpr is `x.name`.
+type FieldExpr struct {
+	At   Pos
+	X    Expr
+	Name string
+}
+
+// ParenExpr is `(x)`, kept for positions and printing.
+type ParenExpr struct {
+	At Pos
+	X  Expr
+}
+
+// Scope is a lexical block's set of bindings (resolver output).
+type Scope struct {
+	Parent   *Scope
+	Bindings []*Binding
+}
+
+// BindingKind says where a binding lives at run time.
+type BindingKind uint8
+
+// Binding kinds: a function-local slot, a cell captured by a closure, or a
+// module global.
+const (
+	Local BindingKind = iota
+	Cell
+	Global
+)
+
+// Binding is one declared variable.
+type Binding struct {
+	Name  string
+	Decl  Pos
+	Kind  BindingKind
+	Index int // slot in the function's frame or the module's globals
+}
+
+func (s *Block) Span() Pos      { return s.At }
+func (s *LetStmt) Span() Pos    { return s.At }
+func (s *AssignStmt) Span() Pos { return s.At }
+func (s *FnStmt) Span() Pos     { return s.At }
+func (s *ReturnStmt) Span() Pos { return s.At }
+func (s *IfStmt) Span() Pos     { return s.At }
+func (s *ForStmt) Span() Pos    { return s.At }
+func (s *WhileStmt) Span() Pos  { return s.At }
+func (s *BranchStmt) Span() Pos { return s.At }
+func (s *TestStmt) Span() Pos   { return s.At }
+func (s *AssertStmt) Span() Pos { return s.At }
+func (s *ImportStmt) Span() Pos { return s.At }
+func (s *DelStmt) Span() Pos    { return s.At }
+func (s *ExprStmt) Span() Pos   { return s.At }
+func (e *Ident) Span() Pos      { return e.At }
+func (e *NumberLit) Span() Pos  { return e.At }
+func (e *StringLit) Span() Pos  { return e.At }
+func (e *BoolLit) Span() Pos    { return e.At }
+func (e *NoneLit) Span() Pos    { return e.At }
+func (e *ListExpr) Span() Pos   { return e.At }
+func (e *RecordExpr) Span() Pos { return e.At }
+func (e *FnExpr) Span() Pos     { return e.At }
+func (e *BinaryExpr) Span() Pos { return e.At }
+func (e *UnaryExpr) Span() Pos  { return e.At }
+func (e *CallExpr) Span() Pos   { return e.At }
+func (e *SliceExpr) Span() Pos  { return e.At }
+func (e *IndexExpr) Span() Pos  { return e.At }
+func (e *FieldExpr) Span() Pos  { return e.At }
+func (e *ParenExpr) Span() Pos  { return e.At }
+
+func (*Block) stmt()      {}
+func (*LetStmt) stmt()    {}
+func (*AssignStmt) stmt() {}
+func (*FnStmt) stmt()     {}
+func (*ReturnStmt) stmt() {}
+func (*IfStmt) stmt()     {}
+func (*ForStmt) stmt()    {}
+func (*WhileStmt) stmt()  {}
+func (*BranchStmt) stmt() {}
+func (*TestStmt) stmt()   {}
+func (*AssertStmt) stmt() {}
+func (*ImportStmt) stmt() {}
+func (*DelStmt) stmt()    {}
+func (*ExprStmt) stmt()   {}
+
+func (*Ident) expr()      {}
+func (*NumberLit) expr()  {}
+func (*StringLit) expr()  {}
+func (*BoolLit) expr()    {}
+func (*NoneLit) expr()    {}
+func (*ListExpr) expr()   {}
+func (*RecordExpr) expr() {}
+func (*FnExpr) expr()     {}
+func (*BinaryExpr) expr() {}
+func (*UnaryExpr) expr()  {}
+func (*CallExpr) expr()   {}
+func (*SliceExpr) expr()  {}
+func (*IndexExpr) expr()  {}
+func (*FieldExpr) expr()  {}
+func (*ParenExpr) expr()  {}

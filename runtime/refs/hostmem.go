@@ -1,0 +1,187 @@
+package refs
+
+import (
+	"fmt"
+	"math/bits"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// HostPool is the host's caching allocator: freed buffers are kept in size
+// classes (powers of two split into four steps, so at most 25% slack) and
+// handed out again, so a steady-state loop allocates nothing from the Go
+// heap. Cached bytes beyond Keep are returned to the system.
+type HostPool struct {
+	free  map[int][][]byte
+	stats PoolStats
+	// Keep bounds the bytes held in the cache.
+	Keep int64
+	// Limit bounds live bytes; an allocation that would pass it fails
+	// before allocating. Zero means no limit.
+	Limit int64
+}
+
+// PoolStats are a device allocator's counters, in bytes of tensor storage.
+type PoolStats struct {
+	LiveRefs    int64
+	LiveBytes   int64
+	PeakBytes   int64
+	CachedBytes int64
+	// SlackBytes is the rounding waste of live blocks (fragmentation).
+	SlackBytes int64
+	Hits       int64
+	Misses     int64
+}
+
+// HitRate is the fraction of allocations served from the cache.
+func (s PoolStats) HitRate() float64 {
+	if s.Hits+s.Misses == 0 {
+		return 0
+	}
+	return float64(s.Hits) / float64(s.Hits+s.Misses)
+}
+
+// Fragmentation is the fraction of held live memory lost to size-class rounding.
+func (s PoolStats) Fragmentation() float64 {
+	if s.LiveBytes+s.SlackBytes == 0 {
+		return 0
+	}
+	return float64(s.SlackBytes) / float64(s.LiveBytes+s.SlackBytes)
+}
+
+// NewHostPool makes a pool whose live-byte limit is the machine's available
+// memory (TREF_HOST_LIMIT, in bytes, overrides it).
+func NewHostPool() *HostPool {
+	return &HostPool{free: map[int][][]byte{}, Keep: 256 << 20, Limit: availableMemory()}
+}
+
+// sizeClass rounds n up to the pool's class size.
+func sizeClass(n int) int {
+	if n <= 64 {
+		return 64
+	}
+	top := bits.Len(uint(n - 1)) // 2^top >= n
+	step := 1 << (top - 3)       // quarter of the power of two below 2^top
+	return (n + step - 1) / step * step
+}
+
+// Check reports whether n more live bytes fit under the limit.
+func (p *HostPool) Check(n int64) error {
+	if p.Limit > 0 && p.stats.LiveBytes+n > p.Limit {
+		return fmt.Errorf("allocating %s would exceed the host memory limit (%s live of %s)",
+			FormatBytes(n), FormatBytes(p.stats.LiveBytes), FormatBytes(p.Limit))
+	}
+	return nil
+}
+
+// Alloc returns an uninitialised host tensor of meta m.
+func (p *HostPool) Alloc(m tensor.Meta) (*tensor.Dense, error) {
+	n := int(m.Bytes())
+	if err := p.Check(int64(n)); err != nil {
+		return nil, err
+	}
+	class := sizeClass(n)
+	var buf []byte
+	if l := p.free[class]; len(l) > 0 {
+		buf = l[len(l)-1]
+		p.free[class] = l[:len(l)-1]
+		p.stats.CachedBytes -= int64(class)
+		p.stats.Hits++
+	} else {
+		buf = tensor.AlignedBytes(class)
+		p.stats.Misses++
+	}
+	p.stats.LiveRefs++
+	p.stats.LiveBytes += int64(n)
+	p.stats.SlackBytes += int64(class - n)
+	p.stats.PeakBytes = max(p.stats.PeakBytes, p.stats.LiveBytes)
+	return &tensor.Dense{Meta: tensor.Meta{Shape: m.Shape.Clone(), DType: m.DType}, Buf: buf[:n:class]}, nil
+}
+
+// Adopt accounts for a buffer allocated elsewhere (a loaded file, a literal)
+// as live storage of this pool; it is recycled like any other on Free.
+func (p *HostPool) Adopt(d *tensor.Dense) {
+	n := len(d.Buf)
+	p.stats.LiveRefs++
+	p.stats.LiveBytes += int64(n)
+	p.stats.SlackBytes += int64(cap(d.Buf) - n)
+	p.stats.PeakBytes = max(p.stats.PeakBytes, p.stats.LiveBytes)
+}
+
+// Free returns d's buffer to the cache. d must not be used afterwards.
+func (p *HostPool) Free(d *tensor.Dense) {
+	buf := d.Buf
+	d.Buf = nil
+	n, class := len(buf), cap(buf)
+	p.stats.LiveRefs--
+	p.stats.LiveBytes -= int64(n)
+	p.stats.SlackBytes -= int64(class - n)
+	if class == 0 || class != sizeClass(class) {
+		return // not a pool block (an adopted buffer): let the system have it
+	}
+	if p.stats.CachedBytes+int64(class) > p.Keep {
+		p.trim(p.Keep - int64(class))
+		if p.stats.CachedBytes+int64(class) > p.Keep {
+			return
+		}
+	}
+	p.free[class] = append(p.free[class], buf[:class])
+	p.stats.CachedBytes += int64(class)
+}
+
+// trim drops cached blocks, largest first, until at most keep bytes remain.
+func (p *HostPool) trim(keep int64) {
+	for p.stats.CachedBytes > keep && len(p.free) > 0 {
+		big := 0
+		for c, l := range p.free {
+			if len(l) > 0 && c > big {
+				big = c
+			}
+		}
+		if big == 0 {
+			return
+		}
+		l := p.free[big]
+		p.free[big] = l[:len(l)-1]
+		p.stats.CachedBytes -= int64(big)
+	}
+}
+
+// Stats returns the counters.
+func (p *HostPool) Stats() PoolStats { return p.stats }
+
+func availableMemory() int64 {
+	if s := os.Getenv("TREF_HOST_LIMIT"); s != "" {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n
+		}
+	}
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb * 1024 * 9 / 10
+		}
+	}
+	return 0
+}
+
+// FormatBytes prints a byte count with a binary unit ("1.5 GiB").
+func FormatBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

@@ -1,0 +1,370 @@
+package refs
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Executor runs ops and owns every device other than the host. The plain
+// cpu device and the placement engine implement it.
+type Executor interface {
+	// Execute computes op.Out from op.Inputs, all of them ready. ahead is
+	// the rest of the window in program order, for lookahead; it must not be
+	// modified. On success op.Out must hold a valid copy somewhere (use
+	// Runtime.SetHost or a DeviceCopy).
+	Execute(rt *Runtime, op *Op, ahead []*Op) error
+	// ToHost makes r's host copy valid (copying back from a device).
+	ToHost(rt *Runtime, r *Ref) error
+	// Drop releases r's device copies; called once when r dies.
+	Drop(rt *Runtime, r *Ref)
+	// Sync finishes outstanding device work (end of script, forcing).
+	Sync(rt *Runtime) error
+	// Stats reports per-device counters, for memstats().
+	Stats() []DeviceStats
+}
+
+// DeviceStats is one device's line of memstats().
+type DeviceStats struct {
+	Device string
+	PoolStats
+}
+
+// Options configure a Runtime.
+type Options struct {
+	// Lookahead bounds the window in ops; 0 executes every op at once.
+	Lookahead int
+	// WindowBytes bounds the bytes of pending results in the window.
+	WindowBytes int64
+	// TrackRefs records every live ref so leaks can be reported by site.
+	TrackRefs bool
+}
+
+// DefaultLookahead is the window size when none is configured.
+const DefaultLookahead = 64
+
+// Runtime owns the refs of one script run.
+type Runtime struct {
+	opts   Options
+	exec   Executor
+	host   *HostPool
+	window []*Op
+	// winBytes is the sum of pending result bytes in the window.
+	winBytes int64
+	nextID   uint64
+	nextSeq  uint64
+	live     int64
+	tracked  map[*Ref]struct{}
+}
+
+// New makes a runtime that executes through exec.
+func New(exec Executor, opts Options) *Runtime {
+	if opts.WindowBytes == 0 {
+		opts.WindowBytes = 1 << 30
+	}
+	rt := &Runtime{opts: opts, exec: exec, host: NewHostPool()}
+	if opts.TrackRefs {
+		rt.tracked = map[*Ref]struct{}{}
+	}
+	return rt
+}
+
+// HostPool is the host's allocator.
+func (rt *Runtime) HostPool() *HostPool { return rt.host }
+
+// Executor returns the executor.
+func (rt *Runtime) Executor() Executor { return rt.exec }
+
+// Window is the queue of pending ops, oldest first. Read-only.
+func (rt *Runtime) Window() []*Op { return rt.window }
+
+// LiveRefs is the number of refs not yet freed.
+func (rt *Runtime) LiveRefs() int64 { return rt.live }
+
+func (rt *Runtime) newRef(m tensor.Meta, site Site) *Ref {
+	rt.nextID++
+	rt.live++
+	r := &Ref{id: rt.nextID, meta: m, rc: 1, site: site}
+	if rt.tracked != nil {
+		rt.tracked[r] = struct{}{}
+	}
+	return r
+}
+
+// Submit queues op name over ins and returns its promise ref, holding one
+// reference for the caller. Shape and dtype are inferred now: a mismatch is
+// returned at once, before anything runs.
+func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref, error) {
+	def, ok := ops.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown op %q", name)
+	}
+	var metaBuf [4]tensor.Meta
+	metas := metaBuf[:0]
+	for _, in := range ins {
+		if in.state == Freed {
+			return nil, fmt.Errorf("%s: input ref#%d was already freed", name, in.id)
+		}
+		if in.state == Failed {
+			return nil, in.err
+		}
+		metas = append(metas, in.meta)
+	}
+	out, err := def.Infer(metas, attrs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tensor.CheckedNumel(out.Shape); err != nil {
+		return nil, err
+	}
+	if err := rt.host.Check(out.Bytes()); err != nil {
+		return nil, err
+	}
+	r := rt.newRef(out, site)
+	rt.nextSeq++
+	op := &Op{Seq: rt.nextSeq, Def: def, Inputs: append([]*Ref(nil), ins...), Attrs: attrs, Out: r, Site: site}
+	for _, in := range ins {
+		in.rc++
+	}
+	r.op = op
+	rt.window = append(rt.window, op)
+	rt.winBytes += out.Bytes()
+	for len(rt.window) > rt.opts.Lookahead || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
+		if err := rt.step(); err != nil {
+			return r, nil // the failure is recorded on the ref and surfaces when forced
+		}
+	}
+	return r, nil
+}
+
+// step executes the op at the head of the window.
+func (rt *Runtime) step() error {
+	op := rt.window[0]
+	rt.window[0] = nil
+	rt.window = rt.window[1:]
+	if len(rt.window) == 0 {
+		rt.window = rt.window[:0:0]
+	}
+	out := op.Out
+	rt.winBytes -= out.meta.Bytes()
+	if op.cancelled {
+		return nil
+	}
+	var err error
+	for _, in := range op.Inputs {
+		if in.state == Failed {
+			err = in.err
+			break
+		}
+	}
+	if err == nil {
+		err = rt.exec.Execute(rt, op, rt.window)
+		if err != nil {
+			err = &OpError{Op: op.Def.Name, Site: op.Site, Err: err}
+		}
+	}
+	out.op = nil
+	if err != nil {
+		out.state, out.err = Failed, err
+	} else {
+		out.state = Ready
+	}
+	for _, in := range op.Inputs {
+		rt.Release(in)
+	}
+	op.Inputs = nil
+	return err
+}
+
+// Force executes the window up to and including r's producing op, and
+// returns r's failure if it failed.
+func (rt *Runtime) Force(r *Ref) error {
+	for r.state == Pending {
+		if len(rt.window) == 0 {
+			return fmt.Errorf("internal: ref#%d pending with an empty window", r.id)
+		}
+		rt.step()
+	}
+	if r.state == Failed {
+		return r.err
+	}
+	if r.state == Freed {
+		return fmt.Errorf("internal: ref#%d used after it was freed", r.id)
+	}
+	return nil
+}
+
+// Flush executes every pending op and waits for the devices. It returns
+// the first failure among ops whose results are still alive.
+func (rt *Runtime) Flush() error {
+	var first error
+	for len(rt.window) > 0 {
+		op := rt.window[0]
+		if err := rt.step(); err != nil && first == nil && op.Out.rc > 0 {
+			first = err
+		}
+	}
+	if err := rt.exec.Sync(rt); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// Read forces r and returns its valid host copy. The copy belongs to r:
+// read it, do not keep it past r's life, do not write it.
+func (rt *Runtime) Read(r *Ref) (*tensor.Dense, error) {
+	if err := rt.Force(r); err != nil {
+		return nil, err
+	}
+	if r.hostValid {
+		return r.host, nil
+	}
+	if r.lazy != nil && len(r.Copies) == 0 {
+		d, err := r.lazy()
+		if err != nil {
+			return nil, err
+		}
+		if !d.Shape.Equal(r.meta.Shape) || d.DType != r.meta.DType {
+			return nil, fmt.Errorf("lazy load gave %v, expected %v", d.Meta, r.meta)
+		}
+		rt.host.Adopt(d)
+		r.host, r.hostValid, r.lazy = d, true, nil
+		return d, nil
+	}
+	if err := rt.exec.ToHost(rt, r); err != nil {
+		return nil, err
+	}
+	if !r.hostValid {
+		return nil, fmt.Errorf("internal: ref#%d has no host copy after ToHost", r.id)
+	}
+	return r.host, nil
+}
+
+// FromHost makes a ready ref over host data (literals, random numbers,
+// loaded files). The runtime takes ownership of d.
+func (rt *Runtime) FromHost(site Site, d *tensor.Dense) *Ref {
+	r := rt.newRef(d.Meta, site)
+	r.state = Ready
+	rt.host.Adopt(d)
+	r.host, r.hostValid = d, true
+	return r
+}
+
+// Lazy makes a ready ref whose data is loaded from disk by load on first
+// use (the disk tier). load must return exactly meta m.
+func (rt *Runtime) Lazy(site Site, m tensor.Meta, load func() (*tensor.Dense, error)) *Ref {
+	r := rt.newRef(m, site)
+	r.state = Ready
+	r.lazy = load
+	return r
+}
+
+// AllocHost gives an executor an uninitialised host buffer for r.
+func (rt *Runtime) AllocHost(r *Ref) (*tensor.Dense, error) {
+	if r.host != nil {
+		return r.host, nil
+	}
+	d, err := rt.host.Alloc(r.meta)
+	if err != nil {
+		return nil, err
+	}
+	r.host = d
+	return d, nil
+}
+
+// SetHostValid marks r's host buffer (from AllocHost) valid or stale.
+func (rt *Runtime) SetHostValid(r *Ref, valid bool) {
+	if valid && r.host == nil {
+		panic("refs: SetHostValid without a host buffer")
+	}
+	r.hostValid = valid
+}
+
+// DropHost frees r's host buffer (after a device took the only valid copy,
+// or when the host copy is no longer wanted). It refuses to drop the only
+// valid copy.
+func (rt *Runtime) DropHost(r *Ref) error {
+	if r.host == nil {
+		return nil
+	}
+	if r.hostValid {
+		others := false
+		for _, c := range r.Copies {
+			others = others || c.Valid
+		}
+		if !others {
+			return errors.New("refs: DropHost would lose the only valid copy")
+		}
+	}
+	rt.host.Free(r.host)
+	r.host, r.hostValid = nil, false
+	return nil
+}
+
+// StealHost moves the host buffer of src (which must be dying: its only
+// holder is the op being executed) to dst, for in-place execution. It
+// reports whether the buffer moved.
+func (rt *Runtime) StealHost(src, dst *Ref) bool {
+	if src.rc != 1 || !src.hostValid || len(src.Copies) > 0 || dst.host != nil ||
+		src.meta.DType != dst.meta.DType || !src.meta.Shape.Equal(dst.meta.Shape) {
+		return false
+	}
+	dst.host = src.host
+	dst.host.Shape = dst.meta.Shape.Clone()
+	src.host, src.hostValid = nil, false
+	return true
+}
+
+// Retain adds a reference.
+func (rt *Runtime) Retain(r *Ref) { r.rc++ }
+
+// Release drops a reference; at zero the ref's storage is released on every
+// device at once, and a pending op whose result died is cancelled.
+func (rt *Runtime) Release(r *Ref) {
+	r.rc--
+	if r.rc > 0 {
+		return
+	}
+	if r.rc < 0 {
+		panic(fmt.Sprintf("refs: ref#%d released more often than retained", r.id))
+	}
+	if op := r.op; op != nil {
+		op.cancelled = true
+		ins := op.Inputs
+		op.Inputs = nil
+		for _, in := range ins {
+			rt.Release(in)
+		}
+		r.op = nil
+	}
+	rt.exec.Drop(rt, r)
+	r.Copies = nil
+	if r.host != nil {
+		rt.host.Free(r.host)
+		r.host, r.hostValid = nil, false
+	}
+	r.lazy = nil
+	r.state = Freed
+	rt.live--
+	if rt.tracked != nil {
+		delete(rt.tracked, r)
+	}
+}
+
+// Leaks lists the refs still alive, oldest first (needs TrackRefs).
+func (rt *Runtime) Leaks() []*Ref {
+	out := make([]*Ref, 0, len(rt.tracked))
+	for r := range rt.tracked {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// MemStats reports the host and every executor device.
+func (rt *Runtime) MemStats() []DeviceStats {
+	return append([]DeviceStats{{Device: "cpu", PoolStats: rt.host.Stats()}}, rt.exec.Stats()...)
+}

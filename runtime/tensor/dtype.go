@@ -1,0 +1,140 @@
+// Package tensor holds the backend-free vocabulary of tref's runtime: element
+// types, shapes, broadcasting and promotion rules, and Dense, the contiguous
+// host representation that kernels and file loaders read and write.
+package tensor
+
+import "fmt"
+
+// DType is an element type.
+type DType uint8
+
+// The element types tref knows. Float16 and BFloat16 exist for file formats
+// and backends that support them; the cpu backend computes in Float32.
+const (
+	Invalid DType = iota
+	Bool
+	Uint8
+	Int64
+	Float16
+	BFloat16
+	Float32
+	Float64
+)
+
+var dtypeNames = [...]string{
+	Invalid:  "invalid",
+	Bool:     "bool",
+	Uint8:    "uint8",
+	Int64:    "int64",
+	Float16:  "float16",
+	BFloat16: "bfloat16",
+	Float32:  "float32",
+	Float64:  "float64",
+}
+
+var dtypeSizes = [...]int{Bool: 1, Uint8: 1, Int64: 8, Float16: 2, BFloat16: 2, Float32: 4, Float64: 8}
+
+// String returns the dtype's name as scripts spell it ("float32").
+func (d DType) String() string {
+	if int(d) < len(dtypeNames) {
+		return dtypeNames[d]
+	}
+	return fmt.Sprintf("dtype(%d)", uint8(d))
+}
+
+// Size is the number of bytes one element occupies.
+func (d DType) Size() int {
+	if int(d) < len(dtypeSizes) {
+		return dtypeSizes[d]
+	}
+	return 0
+}
+
+// IsFloat reports whether d is a floating-point type.
+func (d DType) IsFloat() bool {
+	return d == Float16 || d == BFloat16 || d == Float32 || d == Float64
+}
+
+// IsInt reports whether d is an integer type (bool excluded).
+func (d DType) IsInt() bool { return d == Uint8 || d == Int64 }
+
+// ParseDType maps a script name ("float32", "int64", ...) to a DType.
+func ParseDType(name string) (DType, bool) {
+	for i, n := range dtypeNames {
+		if n == name && DType(i) != Invalid {
+			return DType(i), true
+		}
+	}
+	return Invalid, false
+}
+
+// category orders dtypes the way PyTorch's type promotion does:
+// bool < integer < floating point.
+func category(d DType) int {
+	switch {
+	case d == Bool:
+		return 0
+	case d.IsInt():
+		return 1
+	default:
+		return 2
+	}
+}
+
+// defaultOf is the dtype a category falls back to when a 0-d value of a
+// higher category meets a dimensioned tensor (torch.result_type rules).
+func defaultOf(cat int) DType {
+	switch cat {
+	case 0:
+		return Bool
+	case 1:
+		return Int64
+	default:
+		return Float32
+	}
+}
+
+// promoteSame promotes two dtypes that carry the same weight (both
+// dimensioned or both 0-d): the higher category wins, and within a category
+// the wider type.
+func promoteSame(a, b DType) DType {
+	ca, cb := category(a), category(b)
+	switch {
+	case ca > cb:
+		return a
+	case cb > ca:
+		return b
+	}
+	if a == b {
+		return a
+	}
+	if ca == 2 {
+		// float16 with bfloat16 has no exact common half type; PyTorch picks float32.
+		if (a == Float16 && b == BFloat16) || (a == BFloat16 && b == Float16) {
+			return Float32
+		}
+	}
+	if a.Size() >= b.Size() {
+		return a
+	}
+	return b
+}
+
+// ResultType is PyTorch's torch.result_type for a binary op: tensors with
+// dimensions decide the dtype, and a 0-d operand only raises the category
+// (to the category's default dtype). So int64[3] + 2.5 is float32, and
+// float32[3] + float64 scalar stays float32.
+func ResultType(a, b Meta) DType {
+	az, bz := len(a.Shape) == 0, len(b.Shape) == 0
+	if az == bz {
+		return promoteSame(a.DType, b.DType)
+	}
+	dim, zero := a.DType, b.DType
+	if az {
+		dim, zero = b.DType, a.DType
+	}
+	if category(zero) > category(dim) {
+		return defaultOf(category(zero))
+	}
+	return dim
+}
