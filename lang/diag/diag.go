@@ -1,0 +1,167 @@
+// Package diag renders tref's errors for people: the position as
+// file:line:col, the message, the source line with a caret under the
+// column, and for runtime errors a short tref traceback. It is the only
+// place that decides how an error looks; colour is used only when the
+// caller says the output is a terminal.
+package diag
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/fatih/color"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// Frame is one call in a runtime error's traceback: the function and the
+// position in it that was executing.
+type Frame struct {
+	Fn  string
+	Pos ast.Pos
+}
+
+// Diagnostic is one error ready to be printed. Pos may be invalid when the
+// error has no script position (a missing file, a leaked tensor's summary).
+type Diagnostic struct {
+	Pos   ast.Pos
+	Msg   string
+	Stack []Frame
+}
+
+// Sources returns the text of a file named in a position, or nil when it
+// is not known (the line is then not quoted).
+type Sources func(file string) []byte
+
+// DefaultMaxErrors is how many errors of one list are printed before the
+// rest are summarised as "and N more errors", as go/scanner does.
+const DefaultMaxErrors = 10
+
+// Printer writes diagnostics.
+type Printer struct {
+	// Color enables ANSI colour; set it only for a terminal without NO_COLOR.
+	Color bool
+	// Sources finds source text for quoting; nil quotes nothing.
+	Sources Sources
+	// MaxErrors bounds a list; 0 means DefaultMaxErrors.
+	MaxErrors int
+}
+
+// Print renders err (one error or a list of them) to w.
+func (p *Printer) Print(w io.Writer, err error) {
+	p.PrintDiagnostics(w, Diagnostics(err))
+}
+
+// PrintDiagnostics renders ds in order, stopping after MaxErrors.
+func (p *Printer) PrintDiagnostics(w io.Writer, ds []Diagnostic) {
+	max := p.MaxErrors
+	if max <= 0 {
+		max = DefaultMaxErrors
+	}
+	for i, d := range ds {
+		if i == max {
+			fmt.Fprintf(w, "and %d more errors\n", len(ds)-max)
+			return
+		}
+		p.printOne(w, d)
+	}
+}
+
+// Format renders ds as a string.
+func (p *Printer) Format(ds []Diagnostic) string {
+	var b strings.Builder
+	p.PrintDiagnostics(&b, ds)
+	return b.String()
+}
+
+func (p *Printer) printOne(w io.Writer, d Diagnostic) {
+	bold, caret, faint := p.colors()
+	if d.Pos.IsValid() {
+		fmt.Fprintf(w, "%s %s\n", bold.Sprint(d.Pos.String()+":"), d.Msg)
+	} else {
+		fmt.Fprintln(w, d.Msg)
+	}
+	if line, ok := p.line(d.Pos); ok {
+		fmt.Fprintf(w, "    %s\n    %s%s\n", line, caretIndent(line, d.Pos.Col), caret.Sprint("^"))
+	}
+	for _, f := range d.Stack {
+		fmt.Fprintln(w, faint.Sprintf("  at %s (%s)", f.Fn, f.Pos))
+	}
+}
+
+// colors returns the styles for the position, the caret and the
+// traceback, enabled or not as the printer says (never from the global
+// state of the color package, which looks at stdout, not at our writer).
+func (p *Printer) colors() (bold, caret, faint *color.Color) {
+	bold = color.New(color.Bold)
+	caret = color.New(color.FgRed, color.Bold)
+	faint = color.New(color.Faint)
+	for _, c := range []*color.Color{bold, caret, faint} {
+		if p.Color {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return bold, caret, faint
+}
+
+// line returns the source line at pos without its line ending.
+func (p *Printer) line(pos ast.Pos) (string, bool) {
+	if !pos.IsValid() || p.Sources == nil {
+		return "", false
+	}
+	src := p.Sources(pos.File)
+	if src == nil {
+		return "", false
+	}
+	lines := strings.Split(string(src), "\n")
+	if pos.Line > len(lines) {
+		return "", false
+	}
+	return strings.TrimRight(lines[pos.Line-1], " \t\r"), true
+}
+
+// caretIndent is the whitespace that puts a caret under column col (in
+// characters, from 1) of line, keeping tabs so the caret lines up however
+// wide the terminal draws them.
+func caretIndent(line string, col int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range line {
+		if n >= col-1 {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+		n++
+	}
+	for ; n < col-1; n++ {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// ParsePos reads a position written as "file:line:col" (the form refs.Site
+// keeps). The file part may itself contain colons.
+func ParsePos(s string) (ast.Pos, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return ast.Pos{}, false
+	}
+	j := strings.LastIndexByte(s[:i], ':')
+	if j < 0 {
+		return ast.Pos{}, false
+	}
+	line, err1 := strconv.Atoi(s[j+1 : i])
+	col, err2 := strconv.Atoi(s[i+1:])
+	if err1 != nil || err2 != nil || line < 1 || col < 1 {
+		return ast.Pos{}, false
+	}
+	return ast.Pos{File: s[:j], Line: line, Col: col}, true
+}

@@ -1,0 +1,133 @@
+package diag
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+func sources(files map[string]string) Sources {
+	return func(name string) []byte {
+		if s, ok := files[name]; ok {
+			return []byte(s)
+		}
+		return nil
+	}
+}
+
+func TestPrintCaretAndTraceback(t *testing.T) {
+	p := &Printer{Sources: sources(map[string]string{
+		"model.tr": "fn layer(x, w) {\n    return x @ w\n}\nlet y = layer(a, b)\n",
+	})}
+	got := p.Format([]Diagnostic{{
+		Pos: ast.Pos{File: "model.tr", Line: 2, Col: 14},
+		Msg: "matmul: shapes [2, 3] and [4, 5] do not match",
+		Stack: []Frame{
+			{Fn: "layer", Pos: ast.Pos{File: "model.tr", Line: 2, Col: 14}},
+			{Fn: "main", Pos: ast.Pos{File: "model.tr", Line: 4, Col: 14}},
+		},
+	}})
+	want := "model.tr:2:14: matmul: shapes [2, 3] and [4, 5] do not match\n" +
+		"        return x @ w\n" +
+		"                 ^\n" +
+		"  at layer (model.tr:2:14)\n" +
+		"  at main (model.tr:4:14)\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCaretKeepsTabs(t *testing.T) {
+	p := &Printer{Sources: sources(map[string]string{"t.tr": "\t\tlet x = y\n"})}
+	got := p.Format([]Diagnostic{{Pos: ast.Pos{File: "t.tr", Line: 1, Col: 11}, Msg: "undefined: y"}})
+	want := "t.tr:1:11: undefined: y\n    \t\tlet x = y\n    \t\t        ^\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestCaretCountsCharactersNotBytes(t *testing.T) {
+	p := &Printer{Sources: sources(map[string]string{"u.tr": `print("héllo", z)`})}
+	got := p.Format([]Diagnostic{{Pos: ast.Pos{File: "u.tr", Line: 1, Col: 16}, Msg: "undefined: z"}})
+	lines := strings.Split(got, "\n")
+	if caret := strings.Index(lines[2], "^"); caret != 4+15 {
+		t.Errorf("caret at byte %d of %q, want under column 16", caret, lines[2])
+	}
+}
+
+func TestNoSourceNoQuote(t *testing.T) {
+	p := &Printer{}
+	got := p.Format([]Diagnostic{{Pos: ast.Pos{File: "gone.tr", Line: 3, Col: 1}, Msg: "boom"}})
+	if got != "gone.tr:3:1: boom\n" {
+		t.Errorf("got %q", got)
+	}
+	// A position past the end of the file quotes nothing either.
+	p.Sources = sources(map[string]string{"gone.tr": "one line\n"})
+	got = p.Format([]Diagnostic{{Pos: ast.Pos{File: "gone.tr", Line: 9, Col: 1}, Msg: "boom"}})
+	if got != "gone.tr:9:1: boom\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestMaxErrors(t *testing.T) {
+	var ds []Diagnostic
+	for i := 1; i <= 13; i++ {
+		ds = append(ds, Diagnostic{Pos: ast.Pos{File: "f.tr", Line: i, Col: 1}, Msg: fmt.Sprint("e", i)})
+	}
+	got := (&Printer{}).Format(ds)
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 11 || lines[9] != "f.tr:10:1: e10" || lines[10] != "and 3 more errors" {
+		t.Errorf("got:\n%s", got)
+	}
+}
+
+func TestColorOnlyWhenAsked(t *testing.T) {
+	d := []Diagnostic{{Pos: ast.Pos{File: "c.tr", Line: 1, Col: 1}, Msg: "m"}}
+	src := sources(map[string]string{"c.tr": "x\n"})
+	plain := (&Printer{Sources: src}).Format(d)
+	if strings.Contains(plain, "\x1b[") {
+		t.Errorf("plain output has escapes: %q", plain)
+	}
+	colored := (&Printer{Sources: src, Color: true}).Format(d)
+	if !strings.Contains(colored, "\x1b[") {
+		t.Errorf("coloured output has no escapes: %q", colored)
+	}
+}
+
+func TestParsePos(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want ast.Pos
+		ok   bool
+	}{
+		{"model.tr:12:9", ast.Pos{File: "model.tr", Line: 12, Col: 9}, true},
+		{"C:/x/m.tr:1:2", ast.Pos{File: "C:/x/m.tr", Line: 1, Col: 2}, true},
+		{"model.tr:12", ast.Pos{}, false},
+		{"", ast.Pos{}, false},
+		{"m.tr:0:1", ast.Pos{}, false},
+		{"m.tr:a:1", ast.Pos{}, false},
+	} {
+		got, ok := ParsePos(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ParsePos(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestDiagnosticsOfOpError(t *testing.T) {
+	err := fmt.Errorf("forcing: %w", &refs.OpError{Op: "matmul", Site: refs.Site{Pos: "m.tr:3:5"}, Err: errors.New("out of memory")})
+	ds := Diagnostics(err)
+	if len(ds) != 1 || ds[0].Pos != (ast.Pos{File: "m.tr", Line: 3, Col: 5}) {
+		t.Fatalf("got %+v", ds)
+	}
+	if ds := Diagnostics(errors.New("plain")); len(ds) != 1 || ds[0].Pos.IsValid() || ds[0].Msg != "plain" {
+		t.Errorf("plain error: got %+v", ds)
+	}
+	if Diagnostics(nil) != nil {
+		t.Error("nil error gave diagnostics")
+	}
+}
