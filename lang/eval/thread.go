@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/rng"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -11,10 +12,23 @@ import (
 // refs and the evaluator's call stack.
 type Thread struct {
 	RT *refs.Runtime
+	// RNG is the script's random stream (rand, randn, randint, dropout);
+	// nil until first use, when Rand seeds it with rng.DefaultSeed. The CLI's
+	// --seed sets it with rng.New(n).
+	RNG *rng.Source
 	// site is the position of the call being evaluated, for Submit.
 	site refs.Site
 	// temps are refs made from numbers for the current builtin call.
 	temps []*refs.Ref
+}
+
+// Rand returns the thread's random stream, creating it with the default
+// seed on first use.
+func (th *Thread) Rand() *rng.Source {
+	if th.RNG == nil {
+		th.RNG = rng.New(rng.DefaultSeed)
+	}
+	return th.RNG
 }
 
 // Site is the script position (and call path) of the current builtin call;
