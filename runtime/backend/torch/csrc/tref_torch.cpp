@@ -1,0 +1,360 @@
+// tref_torch.cpp - implementation of tref_torch.h over ATen.
+//
+// Only <ATen/ATen.h> is included (it compiles about twice as fast as
+// <torch/torch.h>). CUDA-specific code compiles only with -DTREF_CUDA,
+// which scripts/build-torch.sh sets when the libtorch it builds against
+// ships the CUDA headers and libraries.
+#include "tref_torch.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <torch/version.h>
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#ifdef TREF_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
+#endif
+
+struct tt_tensor_s {
+  at::Tensor t;
+};
+
+namespace {
+
+// The last error. tref serialises its calls into the plugin, so one
+// process-wide message (not thread_local: Go may move the calling goroutine
+// between OS threads between a call and tt_error) is correct.
+std::string last_error;
+
+template <typename F>
+auto guard(F &&f, decltype(f()) fail) -> decltype(f()) {
+  try {
+    last_error.clear();
+    return f();
+  } catch (const c10::Error &e) {
+    last_error = e.what_without_backtrace();
+  } catch (const std::exception &e) {
+    last_error = e.what();
+  } catch (...) {
+    last_error = "unknown C++ exception";
+  }
+  return fail;
+}
+
+at::ScalarType to_scalar(int dtype) {
+  switch (dtype) {
+  case 1: return at::kBool;
+  case 2: return at::kByte;
+  case 3: return at::kLong;
+  case 4: return at::kHalf;
+  case 5: return at::kBFloat16;
+  case 6: return at::kFloat;
+  case 7: return at::kDouble;
+  }
+  throw std::runtime_error("unknown dtype code " + std::to_string(dtype));
+}
+
+int from_scalar(at::ScalarType s) {
+  switch (s) {
+  case at::kBool: return 1;
+  case at::kByte: return 2;
+  case at::kLong: return 3;
+  case at::kHalf: return 4;
+  case at::kBFloat16: return 5;
+  case at::kFloat: return 6;
+  case at::kDouble: return 7;
+  default: return 0;
+  }
+}
+
+at::Device to_device(int device) {
+  if (device < 0) return at::Device(at::kCPU);
+  return at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(device));
+}
+
+tt_tensor wrap(at::Tensor t) { return new tt_tensor_s{std::move(t)}; }
+
+// Args gives an op its inputs and attributes with bounds checks, so a
+// marshalling mistake on the Go side is an error, not a crash.
+struct Args {
+  const tt_tensor *ins;
+  int nin;
+  const int64_t *ia;
+  int nia;
+  const double *fa;
+  int nfa;
+
+  const at::Tensor &in(int i) const {
+    if (i >= nin || ins[i] == nullptr) throw std::runtime_error("missing input " + std::to_string(i));
+    return ins[i]->t;
+  }
+  int64_t i(int k) const {
+    if (k >= nia) throw std::runtime_error("missing int attribute " + std::to_string(k));
+    return ia[k];
+  }
+  double f(int k) const {
+    if (k >= nfa) throw std::runtime_error("missing float attribute " + std::to_string(k));
+    return fa[k];
+  }
+  // dims reads a count followed by that many ints, starting at k.
+  std::vector<int64_t> dims(int k) const {
+    int64_t n = i(k);
+    std::vector<int64_t> d;
+    for (int64_t j = 0; j < n; j++) d.push_back(i(k + 1 + int(j)));
+    return d;
+  }
+};
+
+using OpFn = std::function<at::Tensor(const Args &)>;
+
+at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
+                       const std::function<at::Tensor(const at::Tensor &, int64_t, bool)> &f) {
+  if (dims.empty()) {
+    for (int64_t d = 0; d < x.dim(); d++) dims.push_back(d);
+  }
+  for (auto &d : dims) d = at::maybe_wrap_dim(d, x.dim());
+  std::sort(dims.rbegin(), dims.rend());
+  for (int64_t d : dims) x = f(x, d, keepdim);
+  return x;
+}
+
+const std::unordered_map<std::string, OpFn> &registry() {
+  static const std::unordered_map<std::string, OpFn> ops = {
+      // binary elementwise, torch promotion
+      {"add", [](const Args &a) { return at::add(a.in(0), a.in(1)); }},
+      {"sub", [](const Args &a) { return at::sub(a.in(0), a.in(1)); }},
+      {"mul", [](const Args &a) { return at::mul(a.in(0), a.in(1)); }},
+      {"div", [](const Args &a) { return at::div(a.in(0), a.in(1)); }},
+      {"floordiv", [](const Args &a) { return at::div(a.in(0), a.in(1), "floor"); }},
+      {"mod", [](const Args &a) { return at::remainder(a.in(0), a.in(1)); }},
+      {"pow", [](const Args &a) { return at::pow(a.in(0), a.in(1)); }},
+      {"maximum", [](const Args &a) { return at::maximum(a.in(0), a.in(1)); }},
+      {"minimum", [](const Args &a) { return at::minimum(a.in(0), a.in(1)); }},
+      {"eq", [](const Args &a) { return at::eq(a.in(0), a.in(1)); }},
+      {"ne", [](const Args &a) { return at::ne(a.in(0), a.in(1)); }},
+      {"lt", [](const Args &a) { return at::lt(a.in(0), a.in(1)); }},
+      {"le", [](const Args &a) { return at::le(a.in(0), a.in(1)); }},
+      {"gt", [](const Args &a) { return at::gt(a.in(0), a.in(1)); }},
+      {"ge", [](const Args &a) { return at::ge(a.in(0), a.in(1)); }},
+      {"where", [](const Args &a) { return at::where(a.in(0), a.in(1), a.in(2)); }},
+      // unary
+      {"neg", [](const Args &a) { return at::neg(a.in(0)); }},
+      {"abs", [](const Args &a) { return at::abs(a.in(0)); }},
+      {"exp", [](const Args &a) { return at::exp(a.in(0)); }},
+      {"log", [](const Args &a) { return at::log(a.in(0)); }},
+      {"sqrt", [](const Args &a) { return at::sqrt(a.in(0)); }},
+      {"rsqrt", [](const Args &a) { return at::rsqrt(a.in(0)); }},
+      {"sin", [](const Args &a) { return at::sin(a.in(0)); }},
+      {"cos", [](const Args &a) { return at::cos(a.in(0)); }},
+      {"tanh", [](const Args &a) { return at::tanh(a.in(0)); }},
+      {"sigmoid", [](const Args &a) { return at::sigmoid(a.in(0)); }},
+      {"relu", [](const Args &a) { return at::relu(a.in(0)); }},
+      {"gelu", [](const Args &a) { return at::gelu(a.in(0)); }},
+      {"silu", [](const Args &a) { return at::silu(a.in(0)); }},
+      {"logical_not", [](const Args &a) { return at::logical_not(a.in(0)); }},
+      // ia: has_min, has_max; fa: min, max
+      {"clamp", [](const Args &a) {
+         c10::optional<at::Scalar> lo, hi;
+         if (a.i(0)) lo = a.f(0);
+         if (a.i(1)) hi = a.f(1);
+         return at::clamp(a.in(0), lo, hi);
+       }},
+      // ia: dtype
+      {"astype", [](const Args &a) { return a.in(0).to(to_scalar(int(a.i(0)))); }},
+      // reductions; ia: keepdim, correction, ndims, dims...
+      {"sum", [](const Args &a) { return at::sum(a.in(0), a.dims(2), a.i(0) != 0); }},
+      {"mean", [](const Args &a) { return at::mean(a.in(0), a.dims(2), a.i(0) != 0); }},
+      {"max", [](const Args &a) {
+         auto d = a.dims(2);
+         return d.empty() && !a.i(0) ? at::max(a.in(0)) : at::amax(a.in(0), d, a.i(0) != 0);
+       }},
+      {"min", [](const Args &a) {
+         auto d = a.dims(2);
+         return d.empty() && !a.i(0) ? at::min(a.in(0)) : at::amin(a.in(0), d, a.i(0) != 0);
+       }},
+      {"argmax", [](const Args &a) {
+         auto d = a.dims(2);
+         if (d.empty()) return at::argmax(a.in(0));
+         return at::argmax(a.in(0), d[0], a.i(0) != 0);
+       }},
+      {"argmin", [](const Args &a) {
+         auto d = a.dims(2);
+         if (d.empty()) return at::argmin(a.in(0));
+         return at::argmin(a.in(0), d[0], a.i(0) != 0);
+       }},
+      {"var", [](const Args &a) {
+         return at::var(a.in(0), at::OptionalIntArrayRef(a.dims(2)), c10::optional<int64_t>(a.i(1)), a.i(0) != 0);
+       }},
+      {"std", [](const Args &a) {
+         return at::std(a.in(0), at::OptionalIntArrayRef(a.dims(2)), c10::optional<int64_t>(a.i(1)), a.i(0) != 0);
+       }},
+      {"prod", [](const Args &a) {
+         auto d = a.dims(2);
+         if (d.empty() && !a.i(0)) return at::prod(a.in(0));
+         return reduce_each(a.in(0), d, a.i(0) != 0,
+                            [](const at::Tensor &x, int64_t k, bool kd) { return at::prod(x, k, kd); });
+       }},
+      {"any", [](const Args &a) {
+         auto d = a.dims(2);
+         if (d.empty() && !a.i(0)) return at::any(a.in(0));
+         return reduce_each(a.in(0), d, a.i(0) != 0,
+                            [](const at::Tensor &x, int64_t k, bool kd) { return at::any(x, k, kd); });
+       }},
+      {"all", [](const Args &a) {
+         auto d = a.dims(2);
+         if (d.empty() && !a.i(0)) return at::all(a.in(0));
+         return reduce_each(a.in(0), d, a.i(0) != 0,
+                            [](const at::Tensor &x, int64_t k, bool kd) { return at::all(x, k, kd); });
+       }},
+      // linear algebra
+      {"matmul", [](const Args &a) { return at::matmul(a.in(0), a.in(1)); }},
+      // ia: has_bias
+      {"linear", [](const Args &a) {
+         c10::optional<at::Tensor> b;
+         if (a.i(0)) b = a.in(2);
+         return at::linear(a.in(0), a.in(1), b);
+       }},
+      {"outer", [](const Args &a) { return at::outer(a.in(0), a.in(1)); }},
+      // index; ia: nitems, then per item: kind (0 at, 1 slice), start, count, step
+      // (the Go side normalises Python slice bounds to start/count/step).
+      {"index", [](const Args &a) {
+         at::Tensor x = a.in(0);
+         int64_t n = a.i(0), dim = 0;
+         for (int64_t k = 0; k < n; k++) {
+           int base = 1 + int(k) * 4;
+           int64_t kind = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
+           if (kind == 0) {
+             x = x.select(dim, start);
+             continue;
+           }
+           if (step > 0) {
+             x = x.slice(dim, start, start + count * step, step);
+           } else {
+             auto idx = at::arange(start, start + count * step, step, at::TensorOptions().dtype(at::kLong).device(x.device()));
+             if (count == 0) idx = at::empty({0}, idx.options());
+             x = x.index_select(dim, idx);
+           }
+           dim++;
+         }
+         return x.contiguous().clone();
+       }},
+      // ia: ndims, dims...
+      {"permute", [](const Args &a) { return a.in(0).permute(a.dims(0)).contiguous(); }},
+      {"reshape", [](const Args &a) { return a.in(0).reshape(a.dims(0)).clone(); }},
+      // ia: dim
+      {"softmax", [](const Args &a) { return at::softmax(a.in(0), a.i(0)); }},
+      {"log_softmax", [](const Args &a) { return at::log_softmax(a.in(0), a.i(0)); }},
+  };
+  return ops;
+}
+
+} // namespace
+
+extern "C" {
+
+int tt_abi_version(void) { return 1; }
+
+const char *tt_version(void) {
+#ifdef TREF_CUDA
+  static const std::string v = std::string(TORCH_VERSION) + "+cuda";
+#else
+  static const std::string v = TORCH_VERSION;
+#endif
+  return v.c_str();
+}
+
+const char *tt_error(void) { return last_error.c_str(); }
+
+int tt_set_num_threads(int n) {
+  return guard([&] { at::set_num_threads(n); return 0; }, -1);
+}
+
+int tt_cuda_device_count(void) {
+#ifdef TREF_CUDA
+  return guard([&] { return int(at::cuda::device_count()); }, 0);
+#else
+  return 0;
+#endif
+}
+
+int tt_cuda_mem_info(int device, int64_t *free_bytes, int64_t *total_bytes) {
+#ifdef TREF_CUDA
+  return guard([&] {
+    size_t f = 0, t = 0;
+    cudaSetDevice(device);
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) throw std::runtime_error("cudaMemGetInfo failed");
+    *free_bytes = int64_t(f);
+    *total_bytes = int64_t(t);
+    return 0;
+  }, -1);
+#else
+  (void)device; (void)free_bytes; (void)total_bytes;
+  last_error = "this plugin was built without CUDA";
+  return -1;
+#endif
+}
+
+tt_tensor tt_from_host(const void *data, int64_t nbytes, int dtype, const int64_t *shape, int ndim, int device) {
+  return guard([&]() -> tt_tensor {
+    std::vector<int64_t> dims(shape, shape + ndim);
+    auto st = to_scalar(dtype);
+    auto cpu = at::empty(dims, at::TensorOptions().dtype(st));
+    if (int64_t(cpu.nbytes()) != nbytes) throw std::runtime_error("tt_from_host: byte count does not match shape");
+    if (nbytes > 0) std::memcpy(cpu.data_ptr(), data, size_t(nbytes));
+    if (device < 0) return wrap(cpu);
+    return wrap(cpu.to(to_device(device)));
+  }, nullptr);
+}
+
+int tt_to_host(tt_tensor t, void *dst, int64_t nbytes) {
+  return guard([&] {
+    at::Tensor c = t->t.to(at::kCPU).contiguous();
+    if (int64_t(c.nbytes()) != nbytes) throw std::runtime_error("tt_to_host: byte count does not match the tensor");
+    if (nbytes > 0) std::memcpy(dst, c.data_ptr(), size_t(nbytes));
+    return 0;
+  }, -1);
+}
+
+tt_tensor tt_to_device(tt_tensor t, int device, int non_blocking) {
+  return guard([&]() -> tt_tensor { return wrap(t->t.to(to_device(device), non_blocking != 0)); }, nullptr);
+}
+
+void tt_free(tt_tensor t) { delete t; }
+
+int tt_ndim(tt_tensor t) { return int(t->t.dim()); }
+
+int tt_dtype(tt_tensor t) { return from_scalar(t->t.scalar_type()); }
+
+int64_t tt_dim(tt_tensor t, int i) { return t->t.size(i); }
+
+int tt_has_op(const char *op) { return registry().count(op) ? 1 : 0; }
+
+tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia, int nia, const double *fa, int nfa) {
+  return guard([&]() -> tt_tensor {
+    auto it = registry().find(op);
+    if (it == registry().end()) throw std::runtime_error(std::string("the torch backend has no op ") + op);
+    Args a{ins, nin, ia, nia, fa, nfa};
+    at::Tensor out = it->second(a);
+    if (!out.is_contiguous()) out = out.contiguous();
+    return wrap(std::move(out));
+  }, nullptr);
+}
+
+int tt_synchronize(int device) {
+#ifdef TREF_CUDA
+  return guard([&] { if (device >= 0) { cudaSetDevice(device); cudaDeviceSynchronize(); } return 0; }, -1);
+#else
+  (void)device;
+  return 0;
+#endif
+}
+
+} // extern "C"

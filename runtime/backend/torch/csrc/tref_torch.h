@@ -1,0 +1,58 @@
+/*
+ * tref_torch.h - the C ABI between tref (Go, loaded with purego, no cgo)
+ * and libtorch's ATen. Every function catches C++ exceptions: failure is
+ * reported by a NULL or negative return and a message from tt_error().
+ *
+ * Tensors cross the boundary as opaque handles. dtypes use tref's codes:
+ * 1 bool, 2 uint8, 3 int64, 4 float16, 5 bfloat16, 6 float32, 7 float64.
+ * Devices: -1 is the CPU, N >= 0 is cuda:N.
+ */
+#ifndef TREF_TORCH_H
+#define TREF_TORCH_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tt_tensor_s *tt_tensor;
+
+/* tt_abi_version changes whenever a signature below changes. */
+int tt_abi_version(void);
+/* tt_version is libtorch's version string, plus "+cuda" when built with CUDA. */
+const char *tt_version(void);
+/* tt_error is the last error ("" when none); callers serialise calls. */
+const char *tt_error(void);
+
+int tt_set_num_threads(int n);
+int tt_cuda_device_count(void);
+/* tt_cuda_mem_info writes free and total bytes of a CUDA device. */
+int tt_cuda_mem_info(int device, int64_t *free_bytes, int64_t *total_bytes);
+
+/* tt_from_host copies nbytes of host data into a new tensor on device. */
+tt_tensor tt_from_host(const void *data, int64_t nbytes, int dtype,
+                       const int64_t *shape, int ndim, int device);
+/* tt_to_host copies a tensor's data (made contiguous) into dst. */
+int tt_to_host(tt_tensor t, void *dst, int64_t nbytes);
+/* tt_to_device copies a tensor to another device (non-blocking on CUDA
+ * when the source is pinned or on the device). */
+tt_tensor tt_to_device(tt_tensor t, int device, int non_blocking);
+void tt_free(tt_tensor t);
+int tt_ndim(tt_tensor t);
+int tt_dtype(tt_tensor t);
+int64_t tt_dim(tt_tensor t, int i);
+
+/* tt_has_op reports whether tt_op knows the op name. */
+int tt_has_op(const char *op);
+/* tt_op runs a registered op. Integer attributes in ia, float attributes
+ * in fa, in the order the op's marshaller on the Go side documents. */
+tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin,
+                const int64_t *ia, int nia, const double *fa, int nfa);
+/* tt_synchronize waits for all work on a CUDA device (no-op on CPU). */
+int tt_synchronize(int device);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

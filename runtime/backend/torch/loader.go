@@ -1,0 +1,200 @@
+// Package torch is tref's libtorch backend. The plugin libtref_torch.so (a
+// small C ABI over ATen, csrc/tref_torch.h, built by scripts/build-torch.sh)
+// is loaded at run time with purego, so the tref binary itself needs no C++
+// toolchain and no cgo, and libtorch is loaded only when a torch device is
+// chosen.
+package torch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+	"golang.org/x/sys/cpu"
+)
+
+// PluginName is the plugin's file name.
+const PluginName = "libtref_torch.so"
+
+// abiVersion must equal tt_abi_version() of the plugin.
+const abiVersion = 1
+
+// Lib is the loaded plugin. Its methods serialise calls into the plugin
+// (whose error message is process-wide).
+type Lib struct {
+	Path    string
+	Version string
+
+	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype uintptr
+	fnDeviceCount, fnMemInfo, fnSync, fnThreads, fnToDevice             uintptr
+
+	errorText func() string
+
+	mu    sync.Mutex
+	names map[string][]byte
+	has   map[string]bool
+}
+
+var (
+	loadOnce sync.Once
+	loaded   *Lib
+	loadErr  error
+)
+
+// SearchPath lists where Load looks for the plugin, in order: the explicit
+// path (a --torch-lib flag), $TREF_TORCH_LIB, next to the tref binary, and
+// the user cache dir where scripts/build-torch.sh puts it.
+func SearchPath(explicit string) []string {
+	var paths []string
+	if explicit != "" {
+		paths = append(paths, explicit)
+	}
+	if env := os.Getenv("TREF_TORCH_LIB"); env != "" {
+		paths = append(paths, env)
+	}
+	if exe, err := os.Executable(); err == nil {
+		paths = append(paths, filepath.Join(filepath.Dir(exe), PluginName))
+	}
+	if dir := cacheDir(); dir != "" {
+		paths = append(paths, filepath.Join(dir, "tref", PluginName))
+	}
+	return paths
+}
+
+func cacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return d
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return d
+}
+
+// Load finds and loads the plugin once per process; later calls return the
+// same result. The error is one line saying what is missing.
+func Load(explicit string) (*Lib, error) {
+	loadOnce.Do(func() { loaded, loadErr = load(SearchPath(explicit)) })
+	return loaded, loadErr
+}
+
+func load(paths []string) (*Lib, error) {
+	path := ""
+	for _, p := range paths {
+		if _, err := os.Stat(p); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		return nil, fmt.Errorf("torch backend: plugin %s not found (looked in %s); build it with scripts/build-torch.sh",
+			PluginName, strings.Join(paths, ", "))
+	}
+	setOpenBLASCoreType()
+	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, fmt.Errorf("torch backend: cannot load %s: %v (is libtorch installed? rebuild with scripts/build-torch.sh)", path, oneLine(err))
+	}
+	l := &Lib{Path: path, names: map[string][]byte{}, has: map[string]bool{}}
+	syms := []struct {
+		name string
+		dst  *uintptr
+	}{
+		{"tt_from_host", &l.fnFromHost}, {"tt_to_host", &l.fnToHost},
+		{"tt_free", &l.fnFree}, {"tt_has_op", &l.fnHasOp}, {"tt_op", &l.fnOp}, {"tt_ndim", &l.fnNdim},
+		{"tt_dim", &l.fnDim}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
+		{"tt_cuda_mem_info", &l.fnMemInfo}, {"tt_synchronize", &l.fnSync},
+		{"tt_set_num_threads", &l.fnThreads}, {"tt_to_device", &l.fnToDevice},
+	}
+	for _, s := range syms {
+		if *s.dst, err = purego.Dlsym(h, s.name); err != nil {
+			return nil, fmt.Errorf("torch backend: %s lacks %s; rebuild it with scripts/build-torch.sh", path, s.name)
+		}
+	}
+	var abi func() int32
+	purego.RegisterLibFunc(&abi, h, "tt_abi_version")
+	if v := abi(); v != abiVersion {
+		return nil, fmt.Errorf("torch backend: %s speaks ABI %d, this tref needs %d; rebuild it with scripts/build-torch.sh", path, v, abiVersion)
+	}
+	purego.RegisterLibFunc(&l.errorText, h, "tt_error")
+	var version func() string
+	purego.RegisterLibFunc(&version, h, "tt_version")
+	l.Version = version()
+	return l, nil
+}
+
+// setOpenBLASCoreType works around Debian's OpenBLAS 0.3.21, which
+// misdetects recent CPUs and runs 4-5x slower, by naming the core type
+// before libtorch (and with it OpenBLAS) loads — unless the user set one.
+func setOpenBLASCoreType() {
+	if os.Getenv("OPENBLAS_CORETYPE") != "" {
+		return
+	}
+	switch {
+	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW:
+		os.Setenv("OPENBLAS_CORETYPE", "SkylakeX")
+	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
+		os.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	}
+}
+
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
+
+// cstr returns op as a NUL-terminated C string, interned.
+func (l *Lib) cstr(op string) *byte {
+	b, ok := l.names[op]
+	if !ok {
+		b = append([]byte(op), 0)
+		l.names[op] = b
+	}
+	return &b[0]
+}
+
+// lastError reads the plugin's error message for the calling thread.
+func (l *Lib) lastError() error {
+	msg := l.errorText()
+	if msg == "" {
+		msg = "unknown error"
+	}
+	return errors.New(msg)
+}
+
+// HasOp reports whether the plugin implements op.
+func (l *Lib) HasOp(op string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	h, ok := l.has[op]
+	if !ok {
+		r, _, _ := purego.SyscallN(l.fnHasOp, uintptr(unsafe.Pointer(l.cstr(op))))
+		h = r != 0
+		l.has[op] = h
+	}
+	return h
+}
+
+// CUDADevices is the number of CUDA devices libtorch sees (0 for a
+// CPU-only build).
+func (l *Lib) CUDADevices() int {
+	r, _, _ := purego.SyscallN(l.fnDeviceCount)
+	return int(int32(r))
+}
+
+// CUDAMemInfo returns free and total bytes of CUDA device dev.
+func (l *Lib) CUDAMemInfo(dev int) (free, total int64, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, _, _ := purego.SyscallN(l.fnMemInfo, uintptr(dev), uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))
+	if int32(r) != 0 {
+		return 0, 0, l.lastError()
+	}
+	return free, total, nil
+}
+
+// SetThreads sets libtorch's intra-op thread count.
+func (l *Lib) SetThreads(n int) { purego.SyscallN(l.fnThreads, uintptr(n)) }

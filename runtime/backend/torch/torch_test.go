@@ -1,0 +1,106 @@
+package torch
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// plugin loads the plugin or skips; with TREF_REQUIRE_TORCH=1 (set by
+// .ci/run, which builds the plugin first) a missing plugin fails instead.
+func plugin(t testing.TB) *Lib {
+	t.Helper()
+	lib, err := Load("")
+	if err != nil {
+		if os.Getenv("TREF_REQUIRE_TORCH") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return lib
+}
+
+func f32(shape tensor.Shape, vals ...float32) *tensor.Dense {
+	d := tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32})
+	copy(d.F32(), vals)
+	return d
+}
+
+func TestRoundTripAndOp(t *testing.T) {
+	lib := plugin(t)
+	a, err := lib.FromHost(f32(tensor.Shape{2, 2}, 1, 2, 3, 4), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Free(a)
+	b, err := lib.FromHost(f32(tensor.Shape{2}, 10, 20), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Free(b)
+	c, err := lib.Op("add", []Handle{a, b}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Free(c)
+	if m := lib.Meta(c); m.String() != "float32[2, 2]" {
+		t.Fatalf("meta %v", m)
+	}
+	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2, 2}, DType: tensor.Float32})
+	if err := lib.ToHost(c, out); err != nil {
+		t.Fatal(err)
+	}
+	want := []float32{11, 22, 13, 24}
+	for i, v := range out.F32() {
+		if v != want[i] {
+			t.Fatalf("add: got %v, want %v", out.F32(), want)
+		}
+	}
+}
+
+func TestErrorsCrossTheABIAsMessages(t *testing.T) {
+	lib := plugin(t)
+	a, _ := lib.FromHost(f32(tensor.Shape{2, 3}), -1)
+	b, _ := lib.FromHost(f32(tensor.Shape{4, 5}), -1)
+	defer lib.Free(a)
+	defer lib.Free(b)
+	if _, err := lib.Op("matmul", []Handle{a, b}, nil, nil); err == nil || !strings.Contains(err.Error(), "torch:") {
+		t.Fatalf("matmul of [2,3] and [4,5]: err = %v, want a torch error", err)
+	}
+	if _, err := lib.Op("no_such_op", []Handle{a}, nil, nil); err == nil || !strings.Contains(err.Error(), "no op no_such_op") {
+		t.Fatalf("unknown op: err = %v", err)
+	}
+	if _, err := lib.Op("astype", []Handle{a}, nil, nil); err == nil || !strings.Contains(err.Error(), "missing int attribute") {
+		t.Fatalf("missing attribute: err = %v", err)
+	}
+	if lib.HasOp("no_such_op") || !lib.HasOp("add") {
+		t.Fatal("HasOp disagrees with the plugin")
+	}
+}
+
+func TestSliceBoundsMatchPython(t *testing.T) {
+	cases := []struct {
+		it                 ops.IndexItem
+		n                  int
+		start, count, step int
+	}{
+		{ops.IndexItem{Kind: ops.IndexSlice, Step: 1}, 5, 0, 5, 1},
+		{ops.IndexItem{Kind: ops.IndexSlice, Start: 1, Stop: 3, HasStart: true, HasStop: true, Step: 1}, 5, 1, 2, 1},
+		{ops.IndexItem{Kind: ops.IndexSlice, Start: -2, HasStart: true, Step: 1}, 5, 3, 2, 1},
+		{ops.IndexItem{Kind: ops.IndexSlice, Step: 2}, 5, 0, 3, 2},
+		{ops.IndexItem{Kind: ops.IndexSlice, Step: -1}, 5, 4, 5, -1},
+		{ops.IndexItem{Kind: ops.IndexSlice, Step: -2}, 5, 4, 3, -2},
+		{ops.IndexItem{Kind: ops.IndexSlice, Start: 3, Stop: 0, HasStart: true, HasStop: true, Step: -1}, 5, 3, 3, -1},
+		{ops.IndexItem{Kind: ops.IndexSlice, Start: 10, Stop: 20, HasStart: true, HasStop: true, Step: 1}, 5, 5, 0, 1},
+		{ops.IndexItem{Kind: ops.IndexSlice, Start: 3, Stop: 1, HasStart: true, HasStop: true, Step: 1}, 5, 3, 0, 1},
+	}
+	for _, c := range cases {
+		s, n, st := sliceBounds(c.it, c.n)
+		if n != c.count || st != c.step || (n > 0 && s != c.start) {
+			t.Errorf("%+v over %d: got (%d, %d, %d), want (%d, %d, %d)", c.it, c.n, s, n, st, c.start, c.count, c.step)
+		}
+	}
+}
