@@ -81,7 +81,7 @@ func inferSoftmax(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 
 func inferNorm(op string) InferFunc {
 	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-		a, err := attrsAs[NormAttrs](op, attrs)
+		a, err := AttrsAs[NormAttrs](op, attrs)
 		if err != nil {
 			return tensor.Meta{}, err
 		}
@@ -133,7 +133,7 @@ func inferEmbedding(in []tensor.Meta, _ any) (tensor.Meta, error) {
 }
 
 func inferDropout(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-	a, err := attrsAs[DropoutAttrs]("dropout", attrs)
+	a, err := AttrsAs[DropoutAttrs]("dropout", attrs)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
@@ -166,7 +166,7 @@ func CrossEntropyLayout(logits tensor.Shape) (outer, classes, inner int, targets
 }
 
 func inferCrossEntropy(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-	if _, err := attrsAs[CrossEntropyAttrs]("cross_entropy", attrs); err != nil {
+	if _, err := AttrsAs[CrossEntropyAttrs]("cross_entropy", attrs); err != nil {
 		return tensor.Meta{}, err
 	}
 	if len(in) != 2 {

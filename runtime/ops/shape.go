@@ -42,7 +42,7 @@ func init() {
 // singleWithAttrs checks that an op got exactly one input and attributes of
 // type A (or *A).
 func singleWithAttrs[A any](op string, in []tensor.Meta, attrs any) (tensor.Meta, A, error) {
-	a, err := attrsAs[A](op, attrs)
+	a, err := AttrsAs[A](op, attrs)
 	if err != nil {
 		return tensor.Meta{}, a, err
 	}
@@ -52,8 +52,9 @@ func singleWithAttrs[A any](op string, in []tensor.Meta, attrs any) (tensor.Meta
 	return in[0], a, nil
 }
 
-// attrsAs reads an op's attributes given as A or *A.
-func attrsAs[A any](op string, attrs any) (A, error) {
+// AttrsAs reads an op's attributes given as A or *A (backends use it too);
+// the error names the op and both types.
+func AttrsAs[A any](op string, attrs any) (A, error) {
 	switch a := attrs.(type) {
 	case A:
 		return a, nil
@@ -219,7 +220,7 @@ func PromoteAll(in []tensor.Meta) tensor.DType {
 func CatSkips(m tensor.Meta) bool { return len(m.Shape) == 1 && m.Shape[0] == 0 }
 
 func inferCat(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-	a, err := attrsAs[CatAttrs]("cat", attrs)
+	a, err := AttrsAs[CatAttrs]("cat", attrs)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
@@ -267,7 +268,7 @@ func inferCat(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 }
 
 func inferStack(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-	a, err := attrsAs[CatAttrs]("stack", attrs)
+	a, err := AttrsAs[CatAttrs]("stack", attrs)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
