@@ -13,4 +13,5 @@ require (
 	github.com/peterh/liner v1.2.3 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
 )
