@@ -58,8 +58,10 @@ type Ref struct {
 	// host is the host copy, valid when hostValid.
 	host      *tensor.Dense
 	hostValid bool
-	// lazy loads the host copy on first use (the disk tier).
-	lazy func() (*tensor.Dense, error)
+	// lazy loads the host copy on first use (the disk tier); lazyDone,
+	// when set, is called once when the loader is no longer needed.
+	lazy     func() (*tensor.Dense, error)
+	lazyDone func()
 	// Copies are the accelerator copies, managed by the Executor.
 	Copies []DeviceCopy
 

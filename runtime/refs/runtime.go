@@ -58,6 +58,8 @@ type Runtime struct {
 	nextSeq  uint64
 	live     int64
 	tracked  map[*Ref]struct{}
+	// onLoad observes disk->host loads of lazy refs (see SetLoadObserver).
+	onLoad func(LoadEvent)
 }
 
 // New makes a runtime that executes through exec.
@@ -223,16 +225,7 @@ func (rt *Runtime) Read(r *Ref) (*tensor.Dense, error) {
 		return r.host, nil
 	}
 	if r.lazy != nil && len(r.Copies) == 0 {
-		d, err := r.lazy()
-		if err != nil {
-			return nil, err
-		}
-		if !d.Shape.Equal(r.meta.Shape) || d.DType != r.meta.DType {
-			return nil, fmt.Errorf("lazy load gave %v, expected %v", d.Meta, r.meta)
-		}
-		rt.host.Adopt(d)
-		r.host, r.hostValid, r.lazy = d, true, nil
-		return d, nil
+		return rt.loadLazy(r)
 	}
 	if err := rt.exec.ToHost(rt, r); err != nil {
 		return nil, err
@@ -346,7 +339,7 @@ func (rt *Runtime) Release(r *Ref) {
 		rt.host.Free(r.host)
 		r.host, r.hostValid = nil, false
 	}
-	r.lazy = nil
+	rt.dropLazy(r)
 	r.state = Freed
 	rt.live--
 	if rt.tracked != nil {
