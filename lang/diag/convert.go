@@ -1,23 +1,48 @@
 package diag
 
 import (
-	"errors"
-
+	"github.com/tref-lang/tref/lang/resolve"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
 // Diagnostics turns an error from any phase into the diagnostics to print:
-// one per static error of a list, or one with its traceback for a runtime
-// error. An error without a script position becomes a diagnostic with only
+// one per static error of a list, one with its traceback for a runtime
+// error. Wrapped errors are searched (errors.Unwrap, both forms). An error
+// with no script position anywhere in it becomes one diagnostic with only
 // its message.
 func Diagnostics(err error) []Diagnostic {
 	if err == nil {
 		return nil
 	}
-	var opErr *refs.OpError
-	if errors.As(err, &opErr) {
-		pos, _ := ParsePos(opErr.Site.Pos)
-		return []Diagnostic{{Pos: pos, Msg: err.Error()}}
+	var ds []Diagnostic
+	collect(err, &ds)
+	if len(ds) == 0 {
+		return []Diagnostic{{Msg: err.Error()}}
 	}
-	return []Diagnostic{{Msg: err.Error()}}
+	return ds
+}
+
+// collect appends the diagnostics of the positioned errors in err's tree,
+// stopping at the first positioned error on each branch.
+func collect(err error, ds *[]Diagnostic) {
+	switch e := err.(type) {
+	case *resolve.Error:
+		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
+		return
+	case *refs.OpError:
+		if pos, ok := ParsePos(e.Site.Pos); ok {
+			*ds = append(*ds, Diagnostic{Pos: pos, Msg: e.Error()})
+			return
+		}
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		if inner := u.Unwrap(); inner != nil {
+			collect(inner, ds)
+		}
+	case interface{ Unwrap() []error }:
+		for _, inner := range u.Unwrap() {
+			collect(inner, ds)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/resolve"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
@@ -129,5 +130,16 @@ func TestDiagnosticsOfOpError(t *testing.T) {
 	}
 	if Diagnostics(nil) != nil {
 		t.Error("nil error gave diagnostics")
+	}
+}
+
+func TestDiagnosticsOfStaticErrorList(t *testing.T) {
+	list := resolve.ErrorList{
+		{Pos: ast.Pos{File: "a.tr", Line: 1, Col: 5}, Msg: "undefined: x"},
+		{Pos: ast.Pos{File: "a.tr", Line: 3, Col: 2}, Msg: "break outside a loop"},
+	}
+	ds := Diagnostics(fmt.Errorf("checking: %w", list))
+	if len(ds) != 2 || ds[0].Msg != "undefined: x" || ds[1].Pos.Line != 3 {
+		t.Errorf("got %+v", ds)
 	}
 }
