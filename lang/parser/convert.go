@@ -1,0 +1,458 @@
+package parser
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// This file turns the participle grammar structs into lang/ast nodes and
+// applies the checks the grammar leaves open: list punctuation, keyword
+// arguments, assignment targets, expression statements, import names.
+// Operands are converted as soon as they are parsed (inside parseExpr, so
+// an error stops the parse there); statements after the whole file parsed,
+// collecting every error.
+
+// convertOperand converts a primary and its postfix operations.
+func convertOperand(o *operand) (ast.Expr, error) {
+	x, err := convertPrimary(o.Primary)
+	if err != nil {
+		return nil, err
+	}
+	for _, pf := range o.Postfix {
+		switch pf := pf.(type) {
+		case *callSuffix:
+			args, err := convertArgs(pf)
+			if err != nil {
+				return nil, err
+			}
+			x = &ast.CallExpr{At: posOf(pf.Pos), Fn: x, Args: args}
+		case *indexSuffix:
+			idx, err := convertIndices(pf)
+			if err != nil {
+				return nil, err
+			}
+			x = &ast.IndexExpr{At: posOf(pf.Pos), X: x, Indices: idx}
+		case *fieldSuffix:
+			x = &ast.FieldExpr{At: posOf(pf.Pos), X: x, Name: pf.Name.Value}
+		}
+	}
+	return x, nil
+}
+
+func convertPrimary(pr primary) (ast.Expr, error) {
+	switch pr := pr.(type) {
+	case *numberLit:
+		n, err := parseNumber(pr.Tok)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.NumberLit{At: posOf(pr.Tok.Pos), Raw: pr.Tok.Value, IsInt: n.isInt, Int: n.i, Float: n.f}, nil
+	case *stringLit:
+		s, err := unquote(pr.Tok)
+		if err != nil {
+			return nil, err
+		}
+		return &ast.StringLit{At: posOf(pr.Tok.Pos), Value: s}, nil
+	case *boolLit:
+		return &ast.BoolLit{At: posOf(pr.Pos), Value: pr.Value == "true"}, nil
+	case *noneLit:
+		return &ast.NoneLit{At: posOf(pr.Pos)}, nil
+	case *identExpr:
+		return ident(pr.Tok), nil
+	case *parenExpr:
+		return &ast.ParenExpr{At: posOf(pr.Pos), X: pr.X}, nil
+	case *listLit:
+		elems := []ast.Expr{}
+		if pr.First != nil {
+			elems = append(elems, pr.First)
+		}
+		for i, t := range pr.Rest {
+			if t.X == nil {
+				if err := emptyTail(pr.Rest, i, "list element"); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			elems = append(elems, t.X)
+		}
+		if pr.First == nil && len(pr.Rest) > 0 {
+			return nil, expectedFound(pr.Rest[0].Pos, "list element or ']'", ",")
+		}
+		return &ast.ListExpr{At: posOf(pr.Pos), Elems: elems}, nil
+	case *recordLit:
+		return convertRecord(pr)
+	case *fnLit:
+		ps, err := convertParams(pr.Params)
+		if err != nil {
+			return nil, err
+		}
+		fn := &ast.FnExpr{At: posOf(pr.Pos), Name: "lambda", Params: ps}
+		if pr.Arrow != nil {
+			at := pr.Arrow.Span()
+			fn.Arrow = true
+			fn.Body = &ast.Block{At: at, Stmts: []ast.Stmt{&ast.ReturnStmt{At: at, Value: pr.Arrow}}}
+		} else {
+			c := &converter{}
+			fn.Body = c.block(pr.Body)
+			if err := c.errs.err(); err != nil {
+				return nil, c.errs[0]
+			}
+		}
+		return fn, nil
+	}
+	return nil, fmt.Errorf("parser: unknown primary %T", pr)
+}
+
+// emptyTail reports an empty comma tail that is not the last: "a,,b".
+// The error sits at the second comma.
+func emptyTail[T interface{ tailPos() lexer.Position }](rest []T, i int, what string) *Error {
+	if i == len(rest)-1 {
+		return nil
+	}
+	return expectedFound(rest[i+1].tailPos(), what, ",")
+}
+
+func (t *exprTail) tailPos() lexer.Position  { return t.Pos }
+func (t *argTail) tailPos() lexer.Position   { return t.Pos }
+func (t *indexTail) tailPos() lexer.Position { return t.Pos }
+func (t *fieldTail) tailPos() lexer.Position { return t.Pos }
+func (t *paramTail) tailPos() lexer.Position { return t.Pos }
+
+// expectedFound is "expected what, found tok" at pos.
+func expectedFound(pos lexer.Position, what, tok string) *Error {
+	return errorAt(pos, "expected %s, found %q", what, tok)
+}
+
+func convertRecord(r *recordLit) (ast.Expr, error) {
+	var fields []*recordField
+	if r.First != nil {
+		fields = append(fields, r.First)
+	} else if len(r.Rest) > 0 {
+		return nil, expectedFound(r.Rest[0].Pos, "record field or '}'", ",")
+	}
+	for i, t := range r.Rest {
+		if t.Field == nil {
+			if err := emptyTail(r.Rest, i, "record field"); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		fields = append(fields, t.Field)
+	}
+	out := &ast.RecordExpr{At: posOf(r.Pos), Fields: []*ast.Field{}}
+	seen := map[string]bool{}
+	for _, f := range fields {
+		key := f.Name.Value
+		if f.Str.Value != "" {
+			s, err := unquote(f.Str)
+			if err != nil {
+				return nil, err
+			}
+			key = s
+		}
+		if seen[key] {
+			return nil, errorAt(f.Pos, "duplicate record key %q", key)
+		}
+		seen[key] = true
+		out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Key: key, Value: f.Value})
+	}
+	return out, nil
+}
+
+func convertArgs(c *callSuffix) ([]*ast.Arg, error) {
+	var raw []*arg
+	if c.First != nil {
+		raw = append(raw, c.First)
+	} else if len(c.Rest) > 0 {
+		return nil, expectedFound(c.Rest[0].Pos, "argument or ')'", ",")
+	}
+	for i, t := range c.Rest {
+		if t.Arg == nil {
+			if err := emptyTail(c.Rest, i, "argument"); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		raw = append(raw, t.Arg)
+	}
+	args := []*ast.Arg{}
+	seen := map[string]bool{}
+	var keyword *ast.Arg
+	for _, a := range raw {
+		if a.Value == nil {
+			if keyword != nil {
+				return nil, &Error{Pos: a.X.Span(), Msg: fmt.Sprintf("positional argument after keyword argument %s=", keyword.Name)}
+			}
+			args = append(args, &ast.Arg{At: a.X.Span(), Value: a.X})
+			continue
+		}
+		name, ok := a.X.(*ast.Ident)
+		if !ok {
+			return nil, &Error{Pos: a.X.Span(), Msg: "keyword argument name must be a plain name (write name=value)"}
+		}
+		if seen[name.Name] {
+			return nil, &Error{Pos: name.At, Msg: fmt.Sprintf("keyword argument %s repeated", name.Name)}
+		}
+		seen[name.Name] = true
+		keyword = &ast.Arg{At: name.At, Name: name.Name, Value: a.Value}
+		args = append(args, keyword)
+	}
+	return args, nil
+}
+
+func convertIndices(s *indexSuffix) ([]ast.Expr, error) {
+	items := []*index{s.First}
+	if s.First == nil {
+		items = nil
+	}
+	for i, t := range s.Rest {
+		if t.Index == nil || t.Index.empty() {
+			if err := emptyTail(s.Rest, i, "index"); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		items = append(items, t.Index)
+	}
+	if len(items) == 0 || items[0].empty() {
+		pos := s.End.Pos
+		tok := "]"
+		if len(s.Rest) > 0 {
+			pos, tok = s.Rest[0].Pos, ","
+		}
+		return nil, expectedFound(pos, "index", tok)
+	}
+	out := make([]ast.Expr, 0, len(items))
+	for _, ix := range items {
+		if ix.Slice == nil {
+			out = append(out, ix.Lo)
+			continue
+		}
+		at := posOf(ix.Slice.Pos)
+		if ix.Lo != nil {
+			at = ix.Lo.Span()
+		}
+		out = append(out, &ast.SliceExpr{At: at, Lo: ix.Lo, Hi: ix.Slice.Hi, Step: ix.Slice.Step})
+	}
+	return out, nil
+}
+
+// empty reports an index with no expression and no colon; the grammar lets
+// it through so that "[" "]" and "[,]" get a precise error here.
+func (ix *index) empty() bool { return ix.Lo == nil && ix.Slice == nil }
+
+func convertParams(ps *params) ([]*ast.Param, error) {
+	var raw []*param
+	if ps.First != nil {
+		raw = append(raw, ps.First)
+	} else if len(ps.Rest) > 0 {
+		return nil, expectedFound(ps.Rest[0].Pos, "parameter name or ')'", ",")
+	}
+	for i, t := range ps.Rest {
+		if t.Param == nil {
+			if err := emptyTail(ps.Rest, i, "parameter name"); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		raw = append(raw, t.Param)
+	}
+	out := []*ast.Param{}
+	seen := map[string]bool{}
+	var withDefault *param
+	for _, p := range raw {
+		name := p.Name.Value
+		if seen[name] {
+			return nil, errorAt(p.Pos, "duplicate parameter %s", name)
+		}
+		seen[name] = true
+		if p.Default != nil {
+			withDefault = p
+		} else if withDefault != nil {
+			return nil, errorAt(p.Pos, "parameter %s without a default follows parameter %s with one", name, withDefault.Name.Value)
+		}
+		out = append(out, &ast.Param{Name: ident(p.Name), Default: p.Default})
+	}
+	return out, nil
+}
+
+func ident(t lexer.Token) *ast.Ident {
+	return &ast.Ident{At: posOf(t.Pos), Name: t.Value}
+}
+
+// converter converts statements, collecting errors.
+type converter struct {
+	repl  bool
+	depth int // block nesting: 0 at the top level
+	errs  ErrorList
+}
+
+func (c *converter) errorf(pos ast.Pos, format string, args ...any) {
+	c.errs.add(pos, fmt.Sprintf(format, args...))
+}
+
+func (c *converter) stmts(in []stmt) []ast.Stmt {
+	out := make([]ast.Stmt, 0, len(in))
+	for _, s := range in {
+		if st := c.stmt(s); st != nil {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func (c *converter) block(b *block) *ast.Block {
+	c.depth++
+	defer func() { c.depth-- }()
+	return &ast.Block{At: posOf(b.Pos), Stmts: c.stmts(b.Stmts)}
+}
+
+func (c *converter) stmt(s stmt) ast.Stmt {
+	switch s := s.(type) {
+	case *emptyStmt:
+		return nil
+	case *letStmt:
+		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Name), Value: s.Value}
+	case *fnStmt:
+		ps, err := convertParams(s.Params)
+		if err != nil {
+			c.errs = append(c.errs, err.(*Error))
+			return nil
+		}
+		fn := &ast.FnExpr{At: posOf(s.Pos), Name: s.Name.Value, Params: ps, Body: c.block(s.Body)}
+		return &ast.FnStmt{At: posOf(s.Pos), Name: ident(s.Name), Fn: fn}
+	case *returnStmt:
+		return &ast.ReturnStmt{At: posOf(s.Pos), Value: s.Value}
+	case *ifStmt:
+		return c.ifStmt(s)
+	case *forStmt:
+		return &ast.ForStmt{At: posOf(s.Pos), Var: ident(s.Var), Iter: s.Iter, Body: c.block(s.Body)}
+	case *whileStmt:
+		return &ast.WhileStmt{At: posOf(s.Pos), Cond: s.Cond, Body: c.block(s.Body)}
+	case *breakStmt:
+		return &ast.BranchStmt{At: posOf(s.Pos), Keyword: s.Keyword}
+	case *continueStmt:
+		return &ast.BranchStmt{At: posOf(s.Pos), Keyword: s.Keyword}
+	case *testStmt:
+		if c.depth > 0 {
+			c.errorf(posOf(s.Pos), "test blocks are allowed only at the top level of a file")
+		}
+		name, err := unquote(s.Name)
+		if err != nil {
+			c.errs = append(c.errs, err)
+		}
+		return &ast.TestStmt{At: posOf(s.Pos), Name: name, Body: c.block(s.Body)}
+	case *assertStmt:
+		return &ast.AssertStmt{At: posOf(s.Pos), Cond: s.Cond, Msg: s.Msg}
+	case *importStmt:
+		return c.importStmt(s)
+	case *delStmt:
+		return &ast.DelStmt{At: posOf(s.Pos), Name: ident(s.Name)}
+	case *block:
+		return c.block(s)
+	case *simpleStmt:
+		return c.simpleStmt(s)
+	}
+	c.errorf(ast.Pos{}, "parser: unknown statement %T", s)
+	return nil
+}
+
+func (c *converter) ifStmt(s *ifStmt) *ast.IfStmt {
+	out := &ast.IfStmt{At: posOf(s.Pos), Cond: s.Cond, Then: c.block(s.Then)}
+	switch {
+	case s.ElseIf != nil:
+		out.Else = c.ifStmt(s.ElseIf)
+	case s.Else != nil:
+		out.Else = c.block(s.Else)
+	}
+	return out
+}
+
+func (c *converter) importStmt(s *importStmt) ast.Stmt {
+	p, err := unquote(s.Path)
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return nil
+	}
+	if c.depth > 0 {
+		c.errorf(posOf(s.Pos), "import is allowed only at the top level of a file")
+	}
+	if p == "" {
+		c.errorf(posOf(s.Path.Pos), "import path is empty")
+		return nil
+	}
+	if s.Alias.Value != "" {
+		return &ast.ImportStmt{At: posOf(s.Pos), Path: p, Name: ident(s.Alias)}
+	}
+	stem := path.Base(strings.ReplaceAll(p, `\`, "/"))
+	stem = strings.TrimSuffix(stem, path.Ext(stem))
+	if !isIdent(stem) {
+		c.errorf(posOf(s.Path.Pos), "import %q: file stem %q is not a valid name; add `as name`", p, stem)
+		return nil
+	}
+	return &ast.ImportStmt{At: posOf(s.Pos), Path: p, Name: &ast.Ident{At: posOf(s.Path.Pos), Name: stem}}
+}
+
+// isIdent reports whether s is an identifier and not a keyword.
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		letter := ch == '_' || ('a' <= ch && ch <= 'z') || ('A' <= ch && ch <= 'Z')
+		if !letter && (i == 0 || !isDigit(ch)) {
+			return false
+		}
+	}
+	for _, k := range keywords {
+		if s == k {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
+	if s.Op != "" {
+		target, ok := s.X.(*ast.Ident)
+		if !ok {
+			c.errorf(posOf(s.Pos), "cannot assign to %s; only a plain name can be assigned (tensors, lists and records are immutable)", describeExpr(s.X))
+			return nil
+		}
+		return &ast.AssignStmt{At: posOf(s.Pos), Target: target, Op: s.Op, Value: s.Value}
+	}
+	if _, ok := s.X.(*ast.CallExpr); !ok && !c.repl {
+		hint := "did you mean `let x = ...`?"
+		if b, ok := s.X.(*ast.BinaryExpr); ok && b.Op == "==" {
+			if id, ok := b.X.(*ast.Ident); ok {
+				hint = fmt.Sprintf("did you mean `%s = ...`?", id.Name)
+			}
+		}
+		c.errorf(posOf(s.Pos), "expression statement must be a call; %s", hint)
+		return nil
+	}
+	return &ast.ExprStmt{At: posOf(s.Pos), X: s.X}
+}
+
+// describeExpr names the kind of an expression for messages.
+func describeExpr(x ast.Expr) string {
+	switch x.(type) {
+	case *ast.IndexExpr:
+		return "an index expression"
+	case *ast.FieldExpr:
+		return "a field"
+	case *ast.CallExpr:
+		return "a call"
+	case *ast.NumberLit, *ast.StringLit, *ast.BoolLit, *ast.NoneLit:
+		return "a literal"
+	case *ast.ParenExpr:
+		return "a parenthesized expression"
+	}
+	return "an expression"
+}

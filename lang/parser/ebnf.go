@@ -1,0 +1,67 @@
+package parser
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Grammar returns the grammar in EBNF: the statement and operand
+// productions as participle prints them from the grammar structs, and the
+// expression levels printed from the precedence table. spec/grammar.ebnf
+// holds a copy that a test keeps in sync.
+func Grammar() string {
+	var b strings.Builder
+	b.WriteString("(* The tref grammar, printed by parser.Grammar from lang/parser;\n")
+	b.WriteString("   regenerate with: go test ./lang/parser -run TestGrammarInSync -update.\n")
+	b.WriteString("   Tokens (<ident>, <number>, <string>) are defined in spec/syntax.md. *)\n\n")
+	seen := map[string]bool{}
+	emit := func(ebnf string) {
+		for _, line := range strings.Split(ebnf, "\n") {
+			name, _, _ := strings.Cut(line, " = ")
+			if line == "" || seen[name] {
+				continue
+			}
+			seen[name] = true
+			b.WriteString(line)
+			b.WriteByte('\n')
+		}
+	}
+	emit(fileParser.String())
+	b.WriteString("\n(* Expressions: one production per precedence level, lowest first. *)\n")
+	emit(exprEBNF())
+	b.WriteString("\n(* Operands: a primary followed by calls, indexing and fields. *)\n")
+	emit(operandParser.String())
+	return b.String()
+}
+
+// exprEBNF prints the precedence table as EBNF productions.
+func exprEBNF() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Expr = %s .\n", levels[1].name)
+	for lv := 1; lv < operandLevel; lv++ {
+		l := levels[lv]
+		next := "Operand"
+		if lv+1 < operandLevel {
+			next = levels[lv+1].name
+		}
+		quoted := make([]string, len(l.ops))
+		for i, op := range l.ops {
+			quoted[i] = fmt.Sprintf("%q", op)
+		}
+		ops := strings.Join(quoted, " | ")
+		if len(l.ops) > 1 {
+			ops = "(" + ops + ")"
+		}
+		switch l.assoc {
+		case left:
+			fmt.Fprintf(&b, "%s = %s (%s %s)* .\n", l.name, next, ops, next)
+		case nonAssoc:
+			fmt.Fprintf(&b, "%s = %s (%s %s)? .\n", l.name, next, ops, next)
+		case right:
+			fmt.Fprintf(&b, "%s = %s (%s %s)? .\n", l.name, next, ops, levels[unaryLevel].name)
+		case prefix:
+			fmt.Fprintf(&b, "%s = %s %s | %s .\n", l.name, ops, l.name, next)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,201 @@
+package parser
+
+import (
+	"fmt"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// assoc says how a level's operators group.
+type assoc uint8
+
+const (
+	left     assoc = iota // a - b - c is (a - b) - c
+	right                 // a ** b ** c is a ** (b ** c)
+	nonAssoc              // a < b < c is an error
+	prefix                // a unary operator before its operand
+)
+
+// level is one row of the precedence table; name is its production in
+// spec/grammar.ebnf.
+type level struct {
+	name  string
+	ops   []string
+	assoc assoc
+}
+
+// levels is the precedence table, lowest first; levels[0] is unused so the
+// index is the level number of the language reference. Operands (level 9:
+// calls, indexing, fields) come from the operand production.
+var levels = [...]level{
+	1: {"Or", []string{"or"}, left},
+	2: {"And", []string{"and"}, left},
+	3: {"Not", []string{"not"}, prefix},
+	4: {"Comparison", []string{"==", "!=", "<", "<=", ">", ">="}, nonAssoc},
+	5: {"Sum", []string{"+", "-"}, left},
+	6: {"Product", []string{"*", "/", "//", "%", "@"}, left},
+	7: {"Unary", []string{"-"}, prefix},
+	8: {"Power", []string{"**"}, right},
+}
+
+// operandLevel is the level of operands, one above the table.
+const operandLevel = len(levels)
+
+// unaryLevel is where a right operand of ** starts, so that 2 ** -1 parses
+// while -2 ** 2 is -(2 ** 2).
+const unaryLevel = 7
+
+// maxOperatorDepth bounds the recursion of chained unary and
+// right-associative operators (brackets are bounded by checkNesting).
+const maxOperatorDepth = 1000
+
+// exprParser parses one expression by precedence climbing over levels.
+type exprParser struct {
+	lex   *lexer.PeekingLexer
+	depth int
+}
+
+// parseExpr is the participle parser for ast.Expr. It answers NextMatch
+// when the next token cannot start an expression, so optional expressions
+// (`return`, an empty index) work; once it has consumed a token any error
+// is final.
+func parseExpr(lex *lexer.PeekingLexer) (ast.Expr, error) {
+	if !startsExpr(lex.Peek()) {
+		return nil, participle.NextMatch
+	}
+	p := &exprParser{lex: lex}
+	return p.parse(1)
+}
+
+// parse parses an expression whose operators bind at least as tightly as
+// level lv.
+func (p *exprParser) parse(lv int) (ast.Expr, error) {
+	if lv == operandLevel {
+		return p.operand()
+	}
+	l := levels[lv]
+	if l.assoc == prefix {
+		if !p.at(l.ops) {
+			return p.parse(lv + 1)
+		}
+		op := p.lex.Next()
+		if err := p.enter(op); err != nil {
+			return nil, err
+		}
+		x, err := p.parse(lv)
+		p.depth--
+		if err != nil {
+			return nil, err
+		}
+		return &ast.UnaryExpr{At: posOf(op.Pos), Op: op.Value, X: x}, nil
+	}
+	x, err := p.parse(lv + 1)
+	if err != nil {
+		return nil, err
+	}
+	for p.at(l.ops) {
+		op := p.lex.Next()
+		var y ast.Expr
+		if l.assoc == right {
+			if err := p.enter(op); err != nil {
+				return nil, err
+			}
+			y, err = p.parse(unaryLevel)
+			p.depth--
+		} else {
+			y, err = p.parse(lv + 1)
+		}
+		if err != nil {
+			return nil, err
+		}
+		x = &ast.BinaryExpr{At: posOf(op.Pos), Op: op.Value, X: x, Y: y}
+		if l.assoc == nonAssoc && p.at(l.ops) {
+			next := p.lex.Peek()
+			return nil, errorAt(next.Pos, "comparison operators cannot be chained; write a %s b and b %s c",
+				op.Value, next.Value)
+		}
+	}
+	return x, nil
+}
+
+// enter counts one more level of operator recursion.
+func (p *exprParser) enter(op *lexer.Token) error {
+	p.depth++
+	if p.depth > maxOperatorDepth {
+		return errorAt(op.Pos, "expression too deeply nested (more than %d chained operators)", maxOperatorDepth)
+	}
+	return nil
+}
+
+// at reports whether the next token is one of the operators ops. Only
+// operator and keyword tokens qualify: a string "or" is not an operator.
+func (p *exprParser) at(ops []string) bool {
+	t := p.lex.Peek()
+	if t.Type == tokString || t.Type == tokIdent || t.Type == tokNumber {
+		return false
+	}
+	for _, op := range ops {
+		if t.Value == op {
+			return true
+		}
+	}
+	return false
+}
+
+// operand parses a primary expression with its postfix operations.
+func (p *exprParser) operand() (ast.Expr, error) {
+	t := p.lex.Peek()
+	if !startsOperand(t) {
+		prev := p.lex.Range(0, p.lex.RawCursor())
+		msg := "expected expression"
+		if n := len(prev); n > 0 {
+			msg += fmt.Sprintf(" after '%s'", prev[n-1].Value)
+		}
+		if t.Value == "not" && t.Type == tokKeyword {
+			return nil, errorAt(t.Pos, "%s, found \"not\" (write the 'not' expression in parentheses)", msg)
+		}
+		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
+	}
+	o, err := operandParser.ParseFromLexer(p.lex, participle.AllowTrailing(true))
+	if err != nil {
+		return nil, err
+	}
+	return convertOperand(o)
+}
+
+// startsExpr reports whether t can begin an expression.
+func startsExpr(t *lexer.Token) bool {
+	if startsOperand(t) {
+		return true
+	}
+	return (t.Type == tokKeyword && t.Value == "not") || (t.Type != tokString && t.Value == "-")
+}
+
+// startsOperand reports whether t can begin an operand.
+func startsOperand(t *lexer.Token) bool {
+	switch t.Type {
+	case tokNumber, tokString, tokIdent:
+		return true
+	case tokKeyword:
+		switch t.Value {
+		case "true", "false", "none", "fn":
+			return true
+		}
+		return false
+	case lexer.EOF:
+		return false
+	}
+	switch t.Value {
+	case "(", "[", "{":
+		return true
+	}
+	return false
+}
+
+// errorAt makes an Error at a lexer position.
+func errorAt(pos lexer.Position, format string, args ...any) *Error {
+	return &Error{Pos: posOf(pos), Msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,259 @@
+package parser
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// keywords are reserved: they never lex as identifiers.
+var keywords = []string{
+	"let", "fn", "return", "if", "else", "for", "in", "while", "break",
+	"continue", "test", "assert", "import", "as", "del", "true", "false",
+	"none", "and", "or", "not",
+}
+
+// lexDef is the tokenizer. Rules are tried in order and the first match
+// wins, so longer operators precede their prefixes, keywords precede
+// identifiers, and a number like .5 precedes the '.' operator. The rules
+// are deliberately generous (BadString, Bad, a number with trailing
+// letters): scan turns those tokens into positioned errors instead of the
+// lexer's "invalid input text".
+var lexDef = lexer.MustSimple([]lexer.SimpleRule{
+	{Name: "comment", Pattern: `#[^\n]*`},
+	{Name: "whitespace", Pattern: `[ \t\r\n]+`},
+	{Name: "String", Pattern: `"(?:\\.|[^"\\\n])*"`},
+	{Name: "BadString", Pattern: `"(?:\\.|[^"\\\n])*\\?`},
+	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]*)?[A-Za-z0-9_]*`},
+	{Name: "Keyword", Pattern: `(?:` + strings.Join(keywords, "|") + `)\b`},
+	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
+	{Name: "Op", Pattern: `==|!=|<=|>=|//|\*\*|\+=|-=|\*=|/=|=>|[-+*/%@<>=()\[\]{},:;.]`},
+	{Name: "Bad", Pattern: `.|\n`},
+})
+
+// Token types of lexDef.
+var (
+	tokString    = lexDef.Symbols()["String"]
+	tokBadString = lexDef.Symbols()["BadString"]
+	tokNumber    = lexDef.Symbols()["Number"]
+	tokKeyword   = lexDef.Symbols()["Keyword"]
+	tokIdent     = lexDef.Symbols()["Ident"]
+	tokBad       = lexDef.Symbols()["Bad"]
+)
+
+// scan splits src into tokens, ending with an EOF token. String tokens
+// keep their quoted source text (unquote gives the value). It reports
+// every lexical error: unterminated strings, unknown escapes, malformed
+// numbers, integers that overflow int64, and stray characters.
+func scan(path string, src []byte) ([]lexer.Token, ErrorList) {
+	lex, err := lexDef.LexString(path, string(src))
+	if err != nil {
+		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
+	}
+	var (
+		toks []lexer.Token
+		errs ErrorList
+	)
+	for {
+		t, err := lex.Next()
+		if err != nil {
+			// Unreachable with the catch-all Bad rule; kept so a lexer
+			// change cannot turn into a panic.
+			errs.add(posOf(lexerPos(err, path)), err.Error())
+			break
+		}
+		switch t.Type {
+		case tokString:
+			if _, err := unquote(t); err != nil {
+				errs = append(errs, err)
+			}
+		case tokBadString:
+			errs.add(posOf(t.Pos), "string literal not terminated")
+		case tokNumber:
+			if _, err := parseNumber(t); err != nil {
+				errs = append(errs, err)
+			}
+		case tokBad:
+			errs.add(posOf(t.Pos), badChar(t.Value))
+		}
+		toks = append(toks, t)
+		if t.EOF() {
+			break
+		}
+	}
+	return toks, errs
+}
+
+// lexerPos is the position of a lexer error, or the file's start.
+func lexerPos(err error, path string) lexer.Position {
+	if e, ok := err.(interface{ Position() lexer.Position }); ok {
+		return e.Position()
+	}
+	return lexer.Position{Filename: path, Line: 1, Column: 1}
+}
+
+func badChar(s string) string {
+	r, _ := utf8.DecodeRuneInString(s)
+	switch {
+	case r == utf8.RuneError:
+		return "invalid UTF-8 encoding"
+	case r == '\'':
+		return `unexpected character '\'' (strings use double quotes)`
+	case r == '!':
+		return "unexpected character '!' (use 'not' for negation)"
+	case r == '&' || r == '|':
+		return fmt.Sprintf("unexpected character %q (use 'and' / 'or')", r)
+	case r < ' ' || r == 0x7f:
+		return fmt.Sprintf("unexpected control character %U", r)
+	}
+	return fmt.Sprintf("unexpected character %q", r)
+}
+
+// unquote returns the value of a string token, interpreting the escapes
+// \n \t \" and \\. An unknown escape or invalid UTF-8 is an error at its
+// own column.
+func unquote(t lexer.Token) (string, *Error) {
+	raw := t.Value[1 : len(t.Value)-1]
+	if !strings.ContainsRune(raw, '\\') && utf8.ValidString(raw) {
+		return raw, nil
+	}
+	var b strings.Builder
+	col := t.Pos.Column + 1 // column of raw[0]
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRuneInString(raw[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			p := posOf(t.Pos)
+			p.Col = col
+			return "", &Error{Pos: p, Msg: "invalid UTF-8 encoding in string literal"}
+		case r != '\\':
+			b.WriteString(raw[i : i+size])
+			i += size
+			col++
+			continue
+		}
+		// The lexer guarantees a character after every backslash.
+		e, esize := utf8.DecodeRuneInString(raw[i+1:])
+		switch e {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '"':
+			b.WriteByte('"')
+		case '\\':
+			b.WriteByte('\\')
+		default:
+			p := posOf(t.Pos)
+			p.Col = col
+			return "", &Error{Pos: p, Msg: fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))}
+		}
+		i += 1 + esize
+		col += 2
+	}
+	return b.String(), nil
+}
+
+// printable shows a rune from an escape for a message.
+func printable(r rune) string {
+	if r == utf8.RuneError || !strconv.IsPrint(r) {
+		return fmt.Sprintf("%U", r)
+	}
+	return string(r)
+}
+
+// number is a checked numeric literal.
+type number struct {
+	isInt bool
+	i     int64
+	f     float64
+}
+
+// parseNumber checks and converts a number token: underscores only between
+// digits, digits after an exponent, no letters after the literal, and ints
+// within int64.
+func parseNumber(t lexer.Token) (number, *Error) {
+	s := t.Value
+	fail := func(format string, args ...any) (number, *Error) {
+		return number{}, &Error{Pos: posOf(t.Pos), Msg: fmt.Sprintf(format, args...)}
+	}
+	// Split off the mantissa, exponent and any trailing junk the lexer
+	// absorbed so the whole literal is reported at once.
+	end := 0
+	for end < len(s) && (isDigit(s[end]) || s[end] == '_' || s[end] == '.') {
+		end++
+	}
+	mant := s[:end]
+	exp := ""
+	if end < len(s) && (s[end] == 'e' || s[end] == 'E') {
+		j := end + 1
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := j
+		for k < len(s) && (isDigit(s[k]) || s[k] == '_') {
+			k++
+		}
+		// "1else" is not an exponent; only treat e as one when digits or a
+		// sign follow, or nothing at all does.
+		if k > end+1 || k == len(s) {
+			exp = s[end:k]
+			end = k
+		}
+	}
+	if end < len(s) {
+		return fail("invalid number literal %q: unexpected %q after the number", s, s[end:])
+	}
+	if err := checkUnderscores(mant); err != "" {
+		return fail("invalid number literal %q: %s", s, err)
+	}
+	if exp != "" {
+		digits := strings.TrimLeft(exp[1:], "+-")
+		if digits == "" {
+			return fail("invalid number literal %q: exponent has no digits", s)
+		}
+		if err := checkUnderscores(digits); err != "" {
+			return fail("invalid number literal %q: %s", s, err)
+		}
+	}
+	clean := strings.ReplaceAll(s, "_", "")
+	if exp == "" && !strings.Contains(mant, ".") {
+		i, err := strconv.ParseInt(clean, 10, 64)
+		if err != nil {
+			return fail("integer literal %s overflows int64 (max %d); write %s.0 for a float", s, int64(math.MaxInt64), s)
+		}
+		return number{isInt: true, i: i}, nil
+	}
+	f, err := strconv.ParseFloat(clean, 64)
+	if err != nil {
+		return fail("float literal %s is out of range", s)
+	}
+	return number{f: f}, nil
+}
+
+// checkUnderscores reports a misplaced digit separator in a run of digits,
+// dots and underscores: each '_' must sit between two digits.
+func checkUnderscores(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '_' {
+			continue
+		}
+		if i == 0 || !isDigit(s[i-1]) || i+1 == len(s) || !isDigit(s[i+1]) {
+			return "'_' must separate digits"
+		}
+	}
+	return ""
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// posOf converts a lexer position.
+func posOf(p lexer.Position) ast.Pos {
+	return ast.Pos{File: p.Filename, Line: p.Line, Col: p.Column}
+}

@@ -1,0 +1,164 @@
+// Package parser reads tref source into the syntax tree of lang/ast.
+//
+// The grammar is a set of participle structs (grammar.go) with expressions
+// parsed by precedence climbing (expr.go); convert.go turns the grammar
+// structs into ast nodes. The language reference is spec/syntax.md and the
+// grammar, printed from the structs, is spec/grammar.ebnf.
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// ReplFile is the file name of positions in REPL input.
+const ReplFile = "<repl>"
+
+// maxNesting bounds how deeply brackets, braces and parentheses nest, so
+// that no input can exhaust the stack of the recursive parser.
+const maxNesting = 200
+
+// ParseFile parses a script. On failure it returns a nil file and an
+// ErrorList: every lexical error, or the first syntax error, or every
+// error found while building the tree.
+func ParseFile(path string, src []byte) (*ast.File, error) {
+	return parse(path, src, false)
+}
+
+// ParseREPL parses one REPL input. It differs from ParseFile in accepting a
+// bare expression as a statement (the REPL prints its value); positions
+// name the file "<repl>".
+func ParseREPL(src []byte) (*ast.File, error) {
+	return parse(ReplFile, src, true)
+}
+
+func parse(path string, src []byte, repl bool) (f *ast.File, err error) {
+	toks, errs := scan(path, src)
+	if len(errs) > 0 {
+		return nil, errs.err()
+	}
+	if e := checkNesting(toks); e != nil {
+		return nil, ErrorList{e}
+	}
+	defer func() {
+		// participle panics on a grammar that accepts an empty match; the
+		// grammar has none, but an input must never crash the interpreter.
+		if r := recover(); r != nil {
+			f = nil
+			err = ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("internal parser error: %v", r)}}
+		}
+	}()
+	peek, err := lexer.Upgrade(&tokenLexer{toks: toks})
+	if err != nil {
+		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
+	}
+	g, err := fileParser.ParseFromLexer(peek)
+	if err != nil {
+		return nil, ErrorList{syntaxError(err, toks)}
+	}
+	c := &converter{repl: repl}
+	f = &ast.File{Path: path, Stmts: c.stmts(g.Stmts)}
+	if err := c.errs.err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// tokenLexer replays scanned tokens to participle.
+type tokenLexer struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (l *tokenLexer) Next() (lexer.Token, error) {
+	t := l.toks[l.i]
+	if l.i < len(l.toks)-1 {
+		l.i++
+	}
+	return t, nil
+}
+
+// checkNesting rejects brackets nested more than maxNesting deep.
+func checkNesting(toks []lexer.Token) *Error {
+	depth := 0
+	for _, t := range toks {
+		if t.Type == tokString {
+			continue
+		}
+		switch t.Value {
+		case "(", "[", "{":
+			depth++
+			if depth > maxNesting {
+				return errorAt(t.Pos, "brackets nested too deeply (more than %d levels)", maxNesting)
+			}
+		case ")", "]", "}":
+			depth--
+		}
+	}
+	return nil
+}
+
+// syntaxError converts an error of the participle parser into an Error in
+// the form "expected X, found Y", naming the construct being parsed when
+// an open bracket tells it. Errors made by this package pass unchanged.
+func syntaxError(err error, toks []lexer.Token) *Error {
+	var e *Error
+	var perr participle.Error
+	switch {
+	case errors.As(err, &e):
+	case errors.As(err, &perr):
+		e = translate(perr, toks)
+	default:
+		e = &Error{Pos: posOf(toks[len(toks)-1].Pos), Msg: err.Error()}
+	}
+	if at := tokenAt(toks, e.Pos); at < len(toks) && toks[at].EOF() && len(openBrackets(toks, at)) > 0 {
+		e.incomplete = true
+	}
+	return e
+}
+
+// tokenAt is the index of the first token at or after pos.
+func tokenAt(toks []lexer.Token, pos ast.Pos) int {
+	return sort.Search(len(toks), func(i int) bool {
+		p := toks[i].Pos
+		return p.Line > pos.Line || (p.Line == pos.Line && p.Column >= pos.Col)
+	})
+}
+
+// openBrackets returns the indexes of the brackets still open before
+// token i, outermost first.
+func openBrackets(toks []lexer.Token, i int) []int {
+	var stack []int
+	for j := 0; j < i && j < len(toks); j++ {
+		t := toks[j]
+		if t.Type == tokString {
+			continue
+		}
+		switch t.Value {
+		case "(", "[", "{":
+			stack = append(stack, j)
+		case ")", "]", "}":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	return stack
+}
+
+// describe names a token for "found ..." in a message.
+func describe(t lexer.Token) string {
+	switch t.Type {
+	case lexer.EOF:
+		return "end of file"
+	case tokString:
+		return "string " + t.Value
+	}
+	return fmt.Sprintf("%q", t.Value)
+}
