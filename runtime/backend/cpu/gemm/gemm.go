@@ -63,9 +63,9 @@ func SgemmWorkers(workers int, transA, transB bool, m, n, k int, alpha float32, 
 
 // sgemm is SgemmWorkers with a chosen micro-kernel (tests run both).
 func sgemm(kern kernelFunc, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	checkOperand("A", transA, m, k, a, lda)
-	checkOperand("B", transB, k, n, b, ldb)
-	checkOperand("C", false, m, n, c, ldc)
+	checkOperand("A", transA, m, k, len(a), lda)
+	checkOperand("B", transB, k, n, len(b), ldb)
+	checkOperand("C", false, m, n, len(c), ldc)
 	if m == 0 || n == 0 {
 		return
 	}
@@ -86,8 +86,8 @@ func sgemm(kern kernelFunc, workers int, transA, transB bool, m, n, k int, alpha
 }
 
 // checkOperand verifies that a rows×cols matrix (cols×rows when trans) with
-// row stride ld fits in s.
-func checkOperand(name string, trans bool, rows, cols int, s []float32, ld int) {
+// row stride ld fits in size elements.
+func checkOperand(name string, trans bool, rows, cols, size, ld int) {
 	if trans {
 		rows, cols = cols, rows
 	}
@@ -100,8 +100,8 @@ func checkOperand(name string, trans bool, rows, cols int, s []float32, ld int) 
 	if ld < cols {
 		panic(fmt.Sprintf("gemm: %s row stride %d is less than its %d columns", name, ld, cols))
 	}
-	if need := (rows-1)*ld + cols; len(s) < need {
-		panic(fmt.Sprintf("gemm: %s holds %d elements, %d×%d with stride %d needs %d", name, len(s), rows, cols, ld, need))
+	if need := (rows-1)*ld + cols; size < need {
+		panic(fmt.Sprintf("gemm: %s holds %d elements, %d×%d with stride %d needs %d", name, size, rows, cols, ld, need))
 	}
 }
 

@@ -1,0 +1,161 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+func init() {
+	Register("attention", attentionKernel)
+}
+
+// attnBlock is the number of query rows handled at once: the scratch of one
+// goroutine is an attnBlock×S block of scores, never a whole L×S matrix.
+const attnBlock = 64
+
+func attentionKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.AttentionAttrs]("attention", attrs)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 3 {
+		return fmt.Errorf("attention takes q, k and v, got %d tensors", len(ins))
+	}
+	d, err := ops.Attention(ins[0].Shape, ins[1].Shape, ins[2].Shape)
+	if err != nil {
+		return err
+	}
+	scale := a.Scale
+	if !a.HasScale {
+		scale = 1 / math.Sqrt(float64(d.E))
+	}
+	switch out.DType {
+	case tensor.Float32:
+		attend(d, a.Causal, float32(scale), matF32(ins[0]), matF32(ins[1]), matF32(ins[2]), out.F32(), sgemmMM, softmaxRowF32)
+	case tensor.Float64:
+		attend(d, a.Causal, scale, matF64(ins[0]), matF64(ins[1]), matF64(ins[2]), out.F64(), gemm.GemmWorkers[float64], softmaxRowF64)
+	default:
+		return fmt.Errorf("attention: no kernel for %s", out.DType)
+	}
+	return nil
+}
+
+// attend computes softmax(q·kᵀ·scale)·v for every (broadcast) batch, one
+// block of query rows at a time: scores for the block (only the keys a
+// causal block can see), an in-place row softmax, then the block's output
+// rows straight into out. Blocks of all batches are spread over the cores.
+func attend[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, k, v, out []T, mm mmFunc[T], softmax func(row []T) T) {
+	nb := d.Batch.Numel()
+	L, S, E, Ev := d.L, d.S, d.E, d.Ev
+	if nb == 0 || L == 0 || Ev == 0 {
+		return
+	}
+	if S == 0 {
+		clear(out) // no keys: an empty weighted sum, as PyTorch gives
+		return
+	}
+	qOff := batchOffsets(d.Batch, d.QBatch, L*E)
+	kOff := batchOffsets(d.Batch, d.KBatch, S*E)
+	vOff := batchOffsets(d.Batch, d.VBatch, S*Ev)
+	blocks := (L + attnBlock - 1) / attnBlock
+	workers := linalgWorkers()
+	inner := 1
+	if nb*blocks < workers {
+		inner, workers = workers, 1
+	}
+	newScores := func() []T { return make([]T, min(L, attnBlock)*S) }
+	forTasks(workers, nb*blocks, newScores, func(t int, scores []T) {
+		b, i0 := t/blocks, (t%blocks)*attnBlock
+		rows := min(attnBlock, L-i0)
+		keys := S
+		if causal {
+			keys = min(S, i0+rows) // later keys are masked for every row here
+		}
+		sc := scores[:rows*keys]
+		qs := q[qOff[b]+i0*E:]
+		o := out[(b*L+i0)*Ev : (b*L+i0+rows)*Ev]
+		mm(inner, false, true, rows, keys, E, qs, E, k[kOff[b]:], E, false, sc, keys)
+		for i := range rows {
+			row := sc[i*keys : (i+1)*keys]
+			if scale != 1 {
+				for j := range row {
+					row[j] *= scale
+				}
+			}
+			visible := row
+			if causal {
+				visible = row[:min(keys, i0+i+1)]
+				clear(row[len(visible):])
+			}
+			inv := 1 / softmax(visible)
+			for j := range visible {
+				visible[j] *= inv
+			}
+		}
+		mm(inner, false, false, rows, Ev, keys, sc, keys, v[vOff[b]:], Ev, false, o, Ev)
+	})
+}
+
+// softmaxRowF32 replaces row by exp(row - max(row)) and returns the sum.
+func softmaxRowF32(row []float32) float32 {
+	mx := float32(math.Inf(-1))
+	for _, x := range row {
+		if x > mx || x != x {
+			mx = x
+		}
+	}
+	var sum float32
+	for j, x := range row {
+		e := expf(x - mx)
+		row[j] = e
+		sum += e
+	}
+	return sum
+}
+
+// softmaxRowF64 is softmaxRowF32 in float64.
+func softmaxRowF64(row []float64) float64 {
+	mx := math.Inf(-1)
+	for _, x := range row {
+		if x > mx || x != x {
+			mx = x
+		}
+	}
+	var sum float64
+	for j, x := range row {
+		e := math.Exp(x - mx)
+		row[j] = e
+		sum += e
+	}
+	return sum
+}
+
+// expf is exp for float32 arguments ≤ 0, as softmax needs (Cephes' expf:
+// reduce by multiples of ln 2, a degree-6 polynomial on the remainder),
+// within 2 ulp of math.Exp; results below float32's normal range flush to
+// zero, where they cannot change a softmax whose largest term is 1.
+func expf(x float32) float32 {
+	const (
+		log2e = 1.44269504088896341
+		ln2Hi = 0.693359375
+		ln2Lo = -2.12194440e-4
+	)
+	switch {
+	case x != x:
+		return x
+	case x < -87:
+		return 0
+	case x > 88:
+		return float32(math.Exp(float64(x)))
+	}
+	n := float32(math.Floor(float64(x*log2e + 0.5)))
+	r := x - n*ln2Hi - n*ln2Lo
+	z := r * r
+	p := ((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r + 5.0000001201e-1
+	y := p*z + r + 1
+	return y * math.Float32frombits(uint32(int32(n)+127)<<23)
+}

@@ -1,0 +1,252 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+func init() {
+	Register("conv2d", conv2dKernel)
+	Register("max_pool2d", maxPool2dKernel)
+}
+
+// colBudget bounds the im2col scratch of one goroutine (elements): the
+// output positions of an image are lowered a chunk at a time so the
+// lowered block stays in L2 while the GEMM reads it.
+const colBudget = 1 << 17
+
+func conv2dKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.Conv2dAttrs]("conv2d", attrs)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 2 && len(ins) != 3 {
+		return fmt.Errorf("conv2d takes x, a weight and an optional bias, got %d tensors", len(ins))
+	}
+	var bias *tensor.Shape
+	if len(ins) == 3 {
+		bias = &ins[2].Shape
+	}
+	d, err := ops.Conv2d(ins[0].Shape, ins[1].Shape, bias, a)
+	if err != nil {
+		return err
+	}
+	switch out.DType {
+	case tensor.Float32:
+		var b []float32
+		if len(ins) == 3 {
+			b = matF32(ins[2])
+		}
+		convForward(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM)
+	case tensor.Float64:
+		var b []float64
+		if len(ins) == 3 {
+			b = matF64(ins[2])
+		}
+		convForward(d, a, matF64(ins[0]), matF64(ins[1]), b, out.F64(), gemm.GemmWorkers[float64])
+	default:
+		return fmt.Errorf("conv2d: no kernel for %s", out.DType)
+	}
+	return nil
+}
+
+// convForward lowers each image (a chunk of output positions at a time)
+// with im2col and multiplies by the weight matrix of each group, writing
+// straight into the NCHW result. Images and chunks are spread over the
+// cores; a 1×1, stride 1, unpadded convolution reads x in place.
+func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, bias, out []T, mm mmFunc[T]) {
+	g := a.Groups
+	cg, og := d.C/g, d.OutC/g
+	kdim := cg * d.KH * d.KW
+	npos := d.OH * d.OW
+	if d.Batch == 0 || d.OutC == 0 || npos == 0 {
+		return
+	}
+	pointwise := d.KH == 1 && d.KW == 1 && a.Stride == [2]int{1, 1} && a.PadLo == [2]int{} && a.PadHi == [2]int{}
+	chunk := npos
+	if !pointwise && kdim*npos > colBudget {
+		chunk = min(npos, max(16, colBudget/max(1, kdim)/16*16))
+	}
+	chunks := (npos + chunk - 1) / chunk
+	tasks := d.Batch * chunks
+	workers := linalgWorkers()
+	inner := 1
+	if tasks < workers {
+		inner, workers = workers, 1
+	}
+	newCol := func() []T {
+		if pointwise {
+			return nil
+		}
+		return make([]T, kdim*chunk)
+	}
+	forTasks(workers, tasks, newCol, func(t int, col []T) {
+		n, j0 := t/chunks, (t%chunks)*chunk
+		cols := min(chunk, npos-j0)
+		img := x[n*d.C*d.H*d.W : (n+1)*d.C*d.H*d.W]
+		for gi := range g {
+			dst := out[(n*d.OutC+gi*og)*npos+j0:]
+			accumulate := bias != nil
+			if accumulate {
+				for o := range og {
+					row := dst[o*npos : o*npos+cols]
+					v := bias[gi*og+o]
+					for j := range row {
+						row[j] = v
+					}
+				}
+			}
+			wg := w[gi*og*kdim : (gi+1)*og*kdim]
+			if pointwise {
+				mm(inner, false, false, og, cols, kdim, wg, kdim, img[gi*cg*npos+j0:], npos, accumulate, dst, npos)
+				continue
+			}
+			im2col(col[:kdim*cols], img[gi*cg*d.H*d.W:(gi+1)*cg*d.H*d.W], d, a, cg, j0, cols)
+			mm(inner, false, false, og, cols, kdim, wg, kdim, col, cols, accumulate, dst, npos)
+		}
+	})
+}
+
+// im2col writes the [cg·kh·kw, cols] lowering of output positions
+// [j0, j0+cols) of one group's channels (img, cg planes of H×W): row
+// (c, ki, kj) holds, for each position, the input pixel that kernel tap
+// multiplies, or 0 in the padding.
+func im2col[T float32 | float64](col, img []T, d ops.ConvDims, a ops.Conv2dAttrs, cg, j0, cols int) {
+	sh, sw := a.Stride[0], a.Stride[1]
+	ph, pw := a.PadLo[0], a.PadLo[1]
+	dh, dw := a.Dilation[0], a.Dilation[1]
+	r := 0
+	for c := range cg {
+		plane := img[c*d.H*d.W : (c+1)*d.H*d.W]
+		for ki := range d.KH {
+			for kj := range d.KW {
+				dst := col[r*cols : (r+1)*cols]
+				r++
+				for j := 0; j < cols; {
+					oh, ow0 := (j0+j)/d.OW, (j0+j)%d.OW
+					n := min(d.OW-ow0, cols-j)
+					seg := dst[j : j+n]
+					j += n
+					ih := oh*sh - ph + ki*dh
+					if ih < 0 || ih >= d.H {
+						clear(seg)
+						continue
+					}
+					row := plane[ih*d.W : (ih+1)*d.W]
+					iw0 := ow0*sw - pw + kj*dw
+					if sw == 1 {
+						// A contiguous run of the input row, zero outside it.
+						lo := min(n, max(0, -iw0))
+						hi := max(lo, min(n, d.W-iw0))
+						clear(seg[:lo])
+						copy(seg[lo:hi], row[iw0+lo:iw0+hi])
+						clear(seg[hi:])
+						continue
+					}
+					for q := range seg {
+						iw := iw0 + q*sw
+						if iw >= 0 && iw < d.W {
+							seg[q] = row[iw]
+						} else {
+							seg[q] = 0
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func maxPool2dKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.Pool2dAttrs]("max_pool2d", attrs)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 1 {
+		return fmt.Errorf("max_pool2d takes 1 tensor, got %d", len(ins))
+	}
+	d, err := ops.MaxPool2d(ins[0].Shape, a)
+	if err != nil {
+		return err
+	}
+	switch out.DType {
+	case tensor.Float32:
+		maxPool(d, a, ins[0].F32(), out.F32())
+	case tensor.Float64:
+		maxPool(d, a, ins[0].F64(), out.F64())
+	case tensor.Int64:
+		maxPool(d, a, ins[0].I64(), out.I64())
+	case tensor.Uint8:
+		maxPool(d, a, ins[0].U8(), out.U8())
+	default:
+		return fmt.Errorf("max_pool2d: no kernel for %s", out.DType)
+	}
+	return nil
+}
+
+// maxPool takes the maximum of each window, planes spread over the cores.
+// NaN wins, as in PyTorch; padding counts as -inf.
+func maxPool[T float32 | float64 | int64 | uint8](d ops.ConvDims, a ops.Pool2dAttrs, x, out []T) {
+	planes := d.Batch * d.C
+	in, on := d.H*d.W, d.OH*d.OW
+	if planes == 0 || on == 0 {
+		return
+	}
+	per := max(1, (1<<16)/max(1, in))
+	tasks := (planes + per - 1) / per
+	forTasks(linalgWorkers(), tasks, func() struct{} { return struct{}{} }, func(t int, _ struct{}) {
+		for p := t * per; p < min(planes, (t+1)*per); p++ {
+			maxPoolPlane(d, a, x[p*in:(p+1)*in], out[p*on:(p+1)*on])
+		}
+	})
+}
+
+func maxPoolPlane[T float32 | float64 | int64 | uint8](d ops.ConvDims, a ops.Pool2dAttrs, x, out []T) {
+	for oh := range d.OH {
+		h0 := oh*a.Stride[0] - a.Padding[0]
+		for ow := range d.OW {
+			w0 := ow*a.Stride[1] - a.Padding[1]
+			var m T
+			first := true
+			for ki := range d.KH {
+				ih := h0 + ki*a.Dilation[0]
+				if ih < 0 || ih >= d.H {
+					continue
+				}
+				row := x[ih*d.W : (ih+1)*d.W]
+				for kj := range d.KW {
+					iw := w0 + kj*a.Dilation[1]
+					if iw < 0 || iw >= d.W {
+						continue
+					}
+					v := row[iw]
+					if first || v > m || v != v {
+						m, first = v, false
+					}
+				}
+			}
+			if first {
+				m = lowest[T]()
+			}
+			out[oh*d.OW+ow] = m
+		}
+	}
+}
+
+// lowest is the identity of max: -inf for floats, the minimum for integers.
+func lowest[T float32 | float64 | int64 | uint8]() T {
+	var z T
+	switch p := any(&z).(type) {
+	case *float32:
+		*p = float32(math.Inf(-1))
+	case *float64:
+		*p = math.Inf(-1)
+	case *int64:
+		*p = math.MinInt64
+	}
+	return z
+}

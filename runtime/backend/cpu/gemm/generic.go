@@ -1,0 +1,109 @@
+package gemm
+
+import "runtime"
+
+// Number is an element type of Gemm.
+type Number interface{ ~float64 | ~int64 }
+
+// Blocking of Gemm: a kbG×nbG block of B (256 KiB of float64) is reused
+// across every row of C before moving on.
+const (
+	kbG = 128
+	nbG = 256
+)
+
+// Gemm computes C = op(A)·op(B), or C += op(A)·op(B) when accumulate is
+// set, for float64 and int64 row-major matrices (strides as in Sgemm). It
+// is a cache-blocked loop without packing or SIMD kernels; large products
+// split the rows of C among GOMAXPROCS goroutines. Integer products wrap
+// on overflow, as in PyTorch.
+func Gemm[T Number](transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, accumulate bool, c []T, ldc int) {
+	workers := 1
+	if int64(m)*int64(n)*int64(k) >= parallelMin {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	GemmWorkers(workers, transA, transB, m, n, k, a, lda, b, ldb, accumulate, c, ldc)
+}
+
+// GemmWorkers is Gemm with an explicit number of goroutines (1: the
+// calling goroutine only).
+func GemmWorkers[T Number](workers int, transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, accumulate bool, c []T, ldc int) {
+	checkOperand("A", transA, m, k, len(a), lda)
+	checkOperand("B", transB, k, n, len(b), ldb)
+	checkOperand("C", false, m, n, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if !accumulate {
+		for i := range m {
+			clear(c[i*ldc : i*ldc+n])
+		}
+	}
+	if k == 0 {
+		return
+	}
+	if transA {
+		// Rows of op(A) are read along k; copy Aᵀ once instead of striding.
+		at := make([]T, m*k)
+		for p := range k {
+			for i, v := range a[p*lda : p*lda+m] {
+				at[i*k+p] = v
+			}
+		}
+		a, lda = at, k
+	}
+	parallel(min(max(1, workers), m), m, func(lo, hi int) {
+		if transB {
+			gemmDot(lo, hi, n, k, a, lda, b, ldb, c, ldc)
+		} else {
+			gemmAxpy(lo, hi, n, k, a, lda, b, ldb, c, ldc)
+		}
+	})
+}
+
+// gemmAxpy adds A[i, p]·B[p, :] to each row i of C in [lo, hi), block by
+// block of B.
+func gemmAxpy[T Number](lo, hi, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	for j0 := 0; j0 < n; j0 += nbG {
+		j1 := min(n, j0+nbG)
+		for p0 := 0; p0 < k; p0 += kbG {
+			p1 := min(k, p0+kbG)
+			for i := lo; i < hi; i++ {
+				crow := c[i*ldc+j0 : i*ldc+j1]
+				for p, av := range a[i*lda+p0 : i*lda+p1] {
+					brow := b[(p0+p)*ldb+j0 : (p0+p)*ldb+j1]
+					brow = brow[:len(crow)]
+					for j, bv := range brow {
+						crow[j] += av * bv
+					}
+				}
+			}
+		}
+	}
+}
+
+// gemmDot computes C[i, j] += A[i, :]·B[j, :] (op(B) = Bᵀ) for rows i in
+// [lo, hi), a block of B's rows at a time.
+func gemmDot[T Number](lo, hi, n, k int, a []T, lda int, b []T, ldb int, c []T, ldc int) {
+	const jb = 32
+	for j0 := 0; j0 < n; j0 += jb {
+		j1 := min(n, j0+jb)
+		for i := lo; i < hi; i++ {
+			arow := a[i*lda : i*lda+k]
+			for j := j0; j < j1; j++ {
+				brow := b[j*ldb : j*ldb+k]
+				brow = brow[:len(arow)]
+				var s0, s1 T
+				p := 0
+				for ; p+1 < len(arow); p += 2 {
+					s0 += arow[p] * brow[p]
+					s1 += arow[p+1] * brow[p+1]
+				}
+				if p < len(arow) {
+					s0 += arow[p] * brow[p]
+				}
+				c[i*ldc+j] += s0 + s1
+			}
+		}
+	}
+}

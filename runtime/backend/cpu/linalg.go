@@ -1,0 +1,132 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+func init() {
+	Register("matmul", matmulKernel)
+	Register("linear", linearKernel)
+	Register("outer", outerKernel)
+}
+
+func matmulKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if len(ins) != 2 {
+		return fmt.Errorf("matmul takes 2 tensors, got %d", len(ins))
+	}
+	d, err := ops.Matmul(ins[0].Shape, ins[1].Shape)
+	if err != nil {
+		return err
+	}
+	linalgCompute(out, ins,
+		func(in [][]float32, c []float32) { matmulBatched(d, in[0], in[1], c, sgemmMM) },
+		func(in [][]float64, c []float64) { matmulBatched(d, in[0], in[1], c, gemm.GemmWorkers[float64]) },
+		func(in [][]int64, c []int64) { matmulBatched(d, in[0], in[1], c, gemm.GemmWorkers[int64]) },
+	)
+	return nil
+}
+
+// batchParallelWork is the size of one product (m·n·k) below which a
+// batch of products is split among goroutines one product each, rather
+// than each product among goroutines.
+const batchParallelWork = 128 * 128 * 128
+
+// matmulBatched computes every product of a (broadcast) batch.
+func matmulBatched[T any](d ops.MatmulDims, a, b, c []T, mm mmFunc[T]) {
+	nb := d.BatchCount()
+	m, n, k := d.M, d.N, d.K
+	if nb == 0 || m == 0 || n == 0 {
+		return
+	}
+	workers := linalgWorkers()
+	if d.BBatch.Numel() == 1 {
+		// One B for every batch ([..., m, k] @ [k, n]): the batch folds
+		// into the rows of a single product.
+		mm(workers, false, false, nb*m, n, k, a, k, b, n, false, c, n)
+		return
+	}
+	aOff := batchOffsets(d.Batch, d.ABatch, m*k)
+	bOff := batchOffsets(d.Batch, d.BBatch, k*n)
+	one := func(t, w int) {
+		mm(w, false, false, m, n, k, a[aOff[t]:], k, b[bOff[t]:], n, false, c[t*m*n:], n)
+	}
+	if workers > 1 && m*n*k < batchParallelWork {
+		forTasks(workers, nb, func() struct{} { return struct{}{} }, func(t int, _ struct{}) { one(t, 1) })
+		return
+	}
+	for t := range nb {
+		one(t, workers)
+	}
+}
+
+func linearKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if len(ins) != 2 && len(ins) != 3 {
+		return fmt.Errorf("linear takes x, w and an optional bias, got %d tensors", len(ins))
+	}
+	var bias *tensor.Shape
+	if len(ins) == 3 {
+		bias = &ins[2].Shape
+	}
+	d, err := ops.Linear(ins[0].Shape, ins[1].Shape, bias)
+	if err != nil {
+		return err
+	}
+	linalgCompute(out, ins,
+		func(in [][]float32, c []float32) { linearRows(d, ins, in, c, out.Shape, sgemmMM) },
+		func(in [][]float64, c []float64) { linearRows(d, ins, in, c, out.Shape, gemm.GemmWorkers[float64]) },
+		func(in [][]int64, c []int64) { linearRows(d, ins, in, c, out.Shape, gemm.GemmWorkers[int64]) },
+	)
+	return nil
+}
+
+// linearRows computes C[rows, out] = X[rows, in]·Wᵀ (+ bias), reading W in
+// its [out, in] layout as a transposed operand, with no copy. ins are the
+// operands as given (for their shapes), in their values in the compute type.
+func linearRows[T any](d ops.LinearDims, ins []*tensor.Dense, in [][]T, c []T, shape tensor.Shape, mm mmFunc[T]) {
+	accumulate := false
+	if len(in) == 3 {
+		broadcastRows(c, shape, in[2], ins[2].Shape)
+		accumulate = true
+	}
+	if len(ins[1].Shape) == 1 {
+		mm(linalgWorkers(), false, false, d.Rows, 1, d.In, in[0], d.In, in[1], 1, accumulate, c, 1)
+		return
+	}
+	mm(linalgWorkers(), false, true, d.Rows, d.Out, d.In, in[0], d.In, in[1], d.In, accumulate, c, d.Out)
+}
+
+func outerKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if len(ins) != 2 || len(ins[0].Shape) != 1 || len(ins[1].Shape) != 1 {
+		return fmt.Errorf("outer takes two 1-d tensors")
+	}
+	switch out.DType {
+	case tensor.Float32:
+		outerOf(matF32(ins[0]), matF32(ins[1]), out.F32())
+	case tensor.Float64:
+		outerOf(matF64(ins[0]), matF64(ins[1]), out.F64())
+	case tensor.Int64:
+		outerOf(matI64(ins[0]), matI64(ins[1]), out.I64())
+	default:
+		a, b := ins[0], ins[1]
+		n := b.Numel()
+		for i := range a.Numel() {
+			for j := range n {
+				out.Set(i*n+j, a.At(i)*b.At(j))
+			}
+		}
+	}
+	return nil
+}
+
+func outerOf[T float32 | float64 | int64](a, b, c []T) {
+	for i, av := range a {
+		row := c[i*len(b) : (i+1)*len(b)]
+		for j, bv := range b {
+			row[j] = av * bv
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package stdlib
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// Linear algebra builtins: matmul (the @ operator), linear and outer.
+func init() {
+	register("matmul", "matmul(a, b): matrix product with torch.matmul's rules (1-d operands, broadcast batch dimensions); also a @ b", builtinMatmul)
+	register("linear", "linear(x, w, b=none): x @ w.T + b with w of shape [out, in], as torch's F.linear", builtinLinear)
+	register("outer", "outer(a, b): outer product of two vectors, shape [len(a), len(b)]", builtinOuter)
+}
+
+func builtinMatmul(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a, b *refs.Ref
+	if err := eval.UnpackArgs(th, "matmul", args, kwargs, "a", &a, "b", &b); err != nil {
+		return nil, err
+	}
+	return th.Submit("matmul", nil, a, b)
+}
+
+func builtinLinear(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x, w *refs.Ref
+	var bias eval.Value = eval.None
+	if err := eval.UnpackArgs(th, "linear", args, kwargs, "x", &x, "w", &w, "b?", &bias); err != nil {
+		return nil, err
+	}
+	ins, err := withOptional(th, "linear", "b", []*refs.Ref{x, w}, bias)
+	if err != nil {
+		return nil, err
+	}
+	return th.Submit("linear", nil, ins...)
+}
+
+func builtinOuter(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a, b *refs.Ref
+	if err := eval.UnpackArgs(th, "outer", args, kwargs, "a", &a, "b", &b); err != nil {
+		return nil, err
+	}
+	return th.Submit("outer", nil, a, b)
+}
+
+// withOptional appends an optional tensor argument (none: absent) to ins.
+func withOptional(th *eval.Thread, fname, param string, ins []*refs.Ref, v eval.Value) ([]*refs.Ref, error) {
+	if _, none := v.(eval.NoneType); none || v == nil {
+		return ins, nil
+	}
+	r, err := th.ToRef(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: argument %q must be a tensor or none, not %s", fname, param, eval.Describe(v))
+	}
+	return append(ins, r), nil
+}

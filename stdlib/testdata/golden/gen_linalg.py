@@ -1,0 +1,158 @@
+"""Goldens for matmul, linear, outer, conv2d, max_pool2d and attention.
+
+Run with Debian's python3-torch: /usr/bin/python3 gen_linalg.py
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from gen_common import Golden
+
+torch.manual_seed(3)
+g = Golden("linalg")
+
+# float32 products accumulate in a different order than torch's BLAS; the
+# issue asks for relative error under 1e-4, with an absolute floor for
+# entries that cancel to near zero.
+TOL = {"rtol": 1e-4, "atol": 1e-4}
+
+
+def r(*shape, dtype=torch.float32):
+    """Normal values rounded to multiples of 1/8: they print short, which
+    keeps the file small, and products of them sum exactly."""
+    return (torch.randn(*shape, dtype=torch.float64) * 8).round().div(8).to(dtype)
+
+
+def ri(*shape):
+    return torch.randint(-9, 10, shape, dtype=torch.int64)
+
+
+# matmul: every rank combination of torch.matmul, broadcasting, dtypes.
+for name, a, b in [
+    ("dot", r(5), r(5)),
+    ("mm", r(3, 4), r(4, 5)),
+    ("vec-mat", r(4), r(4, 5)),
+    ("mat-vec", r(3, 4), r(4)),
+    ("bmm", r(2, 3, 4), r(2, 4, 5)),
+    ("batch-mat", r(2, 3, 4), r(4, 5)),
+    ("mat-batch", r(3, 4), r(2, 4, 5)),
+    ("bcast-batch", r(2, 1, 3, 4), r(1, 3, 4, 5)),
+    ("bcast-4d-3d", r(2, 3, 3, 4), r(3, 4, 2)),
+    ("vec-batch", r(4), r(2, 4, 5)),
+    ("batch-vec", r(2, 3, 4), r(4)),
+    ("odd-33x65x17", r(33, 65), r(65, 17)),
+    ("odd-67x40x35", r(67, 40), r(40, 35)),
+    ("batched-odd", r(3, 7, 33), r(3, 33, 17)),
+    ("k0", r(2, 0), r(0, 3)),
+    ("m0", r(0, 3), r(3, 4)),
+    ("batch0", r(0, 2, 3), r(3, 4)),
+]:
+    g.case("matmul/" + name, "matmul", torch.matmul, [a, b], **TOL)
+g.case("matmul/mm-f64", "matmul", torch.matmul, [r(3, 4, dtype=torch.float64), r(4, 5, dtype=torch.float64)])
+g.case("matmul/bmm-f64", "matmul", torch.matmul, [r(2, 3, 4, dtype=torch.float64), r(1, 4, 5, dtype=torch.float64)])
+g.case("matmul/mm-i64", "matmul", torch.matmul, [ri(3, 4), ri(4, 5)])
+g.case("matmul/dot-i64", "matmul", torch.matmul, [ri(6), ri(6)])
+g.case("matmul/bcast-i64", "matmul", torch.matmul, [ri(2, 1, 3, 4), ri(3, 4, 2)])
+g.error("matmul/mismatch", "matmul", [r(2, 3), r(4, 5)], "matmul: shapes [2, 3] and [4, 5] do not align (3 != 4)")
+g.error("matmul/mismatch-vec", "matmul", [r(3), r(4)], "do not align (3 != 4)")
+g.error("matmul/scalar", "matmul", [torch.tensor(2.0), r(3)], "at least one dimension")
+g.error("matmul/batch", "matmul", [r(2, 3, 4), r(3, 4, 5)], "do not broadcast")
+
+# linear: x @ w.T + b with w [out, in].
+for name, args in [
+    ("bias", [r(4, 5), r(3, 5), r(3)]),
+    ("no-bias", [r(2, 3, 5), r(6, 5)]),
+    ("vec-input", [r(5), r(3, 5), r(3)]),
+    ("vec-weight", [r(4, 5), r(5)]),
+    ("bias-2d", [r(4, 5), r(3, 5), r(4, 3)]),
+    ("odd", [r(3, 13, 33), r(17, 33), r(17)]),
+    ("wide", [r(20, 40), r(35, 40), r(35)]),
+]:
+    g.case("linear/" + name, "linear", F.linear, args, **TOL)
+g.case("linear/none-bias", "linear", F.linear, [r(4, 5), r(3, 5), None], **TOL)
+g.case("linear/f64", "linear", F.linear, [r(4, 5, dtype=torch.float64), r(3, 5, dtype=torch.float64), r(3, dtype=torch.float64)])
+g.error("linear/mismatch", "linear", [r(4, 5), r(3, 6)], "linear: input shape [4, 5] and weight shape [3, 6] do not align (5 != 6)")
+g.error("linear/bad-bias", "linear", [r(4, 5), r(3, 5), r(4)], "does not broadcast")
+
+# outer
+g.case("outer/f32", "outer", torch.outer, [r(3), r(4)])
+g.case("outer/i64", "outer", torch.outer, [ri(3), ri(5)])
+g.case("outer/mixed", "outer", torch.outer, [ri(3), r(2)])
+g.error("outer/2d", "outer", [r(2, 2), r(3)], "1-d")
+
+# conv2d: stride, padding, dilation, groups, bias, unbatched, same/valid.
+x = r(2, 3, 8, 8)
+w = r(4, 3, 3, 3)
+b = r(4)
+g.case("conv2d/basic", "conv2d", F.conv2d, [x, w, b], **TOL)
+g.case("conv2d/no-bias", "conv2d", F.conv2d, [x, w], **TOL)
+g.case("conv2d/stride2-pad1", "conv2d", F.conv2d, [x, w, b], {"stride": 2, "padding": 1}, **TOL)
+g.case("conv2d/pairs", "conv2d", F.conv2d, [r(1, 3, 9, 7), r(2, 3, 3, 2), None],
+       {"stride": [2, 1], "padding": [1, 2]}, **TOL)
+g.case("conv2d/dilation", "conv2d", F.conv2d, [x, w, b], {"dilation": 2, "padding": 2}, **TOL)
+g.case("conv2d/groups", "conv2d", F.conv2d, [r(2, 4, 6, 6), r(6, 2, 3, 3), r(6)], {"groups": 2, "padding": 1}, **TOL)
+g.case("conv2d/depthwise", "conv2d", F.conv2d, [r(1, 3, 5, 5), r(3, 1, 3, 3)], {"groups": 3}, **TOL)
+g.case("conv2d/unbatched", "conv2d", F.conv2d, [r(3, 7, 7), r(5, 3, 3, 3), r(5)], {"padding": 1}, **TOL)
+g.case("conv2d/pointwise", "conv2d", F.conv2d, [r(2, 8, 5, 5), r(6, 8, 1, 1), r(6)], **TOL)
+g.case("conv2d/pointwise-stride", "conv2d", F.conv2d, [r(2, 8, 5, 5), r(6, 8, 1, 1)], {"stride": 2}, **TOL)
+g.case("conv2d/same-even", "conv2d", F.conv2d, [r(1, 2, 6, 7), r(3, 2, 4, 2)], {"padding": "same"}, **TOL)
+g.case("conv2d/valid", "conv2d", F.conv2d, [x, w], {"padding": "valid"}, **TOL)
+g.case("conv2d/large", "conv2d", F.conv2d, [r(2, 16, 9, 9), r(20, 16, 3, 3), r(20)], {"padding": 1}, **TOL)
+g.case("conv2d/strided-wide", "conv2d", F.conv2d, [r(1, 3, 17, 19), r(4, 3, 5, 5), r(4)], {"stride": 3, "padding": 2}, **TOL)
+g.case("conv2d/f64", "conv2d", F.conv2d, [x.double(), w.double(), b.double()], {"padding": 1})
+g.error("conv2d/channels", "conv2d", [x, r(4, 2, 3, 3)], "channels")
+g.error("conv2d/too-small", "conv2d", [r(1, 3, 2, 2), w], "smaller than the kernel")
+g.error("conv2d/int", "conv2d", [ri(1, 1, 3, 3), ri(1, 1, 2, 2)], "float32 or float64")
+g.error("conv2d/same-stride", "conv2d", [x, w], "stride 1", kwargs={"padding": "same", "stride": 2})
+
+# max_pool2d
+p = r(2, 3, 7, 8)
+g.case("max_pool2d/k2", "max_pool2d", F.max_pool2d, [p, 2])
+g.case("max_pool2d/k3-s2-p1", "max_pool2d", F.max_pool2d, [p, 3], {"stride": 2, "padding": 1})
+g.case("max_pool2d/pairs", "max_pool2d", F.max_pool2d, [p, [2, 3]], {"stride": [1, 2]})
+g.case("max_pool2d/ceil", "max_pool2d", F.max_pool2d, [p, 3], {"stride": 2, "ceil_mode": True})
+g.case("max_pool2d/dilation", "max_pool2d", F.max_pool2d, [p, 2], {"stride": 1, "dilation": 2})
+g.case("max_pool2d/unbatched", "max_pool2d", F.max_pool2d, [r(3, 5, 5), 2])
+nan = r(1, 1, 4, 4)
+nan[0, 0, 1, 1] = float("nan")
+g.case("max_pool2d/nan", "max_pool2d", F.max_pool2d, [nan, 2])
+g.case("max_pool2d/f64", "max_pool2d", F.max_pool2d, [p.double(), 2], {"padding": 1})
+g.error("max_pool2d/padding", "max_pool2d", [p, 2], "at most half", kwargs={"padding": 2})
+g.error("max_pool2d/too-small", "max_pool2d", [r(1, 1, 2, 2), 3], "smaller than the kernel")
+
+
+# attention: softmax(q @ k.T * scale + mask) @ v (torch 1.13 has no public
+# scaled_dot_product_attention, so the reference is written out in float64).
+def sdpa(q, k, v, causal=False, scale=None):
+    dt = q.dtype
+    q, k, v = q.double(), k.double(), v.double()
+    s = scale if scale is not None else 1 / math.sqrt(q.shape[-1])
+    scores = q @ k.transpose(-2, -1) * s
+    if causal:
+        L, S = q.shape[-2], k.shape[-2]
+        mask = torch.ones(L, S, dtype=torch.bool).tril()
+        scores = scores.masked_fill(~mask, float("-inf"))
+    return (torch.softmax(scores, dim=-1) @ v).to(dt)
+
+
+ATOL = {"rtol": 1e-4, "atol": 1e-5}
+for name, args, kw in [
+    ("basic", [r(2, 3, 5, 8), r(2, 3, 7, 8), r(2, 3, 7, 6)], {}),
+    ("causal", [r(2, 3, 6, 8), r(2, 3, 6, 8), r(2, 3, 6, 8)], {"causal": True}),
+    ("causal-short-q", [r(1, 5, 4), r(1, 7, 4), r(1, 7, 3)], {"causal": True}),
+    ("causal-long-q", [r(1, 7, 4), r(1, 5, 4), r(1, 5, 3)], {"causal": True}),
+    ("bcast-kv", [r(2, 3, 5, 8), r(1, 3, 7, 8), r(3, 7, 6)], {}),
+    ("2d", [r(5, 8), r(9, 8), r(9, 4)], {}),
+    ("scale", [r(2, 5, 8), r(2, 9, 8), r(2, 9, 4)], {"scale": 0.5}),
+    ("long", [r(130, 8), r(130, 8), r(130, 4)], {}),
+    ("long-causal", [r(130, 8), r(140, 8), r(140, 4)], {"causal": True}),
+]:
+    g.case("attention/" + name, "attention", sdpa, args, kw, **ATOL)
+g.case("attention/f64", "attention", sdpa,
+       [r(2, 5, 8, dtype=torch.float64), r(2, 7, 8, dtype=torch.float64), r(2, 7, 3, dtype=torch.float64)], {"causal": True})
+g.error("attention/features", "attention", [r(5, 8), r(9, 7), r(9, 4)], "feature dimension")
+g.error("attention/keys", "attention", [r(5, 8), r(9, 8), r(8, 4)], "sequence dimension")
+
+g.write()
