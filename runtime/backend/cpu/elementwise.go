@@ -1,0 +1,375 @@
+package cpu
+
+//go:generate go run elementwise_gen.go
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Binary elementwise kernels (arithmetic, comparisons, where). Operands
+// whose dtype differs from the computation's are converted first; the
+// computation runs on typed slices through row functions (the hot ones are
+// generated into elementwise_rows.go), either straight over the whole
+// output when shapes agree or one operand is a single element, or through
+// bcastIter for general broadcasting. Float16 and bfloat16 compute in
+// float32. Every loop reads element i of an operand before writing element
+// i of the output, so out may alias a same-shaped operand (ops.Def.Inplace).
+
+// number is the set of element types kernels compute in; bool computes as
+// uint8 holding 0 or 1.
+type number interface {
+	~float32 | ~float64 | ~int64 | ~uint8
+}
+
+// float is the set of floating-point element types.
+type float interface{ ~float32 | ~float64 }
+
+func init() {
+	for _, name := range ops.BinaryArith {
+		Register(name, binaryKernel(name))
+	}
+	for _, name := range ops.Comparisons {
+		Register(name, compareKernel(name))
+	}
+	Register("where", whereKernel)
+}
+
+func b2u(c bool) uint8 {
+	if c {
+		return 1
+	}
+	return 0
+}
+
+// maxNaN is torch.maximum on two elements: NaN wins.
+func maxNaN[T number](x, y T) T {
+	if x != x || x > y {
+		return x
+	}
+	return y
+}
+
+// minNaN is torch.minimum on two elements: NaN wins.
+func minNaN[T number](x, y T) T {
+	if x != x || x < y {
+		return x
+	}
+	return y
+}
+
+func isFloat[T number]() bool {
+	var z T
+	switch any(z).(type) {
+	case float32, float64:
+		return true
+	}
+	return false
+}
+
+func isHalf(dt tensor.DType) bool { return dt == tensor.Float16 || dt == tensor.BFloat16 }
+
+func checkInputs(name string, ins []*tensor.Dense, n int) error {
+	if len(ins) != n {
+		return fmt.Errorf("%s takes %d tensors, got %d", name, n, len(ins))
+	}
+	return nil
+}
+
+// viaFloat32 runs compute on a float32 copy of the output and converts the
+// result into out (for float16 and bfloat16 results).
+func viaFloat32(out *tensor.Dense, compute func(tmp *tensor.Dense) error) error {
+	tmp := tensor.NewDense(tensor.Meta{Shape: out.Shape, DType: tensor.Float32})
+	if err := compute(tmp); err != nil {
+		return err
+	}
+	castInto(out, tmp)
+	return nil
+}
+
+func binaryKernel(name string) Kernel {
+	var kernel Kernel
+	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		if err := checkInputs(name, ins, 2); err != nil {
+			return err
+		}
+		ct := out.DType
+		if isHalf(ct) {
+			return viaFloat32(out, func(tmp *tensor.Dense) error { return kernel(tmp, ins, attrs) })
+		}
+		a, b := castTo(ins[0], ct), castTo(ins[1], ct)
+		switch ct {
+		case tensor.Float32:
+			return runBinary(out.F32(), out.Shape, a.F32(), a.Shape, b.F32(), b.Shape, arithRow[float32](name))
+		case tensor.Float64:
+			return runBinary(out.F64(), out.Shape, a.F64(), a.Shape, b.F64(), b.Shape, arithRow[float64](name))
+		case tensor.Int64:
+			return runBinary(out.I64(), out.Shape, a.I64(), a.Shape, b.I64(), b.Shape, arithRow[int64](name))
+		case tensor.Uint8:
+			return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, arithRow[uint8](name))
+		case tensor.Bool:
+			// On 0/1 values, + is or and * is and (as torch); the other
+			// ops are rejected by inference.
+			switch name {
+			case "add", "maximum":
+				return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, maximumRow[uint8])
+			case "mul", "minimum":
+				return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, minimumRow[uint8])
+			}
+		}
+		return fmt.Errorf("%s has no cpu kernel for %v", name, ct)
+	}
+	return kernel
+}
+
+// arithRow picks the row function of a binary arithmetic op for T.
+func arithRow[T number](name string) func(o, a, b []T) error {
+	switch name {
+	case "add":
+		return addRow[T]
+	case "sub":
+		return subRow[T]
+	case "mul":
+		return mulRow[T]
+	case "div":
+		return divRow[T]
+	case "maximum":
+		return maximumRow[T]
+	case "minimum":
+		return minimumRow[T]
+	}
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return any(floatArithRow[float32](name)).(func(o, a, b []T) error)
+	case float64:
+		return any(floatArithRow[float64](name)).(func(o, a, b []T) error)
+	}
+	return intArithRow[T](name)
+}
+
+// stride is 0 when x is broadcast along a row of o, else 1.
+func stride[T, O any](x []T, o []O) int {
+	if len(x) == len(o) {
+		return 1
+	}
+	return 0
+}
+
+// floatArithRow is floordiv, mod or pow on floats.
+func floatArithRow[F float](name string) func(o, a, b []F) error {
+	var f func(x, y float64) float64
+	switch name {
+	case "floordiv":
+		f = ops.FloorDivFloat
+	case "mod":
+		f = ops.ModFloat
+	case "pow":
+		return powFloatRow[F]
+	default:
+		panic("cpu: no float row for " + name)
+	}
+	return func(o, a, b []F) error {
+		sa, sb := stride(a, o), stride(b, o)
+		for i := range o {
+			o[i] = F(f(float64(a[i*sa]), float64(b[i*sb])))
+		}
+		return nil
+	}
+}
+
+// powFloatRow is x ** y, with the common constant exponents 2 and 0.5
+// done without math.Pow.
+func powFloatRow[F float](o, a, b []F) error {
+	sa, sb := stride(a, o), stride(b, o)
+	if sb == 0 && sa == 1 {
+		switch y := b[0]; y {
+		case 2:
+			for i, x := range a[:len(o)] {
+				o[i] = x * x
+			}
+			return nil
+		case 0.5:
+			for i, x := range a[:len(o)] {
+				o[i] = F(math.Sqrt(float64(x)))
+			}
+			return nil
+		}
+	}
+	for i := range o {
+		o[i] = F(math.Pow(float64(a[i*sa]), float64(b[i*sb])))
+	}
+	return nil
+}
+
+// intArithRow is floordiv, mod or pow on integers (computed in int64 and
+// truncated back, which wraps uint8 as torch does).
+func intArithRow[T number](name string) func(o, a, b []T) error {
+	var f func(x, y int64) (int64, error)
+	switch name {
+	case "floordiv":
+		f = ops.FloorDivInt
+	case "mod":
+		f = ops.ModInt
+	case "pow":
+		f = ops.PowInt
+	default:
+		panic("cpu: no integer row for " + name)
+	}
+	return func(o, a, b []T) error {
+		sa, sb := stride(a, o), stride(b, o)
+		for i := range o {
+			v, err := f(int64(a[i*sa]), int64(b[i*sb]))
+			if err != nil {
+				return err
+			}
+			o[i] = T(v)
+		}
+		return nil
+	}
+}
+
+// runBinary applies row over the broadcast of a and b into o.
+func runBinary[T, O any](o []O, os tensor.Shape, a []T, as tensor.Shape, b []T, bs tensor.Shape, row func(o []O, a, b []T) error) error {
+	n := len(o)
+	if n == 0 {
+		return nil
+	}
+	// Equal element counts mean equal shapes: an operand broadcast to the
+	// output has every dimension equal to the output's or 1.
+	if (len(a) == n || len(a) == 1) && (len(b) == n || len(b) == 1) {
+		if n < parallelMin {
+			return row(o, a, b)
+		}
+		return parallelFor(n, func(lo, hi int) error {
+			return row(o[lo:hi], sliceRow(a, lo, hi, n), sliceRow(b, lo, hi, n))
+		})
+	}
+	it := newBcastIter(os, as, bs)
+	return parallelFor(n, func(lo, hi int) error {
+		var err error
+		it.rows(lo, hi, func(pos int, off *[maxInputs]int, m int) {
+			if err == nil {
+				err = row(o[pos:pos+m], rowOf(a, off[0], it.inner[0], m), rowOf(b, off[1], it.inner[1], m))
+			}
+		})
+		return err
+	})
+}
+
+// sliceRow is x's part of the output range [lo, hi) when x has either n
+// elements or one.
+func sliceRow[T any](x []T, lo, hi, n int) []T {
+	if len(x) == n {
+		return x[lo:hi]
+	}
+	return x
+}
+
+func compareKernel(name string) Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+		if err := checkInputs(name, ins, 2); err != nil {
+			return err
+		}
+		ct := tensor.ResultType(ins[0].Meta, ins[1].Meta)
+		if isHalf(ct) {
+			ct = tensor.Float32
+		}
+		a, b := castTo(ins[0], ct), castTo(ins[1], ct)
+		o := out.U8()
+		switch ct {
+		case tensor.Float32:
+			return runBinary(o, out.Shape, a.F32(), a.Shape, b.F32(), b.Shape, compareRow[float32](name))
+		case tensor.Float64:
+			return runBinary(o, out.Shape, a.F64(), a.Shape, b.F64(), b.Shape, compareRow[float64](name))
+		case tensor.Int64:
+			return runBinary(o, out.Shape, a.I64(), a.Shape, b.I64(), b.Shape, compareRow[int64](name))
+		case tensor.Uint8, tensor.Bool:
+			return runBinary(o, out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, compareRow[uint8](name))
+		}
+		return fmt.Errorf("%s has no cpu kernel for %v", name, ct)
+	}
+}
+
+// compareRow picks the row function of a comparison for T.
+func compareRow[T number](name string) func(o []uint8, a, b []T) error {
+	switch name {
+	case "eq":
+		return eqRow[T]
+	case "ne":
+		return neRow[T]
+	case "lt":
+		return ltRow[T]
+	case "le":
+		return leRow[T]
+	case "gt":
+		return gtRow[T]
+	case "ge":
+		return geRow[T]
+	}
+	panic("cpu: unknown comparison " + name)
+}
+
+// whereKernel is where(cond, a, b): a where cond is true, else b.
+func whereKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("where", ins, 3); err != nil {
+		return err
+	}
+	ct := out.DType
+	if isHalf(ct) {
+		return viaFloat32(out, func(tmp *tensor.Dense) error { return whereKernel(tmp, ins, attrs) })
+	}
+	c := castTo(ins[0], tensor.Bool)
+	a, b := castTo(ins[1], ct), castTo(ins[2], ct)
+	switch ct {
+	case tensor.Float32:
+		return runWhere(out.F32(), out.Shape, c, a.F32(), a.Shape, b.F32(), b.Shape)
+	case tensor.Float64:
+		return runWhere(out.F64(), out.Shape, c, a.F64(), a.Shape, b.F64(), b.Shape)
+	case tensor.Int64:
+		return runWhere(out.I64(), out.Shape, c, a.I64(), a.Shape, b.I64(), b.Shape)
+	case tensor.Uint8, tensor.Bool:
+		return runWhere(out.U8(), out.Shape, c, a.U8(), a.Shape, b.U8(), b.Shape)
+	}
+	return fmt.Errorf("where has no cpu kernel for %v", ct)
+}
+
+func runWhere[T number](o []T, os tensor.Shape, cond *tensor.Dense, a []T, as tensor.Shape, b []T, bs tensor.Shape) error {
+	n := len(o)
+	if n == 0 {
+		return nil
+	}
+	c := cond.U8()
+	it := newBcastIter(os, cond.Shape, as, bs)
+	return parallelFor(n, func(lo, hi int) error {
+		it.rows(lo, hi, func(pos int, off *[maxInputs]int, m int) {
+			whereRow(o[pos:pos+m], rowOf(c, off[0], it.inner[0], m), rowOf(a, off[1], it.inner[1], m), rowOf(b, off[2], it.inner[2], m))
+		})
+		return nil
+	})
+}
+
+func whereRow[T number](o []T, c []uint8, a, b []T) {
+	sc, sa, sb := stride(c, o), stride(a, o), stride(b, o)
+	if sc == 1 && sa == 1 && sb == 1 {
+		c, a, b = c[:len(o)], a[:len(o)], b[:len(o)]
+		for i := range o {
+			if c[i] != 0 {
+				o[i] = a[i]
+			} else {
+				o[i] = b[i]
+			}
+		}
+		return
+	}
+	for i := range o {
+		if c[i*sc] != 0 {
+			o[i] = a[i*sa]
+		} else {
+			o[i] = b[i*sb]
+		}
+	}
+}

@@ -1,0 +1,131 @@
+package cpu
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Casts between dtypes, as torch's .to(dtype): floats to integers truncate
+// toward zero (NaN and out-of-range values give what x86 gives, as torch
+// on this hardware), integers wrap into uint8, anything nonzero (NaN too)
+// is true.
+
+func init() {
+	Register("astype", castKernel)
+}
+
+func castKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("astype", ins, 1); err != nil {
+		return err
+	}
+	if a, ok := attrs.(ops.CastAttrs); !ok || a.To != out.DType {
+		return fmt.Errorf("astype: attributes %v do not match the output %v", attrs, out.Meta)
+	}
+	castInto(out, ins[0])
+	return nil
+}
+
+// castTo returns d converted to dt, or d itself when it already is.
+func castTo(d *tensor.Dense, dt tensor.DType) *tensor.Dense {
+	if d.DType == dt {
+		return d
+	}
+	c := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: dt})
+	castInto(c, d)
+	return c
+}
+
+// castInto converts every element of src into dst (same element count).
+func castInto(dst, src *tensor.Dense) {
+	n := src.Numel()
+	if src.DType == dst.DType {
+		copy(dst.Buf, src.Buf)
+		return
+	}
+	parallelFor(n, func(lo, hi int) error {
+		switch dst.DType {
+		case tensor.Float32:
+			convertRange(dst.F32()[lo:hi], src, lo)
+		case tensor.Float64:
+			convertRange(dst.F64()[lo:hi], src, lo)
+		case tensor.Int64:
+			convertRange(dst.I64()[lo:hi], src, lo)
+		case tensor.Uint8:
+			convertRange(dst.U8()[lo:hi], src, lo)
+		case tensor.Bool:
+			boolRange(dst.U8()[lo:hi], src, lo)
+		default:
+			for i := lo; i < hi; i++ {
+				dst.Set(i, src.At(i))
+			}
+		}
+		return nil
+	})
+}
+
+// convertRange fills dst with src's elements from lo on.
+func convertRange[D number](dst []D, src *tensor.Dense, lo int) {
+	hi := lo + len(dst)
+	switch src.DType {
+	case tensor.Float32:
+		convertSlice(dst, src.F32()[lo:hi])
+	case tensor.Float64:
+		convertSlice(dst, src.F64()[lo:hi])
+	case tensor.Int64:
+		convertSlice(dst, src.I64()[lo:hi])
+	case tensor.Uint8, tensor.Bool:
+		convertSlice(dst, src.U8()[lo:hi])
+	default:
+		toInt := !isFloat[D]()
+		for i := range dst {
+			v := src.At(lo + i)
+			if toInt {
+				dst[i] = D(int64(v))
+			} else {
+				dst[i] = D(v)
+			}
+		}
+	}
+}
+
+func convertSlice[D, S number](dst []D, src []S) {
+	src = src[:len(dst)]
+	if isFloat[S]() && !isFloat[D]() {
+		// Through int64 so that uint8 wraps like an integer cast.
+		for i, v := range src {
+			dst[i] = D(int64(v))
+		}
+		return
+	}
+	for i, v := range src {
+		dst[i] = D(v)
+	}
+}
+
+// boolRange fills dst with 1 where src is nonzero.
+func boolRange(dst []uint8, src *tensor.Dense, lo int) {
+	hi := lo + len(dst)
+	switch src.DType {
+	case tensor.Float32:
+		nonzero(dst, src.F32()[lo:hi])
+	case tensor.Float64:
+		nonzero(dst, src.F64()[lo:hi])
+	case tensor.Int64:
+		nonzero(dst, src.I64()[lo:hi])
+	case tensor.Uint8, tensor.Bool:
+		nonzero(dst, src.U8()[lo:hi])
+	default:
+		for i := range dst {
+			dst[i] = b2u(src.At(lo+i) != 0)
+		}
+	}
+}
+
+func nonzero[S number](dst []uint8, src []S) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = b2u(v != 0)
+	}
+}

@@ -1,0 +1,298 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Elementwise ops: binary arithmetic and comparisons with NumPy broadcasting
+// and PyTorch promotion, unary math, clamp, astype and where. Their scalar
+// semantics (integer division and modulo signs, pow) are the functions at
+// the end of this file, shared by every backend and by the evaluator's
+// unboxed-scalar fast path.
+
+// Binary arithmetic ops, in the order of the script operators.
+var BinaryArith = []string{"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum"}
+
+// Comparisons give bool tensors.
+var Comparisons = []string{"eq", "ne", "lt", "le", "gt", "ge"}
+
+// FloatUnary are the unary ops that compute in floating point: integer and
+// bool inputs give float32 (as torch).
+var FloatUnary = []string{"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu", "silu"}
+
+// KeepUnary are the unary ops whose result has the input's dtype.
+var KeepUnary = []string{"neg", "abs", "relu"}
+
+// ClampAttrs are the attributes of "clamp": the bounds that were given.
+// The result dtype is the promotion of the input with the bounds as 0-d
+// operands (an int64 tensor clamped to 0.5 becomes float32, as in torch).
+type ClampAttrs struct {
+	Min, Max       float64
+	HasMin, HasMax bool
+	// MinFloat and MaxFloat say the bound was written as a float, which
+	// promotes integer inputs to float32.
+	MinFloat, MaxFloat bool
+}
+
+// ErrIntDivZero is the execution error of integer division or modulo by 0.
+var ErrIntDivZero = fmt.Errorf("integer division by zero")
+
+// ErrIntNegPow is the error of an integer raised to a negative integer power.
+var ErrIntNegPow = fmt.Errorf("integers to negative integer powers are not allowed (use astype(x, \"float32\") first)")
+
+func init() {
+	for _, name := range BinaryArith {
+		Register(&Def{Name: name, Infer: inferBinary(name), Flops: perOutput, Inplace: []int{0, 1}})
+	}
+	for _, name := range Comparisons {
+		Register(&Def{Name: name, Infer: inferCompare(name), Flops: perOutput, Inplace: []int{0, 1}})
+	}
+	for _, name := range FloatUnary {
+		Register(&Def{Name: name, Infer: inferUnary(name, true), Flops: perOutput, Inplace: []int{0}})
+	}
+	for _, name := range KeepUnary {
+		Register(&Def{Name: name, Infer: inferUnary(name, false), Flops: perOutput, Inplace: []int{0}})
+	}
+	Register(&Def{Name: "logical_not", Infer: inferLogicalNot, Flops: perOutput, Inplace: []int{0}})
+	Register(&Def{Name: "clamp", Infer: inferClamp, Flops: perOutput, Inplace: []int{0}})
+	Register(&Def{Name: "astype", Infer: inferCast, Inplace: []int{0}})
+	Register(&Def{Name: "where", Infer: inferWhere, Flops: perOutput, Inplace: []int{1, 2}})
+}
+
+// perOutput costs one flop per output element.
+func perOutput(_ []tensor.Meta, out tensor.Meta, _ any) int64 { return int64(out.Shape.Numel()) }
+
+func wantInputs(name string, in []tensor.Meta, n int) error {
+	if len(in) != n {
+		return fmt.Errorf("%s takes %d tensors, got %d", name, n, len(in))
+	}
+	return nil
+}
+
+// BroadcastShapes is tensor.Broadcast with the message scripts see.
+func BroadcastShapes(a, b tensor.Shape) (tensor.Shape, error) {
+	s, err := tensor.Broadcast(a, b)
+	if err != nil {
+		return nil, fmt.Errorf("cannot broadcast shapes %v and %v", a, b)
+	}
+	return s, nil
+}
+
+func inferBinary(name string) InferFunc {
+	return func(in []tensor.Meta, _ any) (tensor.Meta, error) {
+		if err := wantInputs(name, in, 2); err != nil {
+			return tensor.Meta{}, err
+		}
+		shape, err := BroadcastShapes(in[0].Shape, in[1].Shape)
+		if err != nil {
+			return tensor.Meta{}, err
+		}
+		dt, err := BinaryDType(name, in[0], in[1])
+		return tensor.Meta{Shape: shape, DType: dt}, err
+	}
+}
+
+// BinaryDType is the result dtype of a binary arithmetic op, or the error
+// torch gives for it (bool subtraction, integer-only ops on bools).
+func BinaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
+	dt := tensor.ResultType(a, b)
+	switch name {
+	case "div":
+		if !dt.IsFloat() {
+			dt = tensor.Float32
+		}
+	case "sub":
+		if a.DType == tensor.Bool || b.DType == tensor.Bool {
+			return 0, fmt.Errorf("subtraction with a bool tensor is not supported (%v - %v); use logical_not or astype", a, b)
+		}
+	case "floordiv", "mod", "pow":
+		if dt == tensor.Bool {
+			return 0, fmt.Errorf("%s is not supported on bool tensors (%v, %v); use astype first", name, a, b)
+		}
+	}
+	return dt, nil
+}
+
+func inferCompare(name string) InferFunc {
+	return func(in []tensor.Meta, _ any) (tensor.Meta, error) {
+		if err := wantInputs(name, in, 2); err != nil {
+			return tensor.Meta{}, err
+		}
+		shape, err := BroadcastShapes(in[0].Shape, in[1].Shape)
+		return tensor.Meta{Shape: shape, DType: tensor.Bool}, err
+	}
+}
+
+func inferUnary(name string, float bool) InferFunc {
+	return func(in []tensor.Meta, _ any) (tensor.Meta, error) {
+		if err := wantInputs(name, in, 1); err != nil {
+			return tensor.Meta{}, err
+		}
+		dt := in[0].DType
+		switch {
+		case float && !dt.IsFloat():
+			if name == "gelu" {
+				return tensor.Meta{}, fmt.Errorf("gelu needs a float tensor, got %v; use astype", dt)
+			}
+			dt = tensor.Float32
+		case !float && dt == tensor.Bool:
+			return tensor.Meta{}, fmt.Errorf("%s is not supported on bool tensors; use logical_not or astype", name)
+		}
+		return tensor.Meta{Shape: in[0].Shape, DType: dt}, nil
+	}
+}
+
+func inferLogicalNot(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if err := wantInputs("logical_not", in, 1); err != nil {
+		return tensor.Meta{}, err
+	}
+	return tensor.Meta{Shape: in[0].Shape, DType: tensor.Bool}, nil
+}
+
+// ClampDType is clamp's result dtype: x promoted with each given bound as a
+// 0-d int64 or float32 operand.
+func ClampDType(x tensor.DType, a ClampAttrs) tensor.DType {
+	dt := x
+	scalar := func(isFloat bool) {
+		s := tensor.Int64
+		if isFloat {
+			s = tensor.Float32
+		}
+		dt = tensor.ResultType(tensor.Meta{Shape: tensor.Shape{1}, DType: dt}, tensor.Meta{DType: s})
+	}
+	if a.HasMin {
+		scalar(a.MinFloat)
+	}
+	if a.HasMax {
+		scalar(a.MaxFloat)
+	}
+	return dt
+}
+
+func inferClamp(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if err := wantInputs("clamp", in, 1); err != nil {
+		return tensor.Meta{}, err
+	}
+	a, ok := attrs.(ClampAttrs)
+	if !ok {
+		return tensor.Meta{}, fmt.Errorf("clamp: attributes must be ClampAttrs, got %T", attrs)
+	}
+	if !a.HasMin && !a.HasMax {
+		return tensor.Meta{}, fmt.Errorf("clamp needs min=, max= or both")
+	}
+	return tensor.Meta{Shape: in[0].Shape, DType: ClampDType(in[0].DType, a)}, nil
+}
+
+func inferCast(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if err := wantInputs("astype", in, 1); err != nil {
+		return tensor.Meta{}, err
+	}
+	a, ok := attrs.(CastAttrs)
+	if !ok {
+		return tensor.Meta{}, fmt.Errorf("astype: attributes must be CastAttrs, got %T", attrs)
+	}
+	if a.To.Size() == 0 || a.To == tensor.Invalid {
+		return tensor.Meta{}, fmt.Errorf("astype: invalid dtype %v", a.To)
+	}
+	return tensor.Meta{Shape: in[0].Shape, DType: a.To}, nil
+}
+
+func inferWhere(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if err := wantInputs("where", in, 3); err != nil {
+		return tensor.Meta{}, err
+	}
+	if in[0].DType != tensor.Bool {
+		return tensor.Meta{}, fmt.Errorf("where: the condition must be a bool tensor, got %v", in[0])
+	}
+	ab, err := BroadcastShapes(in[1].Shape, in[2].Shape)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	shape, err := tensor.Broadcast(in[0].Shape, ab)
+	if err != nil {
+		return tensor.Meta{}, fmt.Errorf("cannot broadcast the condition's shape %v with the values' shapes %v and %v",
+			in[0].Shape, in[1].Shape, in[2].Shape)
+	}
+	return tensor.Meta{Shape: shape, DType: tensor.ResultType(in[1], in[2])}, nil
+}
+
+// FloorDivInt is a // b for integers: the quotient rounded toward negative
+// infinity (Python and torch.floor_divide).
+func FloorDivInt(a, b int64) (int64, error) {
+	if b == 0 {
+		return 0, ErrIntDivZero
+	}
+	if b == -1 {
+		return -a, nil // avoids the MinInt64 / -1 trap; wraps like torch
+	}
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q, nil
+}
+
+// ModInt is a % b for integers, with the divisor's sign (torch.remainder).
+func ModInt(a, b int64) (int64, error) {
+	if b == 0 {
+		return 0, ErrIntDivZero
+	}
+	if b == -1 {
+		return 0, nil
+	}
+	r := a % b
+	if r != 0 && (r < 0) != (b < 0) {
+		r += b
+	}
+	return r, nil
+}
+
+// FloorDivFloat is a // b for floats, computed as torch does (from fmod,
+// so that a == b*(a//b) + a%b holds as closely as rounding allows).
+func FloorDivFloat(a, b float64) float64 {
+	if b == 0 {
+		return a / b
+	}
+	mod := math.Mod(a, b)
+	div := (a - mod) / b
+	if mod != 0 && (b < 0) != (mod < 0) {
+		div--
+	}
+	if div == 0 {
+		return math.Copysign(0, a/b)
+	}
+	fl := math.Floor(div)
+	if div-fl > 0.5 {
+		fl++
+	}
+	return fl
+}
+
+// ModFloat is a % b for floats, with the divisor's sign (torch.remainder).
+func ModFloat(a, b float64) float64 {
+	m := math.Mod(a, b)
+	if m != 0 && (b < 0) != (m < 0) {
+		m += b
+	}
+	return m
+}
+
+// PowInt is a ** b for integers by repeated squaring, wrapping on overflow
+// like torch; negative exponents are an error.
+func PowInt(a, b int64) (int64, error) {
+	if b < 0 {
+		return 0, ErrIntNegPow
+	}
+	r := int64(1)
+	for b > 0 {
+		if b&1 != 0 {
+			r *= a
+		}
+		a *= a
+		b >>= 1
+	}
+	return r, nil
+}

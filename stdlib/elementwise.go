@@ -1,0 +1,154 @@
+package stdlib
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Elementwise builtins: the named forms of the arithmetic and comparison
+// operators, unary math, clamp, astype and where. Broadcasting, promotion
+// and the scalar semantics are the ops' (runtime/ops/elementwise.go).
+
+var binaryDocs = map[string]string{
+	"add":      "add(a, b): a + b, broadcasting",
+	"sub":      "sub(a, b): a - b, broadcasting",
+	"mul":      "mul(a, b): a * b, broadcasting",
+	"div":      "div(a, b): true division a / b (integers give float32)",
+	"floordiv": "floordiv(a, b): a // b, rounded toward negative infinity",
+	"mod":      "mod(a, b): a % b, with the sign of b",
+	"pow":      "pow(a, b): a ** b",
+	"maximum":  "maximum(a, b): the larger element of a and b (NaN wins)",
+	"minimum":  "minimum(a, b): the smaller element of a and b (NaN wins)",
+	"eq":       "eq(a, b): a == b elementwise, a bool tensor",
+	"ne":       "ne(a, b): a != b elementwise, a bool tensor",
+	"lt":       "lt(a, b): a < b elementwise, a bool tensor",
+	"le":       "le(a, b): a <= b elementwise, a bool tensor",
+	"gt":       "gt(a, b): a > b elementwise, a bool tensor",
+	"ge":       "ge(a, b): a >= b elementwise, a bool tensor",
+}
+
+var unaryDocs = map[string]string{
+	"neg":         "neg(x): -x",
+	"abs":         "abs(x): |x|",
+	"exp":         "exp(x): e ** x",
+	"log":         "log(x): natural logarithm",
+	"sqrt":        "sqrt(x): square root",
+	"rsqrt":       "rsqrt(x): 1 / sqrt(x)",
+	"sin":         "sin(x): sine",
+	"cos":         "cos(x): cosine",
+	"tanh":        "tanh(x): hyperbolic tangent",
+	"sigmoid":     "sigmoid(x): 1 / (1 + exp(-x))",
+	"relu":        "relu(x): max(x, 0)",
+	"gelu":        "gelu(x): x * Phi(x), the exact (erf) form",
+	"silu":        "silu(x): x * sigmoid(x)",
+	"logical_not": "logical_not(x): true where x is zero, a bool tensor",
+}
+
+func init() {
+	for name, doc := range binaryDocs {
+		register(name, doc, binaryBuiltin(name))
+	}
+	for name, doc := range unaryDocs {
+		register(name, doc, unaryBuiltin(name))
+	}
+	register("clamp", "clamp(x, min=none, max=none): x limited to [min, max]", clampBuiltin)
+	register("astype", `astype(x, dtype): x converted to dtype ("float32", "int64", ...)`, astypeBuiltin)
+	register("where", "where(cond, a, b): a where cond is true, else b, broadcasting all three", whereBuiltin)
+}
+
+func binaryBuiltin(name string) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var x, y *refs.Ref
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a", &x, "b", &y); err != nil {
+			return nil, err
+		}
+		if name == "pow" {
+			if err := CheckPow(x, y); err != nil {
+				return nil, err
+			}
+		}
+		return th.Submit(name, nil, x, y)
+	}
+}
+
+// CheckPow reports the error of an integer base raised to a negative
+// integer exponent when the exponent is already known (a 0-d ready value,
+// such as a literal), so that it points at the call rather than surfacing
+// when the result is used. Other negative exponents fail at execution.
+func CheckPow(base, exp *refs.Ref) error {
+	if base.DType().IsFloat() || exp.DType().IsFloat() || exp.DType() == tensor.Bool || len(exp.Shape()) != 0 {
+		return nil
+	}
+	if h := exp.Host(); h != nil && h.At(0) < 0 {
+		return ops.ErrIntNegPow
+	}
+	return nil
+}
+
+func unaryBuiltin(name string) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var x *refs.Ref
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x); err != nil {
+			return nil, err
+		}
+		return th.Submit(name, nil, x)
+	}
+}
+
+func clampBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x *refs.Ref
+	lo, hi := eval.None, eval.None
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "min?", &lo, "max?", &hi); err != nil {
+		return nil, err
+	}
+	var a ops.ClampAttrs
+	var err error
+	if a.Min, a.HasMin, a.MinFloat, err = clampBound(th, b.Name, "min", lo); err != nil {
+		return nil, err
+	}
+	if a.Max, a.HasMax, a.MaxFloat, err = clampBound(th, b.Name, "max", hi); err != nil {
+		return nil, err
+	}
+	return th.Submit("clamp", a, x)
+}
+
+// clampBound reads a clamp bound: none, or a number (a 0-d tensor).
+func clampBound(th *eval.Thread, fname, param string, v eval.Value) (val float64, has, isFloat bool, err error) {
+	if _, none := v.(eval.NoneType); none {
+		return 0, false, false, nil
+	}
+	f, ok := th.AsFloat(v)
+	if !ok {
+		return 0, false, false, fmt.Errorf("%s: argument %q must be a number or none, not %s", fname, param, eval.Describe(v))
+	}
+	dt := eval.ScalarDType(v)
+	if t, isT := v.(eval.Tensor); isT {
+		dt = t.Ref.DType()
+	}
+	return f, true, dt.IsFloat(), nil
+}
+
+func astypeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x *refs.Ref
+	var dt tensor.DType
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dtype", &dt); err != nil {
+		return nil, err
+	}
+	if x.DType() == dt {
+		th.RT.Retain(x)
+		return eval.Tensor{Ref: x}, nil
+	}
+	return th.Submit("astype", ops.CastAttrs{To: dt}, x)
+}
+
+func whereBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var c, x, y *refs.Ref
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "cond", &c, "a", &x, "b", &y); err != nil {
+		return nil, err
+	}
+	return th.Submit("where", nil, c, x, y)
+}
