@@ -260,7 +260,7 @@ func embeddingKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 	row := table.Shape[1] * table.DType.Size()
 	for i, id := range ids {
 		if id < 0 || id >= int64(rows) {
-			return fmt.Errorf("embedding: id %d at position %v of the ids is out of range for a table of %d rows",
+			return fmt.Errorf("id %d at position %v of the ids is out of range for a table of %d rows",
 				id, unravelIndex(i, ins[0].Shape), rows)
 		}
 		copy(out.Buf[i*row:(i+1)*row], table.Buf[int(id)*row:(int(id)+1)*row])
@@ -328,7 +328,7 @@ func crossEntropyKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error
 				continue
 			}
 			if t < 0 || t >= int64(classes) {
-				return fmt.Errorf("cross_entropy: target %d at position %v is out of range for %d classes",
+				return fmt.Errorf("target %d at position %v is out of range for %d classes",
 					t, unravelIndex(o*inner+j, ins[1].Shape), classes)
 			}
 			m := math.Inf(-1)
