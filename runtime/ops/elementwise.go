@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -13,10 +14,10 @@ import (
 // the end of this file, shared by every backend and by the evaluator's
 // unboxed-scalar fast path.
 
-// Binary arithmetic ops, in the order of the script operators.
+// BinaryArith lists the binary arithmetic ops.
 var BinaryArith = []string{"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum"}
 
-// Comparisons give bool tensors.
+// Comparisons lists the comparison ops, which give bool tensors.
 var Comparisons = []string{"eq", "ne", "lt", "le", "gt", "ge"}
 
 // FloatUnary are the unary ops that compute in floating point: integer and
@@ -38,10 +39,10 @@ type ClampAttrs struct {
 }
 
 // ErrIntDivZero is the execution error of integer division or modulo by 0.
-var ErrIntDivZero = fmt.Errorf("integer division by zero")
+var ErrIntDivZero = errors.New("integer division by zero")
 
 // ErrIntNegPow is the error of an integer raised to a negative integer power.
-var ErrIntNegPow = fmt.Errorf("integers to negative integer powers are not allowed (use astype(x, \"float32\") first)")
+var ErrIntNegPow = errors.New("integers to negative integer powers are not allowed (use astype(x, \"float32\") first)")
 
 func init() {
 	for _, name := range BinaryArith {

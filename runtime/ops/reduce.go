@@ -81,7 +81,7 @@ func ReduceDType(name string, in tensor.DType) (tensor.DType, error) {
 		}
 	case "mean", "var", "std":
 		if !in.IsFloat() {
-			return 0, fmt.Errorf("%s needs a float tensor, got %v; use astype(x, \"float32\")", name, in)
+			return 0, fmt.Errorf("%s needs a float tensor; use astype(x, \"float32\") (got %v)", name, in)
 		}
 	case "argmax", "argmin":
 		if in == tensor.Bool {
