@@ -1,0 +1,137 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// naiveConv2d is the direct definition of a grouped, strided, dilated and
+// padded convolution, in float64.
+func naiveConv2d(x, w, bias *tensor.Dense, a ops.Conv2dAttrs) []float64 {
+	var bs *tensor.Shape
+	if bias != nil {
+		bs = &bias.Shape
+	}
+	d, err := ops.Conv2d(x.Shape, w.Shape, bs, a)
+	if err != nil {
+		panic(err)
+	}
+	cg, og := d.C/a.Groups, d.OutC/a.Groups
+	out := make([]float64, d.Batch*d.OutC*d.OH*d.OW)
+	for n := range d.Batch {
+		for o := range d.OutC {
+			g := o / og
+			for oh := range d.OH {
+				for ow := range d.OW {
+					var s float64
+					if bias != nil {
+						s = bias.At(o)
+					}
+					for c := range cg {
+						for ki := range d.KH {
+							for kj := range d.KW {
+								ih := oh*a.Stride[0] - a.PadLo[0] + ki*a.Dilation[0]
+								iw := ow*a.Stride[1] - a.PadLo[1] + kj*a.Dilation[1]
+								if ih < 0 || ih >= d.H || iw < 0 || iw >= d.W {
+									continue
+								}
+								xv := x.At(((n*d.C+g*cg+c)*d.H+ih)*d.W + iw)
+								s += xv * w.At(((o*cg+c)*d.KH+ki)*d.KW+kj)
+							}
+						}
+					}
+					out[((n*d.OutC+o)*d.OH+oh)*d.OW+ow] = s
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestConv2dAgainstDirectDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	one := [2]int{1, 1}
+	for _, tc := range []struct {
+		name string
+		x, w []int
+		bias bool
+		a    ops.Conv2dAttrs
+	}{
+		// 16·9 rows × 1600 positions exceeds colBudget: lowered in chunks.
+		{"chunked", []int{2, 16, 40, 40}, []int{8, 16, 3, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
+		{"batch1-parallel-gemm", []int{1, 8, 30, 30}, []int{20, 8, 3, 3}, false, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
+		{"asymmetric-pad", []int{2, 3, 9, 8}, []int{5, 3, 4, 2}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{1, 0}, PadHi: [2]int{2, 1}, Dilation: one, Groups: 1}},
+		{"strided-dilated", []int{3, 4, 17, 19}, []int{6, 2, 3, 3}, true, ops.Conv2dAttrs{Stride: [2]int{2, 3}, PadLo: [2]int{2, 1}, PadHi: [2]int{2, 1}, Dilation: [2]int{2, 1}, Groups: 2}},
+		{"pointwise", []int{3, 8, 7, 9}, []int{12, 8, 1, 1}, true, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
+		{"pointwise-groups", []int{3, 8, 7, 9}, []int{12, 2, 1, 1}, false, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 4}},
+		{"unbatched", []int{3, 6, 6}, []int{2, 3, 3, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
+	} {
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+			x, w := randDense(r, dt, tc.x...), randDense(r, dt, tc.w...)
+			ins := []*tensor.Dense{x, w}
+			var b *tensor.Dense
+			if tc.bias {
+				b = randDense(r, dt, tc.w[0])
+				ins = append(ins, b)
+			}
+			got := execShapeOp(t, "conv2d", tc.a, ins...)
+			tol := map[tensor.DType]float64{tensor.Float32: 1e-4, tensor.Float64: 1e-12}[dt]
+			assertClose(t, tc.name+"/"+dt.String(), got, naiveConv2d(x, w, b, tc.a), tol, tol)
+		}
+	}
+}
+
+func TestMaxPool2dIntegerAndPadding(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	a := ops.Pool2dAttrs{Kernel: [2]int{3, 3}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, Dilation: [2]int{1, 1}, CeilMode: true}
+	for _, dt := range []tensor.DType{tensor.Int64, tensor.Uint8, tensor.Float32} {
+		x := randDense(r, dt, 2, 3, 8, 9)
+		if dt == tensor.Uint8 {
+			for i := range x.Buf {
+				x.Buf[i] = uint8(r.IntN(256))
+			}
+		}
+		got := execShapeOp(t, "max_pool2d", a, x)
+		d, _ := ops.MaxPool2d(x.Shape, a)
+		want := make([]float64, got.Numel())
+		for p := range d.Batch * d.C {
+			for oh := range d.OH {
+				for ow := range d.OW {
+					m := math.Inf(-1)
+					for ki := range 3 {
+						for kj := range 3 {
+							ih, iw := oh*2-1+ki, ow*2-1+kj
+							if ih >= 0 && ih < d.H && iw >= 0 && iw < d.W {
+								m = max(m, x.At((p*d.H+ih)*d.W+iw))
+							}
+						}
+					}
+					want[(p*d.OH+oh)*d.OW+ow] = m
+				}
+			}
+		}
+		assertClose(t, "max_pool2d "+dt.String(), got, want, 0, 0)
+	}
+}
+
+// BenchmarkConv2d is the workload: [32, 64, 56, 56] by a 3×3×64×64
+// kernel, padding 1.
+func BenchmarkConv2d(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x := randDense(r, tensor.Float32, 32, 64, 56, 56)
+	w := randDense(r, tensor.Float32, 64, 64, 3, 3)
+	one := [2]int{1, 1}
+	a := ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}
+	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{32, 64, 56, 56}, DType: tensor.Float32})
+	for b.Loop() {
+		if err := Run("conv2d", out, []*tensor.Dense{x, w}, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+	flops := 2.0 * 32 * 64 * 56 * 56 * 64 * 9
+	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
