@@ -272,13 +272,13 @@ func builtinSplit(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 	total := 0
 	for _, s := range sizes {
 		if s < 0 {
-			return nil, fmt.Errorf("split: section sizes must be non-negative, got %v", sizes)
+			return nil, fmt.Errorf("split: section sizes must be non-negative, got %v", tensor.Shape(sizes))
 		}
 		total += s
 	}
 	if total != n {
 		return nil, fmt.Errorf("split: sections %v sum to %d, but dimension %d of shape %v has size %d",
-			sizes, total, k, x.Shape(), n)
+			tensor.Shape(sizes), total, k, x.Shape(), n)
 	}
 	return splitPieces(th, x, k, sizes)
 }
