@@ -65,15 +65,14 @@ func OpenCSV(path string, opts *Options) (*File, error) {
 
 // limitedReader fails, rather than stopping quietly, past its limit.
 type limitedReader struct {
-	r    io.Reader
-	left int64
+	r     io.Reader
+	left  int64
+	limit int64
 }
-
-var errCSVTooLarge = fmt.Errorf("text exceeds the limit of %d bytes", MaxCSVBytes)
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.left <= 0 {
-		return 0, errCSVTooLarge
+		return 0, fmt.Errorf("text exceeds the limit of %d bytes", l.limit)
 	}
 	if int64(len(p)) > l.left {
 		p = p[:l.left]
@@ -84,7 +83,11 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 }
 
 func parseCSV(r io.Reader, opts *Options) (*tensor.Dense, error) {
-	cr := csv.NewReader(&limitedReader{r: r, left: MaxCSVBytes})
+	limit := int64(MaxCSVBytes)
+	if opts != nil && opts.MaxText > 0 {
+		limit = opts.MaxText
+	}
+	cr := csv.NewReader(&limitedReader{r: r, left: limit, limit: limit})
 	cr.FieldsPerRecord = -1 // checked here, with a clearer message
 	cr.Comment = '#'
 	cr.ReuseRecord = true

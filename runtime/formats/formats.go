@@ -78,6 +78,9 @@ type Options struct {
 	// otherwise they are converted to float32 on load, because the cpu
 	// backend computes in float32.
 	KeepHalf bool
+	// MaxText bounds the decompressed text of a CSV file; 0 means
+	// MaxCSVBytes.
+	MaxText int64
 }
 
 func (o *Options) check(n int64) error {

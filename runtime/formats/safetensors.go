@@ -148,7 +148,7 @@ func parseSTHeader(header []byte) ([]stInfo, map[string]string, error) {
 	dec := json.NewDecoder(bytes.NewReader(header))
 	dec.UseNumber()
 	if _, err := dec.Token(); err != nil {
-		return nil, nil, err
+		return nil, nil, jsonErr(err)
 	}
 	var infos []stInfo
 	var meta map[string]string
@@ -156,7 +156,7 @@ func parseSTHeader(header []byte) ([]stInfo, map[string]string, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, jsonErr(err)
 		}
 		name := tok.(string) // object keys are always strings
 		if seen[name] {
@@ -165,7 +165,7 @@ func parseSTHeader(header []byte) ([]stInfo, map[string]string, error) {
 		seen[name] = true
 		if name == "__metadata__" {
 			if err := dec.Decode(&meta); err != nil {
-				return nil, nil, fmt.Errorf("__metadata__ must map strings to strings: %v", err)
+				return nil, nil, fmt.Errorf("__metadata__ must map strings to strings: %v", jsonErr(err))
 			}
 			continue
 		}
@@ -176,7 +176,7 @@ func parseSTHeader(header []byte) ([]stInfo, map[string]string, error) {
 		infos = append(infos, in)
 	}
 	if _, err := dec.Token(); err != nil {
-		return nil, nil, err
+		return nil, nil, jsonErr(err)
 	}
 	// Only the padding spaces the writers add may follow the object.
 	if rest := header[dec.InputOffset():]; len(bytes.Trim(rest, " \t\r\n")) != 0 {
@@ -185,19 +185,27 @@ func parseSTHeader(header []byte) ([]stInfo, map[string]string, error) {
 	return infos, meta, nil
 }
 
+// jsonErr names a premature end of the header plainly.
+func jsonErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("unexpected EOF (the JSON header ends early)")
+	}
+	return err
+}
+
 // parseSTTensor reads one {"dtype": ..., "shape": [...], "data_offsets":
 // [begin, end]} object.
 func parseSTTensor(dec *json.Decoder, name string) (stInfo, error) {
 	in := stInfo{name: name}
 	if tok, err := dec.Token(); err != nil {
-		return in, err
+		return in, jsonErr(err)
 	} else if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return in, fmt.Errorf("expected an object, found %v", tok)
 	}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return in, err
+			return in, jsonErr(err)
 		}
 		field := tok.(string)
 		switch field {
@@ -207,7 +215,7 @@ func parseSTTensor(dec *json.Decoder, name string) (stInfo, error) {
 			}
 			in.hasDType = true
 			if err := dec.Decode(&in.dtype); err != nil {
-				return in, fmt.Errorf("dtype: %v", err)
+				return in, fmt.Errorf("dtype: %v", jsonErr(err))
 			}
 			r, ok := stDTypes[in.dtype]
 			if !ok {
@@ -248,7 +256,7 @@ func parseSTTensor(dec *json.Decoder, name string) (stInfo, error) {
 		}
 	}
 	if _, err := dec.Token(); err != nil {
-		return in, err
+		return in, jsonErr(err)
 	}
 	switch {
 	case !in.hasDType:
@@ -277,7 +285,7 @@ func parseSTTensor(dec *json.Decoder, name string) (stInfo, error) {
 func decodeInts(dec *json.Decoder) ([]int64, error) {
 	var nums []json.Number
 	if err := dec.Decode(&nums); err != nil {
-		return nil, err
+		return nil, jsonErr(err)
 	}
 	if len(nums) > maxDims {
 		return nil, fmt.Errorf("%d numbers exceed the limit of %d", len(nums), maxDims)
