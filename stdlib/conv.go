@@ -6,6 +6,7 @@ import (
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Convolution and pooling builtins over NCHW images.
@@ -37,7 +38,7 @@ func builtinConv2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 		case "valid":
 		case "same":
 			if a.Stride != [2]int{1, 1} {
-				return nil, fmt.Errorf("conv2d: padding=\"same\" needs stride 1, got stride %v", stride)
+				return nil, fmt.Errorf("conv2d: padding=\"same\" needs stride 1, got stride %v", tensor.Shape(stride))
 			}
 			// The extra pixel of an even kernel goes to the bottom and
 			// right, as in PyTorch.
@@ -111,5 +112,5 @@ func intPair(fname, param string, v []int) ([2]int, error) {
 	case 2:
 		return [2]int{v[0], v[1]}, nil
 	}
-	return [2]int{}, fmt.Errorf("%s: %s must be an int or a list of 2 ints, got %v", fname, param, v)
+	return [2]int{}, fmt.Errorf("%s: %s must be an int or a list of 2 ints, got %v", fname, param, tensor.Shape(v))
 }

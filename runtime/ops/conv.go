@@ -80,12 +80,15 @@ func checkPairs(op string, pairs map[string][2]int, minimum map[string]int) erro
 		}
 		for _, v := range p {
 			if v < minimum[name] {
-				return fmt.Errorf("%s: %s must be at least %d, got [%d, %d]", op, name, minimum[name], p[0], p[1])
+				return fmt.Errorf("%s: %s must be at least %d, got %s", op, name, minimum[name], pair(p))
 			}
 		}
 	}
 	return nil
 }
+
+// pair formats a (height, width) pair the way shapes print: [1, 2].
+func pair(p [2]int) string { return tensor.Shape(p[:]).String() }
 
 // Conv2d checks conv2d's operands and lays out the result.
 func Conv2d(x, w tensor.Shape, bias *tensor.Shape, a Conv2dAttrs) (ConvDims, error) {
@@ -101,7 +104,7 @@ func Conv2d(x, w tensor.Shape, bias *tensor.Shape, a Conv2dAttrs) (ConvDims, err
 		return d, err
 	}
 	if min(a.PadLo[0], a.PadLo[1], a.PadHi[0], a.PadHi[1]) < 0 {
-		return d, fmt.Errorf("conv2d: padding must be non-negative, got %v and %v", a.PadLo, a.PadHi)
+		return d, fmt.Errorf("conv2d: padding must be non-negative, got %s and %s", pair(a.PadLo), pair(a.PadHi))
 	}
 	if a.Groups < 1 {
 		return d, fmt.Errorf("conv2d: groups must be at least 1, got %d", a.Groups)
@@ -200,7 +203,7 @@ func MaxPool2d(x tensor.Shape, a Pool2dAttrs) (ConvDims, error) {
 	}
 	for i := range 2 {
 		if a.Padding[i] > a.Kernel[i]/2 {
-			return d, fmt.Errorf("max_pool2d: padding %v must be at most half of the kernel %v", a.Padding, a.Kernel)
+			return d, fmt.Errorf("max_pool2d: padding %s must be at most half of the kernel %s", pair(a.Padding), pair(a.Kernel))
 		}
 	}
 	d.KH, d.KW, d.OutC = a.Kernel[0], a.Kernel[1], d.C

@@ -155,4 +155,14 @@ g.case("attention/f64", "attention", sdpa,
 g.error("attention/features", "attention", [r(5, 8), r(9, 7), r(9, 4)], "feature dimension")
 g.error("attention/keys", "attention", [r(5, 8), r(9, 8), r(8, 4)], "sequence dimension")
 
+# Argument parsing of the builtins.
+g.error("conv2d/bad-padding", "conv2d", [x, w], 'padding must be an int, a list of 2 ints, "same" or "valid"',
+        kwargs={"padding": "full"})
+g.error("conv2d/bad-stride", "conv2d", [x, w], "stride must be an int or a list of 2 ints, got [1, 2, 3]",
+        kwargs={"stride": [1, 2, 3]})
+g.case("max_pool2d/stride-none", "max_pool2d", F.max_pool2d, [p, 3], {"stride": None})
+lw, lb = r(3, 4), r(3)
+g.case("linear/kwargs", "linear", F.linear, [r(2, 4)], {"weight": lw, "bias": lb},
+       tref_kwargs={"w": lw, "b": lb}, **TOL)
+
 g.write()
