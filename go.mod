@@ -12,6 +12,6 @@ require (
 	github.com/mattn/go-runewidth v0.0.31 // indirect
 	github.com/peterh/liner v1.2.3 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.49.0
 	golang.org/x/tools v0.26.0 // indirect
 )
