@@ -27,6 +27,14 @@ type Executor interface {
 	Stats() []DeviceStats
 }
 
+// Hinter is implemented by executors that take placement hints: the
+// builtins hint_keep(x) and hint_offload(x) call Hint(rt, ref, "keep") and
+// Hint(rt, ref, "offload") when the executor has it, and do nothing
+// otherwise ("auto" clears a hint).
+type Hinter interface {
+	Hint(rt *Runtime, r *Ref, hint string) error
+}
+
 // DeviceStats is one device's line of memstats().
 type DeviceStats struct {
 	Device string

@@ -1,0 +1,414 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// HostDevice is the name of the host in events and decisions.
+const HostDevice = "cpu"
+
+// Engine is the placement engine: a refs.Executor that runs every op on
+// the accelerator or the host as its Strategy decides, moving, prefetching
+// and evicting refs under the accelerator's budget, and reporting every
+// decision to its middleware chain and trace.
+type Engine struct {
+	dev      *sim.Device
+	devName  string
+	strategy Strategy
+	chain    []Middleware
+	rec      *trace.Recorder
+	tracing  bool
+	rt       *refs.Runtime
+
+	// cur is the op being executed and window the ops after it.
+	cur    *refs.Op
+	window []*refs.Op
+	// seen is the highest op sequence whose uses are recorded; growing
+	// says the current step added ops to the window.
+	seen    uint64
+	growing bool
+
+	resident residentList
+	fc       forecast
+
+	wasted, wastedBytes int64
+	// wallStart is the origin of event times without a simulated device.
+	wallStart time.Time
+	finished  bool
+	scratch   []*RefState
+	vetoed    []*RefState
+}
+
+// errNoRoom means the accelerator cannot hold what an op or prefetch
+// needs, even after every allowed eviction.
+var errNoRoom = errors.New("no room on the accelerator")
+
+// Device is the accelerator's name ("sim:0"), or "cpu" when there is none.
+func (e *Engine) Device() string { return e.devName }
+
+// Sim is the simulated accelerator, nil when there is none.
+func (e *Engine) Sim() *sim.Device { return e.dev }
+
+// Strategy is the placement strategy.
+func (e *Engine) Strategy() Strategy { return e.strategy }
+
+// Recorder is the trace recorder, nil when not tracing.
+func (e *Engine) Recorder() *trace.Recorder { return e.rec }
+
+// Current is the op being executed.
+func (e *Engine) Current() *refs.Op { return e.cur }
+
+// Window is the exact future: the pending ops after the current one.
+func (e *Engine) Window() []*refs.Op { return e.window }
+
+// state returns r's bookkeeping, creating it on first sight.
+func (e *Engine) state(r *refs.Ref) *RefState {
+	if s, ok := r.Aux.(*RefState); ok {
+		return s
+	}
+	s := &RefState{ref: r}
+	if e.dev != nil {
+		s.hostReady = e.dev.Host()
+	}
+	r.Aux = s
+	return s
+}
+
+// State returns r's bookkeeping, nil when the engine has not seen r.
+func (e *Engine) State(r *refs.Ref) *RefState {
+	s, _ := r.Aux.(*RefState)
+	return s
+}
+
+// emit sends an event to the middleware chain when anyone listens.
+func (e *Engine) emit(ev trace.Event) {
+	if !e.tracing {
+		return
+	}
+	if ev.Op == "" && e.cur != nil && ev.Kind != trace.Free {
+		ev.Op, ev.Pos = e.cur.Def.Name, e.cur.Site.Pos
+	}
+	for _, m := range e.chain {
+		m.OnEvent(e, &ev)
+	}
+}
+
+// now is the time of a decision: the host thread's clock, or later when
+// the compute engine is still busy with the ops before it (the host races
+// ahead; its decisions take effect in program order).
+func (e *Engine) now() int64 {
+	if e.dev != nil {
+		return max(e.dev.Host(), e.dev.ComputeFree())
+	}
+	return int64(time.Since(e.wallStart))
+}
+
+// Execute places and runs op. It implements refs.Executor.
+func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error {
+	e.rt = rt
+	e.absorb(op, ahead)
+	e.cur, e.window = op, ahead
+	defer func() { e.cur, e.window = nil, nil }()
+
+	ev := OpEvent{Op: op, Device: HostDevice, WorkingSet: workingSet(op)}
+	if e.dev != nil && e.strategy.OnDevice(e, op) {
+		ev.Device = e.devName
+	}
+	for _, m := range e.chain {
+		if err := m.BeforeOp(e, &ev); err != nil {
+			return err
+		}
+	}
+	onDevice := ev.Device == e.devName && e.dev != nil
+	if onDevice && ev.WorkingSet > e.dev.Capacity() {
+		e.fallback(fmt.Sprintf("working set %s exceeds the %s budget of %s",
+			trace.FormatBytes(ev.WorkingSet), e.devName, trace.FormatBytes(e.dev.Capacity())))
+		onDevice = false
+	}
+	err := e.place(op, onDevice)
+	e.logOp(op)
+	if err != nil {
+		return err
+	}
+	e.observe(op)
+	return e.strategy.After(e, op)
+}
+
+// place runs op on the accelerator or the host. On the accelerator, the
+// op's operands come first (on demand when not resident), then the
+// strategy prefetches for the window, then the result is allocated and
+// the kernel launched; the operands stay pinned throughout. Prefetching
+// here rather than after the op means the previous op's dying operands
+// are already released.
+func (e *Engine) place(op *refs.Op, onDevice bool) error {
+	var sbuf [4]*RefState
+	ins := sbuf[:0]
+	for _, in := range op.Inputs {
+		s := e.state(in)
+		s.pins++
+		ins = append(ins, s)
+	}
+	defer func() {
+		for _, s := range ins {
+			s.pins--
+		}
+	}()
+	var oom *oomError
+	if onDevice {
+		err := e.fetchOperands(op, ins)
+		if errors.As(err, &oom) {
+			e.fallback(oom.Error())
+			onDevice = false
+		} else if err != nil {
+			return err
+		}
+	}
+	if e.dev != nil {
+		if err := e.strategy.Prefetch(e); err != nil {
+			return err
+		}
+	}
+	if onDevice {
+		err := e.launch(op, ins)
+		if !errors.As(err, &oom) {
+			return err
+		}
+		e.fallback(oom.Error())
+	}
+	return e.runOnHost(op)
+}
+
+// oomError is a failure to make room, which sends the op to the host.
+type oomError struct{ msg string }
+
+func (o *oomError) Error() string { return o.msg }
+
+func (e *Engine) fallback(reason string) {
+	e.emit(trace.Event{T: e.now(), Kind: trace.Fallback, Device: HostDevice, Ref: e.cur.Out.ID(), Bytes: workingSet(e.cur), Reason: reason})
+}
+
+// workingSet is the bytes of op's distinct inputs and output, less the
+// output when it may take over a dying input's buffer.
+func workingSet(op *refs.Op) int64 {
+	n := op.Out.Bytes()
+	for i, in := range op.Inputs {
+		if !repeated(op.Inputs, i) {
+			n += in.Bytes()
+		}
+	}
+	if inplaceInput(op) >= 0 {
+		n -= op.Out.Bytes()
+	}
+	return n
+}
+
+// inplaceInput is the index of an input whose buffer op's output may take
+// over (it dies at this op and has the output's meta), or -1.
+func inplaceInput(op *refs.Op) int {
+	for _, i := range op.Def.Inplace {
+		if i >= len(op.Inputs) {
+			continue
+		}
+		in := op.Inputs[i]
+		if in.Count() == 1 && in.DType() == op.Out.DType() && in.Shape().Equal(op.Out.Shape()) {
+			return i
+		}
+	}
+	return -1
+}
+
+// observe feeds the forecast with op's reads and marks prefetched copies
+// as used.
+func (e *Engine) observe(op *refs.Op) {
+	if e.fc.sites == nil {
+		e.fc.sites = map[refs.Site]uint32{}
+	}
+	site := e.fc.site(op.Site)
+	for i, in := range op.Inputs {
+		if in.State() == refs.Freed || repeated(op.Inputs, i) {
+			continue
+		}
+		if s := e.State(in); s != nil {
+			e.fc.observe(s, site, op.Seq)
+		}
+	}
+}
+
+// logOp appends op to the trace's op log for the Belady reference.
+func (e *Engine) logOp(op *refs.Op) {
+	if e.rec == nil {
+		return
+	}
+	var buf [4]trace.Use
+	ins := buf[:0]
+	inplace := -1
+	ip := inplaceInput(op)
+	for i, in := range op.Inputs {
+		if repeated(op.Inputs, i) {
+			continue
+		}
+		if i == ip {
+			inplace = len(ins)
+		}
+		ins = append(ins, trace.Use{Ref: in.ID(), Bytes: in.Bytes()})
+	}
+	e.rec.LogOp(ins, trace.Use{Ref: op.Out.ID(), Bytes: op.Out.Bytes()}, inplace)
+}
+
+// flops is op's compute work from its cost function, 0 when it has none.
+func flops(op *refs.Op) int64 {
+	if op.Def.Flops == nil {
+		return 0
+	}
+	var buf [4]tensor.Meta
+	metas := buf[:0]
+	for _, in := range op.Inputs {
+		metas = append(metas, in.Meta())
+	}
+	return op.Def.Flops(metas, op.Out.Meta(), op.Attrs)
+}
+
+// opBytes is the bytes op reads and writes.
+func opBytes(op *refs.Op) int64 {
+	n := op.Out.Bytes()
+	for _, in := range op.Inputs {
+		n += in.Bytes()
+	}
+	return n
+}
+
+// runOnHost runs op with the cpu kernels. Inputs held only by the
+// accelerator are copied back first (ToHost, through the runtime).
+func (e *Engine) runOnHost(op *refs.Op) error {
+	start := time.Now()
+	if err := cpu.ExecuteOnHost(e.rt, op, true); err != nil {
+		return err
+	}
+	out := e.state(op.Out)
+	var span sim.Span
+	if e.dev != nil {
+		ready := int64(0)
+		for _, in := range op.Inputs {
+			if s := e.State(in); s != nil {
+				ready = max(ready, s.hostReady)
+			}
+		}
+		host := e.dev.Host()
+		span = e.dev.HostOp(flops(op), opBytes(op), ready)
+		if span.Start > host {
+			e.emit(trace.Event{T: host, Dur: span.Start - host, Kind: trace.Stall, Device: HostDevice, Stream: trace.StreamHost,
+				Reason: "host op waits for its inputs' copies"})
+		}
+	} else {
+		span.End = int64(time.Since(e.wallStart))
+		span.Start = span.End - int64(time.Since(start))
+	}
+	out.hostReady = span.End
+	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: HostDevice, Stream: trace.StreamHost, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
+	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: HostDevice, Stream: trace.StreamHost, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
+	if e.tracing {
+		e.rec.Counter(HostDevice, span.End, e.rt.HostPool().Stats().LiveBytes)
+	}
+	return nil
+}
+
+// fetchOperands makes op's operands resident on the accelerator, fetching
+// the missing ones on demand. An *oomError means nothing could make room.
+func (e *Engine) fetchOperands(op *refs.Op, ins []*RefState) error {
+	for i, s := range ins {
+		if repeated(op.Inputs, i) {
+			continue
+		}
+		if s.buf != nil {
+			reason := "resident"
+			if s.prefetched {
+				reason = "prefetched"
+				if s.fromForecast {
+					reason = "prefetched on forecast"
+				}
+				s.prefetched, s.fromForecast = false, false
+			}
+			e.emit(trace.Event{T: e.now(), Kind: trace.Hit, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
+			e.resident.touch(s)
+			continue
+		}
+		e.emit(trace.Event{T: e.now(), Kind: trace.Miss, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: "not on " + e.devName + ": fetch on demand"})
+		if err := e.fetch(s, op.Seq, "operand of "+op.Def.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// launch allocates op's result on the accelerator (taking over a dying
+// operand's buffer when it may) and runs the kernel there. Its operands
+// are resident.
+func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
+	out := e.state(op.Out)
+	freeAt := e.dev.ComputeFree()
+	ready := freeAt
+	var waitFor *RefState
+	for _, s := range ins {
+		if s.buf.ReadyAt > ready {
+			ready, waitFor = s.buf.ReadyAt, s
+		}
+	}
+	if ip := inplaceInput(op); ip >= 0 && ins[ip].pins == 1 && ins[ip].buf != nil {
+		// The dying input's buffer becomes the output's.
+		donor := ins[ip]
+		out.buf, donor.buf = donor.buf, nil
+		donor.prefetched = false
+		e.resident.remove(donor)
+		donor.ref.Copies = nil
+		out.buf.Data.Shape = op.Out.Shape().Clone()
+	} else {
+		if err := e.makeRoom(op.Out.Bytes(), op.Seq, op, "result of "+op.Def.Name, true); err != nil {
+			return err
+		}
+		buf, err := e.alloc(out, ready)
+		if err != nil {
+			return err
+		}
+		out.buf = buf
+	}
+	e.resident.pushBack(out)
+	var dbuf [4]*sim.Buffer
+	bufs := dbuf[:0]
+	for _, s := range ins {
+		if s.buf == nil {
+			// The in-place donor appears again among the inputs.
+			bufs = append(bufs, out.buf)
+			continue
+		}
+		bufs = append(bufs, s.buf)
+	}
+	span, err := e.dev.Run(op.Def.Name, op.Attrs, out.buf, bufs, flops(op))
+	if err != nil {
+		return err
+	}
+	op.Out.Copies = append(op.Out.Copies[:0], refs.DeviceCopy{Device: e.devName, Buf: out.buf, Valid: true})
+	if span.Start > freeAt && e.tracing {
+		reason := "waiting for the host thread"
+		switch {
+		case waitFor != nil && waitFor.buf != nil && span.Start == waitFor.buf.ReadyAt:
+			reason = fmt.Sprintf("waiting for the copy of ref#%d", waitFor.ref.ID())
+		case span.Start == out.buf.AllocAt && out.buf.AllocAt > ready:
+			reason = "waiting for memory to be released"
+		}
+		e.emit(trace.Event{T: freeAt, Dur: span.Start - freeAt, Kind: trace.Stall, Device: e.devName, Stream: trace.StreamCompute, Reason: reason})
+	}
+	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
+	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
+	if e.tracing {
+		e.rec.Counter(HostDevice, span.End, e.rt.HostPool().Stats().LiveBytes)
+	}
+	return nil
+}

@@ -1,0 +1,325 @@
+package placement
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// candidates lists the resident refs that may be evicted now, least
+// recently used first: not pinned by the op being run, not kept by a hint,
+// not vetoed during this search.
+func (e *Engine) candidates() []*RefState {
+	c := e.scratch[:0]
+	for s := e.resident.head; s != nil; s = s.next {
+		if s.pins > 0 || s.keep {
+			continue
+		}
+		vetoed := false
+		for _, v := range e.vetoed {
+			vetoed = vetoed || v == s
+		}
+		if !vetoed {
+			c = append(c, s)
+		}
+	}
+	e.scratch = c
+	return c
+}
+
+// makeRoom evicts until need more bytes fit the budget. before is the
+// sequence number of the use the room is for: the strategy may refuse to
+// evict refs needed sooner, which fails a prefetch quietly (errNoRoom) and
+// a demand (an op's operand or result) with an *oomError after the OOM
+// middleware had its say.
+func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why string, demand bool) error {
+	e.vetoed = e.vetoed[:0]
+	retried := false
+	for e.dev.Used()+need > e.dev.Capacity() {
+		cands := e.candidates()
+		var v *RefState
+		if len(cands) > 0 {
+			v = e.strategy.Victim(e, cands, need, before)
+		}
+		if v == nil {
+			if !demand {
+				return errNoRoom
+			}
+			oom := OOMEvent{Op: forOp, Need: need, Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+			for _, m := range e.chain {
+				m.OnOOM(e, &oom)
+			}
+			if oom.Retry && !retried {
+				retried = true
+				e.vetoed = e.vetoed[:0]
+				continue
+			}
+			return &oomError{fmt.Sprintf("no room for %s (%s) on %s: %s of %s held by refs that cannot be evicted",
+				why, trace.FormatBytes(need), e.devName, trace.FormatBytes(e.dev.Used()), trace.FormatBytes(e.dev.Capacity()))}
+		}
+		if len(e.chain) > 0 {
+			next, _ := e.NextKey(v)
+			dist := int64(-1)
+			if next != NoUse && e.cur != nil {
+				dist = int64(next - e.cur.Seq)
+			}
+			ev := EvictEvent{Ref: v.ref, NextUse: dist, Dirty: v.Dirty(), Reason: "room for " + why}
+			for _, m := range e.chain {
+				if err := m.BeforeEvict(e, &ev); err != nil {
+					return err
+				}
+			}
+			if ev.Veto {
+				e.vetoed = append(e.vetoed, v)
+				continue
+			}
+			if ev.Instead != nil {
+				alt := e.State(ev.Instead)
+				if alt == nil || alt.buf == nil || alt.pins > 0 {
+					return fmt.Errorf("middleware asked to evict ref#%d instead of ref#%d, but it is not an evictable resident ref",
+						ev.Instead.ID(), v.ref.ID())
+				}
+				v = alt
+			}
+		}
+		reason := ""
+		if e.tracing {
+			reason = "room for " + why + ": " + e.describeNext(v)
+		}
+		if err := e.evict(v, reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alloc takes accelerator memory for s, usable from earliest on.
+func (e *Engine) alloc(s *RefState, earliest int64) (*sim.Buffer, error) {
+	buf, err := e.dev.Alloc(s.ref.Meta(), earliest)
+	if err != nil {
+		return nil, err
+	}
+	e.emit(trace.Event{T: buf.AllocAt, Kind: trace.Alloc, Device: e.devName, Ref: s.ref.ID(), Bytes: buf.Bytes()})
+	if len(e.chain) > 0 {
+		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: buf.Bytes(), T: buf.AllocAt, Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+		for _, m := range e.chain {
+			if err := m.OnAlloc(e, &ev); err != nil {
+				e.dev.Free(buf)
+				return nil, err
+			}
+		}
+	}
+	return buf, nil
+}
+
+// release frees s's accelerator copy.
+func (e *Engine) release(s *RefState, reason string) {
+	buf := s.buf
+	if buf == nil {
+		return
+	}
+	if s.prefetched {
+		e.wasted++
+		e.wastedBytes += buf.Bytes()
+		s.prefetched, s.fromForecast = false, false
+		if e.tracing {
+			reason += " (prefetched, never used)"
+		}
+	}
+	s.buf = nil
+	e.resident.remove(s)
+	s.ref.Copies = nil
+	e.dev.Free(buf)
+	e.emit(trace.Event{T: buf.Release(), Kind: trace.Free, Device: e.devName, Ref: s.ref.ID(), Bytes: buf.Bytes(), Reason: reason})
+	if len(e.chain) > 0 {
+		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: buf.Bytes(), T: buf.Release(), Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+		for _, m := range e.chain {
+			m.OnFree(e, &ev)
+		}
+	}
+}
+
+// copyIn brings s's host data to the accelerator on the h2d engine.
+func (e *Engine) copyIn(s *RefState, reason string) error {
+	h, err := e.rt.Read(s.ref)
+	if err != nil {
+		return err
+	}
+	buf, err := e.alloc(s, max(e.dev.H2DFree(), s.hostReady))
+	if err != nil {
+		return err
+	}
+	span, err := e.dev.CopyIn(buf, h, s.hostReady)
+	if err != nil {
+		e.dev.Free(buf)
+		return err
+	}
+	s.buf = buf
+	e.resident.pushBack(s)
+	s.ref.Copies = append(s.ref.Copies[:0], refs.DeviceCopy{Device: e.devName, Buf: buf, Valid: true})
+	e.moved(s, trace.H2D, span, reason)
+	return nil
+}
+
+// moved reports a copy to the trace and the middleware.
+func (e *Engine) moved(s *RefState, kind trace.Kind, span sim.Span, reason string) {
+	from, to, stream := HostDevice, e.devName, trace.StreamH2D
+	if kind == trace.D2H {
+		from, to, stream = e.devName, HostDevice, trace.StreamD2H
+	}
+	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: kind, Device: e.devName, Stream: stream, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
+	if len(e.chain) > 0 {
+		ev := MoveEvent{Ref: s.ref, Kind: kind, From: from, To: to, Start: span.Start, End: span.End, Reason: reason}
+		for _, m := range e.chain {
+			m.AfterMove(e, &ev)
+		}
+	}
+}
+
+// copyOut makes s's host copy valid from its accelerator copy.
+func (e *Engine) copyOut(s *RefState, reason string) error {
+	h, err := e.rt.AllocHost(s.ref)
+	if err != nil {
+		return err
+	}
+	span, err := e.dev.CopyOut(h, s.buf)
+	if err != nil {
+		return err
+	}
+	e.rt.SetHostValid(s.ref, true)
+	s.hostReady = span.End
+	e.moved(s, trace.D2H, span, reason)
+	return nil
+}
+
+// fetch brings an operand of the current op to the accelerator on demand.
+func (e *Engine) fetch(s *RefState, use uint64, why string) error {
+	if err := e.makeRoom(s.Bytes(), use, e.cur, why, true); err != nil {
+		return err
+	}
+	return e.copyIn(s, "on demand: "+why)
+}
+
+// Prefetch brings s to the accelerator ahead of its use at op sequence
+// use, keeping reserve more bytes free for the results of the ops before
+// it. It evicts only what the strategy allows for that use and reports
+// whether the copy was issued. Strategies call it from After.
+func (e *Engine) Prefetch(s *RefState, use uint64, reserve int64, forecast bool) (bool, error) {
+	if s.buf != nil || e.dev == nil {
+		return s.buf != nil, nil
+	}
+	if s.Bytes()+reserve > e.dev.Capacity() {
+		return false, nil
+	}
+	err := e.makeRoom(s.Bytes()+reserve, use, nil, fmt.Sprintf("prefetch of ref#%d", s.ref.ID()), false)
+	if errors.Is(err, errNoRoom) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	reason := ""
+	if e.tracing {
+		what := "next use in"
+		if forecast {
+			what = "next use predicted in"
+		}
+		reason = fmt.Sprintf("prefetch: %s %d ops", what, use-e.cur.Seq)
+		e.emit(trace.Event{T: e.now(), Kind: trace.Prefetch, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
+	}
+	if err := e.copyIn(s, reason); err != nil {
+		return false, err
+	}
+	s.prefetched, s.fromForecast = true, forecast
+	return true, nil
+}
+
+// evict drops s's accelerator copy, writing it back first when the host
+// has no valid copy.
+func (e *Engine) evict(s *RefState, reason string) error {
+	if s.Dirty() {
+		e.emit(trace.Event{T: e.now(), Kind: trace.Writeback, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: "no valid host copy"})
+		if err := e.copyOut(s, "write-back before eviction"); err != nil {
+			return err
+		}
+	}
+	e.emit(trace.Event{T: e.now(), Kind: trace.Evict, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
+	e.release(s, "evicted")
+	return nil
+}
+
+// Evict drops s's accelerator copy now (writing it back when needed).
+// Strategies call it, e.g. genoa after every op.
+func (e *Engine) Evict(s *RefState, reason string) error {
+	if s.buf == nil {
+		return nil
+	}
+	return e.evict(s, reason)
+}
+
+// WriteBack copies s's data to the host when the host has no valid copy,
+// keeping the accelerator copy.
+func (e *Engine) WriteBack(s *RefState, reason string) error {
+	if !s.Dirty() {
+		return nil
+	}
+	return e.copyOut(s, reason)
+}
+
+// ToHost makes r's host copy valid, copying it back from the accelerator;
+// the host thread waits for the copy. It implements refs.Executor.
+func (e *Engine) ToHost(rt *refs.Runtime, r *refs.Ref) error {
+	e.rt = rt
+	s := e.State(r)
+	if s == nil || s.buf == nil || e.dev == nil {
+		return fmt.Errorf("internal: ref#%d has neither a host nor a device copy", r.ID())
+	}
+	if err := e.copyOut(s, "the host reads it"); err != nil {
+		return err
+	}
+	e.dev.WaitHost(s.hostReady)
+	if e.rec != nil {
+		e.rec.LogRead(trace.Use{Ref: r.ID(), Bytes: r.Bytes()})
+	}
+	return nil
+}
+
+// Drop frees r's accelerator copy when r dies. It implements
+// refs.Executor.
+func (e *Engine) Drop(rt *refs.Runtime, r *refs.Ref) {
+	s := e.State(r)
+	if s == nil {
+		return
+	}
+	if s.buf != nil {
+		e.release(s, "ref died")
+	}
+	if e.rec != nil {
+		e.rec.LogDeath(r.ID())
+	}
+	s.uses = nil
+	r.Aux = nil
+}
+
+// Sync waits for every engine. It implements refs.Executor.
+func (e *Engine) Sync(rt *refs.Runtime) error {
+	e.rt = rt
+	if e.dev != nil {
+		e.dev.WaitHost(e.dev.Now())
+		if e.tracing {
+			e.rec.Counter(HostDevice, e.dev.Now(), rt.HostPool().Stats().LiveBytes)
+		}
+	}
+	return nil
+}
+
+// Stats reports the accelerator's memory. It implements refs.Executor.
+func (e *Engine) Stats() []refs.DeviceStats {
+	if e.dev == nil {
+		return nil
+	}
+	return []refs.DeviceStats{e.dev.Stats()}
+}

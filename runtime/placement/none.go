@@ -1,0 +1,16 @@
+package placement
+
+import "github.com/tref-lang/tref/runtime/refs"
+
+// none runs everything on the host: the baseline.
+type none struct{}
+
+func init() { RegisterStrategy("none", func() Strategy { return none{} }) }
+
+func (none) Name() string                                         { return "none" }
+func (none) OnDevice(*Engine, *refs.Op) bool                      { return false }
+func (none) Victim(*Engine, []*RefState, int64, uint64) *RefState { return nil }
+func (none) After(*Engine, *refs.Op) error                        { return nil }
+
+// Prefetch does nothing: none never prefetches.
+func (none) Prefetch(*Engine) error { return nil }

@@ -1,0 +1,94 @@
+package placement
+
+import (
+	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// RefState is the engine's bookkeeping for one ref, kept in Ref.Aux.
+type RefState struct {
+	ref *refs.Ref
+	// buf is the accelerator copy (always valid: tensors are immutable),
+	// nil when the ref has none. A copy on its way (a prefetch) counts.
+	buf *sim.Buffer
+	// hostReady is when the host copy became valid, in virtual time.
+	hostReady int64
+	// uses are the window's ops that read the ref, in program order; ops
+	// already run or cancelled are pruned lazily.
+	uses []*refs.Op
+	// pins counts the ops being executed that hold the ref on the device.
+	pins int
+	// keep and offload are placement hints (hint_keep, hint_offload, or a
+	// middleware's pin).
+	keep, offload bool
+	// prefetched marks a copy that a prefetch brought and no op used yet.
+	prefetched bool
+	// fromForecast marks that prefetch as made on a forecast (beyond the
+	// window).
+	fromForecast bool
+	// prev and next link the resident refs, least recently used first.
+	prev, next *RefState
+	// hist is the forecast's record of the ref's uses per op site.
+	hist [histSites]siteUse
+}
+
+// Ref is the ref this state belongs to.
+func (s *RefState) Ref() *refs.Ref { return s.ref }
+
+// Bytes is the ref's size.
+func (s *RefState) Bytes() int64 { return s.ref.Bytes() }
+
+// Resident reports whether the accelerator holds (or is receiving) a copy.
+func (s *RefState) Resident() bool { return s.buf != nil }
+
+// Dirty reports whether the accelerator holds the only valid copy, so
+// that evicting it needs a write-back.
+func (s *RefState) Dirty() bool { return s.buf != nil && s.ref.Host() == nil }
+
+// Kept reports a keep hint or pin: the ref is never chosen for eviction.
+func (s *RefState) Kept() bool { return s.keep }
+
+// Offload reports an offload hint: evict it first.
+func (s *RefState) Offload() bool { return s.offload }
+
+// residentList is an intrusive list of resident refs, least recently used
+// at the front.
+type residentList struct {
+	head, tail *RefState
+	n          int
+}
+
+func (l *residentList) remove(s *RefState) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		l.head = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		l.tail = s.prev
+	}
+	s.prev, s.next = nil, nil
+	l.n--
+}
+
+func (l *residentList) pushBack(s *RefState) {
+	s.prev, s.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = s
+	} else {
+		l.head = s
+	}
+	l.tail = s
+	l.n++
+}
+
+// touch moves a resident ref to the back (most recently used).
+func (l *residentList) touch(s *RefState) {
+	if l.tail == s {
+		return
+	}
+	l.remove(s)
+	l.pushBack(s)
+}

@@ -1,0 +1,59 @@
+package trace
+
+// Totals is the summary that closes a trace: the run's counters and the
+// reference bounds for the same op stream and budget.
+type Totals struct {
+	// Ops counts executed ops (op_end events).
+	Ops int64
+	// BytesH2D and BytesD2H sum the h2d and d2h events.
+	BytesH2D, BytesD2H int64
+	// PeakBytes is the most memory resident at any time, per device.
+	PeakBytes map[string]int64
+	// StallNs sums the stall events: time the compute engine waited for
+	// a copy or for memory.
+	StallNs int64
+	// TimeNs is when the last engine finished; ComputeNs sums op
+	// durations, on the accelerator and on the host.
+	TimeNs, ComputeNs int64
+	// PrefetchHits counts operands already on the accelerator (or on their
+	// way) when an op needed them (hit events); PrefetchMisses counts
+	// operands fetched on demand (miss events).
+	PrefetchHits, PrefetchMisses int64
+	// BeladyBytes is what the offline furthest-next-use policy moves over
+	// the same op stream and budget; BoundNs is
+	// max(ComputeNs, BeladyBytes / bandwidth).
+	BeladyBytes, BoundNs int64
+
+	// WastedPrefetches counts prefetched copies dropped before any use,
+	// and WastedBytes their bytes (bandwidth spent on a wrong forecast).
+	WastedPrefetches, WastedBytes int64
+	// Fallbacks counts ops run on the host because the accelerator could
+	// not hold them; Evictions counts evict events.
+	Fallbacks, Evictions int64
+	// Device, Strategy and Budget describe the run.
+	Device   string
+	Strategy string
+	Budget   int64
+}
+
+// Final is what the engine knows at the end of a run, beyond the events.
+type Final struct {
+	Device   string
+	Strategy string
+	// Budget is the accelerator's memory in bytes; Bandwidth the link's
+	// bytes per second used for BoundNs.
+	Budget    int64
+	Bandwidth float64
+	TimeNs    int64
+	PeakBytes map[string]int64
+	// WastedPrefetches and WastedBytes are prefetches dropped unused.
+	WastedPrefetches, WastedBytes int64
+}
+
+// Ratio is a/b, 0 when b is 0.
+func Ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

@@ -1,0 +1,140 @@
+package placement
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// absorb records the uses of ops that entered the window since last time,
+// and notes whether any did: a window that no longer grows is draining
+// (the script waits for a value, or ended), so what lies beyond it is not
+// the steady state the forecast learned.
+func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
+	before := e.seen
+	defer func() { e.growing = e.seen > before }()
+	add := func(o *refs.Op) {
+		if o.Seq <= e.seen {
+			return
+		}
+		e.seen = o.Seq
+		for i, in := range o.Inputs {
+			if !repeated(o.Inputs, i) {
+				s := e.state(in)
+				s.uses = append(s.uses, o)
+			}
+		}
+	}
+	add(op)
+	for _, o := range ahead {
+		add(o)
+	}
+}
+
+// repeated reports whether ins[i] already appeared before index i.
+func repeated(ins []*refs.Ref, i int) bool {
+	for _, r := range ins[:i] {
+		if r == ins[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// curSeq is the sequence number of the op being executed (0 outside).
+func (e *Engine) curSeq() uint64 {
+	if e.cur != nil {
+		return e.cur.Seq
+	}
+	return 0
+}
+
+// prune drops s's recorded uses that ran or were cancelled.
+func (e *Engine) prune(s *RefState) {
+	cur := e.curSeq()
+	for len(s.uses) > 0 && (s.uses[0].Seq <= cur || s.uses[0].Cancelled()) {
+		s.uses[0] = nil
+		s.uses = s.uses[1:]
+	}
+	if len(s.uses) == 0 {
+		s.uses = nil
+	}
+}
+
+// NextUse is the sequence number of the next op in the window that reads
+// s after the current op, 0 when the window has none.
+func (e *Engine) NextUse(s *RefState) uint64 {
+	e.prune(s)
+	if len(s.uses) == 0 {
+		return 0
+	}
+	return s.uses[0].Seq
+}
+
+// windowEnd is the sequence number of the last op the window shows.
+func (e *Engine) windowEnd() uint64 {
+	if n := len(e.window); n > 0 {
+		return e.window[n-1].Seq
+	}
+	return e.curSeq()
+}
+
+// NoUse is the NextKey of a ref with no known or predicted use.
+const NoUse = ^uint64(0)
+
+// NextKey is s's next use for eviction and prefetch order: exact when the
+// window shows it, else the forecast's earliest prediction (which lies
+// beyond the window: a prediction that falls inside the window, where s
+// is not read, is contradicted and dropped), else NoUse.
+func (e *Engine) NextKey(s *RefState) (next uint64, predicted bool) {
+	if n := e.NextUse(s); n != 0 {
+		return n, false
+	}
+	cur, end := e.curSeq(), e.windowEnd()
+	next = NoUse
+	for _, h := range s.hist {
+		if p := h.next(); p > cur && p > end && p < next {
+			next = p
+		}
+	}
+	return next, next != NoUse
+}
+
+// NextKeyAfter is s's first use after op sequence j (j within the
+// window): exact when the window shows one; when the window reads s only
+// up to j, the forecast's period added to its last read there; else as
+// NextKey.
+func (e *Engine) NextKeyAfter(s *RefState, j uint64) uint64 {
+	e.prune(s)
+	if len(s.uses) == 0 {
+		next, _ := e.NextKey(s)
+		return next
+	}
+	for _, u := range s.uses {
+		if u.Seq > j && !u.Cancelled() {
+			return u.Seq
+		}
+	}
+	last := s.uses[len(s.uses)-1]
+	site := e.fc.sites[last.Site]
+	for _, h := range s.hist {
+		if h.site == site && h.period() > 0 {
+			if p := last.Seq + h.period(); p > e.windowEnd() {
+				return p
+			}
+		}
+	}
+	return NoUse
+}
+
+// describeNext says in words when s is used next, for trace reasons.
+func (e *Engine) describeNext(s *RefState) string {
+	next, pred := e.NextKey(s)
+	switch {
+	case next == NoUse:
+		return "no next use known"
+	case pred:
+		return fmt.Sprintf("next use predicted in %d ops", next-e.curSeq())
+	}
+	return fmt.Sprintf("next use in %d ops", next-e.curSeq())
+}
