@@ -2,6 +2,8 @@ package eval
 
 import (
 	"errors"
+	"io"
+	"sync/atomic"
 
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/rng"
@@ -16,10 +18,37 @@ type Thread struct {
 	// nil until first use, when Rand seeds it with rng.DefaultSeed. The CLI's
 	// --seed sets it with rng.New(n).
 	RNG *rng.Source
-	// site is the position of the call being evaluated, for Submit.
+	// Stdout receives print's output.
+	Stdout io.Writer
+	// site is the call site set by SetSite, for threads without frames.
 	site refs.Site
+	// sitePos is the position of the builtin call or operator being
+	// evaluated ("file:line:col"), for Submit.
+	sitePos string
 	// temps are refs made from numbers for the current builtin call.
 	temps []*refs.Ref
+
+	// The evaluator's state: the current frame, a pool of frames by
+	// depth, the value stack their slots come from, the argument stack.
+	cur    *frame
+	depth  int
+	frames []*frame
+	stack  [][]Value
+	chunk  int
+	sp     int
+	args   []Value
+	// curSite is the call site of the builtin being called, for Call.
+	curSite *callSite
+	// paths interns call paths (see pathOf).
+	paths    map[pathKey]uint32
+	pathInfo []pathEntry
+	col      *collector
+	// intr is set by Interpreter.Interrupt.
+	intr *atomic.Bool
+	// interp is the interpreter running the thread (nil for NewThread).
+	interp *Interpreter
+	// replValue holds the value of a REPL input's final expression.
+	replValue Value
 }
 
 // Rand returns the thread's random stream, creating it with the default
@@ -33,7 +62,12 @@ func (th *Thread) Rand() *rng.Source {
 
 // Site is the script position (and call path) of the current builtin call;
 // builtins pass it to refs.Runtime.Submit so errors point at the script.
-func (th *Thread) Site() refs.Site { return th.site }
+func (th *Thread) Site() refs.Site {
+	if th.cur == nil {
+		return th.site
+	}
+	return refs.Site{Pos: th.sitePos, Path: th.pathOf(th.cur)}
+}
 
 // ToRef returns v as a TensorRef. A Tensor's ref is borrowed; a number
 // becomes a temporary ref that the thread releases after the current
@@ -43,19 +77,21 @@ func (th *Thread) ToRef(v Value) (*refs.Ref, error) {
 	case Tensor:
 		return v.Ref, nil
 	case Bool, Int, Float32, Float64:
-		r := th.RT.FromHost(th.site, ScalarDense(v))
+		r := th.RT.FromHost(th.Site(), ScalarDense(v))
 		th.temps = append(th.temps, r)
 		return r, nil
 	}
 	return nil, errors.New("not a tensor")
 }
 
-// releaseTemps drops the temporary refs of the finished builtin call.
-func (th *Thread) releaseTemps() {
-	for _, r := range th.temps {
-		th.RT.Release(r)
+// releaseTemps drops the temporary refs made since the stack of temps had
+// length mark.
+func (th *Thread) releaseTemps(mark int) {
+	for i := mark; i < len(th.temps); i++ {
+		th.RT.Release(th.temps[i])
+		th.temps[i] = nil
 	}
-	th.temps = th.temps[:0]
+	th.temps = th.temps[:mark]
 }
 
 // ScalarDense makes a 0-d host tensor from an unboxed scalar.
@@ -110,7 +146,7 @@ func (th *Thread) AsFloat(v Value) (float64, bool) {
 // Submit queues a tensor op at the current call site and returns its
 // promise as an owned Tensor value.
 func (th *Thread) Submit(op string, attrs any, ins ...*refs.Ref) (Value, error) {
-	r, err := th.RT.Submit(th.site, op, attrs, ins...)
+	r, err := th.RT.Submit(th.Site(), op, attrs, ins...)
 	if err != nil {
 		return nil, err
 	}
@@ -118,16 +154,23 @@ func (th *Thread) Submit(op string, attrs any, ins ...*refs.Ref) (Value, error) 
 }
 
 // NewThread makes a thread over rt, for calling builtins outside a script
-// (tests, tools).
-func NewThread(rt *refs.Runtime) *Thread { return &Thread{RT: rt} }
+// (tests, tools). It can also call script functions passed to it.
+func NewThread(rt *refs.Runtime) *Thread {
+	return &Thread{RT: rt, Stdout: io.Discard, col: &collector{rt: rt}, intr: new(atomic.Bool)}
+}
 
-// SetSite sets the call site that subsequent submits report.
-func (th *Thread) SetSite(s refs.Site) { th.site = s }
+// SetSite sets the call site that subsequent submits report, for threads
+// that are not running a script.
+func (th *Thread) SetSite(s refs.Site) {
+	th.site = s
+	th.sitePos = s.Pos
+}
 
 // CallBuiltin calls b with borrowed arguments and returns its owned
 // result, releasing the temporary refs the call made from numbers.
 func CallBuiltin(th *Thread, b *Builtin, args []Value, kwargs []Kwarg) (Value, error) {
+	mark := len(th.temps)
 	v, err := b.Fn(th, b, args, kwargs)
-	th.releaseTemps()
+	th.releaseTemps(mark)
 	return v, err
 }

@@ -188,8 +188,16 @@ func Describe(v Value) string {
 		return "a " + ScalarDType(v).String() + " number"
 	case nil:
 		return "nothing"
+	case NoneType:
+		return "none"
+	case *Module:
+		return "module " + v.Name
+	case *Closure:
+		return "function " + v.Name()
+	case *Builtin:
+		return "builtin " + v.Name
 	}
-	return v.Type()
+	return "a " + v.Type()
 }
 
 // toInt converts an unboxed scalar holding a whole number to int.

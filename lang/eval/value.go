@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -15,7 +16,7 @@ import (
 // and return an owned result (Retain an argument before returning it).
 type Value interface {
 	// Type is the script-visible type name: "tensor", "string", "list",
-	// "record", "function", "module", "none".
+	// "record", "function", "module", "range", "none".
 	Type() string
 }
 
@@ -44,11 +45,27 @@ type NoneType struct{}
 // None is the none value.
 var None Value = NoneType{}
 
+// Range is the lazy sequence range(start, stop, step): a for loop walks it
+// without making a list.
+type Range struct{ Start, Stop, Step int64 }
+
+// Len is the number of values in the range.
+func (r Range) Len() int64 {
+	switch {
+	case r.Step > 0 && r.Start < r.Stop:
+		return (r.Stop - r.Start + r.Step - 1) / r.Step
+	case r.Step < 0 && r.Start > r.Stop:
+		return (r.Start - r.Stop - r.Step - 1) / -r.Step
+	}
+	return 0
+}
+
 // List is a mutable-by-runtime, immutable-by-script sequence of values,
 // reference counted so that its tensors die with it.
 type List struct {
 	Elems []Value
 	rc    int32
+	gc    gcHeader
 }
 
 // Record is an ordered string-keyed collection.
@@ -56,6 +73,7 @@ type Record struct {
 	Keys   []string
 	Values []Value
 	rc     int32
+	gc     gcHeader
 }
 
 // Kwarg is one keyword argument of a call.
@@ -75,6 +93,66 @@ type Builtin struct {
 	Fn  BuiltinFunc
 }
 
+// Closure is a function written in tref: its compiled code, the cells of
+// the variables it captured (by reference) and its default values,
+// evaluated when it was defined.
+type Closure struct {
+	code     *funcCode
+	cells    []*cell
+	defaults []Value
+	rc       int32
+	gc       gcHeader
+}
+
+// Name is the function's name ("lambda" for anonymous functions).
+func (c *Closure) Name() string { return c.code.name }
+
+// Pos is where the function was defined.
+func (c *Closure) Pos() ast.Pos { return c.code.pos }
+
+// Module is an imported file: its top-level bindings, readable as fields.
+// Modules live until the interpreter ends; they are not reference counted.
+type Module struct {
+	// Name is the module's file stem.
+	Name string
+	// Path is the file as positions name it.
+	Path    string
+	globals []Value
+	names   []string
+	code    *moduleCode
+	state   uint8
+}
+
+// Member returns the top-level binding called name, borrowed.
+func (m *Module) Member(name string) (Value, bool) {
+	for i, n := range m.names {
+		if n == name && i < len(m.globals) && m.globals[i] != nil {
+			return m.globals[i], true
+		}
+	}
+	return nil, false
+}
+
+// Members lists the module's bound names in declaration order.
+func (m *Module) Members() []string {
+	var out []string
+	for i, n := range m.names {
+		if i < len(m.globals) && m.globals[i] != nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// cell is a variable captured by a closure, shared by reference between the
+// frame that declared it and every closure that captured it. It is stored
+// in frame slots, never seen by scripts.
+type cell struct {
+	v  Value
+	rc int32
+	gc gcHeader
+}
+
 func (Bool) Type() string     { return "tensor" }
 func (Int) Type() string      { return "tensor" }
 func (Float32) Type() string  { return "tensor" }
@@ -82,16 +160,26 @@ func (Float64) Type() string  { return "tensor" }
 func (Tensor) Type() string   { return "tensor" }
 func (String) Type() string   { return "string" }
 func (NoneType) Type() string { return "none" }
+func (Range) Type() string    { return "range" }
 func (*List) Type() string    { return "list" }
 func (*Record) Type() string  { return "record" }
 func (*Builtin) Type() string { return "function" }
+func (*Closure) Type() string { return "function" }
+func (*Module) Type() string  { return "module" }
+func (*cell) Type() string    { return "cell" }
 
 // NewList makes an owned list that takes over the references in elems.
-func NewList(elems []Value) *List { return &List{Elems: elems, rc: 1} }
+func NewList(elems []Value) *List {
+	l := &List{Elems: elems, rc: 1}
+	l.gc.col = cyclicIn(elems)
+	return l
+}
 
 // NewRecord makes an owned record that takes over the references in values.
 func NewRecord(keys []string, values []Value) *Record {
-	return &Record{Keys: keys, Values: values, rc: 1}
+	r := &Record{Keys: keys, Values: values, rc: 1}
+	r.gc.col = cyclicIn(values)
+	return r
 }
 
 // Get returns the field named key.
@@ -126,10 +214,15 @@ func Retain(rt *refs.Runtime, v Value) {
 		rt.Retain(v.Ref)
 	case *List:
 		v.rc++
+		v.gc.color = black
 	case *Record:
 		v.rc++
-	case refCounted:
-		v.retain()
+		v.gc.color = black
+	case *Closure:
+		v.rc++
+		v.gc.color = black
+	case *cell:
+		v.incref()
 	}
 }
 
@@ -140,26 +233,81 @@ func Release(rt *refs.Runtime, v Value) {
 		rt.Release(v.Ref)
 	case *List:
 		if v.rc--; v.rc == 0 {
-			for _, e := range v.Elems {
-				Release(rt, e)
-			}
-			v.Elems = nil
+			v.free(rt)
+		} else if v.gc.col != nil {
+			v.gc.col.possibleRoot(v)
 		}
 	case *Record:
 		if v.rc--; v.rc == 0 {
-			for _, e := range v.Values {
-				Release(rt, e)
-			}
-			v.Values = nil
+			v.free(rt)
+		} else if v.gc.col != nil {
+			v.gc.col.possibleRoot(v)
 		}
-	case refCounted:
-		v.release(rt)
+	case *Closure:
+		if v.rc--; v.rc == 0 {
+			v.free(rt)
+		} else if v.gc.col != nil {
+			v.gc.col.possibleRoot(v)
+		}
+	case *cell:
+		v.decref(rt)
 	}
 }
 
-// refCounted is implemented by evaluator-owned values that hold others
-// (closures, modules).
-type refCounted interface {
-	retain()
-	release(rt *refs.Runtime)
+// releaseAll releases every value of vs.
+func releaseAll(rt *refs.Runtime, vs []Value) {
+	for _, v := range vs {
+		if v != nil {
+			Release(rt, v)
+		}
+	}
+}
+
+func (l *List) free(rt *refs.Runtime) {
+	elems := l.Elems
+	l.Elems = nil
+	releaseAll(rt, elems)
+}
+
+func (r *Record) free(rt *refs.Runtime) {
+	vals := r.Values
+	r.Values = nil
+	releaseAll(rt, vals)
+}
+
+func (c *Closure) free(rt *refs.Runtime) {
+	cells, defs := c.cells, c.defaults
+	c.cells, c.defaults = nil, nil
+	for _, x := range cells {
+		x.decref(rt)
+	}
+	releaseAll(rt, defs)
+}
+
+func newCell(v Value, col *collector) *cell { return &cell{v: v, rc: 1, gc: gcHeader{col: col}} }
+
+func (c *cell) incref() {
+	c.rc++
+	c.gc.color = black
+}
+
+func (c *cell) decref(rt *refs.Runtime) {
+	if c.rc--; c.rc == 0 {
+		v := c.v
+		c.v = nil
+		if v != nil {
+			Release(rt, v)
+		}
+	} else {
+		c.gc.col.possibleRoot(c)
+	}
+}
+
+// set stores an owned value in the cell, releasing the previous one.
+func (c *cell) set(rt *refs.Runtime, v Value) {
+	old := c.v
+	c.v = v
+	if old != nil {
+		Release(rt, old)
+	}
 }

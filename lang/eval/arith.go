@@ -1,0 +1,429 @@
+package eval
+
+import (
+	"math"
+
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// opcode is a binary operator.
+type opcode uint8
+
+const (
+	opAdd opcode = iota
+	opSub
+	opMul
+	opDiv
+	opFloorDiv
+	opMod
+	opPow
+	opMatmul
+	opEq
+	opNe
+	opLt
+	opLe
+	opGt
+	opGe
+)
+
+// binaryOps maps operator spellings to opcodes.
+var binaryOps = map[string]opcode{
+	"+": opAdd, "-": opSub, "*": opMul, "/": opDiv, "//": opFloorDiv, "%": opMod, "**": opPow, "@": opMatmul,
+	"==": opEq, "!=": opNe, "<": opLt, "<=": opLe, ">": opGt, ">=": opGe,
+}
+
+// opNames are the runtime op each operator submits for tensors.
+var opNames = [...]string{"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "eq", "ne", "lt", "le", "gt", "ge"}
+
+var opSyms = [...]string{"+", "-", "*", "/", "//", "%", "**", "@", "==", "!=", "<", "<=", ">", ">="}
+
+func isScalar(v Value) bool {
+	switch v.(type) {
+	case Bool, Int, Float32, Float64:
+		return true
+	}
+	return false
+}
+
+// intBinop is the fast path of int64 op int64: no runtime, no allocation
+// beyond the boxed result.
+func (fr *frame) intBinop(op opcode, x, y int64, site *callSite) (Value, error) {
+	switch op {
+	case opAdd:
+		return Int(x + y), nil
+	case opSub:
+		return Int(x - y), nil
+	case opMul:
+		return Int(x * y), nil
+	case opDiv:
+		return Float32(float32(x) / float32(y)), nil
+	case opFloorDiv:
+		q, err := ops.FloorDivInt(x, y)
+		if err != nil {
+			return nil, fr.errorf(site.pos, "%v", err)
+		}
+		return Int(q), nil
+	case opMod:
+		r, err := ops.ModInt(x, y)
+		if err != nil {
+			return nil, fr.errorf(site.pos, "%v", err)
+		}
+		return Int(r), nil
+	case opPow:
+		p, err := ops.PowInt(x, y)
+		if err != nil {
+			return nil, fr.errorf(site.pos, "%v", err)
+		}
+		return Int(p), nil
+	case opEq:
+		return Bool(x == y), nil
+	case opNe:
+		return Bool(x != y), nil
+	case opLt:
+		return Bool(x < y), nil
+	case opLe:
+		return Bool(x <= y), nil
+	case opGt:
+		return Bool(x > y), nil
+	case opGe:
+		return Bool(x >= y), nil
+	}
+	return nil, fr.errorf(site.pos, "%s needs tensors with at least one dimension, not two numbers", opSyms[op])
+}
+
+// binop applies a binary operator, consuming both operands.
+func (fr *frame) binop(op opcode, a, b Value, site *callSite) (Value, error) {
+	sa, sb := isScalar(a), isScalar(b)
+	if sa && sb {
+		return fr.scalarBinop(op, a, b, site)
+	}
+	_, ta := a.(Tensor)
+	_, tb := b.(Tensor)
+	if (ta || sa) && (tb || sb) {
+		return fr.tensorBinop(op, a, b, site)
+	}
+	v, err := fr.otherBinop(op, a, b, site)
+	Release(fr.th.RT, a)
+	Release(fr.th.RT, b)
+	return v, err
+}
+
+// scalarBinop computes number op number in Go with the dtype rules and
+// the arithmetic of the tensor kernels (same promotion, float32 math in
+// float32, integer division by zero an error).
+func (fr *frame) scalarBinop(op opcode, a, b Value, site *callSite) (Value, error) {
+	ma, mb := tensor.Meta{DType: ScalarDType(a)}, tensor.Meta{DType: ScalarDType(b)}
+	if op >= opEq {
+		return Bool(compareScalars(op, tensor.ResultType(ma, mb), a, b)), nil
+	}
+	if op == opMatmul {
+		return nil, fr.errorf(site.pos, "@ needs tensors with at least one dimension, not two numbers")
+	}
+	dt, err := ops.BinaryDType(opNames[op], ma, mb)
+	if err != nil {
+		return nil, fr.errorf(site.pos, "%v", err)
+	}
+	switch dt {
+	case tensor.Float32:
+		x, y := float32(scalarF64(a)), float32(scalarF64(b))
+		switch op {
+		case opAdd:
+			return Float32(x + y), nil
+		case opSub:
+			return Float32(x - y), nil
+		case opMul:
+			return Float32(x * y), nil
+		case opDiv:
+			return Float32(x / y), nil
+		}
+		return Float32(floatOp(op, float64(x), float64(y))), nil
+	case tensor.Float64:
+		x, y := scalarF64(a), scalarF64(b)
+		switch op {
+		case opAdd:
+			return Float64(x + y), nil
+		case opSub:
+			return Float64(x - y), nil
+		case opMul:
+			return Float64(x * y), nil
+		case opDiv:
+			return Float64(x / y), nil
+		}
+		return Float64(floatOp(op, x, y)), nil
+	case tensor.Int64:
+		return fr.intBinop(op, scalarI64(a), scalarI64(b), site)
+	case tensor.Bool:
+		x, y := scalarI64(a) != 0, scalarI64(b) != 0
+		switch op {
+		case opAdd:
+			return Bool(x || y), nil
+		case opMul:
+			return Bool(x && y), nil
+		}
+	}
+	return nil, fr.errorf(site.pos, "%s is not supported on %s and %s", opSyms[op], Describe(a), Describe(b))
+}
+
+// floatOp is //, % or ** on floats, as the kernels compute them.
+func floatOp(op opcode, x, y float64) float64 {
+	switch op {
+	case opFloorDiv:
+		return ops.FloorDivFloat(x, y)
+	case opMod:
+		return ops.ModFloat(x, y)
+	case opPow:
+		return math.Pow(x, y)
+	}
+	return math.NaN()
+}
+
+func scalarF64(v Value) float64 {
+	f, _ := toFloat(v)
+	return f
+}
+
+func scalarI64(v Value) int64 {
+	switch v := v.(type) {
+	case Int:
+		return int64(v)
+	case Bool:
+		if v {
+			return 1
+		}
+		return 0
+	case Float32:
+		return int64(v)
+	case Float64:
+		return int64(v)
+	}
+	return 0
+}
+
+// compareScalars compares two numbers after converting both to ct, as the
+// comparison kernels do.
+func compareScalars(op opcode, ct tensor.DType, a, b Value) bool {
+	var c int
+	switch ct {
+	case tensor.Float32, tensor.Float64:
+		x, y := scalarF64(a), scalarF64(b)
+		if ct == tensor.Float32 {
+			x, y = float64(float32(x)), float64(float32(y))
+		}
+		if math.IsNaN(x) || math.IsNaN(y) {
+			return op == opNe
+		}
+		c = cmp3(x, y)
+	default:
+		c = cmp3(scalarI64(a), scalarI64(b))
+	}
+	switch op {
+	case opEq:
+		return c == 0
+	case opNe:
+		return c != 0
+	case opLt:
+		return c < 0
+	case opLe:
+		return c <= 0
+	case opGt:
+		return c > 0
+	}
+	return c >= 0
+}
+
+func cmp3[T int64 | float64 | string](x, y T) int {
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// tensorBinop submits the operator's op; numbers become 0-d refs.
+func (fr *frame) tensorBinop(op opcode, a, b Value, site *callSite) (Value, error) {
+	th := fr.th
+	th.sitePos = site.posStr
+	ra, tmpA := fr.asRef(a)
+	rb, tmpB := fr.asRef(b)
+	v, err := fr.submit(site, opNames[op], nil, ra, rb)
+	if tmpA {
+		th.RT.Release(ra)
+	}
+	if tmpB {
+		th.RT.Release(rb)
+	}
+	Release(th.RT, a)
+	Release(th.RT, b)
+	return v, err
+}
+
+// asRef returns a tensor's ref (borrowed) or a new 0-d ref for a number
+// (temp is then true: the caller releases it).
+func (fr *frame) asRef(v Value) (r *refs.Ref, temp bool) {
+	if t, ok := v.(Tensor); ok {
+		return t.Ref, false
+	}
+	return fr.th.RT.FromHost(fr.th.Site(), ScalarDense(v)), true
+}
+
+// otherBinop handles operators on strings, lists and other values.
+func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error) {
+	switch op {
+	case opAdd:
+		switch x := a.(type) {
+		case String:
+			if y, ok := b.(String); ok {
+				return x + y, nil
+			}
+		case *List:
+			if y, ok := b.(*List); ok {
+				out := make([]Value, 0, len(x.Elems)+len(y.Elems))
+				for _, e := range x.Elems {
+					Retain(fr.th.RT, e)
+					out = append(out, e)
+				}
+				for _, e := range y.Elems {
+					Retain(fr.th.RT, e)
+					out = append(out, e)
+				}
+				return NewList(out), nil
+			}
+		}
+	case opEq, opNe:
+		eq, err := fr.equal(a, b, site.pos)
+		if err != nil {
+			return nil, err
+		}
+		return Bool(eq == (op == opEq)), nil
+	case opLt, opLe, opGt, opGe:
+		if x, ok := a.(String); ok {
+			if y, ok := b.(String); ok {
+				c := cmp3(string(x), string(y))
+				return Bool(op == opLt && c < 0 || op == opLe && c <= 0 || op == opGt && c > 0 || op == opGe && c >= 0), nil
+			}
+		}
+	}
+	hint := ""
+	_, sa := a.(String)
+	_, sb := b.(String)
+	if op == opAdd && sa != sb {
+		hint = "; use str() to convert"
+	}
+	return nil, fr.errorf(site.pos, "unsupported operand types for %s: %s and %s%s", opSyms[op], Describe(a), Describe(b), hint)
+}
+
+// equal is == on values that are not both tensors: deep on lists and
+// records, by identity on functions and modules; none equals only none.
+func (fr *frame) equal(a, b Value, pos ast.Pos) (bool, error) {
+	_, na := a.(NoneType)
+	_, nb := b.(NoneType)
+	if na || nb {
+		return na && nb, nil
+	}
+	numA := isScalar(a)
+	numB := isScalar(b)
+	_, ta := a.(Tensor)
+	_, tb := b.(Tensor)
+	if (numA || ta) && (numB || tb) {
+		if numA && numB {
+			return compareScalars(opEq, tensor.ResultType(tensor.Meta{DType: ScalarDType(a)}, tensor.Meta{DType: ScalarDType(b)}), a, b), nil
+		}
+		x, okA := fr.th.AsFloat(a)
+		y, okB := fr.th.AsFloat(b)
+		if !okA || !okB {
+			return false, fr.errorf(pos, "cannot compare %s and %s inside a list or record; compare the tensors themselves", Describe(a), Describe(b))
+		}
+		return x == y, nil
+	}
+	switch x := a.(type) {
+	case String:
+		y, ok := b.(String)
+		return ok && x == y, nil
+	case Range:
+		y, ok := b.(Range)
+		return ok && x == y, nil
+	case *List:
+		y, ok := b.(*List)
+		if !ok || len(x.Elems) != len(y.Elems) {
+			return false, nil
+		}
+		for i := range x.Elems {
+			if eq, err := fr.equal(x.Elems[i], y.Elems[i], pos); !eq || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	case *Record:
+		y, ok := b.(*Record)
+		if !ok || len(x.Keys) != len(y.Keys) {
+			return false, nil
+		}
+		for i, k := range x.Keys {
+			if y.Keys[i] != k {
+				return false, nil
+			}
+			if eq, err := fr.equal(x.Values[i], y.Values[i], pos); !eq || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return a == b, nil
+}
+
+// neg is unary minus, consuming v.
+func (fr *frame) neg(v Value, site *callSite) (Value, error) {
+	switch x := v.(type) {
+	case Int:
+		return -x, nil
+	case Float32:
+		return -x, nil
+	case Float64:
+		return -x, nil
+	case Bool:
+		return nil, fr.errorf(site.pos, "negation of a bool is not supported; use not")
+	case Tensor:
+		r, err := fr.submit(site, "neg", nil, x.Ref)
+		fr.th.RT.Release(x.Ref)
+		return r, err
+	}
+	err := fr.errorf(site.pos, "cannot negate %s", Describe(v))
+	Release(fr.th.RT, v)
+	return nil, err
+}
+
+// truth reads a condition, consuming v: it must be a number, or a tensor
+// of one element (which is forced).
+func (fr *frame) truth(v Value, pos ast.Pos) (bool, error) {
+	switch x := v.(type) {
+	case Bool:
+		return bool(x), nil
+	case Int:
+		return x != 0, nil
+	case Float32:
+		return x != 0, nil
+	case Float64:
+		return x != 0, nil
+	case Tensor:
+		shape := x.Ref.Shape()
+		if shape.Numel() != 1 {
+			fr.th.RT.Release(x.Ref)
+			return false, fr.errorf(pos, "condition is a tensor of shape %v; use any() or all()", shape)
+		}
+		d, err := fr.th.RT.Read(x.Ref)
+		t := err == nil && d.At(0) != 0
+		fr.th.RT.Release(x.Ref)
+		if err != nil {
+			return false, fr.wrap(pos, err)
+		}
+		return t, nil
+	}
+	err := fr.errorf(pos, "condition must be a bool or a number, not %s", Describe(v))
+	Release(fr.th.RT, v)
+	return false, err
+}

@@ -1,0 +1,367 @@
+package eval
+
+import (
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/runtime/ops"
+)
+
+func (c *compiler) expr(e ast.Expr) exprFn {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return c.ident(e)
+	case *ast.NumberLit:
+		var v Value
+		if e.IsInt {
+			v = Int(e.Int)
+		} else {
+			v = Float32(float32(e.Float))
+		}
+		return func(*frame) (Value, error) { return v, nil }
+	case *ast.StringLit:
+		v := Value(String(e.Value))
+		return func(*frame) (Value, error) { return v, nil }
+	case *ast.BoolLit:
+		v := Value(Bool(e.Value))
+		return func(*frame) (Value, error) { return v, nil }
+	case *ast.NoneLit:
+		return func(*frame) (Value, error) { return None, nil }
+	case *ast.ParenExpr:
+		return c.expr(e.X)
+	case *ast.ListExpr:
+		return c.list(e)
+	case *ast.RecordExpr:
+		return c.record(e)
+	case *ast.FnExpr:
+		return c.closure(e)
+	case *ast.BinaryExpr:
+		return c.binary(e)
+	case *ast.UnaryExpr:
+		return c.unary(e)
+	case *ast.CallExpr:
+		return c.call(e)
+	case *ast.IndexExpr:
+		return c.index(e)
+	case *ast.FieldExpr:
+		return c.field(e)
+	case nil:
+		return func(*frame) (Value, error) { return None, nil }
+	}
+	pos := e.Span()
+	return func(fr *frame) (Value, error) {
+		return nil, fr.errorf(pos, "internal: cannot evaluate %T", e)
+	}
+}
+
+func (c *compiler) ident(id *ast.Ident) exprFn {
+	pos := id.At
+	if id.Builtin || id.Binding == nil {
+		b, ok := c.in.cfg.Universe[id.Name]
+		if !ok {
+			name := id.Name
+			return func(fr *frame) (Value, error) { return nil, fr.errorf(pos, "undefined name %q", name) }
+		}
+		v := Value(b)
+		return func(*frame) (Value, error) { return v, nil }
+	}
+	l := c.loc(id.Binding)
+	i, name := l.idx, l.name
+	switch {
+	case l.kind == locSlot && id.LastUse:
+		return func(fr *frame) (Value, error) {
+			v := fr.slots[i]
+			if v == nil {
+				return nil, fr.unset(pos, name)
+			}
+			fr.slots[i] = nil
+			return v, nil
+		}
+	case l.kind == locSlot:
+		return func(fr *frame) (Value, error) {
+			v := fr.slots[i]
+			if v == nil {
+				return nil, fr.unset(pos, name)
+			}
+			Retain(fr.th.RT, v)
+			return v, nil
+		}
+	case l.kind == locGlobal && !id.LastUse:
+		return func(fr *frame) (Value, error) {
+			v := fr.mod.globals[i]
+			if v == nil {
+				return nil, fr.unset(pos, name)
+			}
+			Retain(fr.th.RT, v)
+			return v, nil
+		}
+	case id.LastUse:
+		return func(fr *frame) (Value, error) { return fr.take(l, pos) }
+	}
+	return func(fr *frame) (Value, error) { return fr.load(l, pos) }
+}
+
+func (c *compiler) exprs(es []ast.Expr) []exprFn {
+	out := make([]exprFn, len(es))
+	for i, e := range es {
+		out[i] = c.expr(e)
+	}
+	return out
+}
+
+// evalAll evaluates fns in order into owned values; on failure it releases
+// what it made.
+func evalAll(fr *frame, fns []exprFn) ([]Value, error) {
+	vs := make([]Value, len(fns))
+	for i, f := range fns {
+		v, err := f(fr)
+		if err != nil {
+			releaseAll(fr.th.RT, vs[:i])
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
+func (c *compiler) list(e *ast.ListExpr) exprFn {
+	elems := c.exprs(e.Elems)
+	return func(fr *frame) (Value, error) {
+		vs, err := evalAll(fr, elems)
+		if err != nil {
+			return nil, err
+		}
+		return NewList(vs), nil
+	}
+}
+
+func (c *compiler) record(e *ast.RecordExpr) exprFn {
+	keys := make([]string, len(e.Fields))
+	vals := make([]exprFn, len(e.Fields))
+	for i, f := range e.Fields {
+		keys[i] = f.Key
+		vals[i] = c.expr(f.Value)
+	}
+	return func(fr *frame) (Value, error) {
+		vs, err := evalAll(fr, vals)
+		if err != nil {
+			return nil, err
+		}
+		return NewRecord(append([]string(nil), keys...), vs), nil
+	}
+}
+
+// closure compiles a function literal into the expression that makes a
+// closure of it: defaults evaluated now, captured cells shared.
+func (c *compiler) closure(fn *ast.FnExpr) exprFn {
+	code := c.function(fn)
+	free := c.locs(fn.FreeVars)
+	defaults := make([]exprFn, len(fn.Params))
+	hasDefaults := false
+	for i, p := range fn.Params {
+		if p.Default != nil {
+			defaults[i] = c.expr(p.Default)
+			hasDefaults = true
+		}
+	}
+	return func(fr *frame) (Value, error) {
+		cl := &Closure{code: code, rc: 1}
+		if hasDefaults {
+			cl.defaults = make([]Value, len(defaults))
+			for i, d := range defaults {
+				if d == nil {
+					continue
+				}
+				v, err := d(fr)
+				if err != nil {
+					releaseAll(fr.th.RT, cl.defaults)
+					return nil, err
+				}
+				cl.defaults[i] = v
+			}
+		}
+		if len(free) > 0 {
+			cl.cells = make([]*cell, len(free))
+			for i, l := range free {
+				x := fr.cellAt(l)
+				x.incref()
+				cl.cells[i] = x
+			}
+			cl.gc.col = fr.th.col
+		} else if col := cyclicIn(cl.defaults); col != nil {
+			cl.gc.col = col
+		}
+		return cl, nil
+	}
+}
+
+func (c *compiler) binary(e *ast.BinaryExpr) exprFn {
+	x, y := c.expr(e.X), c.expr(e.Y)
+	pos := e.At
+	switch e.Op {
+	case "and", "or":
+		isAnd := e.Op == "and"
+		short := c.locs(c.live.Short[e])
+		xpos, ypos := e.X.Span(), e.Y.Span()
+		return func(fr *frame) (Value, error) {
+			a, err := x(fr)
+			if err != nil {
+				return nil, err
+			}
+			t, err := fr.truth(a, xpos)
+			if err != nil {
+				return nil, err
+			}
+			if t != isAnd {
+				fr.drop(short)
+				return Bool(t), nil
+			}
+			b, err := y(fr)
+			if err != nil {
+				return nil, err
+			}
+			t, err = fr.truth(b, ypos)
+			if err != nil {
+				return nil, err
+			}
+			return Bool(t), nil
+		}
+	}
+	op, ok := binaryOps[e.Op]
+	if !ok {
+		return func(fr *frame) (Value, error) { return nil, fr.errorf(pos, "unknown operator %q", e.Op) }
+	}
+	site := newSite(pos)
+	return func(fr *frame) (Value, error) {
+		a, err := x(fr)
+		if err != nil {
+			return nil, err
+		}
+		b, err := y(fr)
+		if err != nil {
+			Release(fr.th.RT, a)
+			return nil, err
+		}
+		if ai, ok := a.(Int); ok {
+			if bi, ok := b.(Int); ok {
+				return fr.intBinop(op, int64(ai), int64(bi), site)
+			}
+		}
+		return fr.binop(op, a, b, site)
+	}
+}
+
+func (c *compiler) unary(e *ast.UnaryExpr) exprFn {
+	x := c.expr(e.X)
+	pos := e.At
+	if e.Op == "not" {
+		xpos := e.X.Span()
+		return func(fr *frame) (Value, error) {
+			v, err := x(fr)
+			if err != nil {
+				return nil, err
+			}
+			t, err := fr.truth(v, xpos)
+			if err != nil {
+				return nil, err
+			}
+			return Bool(!t), nil
+		}
+	}
+	site := newSite(pos)
+	return func(fr *frame) (Value, error) {
+		v, err := x(fr)
+		if err != nil {
+			return nil, err
+		}
+		return fr.neg(v, site)
+	}
+}
+
+func (c *compiler) forStmt(s *ast.ForStmt) stmtFn {
+	iter := c.expr(s.Iter)
+	body := c.block(s.Body)
+	vl := c.loc(s.Var.Binding)
+	dead := s.Var.LastUse
+	exit := c.locs(c.live.Exit[s])
+	pos := s.Iter.Span()
+	site := newSite(pos)
+	// step runs one iteration with the loop variable bound to v (owned).
+	step := func(fr *frame, v Value) (ctl, error) {
+		if fr.th.intr.Load() {
+			Release(fr.th.RT, v)
+			return ctlNext, fr.errorf(pos, "interrupted")
+		}
+		if dead {
+			Release(fr.th.RT, v)
+		} else {
+			fr.declare(vl, v)
+		}
+		return body(fr)
+	}
+	return func(fr *frame) (ctl, error) {
+		it, err := iter(fr)
+		if err != nil {
+			return ctlNext, err
+		}
+		k, err := fr.loop(it, step, site)
+		Release(fr.th.RT, it)
+		if err != nil || k == ctlReturn {
+			return k, err
+		}
+		fr.drop(exit)
+		return ctlNext, nil
+	}
+}
+
+// loop runs step over the values of it; it stops at break (returning
+// ctlNext), return or an error.
+func (fr *frame) loop(it Value, step func(*frame, Value) (ctl, error), site *callSite) (ctl, error) {
+	done := func(k ctl, err error) (bool, ctl, error) {
+		if err != nil || k == ctlReturn {
+			return true, k, err
+		}
+		return k == ctlBreak, ctlNext, nil
+	}
+	switch it := it.(type) {
+	case Range:
+		for i, n := it.Start, it.Len(); n > 0; i, n = i+it.Step, n-1 {
+			if stop, k, err := done(step(fr, Int(i))); stop {
+				return k, err
+			}
+		}
+	case *List:
+		for _, e := range it.Elems {
+			Retain(fr.th.RT, e)
+			if stop, k, err := done(step(fr, e)); stop {
+				return k, err
+			}
+		}
+	case String:
+		for _, r := range string(it) {
+			if stop, k, err := done(step(fr, String(string(r)))); stop {
+				return k, err
+			}
+		}
+	case Tensor:
+		shape := it.Ref.Shape()
+		if len(shape) == 0 {
+			return ctlNext, fr.errorf(site.pos, "cannot iterate over a 0-d tensor")
+		}
+		for i := 0; i < shape[0]; i++ {
+			attrs := &ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: i}}}
+			v, err := fr.submit(site, "index", attrs, it.Ref)
+			if err != nil {
+				return ctlNext, err
+			}
+			if stop, k, err := done(step(fr, v)); stop {
+				return k, err
+			}
+		}
+	case Bool, Int, Float32, Float64:
+		return ctlNext, fr.errorf(site.pos, "cannot iterate over a 0-d tensor (%s)", Describe(it))
+	case *Record:
+		return ctlNext, fr.errorf(site.pos, "cannot iterate over a record; use keys(r) or values(r)")
+	default:
+		return ctlNext, fr.errorf(site.pos, "cannot iterate over %s", Describe(it))
+	}
+	return ctlNext, nil
+}

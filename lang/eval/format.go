@@ -1,0 +1,208 @@
+package eval
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Format renders v as print shows it, without forcing anything: a tensor
+// whose data is not on the host yet prints as a placeholder. Use
+// Thread.Format to force pending values first.
+func Format(v Value) string {
+	var b strings.Builder
+	f := formatter{b: &b, read: func(r *refs.Ref) (*tensor.Dense, error) { return r.Host(), nil }}
+	f.value(v, false)
+	return b.String()
+}
+
+// Format renders v as print shows it, forcing its tensors (running their
+// pending ops) and reading them to the host.
+func (th *Thread) Format(v Value) (string, error) {
+	var b strings.Builder
+	f := formatter{b: &b, read: th.RT.Read}
+	f.value(v, false)
+	return b.String(), f.err
+}
+
+type formatter struct {
+	b    *strings.Builder
+	read func(*refs.Ref) (*tensor.Dense, error)
+	err  error
+}
+
+// value writes v; inner is set inside lists and records, where strings
+// are quoted.
+func (f *formatter) value(v Value, inner bool) {
+	b := f.b
+	switch x := v.(type) {
+	case Bool:
+		if x {
+			b.WriteString("true")
+		} else {
+			b.WriteString("false")
+		}
+	case Int:
+		b.WriteString(strconv.FormatInt(int64(x), 10))
+	case Float32:
+		b.WriteString(FormatFloat(float64(x), 32))
+	case Float64:
+		b.WriteString(FormatFloat(float64(x), 64))
+	case String:
+		if inner {
+			b.WriteString(strconv.Quote(string(x)))
+		} else {
+			b.WriteString(string(x))
+		}
+	case NoneType:
+		b.WriteString("none")
+	case Tensor:
+		f.tensor(x.Ref)
+	case *List:
+		b.WriteByte('[')
+		for i, e := range x.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			f.value(e, true)
+		}
+		b.WriteByte(']')
+	case *Record:
+		b.WriteByte('{')
+		for i, k := range x.Keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			if i < len(x.Values) {
+				f.value(x.Values[i], true)
+			}
+		}
+		b.WriteByte('}')
+	case Range:
+		b.WriteString("range(")
+		b.WriteString(strconv.FormatInt(x.Start, 10))
+		b.WriteString(", ")
+		b.WriteString(strconv.FormatInt(x.Stop, 10))
+		if x.Step != 1 {
+			b.WriteString(", ")
+			b.WriteString(strconv.FormatInt(x.Step, 10))
+		}
+		b.WriteByte(')')
+	case *Closure:
+		b.WriteString("<fn " + x.Name() + ">")
+	case *Builtin:
+		b.WriteString("<builtin " + x.Name + ">")
+	case *Module:
+		b.WriteString("<module " + x.Name + ">")
+	case nil:
+		b.WriteString("none")
+	default:
+		b.WriteString("<" + v.Type() + ">")
+	}
+}
+
+func (f *formatter) tensor(r *refs.Ref) {
+	d, err := f.read(r)
+	if err != nil {
+		if f.err == nil {
+			f.err = err
+		}
+		f.b.WriteString("<error>")
+		return
+	}
+	if d == nil {
+		f.b.WriteString("<pending " + r.Meta().String() + ">")
+		return
+	}
+	if len(d.Shape) == 0 {
+		f.value(scalarOf(d), false)
+		return
+	}
+	f.b.WriteString(formatTensor(d))
+}
+
+// scalarOf unboxes a 0-d host tensor (half types widen to float32, uint8
+// to int64).
+func scalarOf(d *tensor.Dense) Value {
+	switch d.DType {
+	case tensor.Bool:
+		return Bool(d.Buf[0] != 0)
+	case tensor.Int64:
+		return Int(d.I64()[0])
+	case tensor.Uint8:
+		return Int(d.Buf[0])
+	case tensor.Float64:
+		return Float64(d.F64()[0])
+	}
+	return Float32(float32(d.At(0)))
+}
+
+// FormatFloat prints a float the way Python's repr does, with the
+// shortest digits that round-trip at the given precision (32 or 64 bits):
+// 0.1, 7.0, 1e-05, 1.5e+16, inf, nan.
+func FormatFloat(x float64, bits int) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(x, 'e', -1, bits)
+	i := strings.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(e[i+1:])
+	if exp < -4 || exp >= 16 {
+		return e
+	}
+	s := strconv.FormatFloat(x, 'f', -1, bits)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// formatTensor prints a tensor of at least one dimension as nested lists
+// in a tensor(...) wrapper.
+func formatTensor(d *tensor.Dense) string {
+	var b strings.Builder
+	b.WriteString("tensor(")
+	var rec func(dim, off int)
+	strides := d.Shape.Strides()
+	rec = func(dim, off int) {
+		b.WriteByte('[')
+		for i := 0; i < d.Shape[dim]; i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if dim == len(d.Shape)-1 {
+				var s string
+				switch d.DType {
+				case tensor.Bool:
+					s = strconv.FormatBool(d.Buf[off+i] != 0)
+				case tensor.Int64, tensor.Uint8:
+					s = strconv.FormatInt(int64(d.At(off+i)), 10)
+				case tensor.Float64:
+					s = FormatFloat(d.At(off+i), 64)
+				default:
+					s = FormatFloat(d.At(off+i), 32)
+				}
+				b.WriteString(s)
+			} else {
+				rec(dim+1, off+i*strides[dim])
+			}
+		}
+		b.WriteByte(']')
+	}
+	rec(0, 0)
+	if d.DType != tensor.Float32 && d.DType != tensor.Int64 {
+		b.WriteString(", dtype=" + d.DType.String())
+	}
+	b.WriteByte(')')
+	return b.String()
+}

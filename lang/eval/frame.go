@@ -1,0 +1,332 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/resolve"
+)
+
+// maxDepth bounds nested calls, so that runaway recursion is a script
+// error instead of a Go stack overflow.
+const maxDepth = 4000
+
+// frame is one activation: of a function, or of a file's top level (cl
+// nil). Frames are pooled per depth; their slots come from the thread's
+// value stack.
+type frame struct {
+	th    *Thread
+	slots []Value
+	cl    *Closure
+	mod   *Module
+	// parent is the frame that called this one, for tracebacks and call
+	// paths (nil for a file's top level); caller is the frame to return
+	// to.
+	parent, caller *frame
+	site           *callSite
+	ret            Value
+	path           uint32
+	pathOK         bool
+	chunk, base    int
+}
+
+func (fr *frame) name() string {
+	if fr.cl != nil {
+		return fr.cl.code.name
+	}
+	return moduleFn
+}
+
+// callSite is a call expression's position, kept once per expression so
+// that call paths can be keyed by pointer.
+type callSite struct {
+	pos    ast.Pos
+	posStr string
+}
+
+func newSite(pos ast.Pos) *callSite { return &callSite{pos: pos, posStr: pos.String()} }
+
+type pathKey struct {
+	parent uint32
+	site   *callSite
+}
+
+type pathEntry struct {
+	parent uint32
+	site   *callSite
+	fn     string
+}
+
+// pathOf interns fr's call path: the chain of call sites from the top
+// level. 0 is the top level itself. Only computed when an op is submitted.
+func (th *Thread) pathOf(fr *frame) uint32 {
+	if fr.pathOK {
+		return fr.path
+	}
+	var p uint32
+	if fr.parent != nil && fr.site != nil {
+		k := pathKey{th.pathOf(fr.parent), fr.site}
+		id, ok := th.paths[k]
+		if !ok {
+			if th.paths == nil {
+				th.paths = map[pathKey]uint32{}
+			}
+			th.pathInfo = append(th.pathInfo, pathEntry{parent: k.parent, site: fr.site, fn: fr.name()})
+			id = uint32(len(th.pathInfo))
+			th.paths[k] = id
+		}
+		p = id
+	}
+	fr.path, fr.pathOK = p, true
+	return p
+}
+
+// pathStack is the traceback of an op submitted at pos along path.
+func (th *Thread) pathStack(path uint32, pos ast.Pos) []Frame {
+	if path == 0 || int(path) > len(th.pathInfo) {
+		return nil
+	}
+	var st []Frame
+	for path != 0 && int(path) <= len(th.pathInfo) {
+		e := th.pathInfo[path-1]
+		st = append(st, Frame{Fn: e.fn, Pos: pos})
+		pos = e.site.pos
+		path = e.parent
+	}
+	return append(st, Frame{Fn: moduleFn, Pos: pos})
+}
+
+// push makes the frame for a call.
+func (th *Thread) push(parent, caller *frame, cl *Closure, mod *Module, site *callSite, nslots int) *frame {
+	if th.depth == len(th.frames) {
+		th.frames = append(th.frames, &frame{th: th})
+	}
+	fr := th.frames[th.depth]
+	th.depth++
+	fr.parent, fr.caller, fr.cl, fr.mod, fr.site = parent, caller, cl, mod, site
+	fr.pathOK, fr.ret = false, nil
+	fr.chunk, fr.base = th.chunkIdx(), th.sp
+	if len(th.stack) == 0 || th.sp+nslots > len(th.stack[th.chunkIdx()]) {
+		th.growStack(nslots)
+	}
+	ch := th.stack[th.chunkIdx()]
+	fr.slots = ch[th.sp : th.sp+nslots : th.sp+nslots]
+	th.sp += nslots
+	th.cur = fr
+	return fr
+}
+
+// pop releases every slot of fr and returns to its caller.
+func (th *Thread) pop(fr *frame) {
+	for i, v := range fr.slots {
+		if v != nil {
+			fr.slots[i] = nil
+			Release(th.RT, v)
+		}
+	}
+	fr.slots = nil
+	th.setChunk(fr.chunk, fr.base)
+	th.depth--
+	th.cur = fr.caller
+	fr.parent, fr.caller, fr.cl, fr.mod, fr.site = nil, nil, nil, nil, nil
+}
+
+// The value stack is a list of chunks; a frame's slots never move, so a
+// new chunk is started when the current one is full.
+func (th *Thread) chunkIdx() int { return th.chunk }
+
+func (th *Thread) growStack(n int) {
+	if len(th.stack) > 0 {
+		th.chunk++
+	}
+	if th.chunk == len(th.stack) {
+		size := 1024
+		if th.chunk > 0 {
+			size = 2 * len(th.stack[th.chunk-1])
+		}
+		th.stack = append(th.stack, make([]Value, max(size, n)))
+	} else if len(th.stack[th.chunk]) < n {
+		th.stack[th.chunk] = make([]Value, n)
+	}
+	th.sp = 0
+}
+
+func (th *Thread) setChunk(chunk, sp int) {
+	th.chunk, th.sp = chunk, sp
+}
+
+// maybeCollect breaks garbage cycles when some value that may be part of
+// one lost a reference. Called at safe points: every reference is counted.
+func (th *Thread) maybeCollect() {
+	if len(th.col.roots) > 0 {
+		th.col.collect()
+	}
+}
+
+// callValue calls fn from frame caller at site. It consumes args and the
+// values of kw, and returns an owned result.
+func (th *Thread) callValue(caller *frame, fn Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
+	switch f := fn.(type) {
+	case *Closure:
+		return th.callClosure(caller, f, args, kw, site)
+	case *Builtin:
+		return th.callBuiltin(caller, f, args, kw, site)
+	}
+	releaseAll(th.RT, args)
+	releaseKw(th, kw)
+	return nil, caller.errorf(site.pos, "%s is not a function", Describe(fn))
+}
+
+func releaseKw(th *Thread, kw []Kwarg) {
+	for _, k := range kw {
+		if k.Value != nil {
+			Release(th.RT, k.Value)
+		}
+	}
+}
+
+func (th *Thread) callBuiltin(caller *frame, b *Builtin, args []Value, kw []Kwarg, site *callSite) (Value, error) {
+	if th.intr.Load() {
+		releaseAll(th.RT, args)
+		releaseKw(th, kw)
+		return nil, caller.errorf(site.pos, "interrupted")
+	}
+	savedPos, savedSite := th.sitePos, th.curSite
+	th.sitePos, th.curSite = site.posStr, site
+	v, err := CallBuiltin(th, b, args, kw)
+	th.sitePos, th.curSite = savedPos, savedSite
+	releaseAll(th.RT, args)
+	releaseKw(th, kw)
+	if err != nil {
+		if v != nil {
+			Release(th.RT, v)
+		}
+		return nil, caller.wrap(site.pos, err)
+	}
+	if v == nil {
+		v = None
+	}
+	return v, nil
+}
+
+func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwarg, site *callSite) (Value, error) {
+	code := cl.code
+	fail := func(format string, a ...any) (Value, error) {
+		releaseAll(th.RT, args)
+		releaseKw(th, kw)
+		return nil, caller.errorf(site.pos, format, a...)
+	}
+	if th.intr.Load() {
+		return fail("interrupted")
+	}
+	if len(args) > len(code.params) {
+		return fail("%s: got %d positional arguments, want at most %d", code.name, len(args), len(code.params))
+	}
+	if th.depth >= maxDepth {
+		return fail("%s: maximum call depth (%d) exceeded; is the recursion missing a base case?", code.name, maxDepth)
+	}
+	fr := th.push(caller, caller, cl, code.mod, site, code.nslots)
+	for i, a := range args {
+		fr.slots[code.params[i].slot] = a
+	}
+	args = nil
+	for i, k := range kw {
+		j := code.paramIndex(k.Name)
+		var err error
+		switch {
+		case j < 0:
+			err = caller.errorf(site.pos, "%s: unexpected keyword argument %q%s", code.name, k.Name, code.paramHint(k.Name))
+		case fr.slots[code.params[j].slot] != nil:
+			err = caller.errorf(site.pos, "%s: got multiple values for argument %q", code.name, k.Name)
+		}
+		if err != nil {
+			releaseKw(th, kw[i:])
+			th.pop(fr)
+			return nil, err
+		}
+		fr.slots[code.params[j].slot] = k.Value
+	}
+	for j, p := range code.params {
+		v := fr.slots[p.slot]
+		if v == nil {
+			if j >= len(cl.defaults) || cl.defaults[j] == nil {
+				th.pop(fr)
+				return nil, caller.errorf(site.pos, "%s: missing argument %q", code.name, p.name)
+			}
+			v = cl.defaults[j]
+			Retain(th.RT, v)
+			fr.slots[p.slot] = v
+		}
+		if p.cell {
+			fr.slots[p.slot] = newCell(v, th.col)
+		}
+	}
+	_, err := code.body(fr)
+	ret := fr.ret
+	fr.ret = nil
+	th.pop(fr)
+	if err != nil {
+		if ret != nil {
+			Release(th.RT, ret)
+		}
+		return nil, err
+	}
+	th.maybeCollect()
+	if ret == nil {
+		return None, nil
+	}
+	return ret, nil
+}
+
+// Call calls a function value (a closure or a builtin) from a builtin,
+// with borrowed arguments, and returns an owned result. Errors come back
+// as *Error, positioned inside the called function.
+func (th *Thread) Call(fn Value, args []Value, kwargs []Kwarg) (Value, error) {
+	owned := make([]Value, len(args))
+	for i, a := range args {
+		Retain(th.RT, a)
+		owned[i] = a
+	}
+	var kw []Kwarg
+	if len(kwargs) > 0 {
+		kw = make([]Kwarg, len(kwargs))
+		for i, k := range kwargs {
+			Retain(th.RT, k.Value)
+			kw[i] = k
+		}
+	}
+	site := th.curSite
+	if site == nil {
+		site = newSite(ast.Pos{})
+	}
+	savedPos, savedSite := th.sitePos, th.curSite
+	defer func() { th.sitePos, th.curSite = savedPos, savedSite }()
+	caller := th.cur
+	if caller == nil {
+		// A thread outside any script: give the callee a root frame.
+		caller = th.push(nil, nil, nil, nil, nil, 0)
+		defer th.pop(caller)
+	}
+	return th.callValue(caller, fn, owned, kw, site)
+}
+
+func (c *funcCode) paramIndex(name string) int {
+	for i, p := range c.params {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *funcCode) paramHint(name string) string {
+	names := make([]string, len(c.params))
+	for i, p := range c.params {
+		names[i] = p.name
+	}
+	if s := resolve.Suggest(name, names); s != "" {
+		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	return fmt.Sprintf(" (parameters: %s)", strings.Join(names, ", "))
+}

@@ -1,0 +1,362 @@
+package eval
+
+import (
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/resolve"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// tensorFields are the fields every tensor (and number) has.
+var tensorFields = []string{"shape", "dtype", "ndim", "device", "T"}
+
+func (c *compiler) field(e *ast.FieldExpr) exprFn {
+	x := c.expr(e.X)
+	name := e.Name
+	site := newSite(e.At)
+	return func(fr *frame) (Value, error) {
+		v, err := x(fr)
+		if err != nil {
+			return nil, err
+		}
+		f, found, err := fr.getField(v, name, site)
+		if err == nil && !found {
+			err = fr.noField(v, name, site.pos)
+		}
+		Release(fr.th.RT, v)
+		return f, err
+	}
+}
+
+// getField returns an owned reference to field name of v, or found=false
+// when v has no such field.
+func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, error) {
+	switch x := v.(type) {
+	case *Record:
+		f, ok := x.Get(name)
+		if ok {
+			Retain(fr.th.RT, f)
+		}
+		return f, ok, nil
+	case *Module:
+		f, ok := x.Member(name)
+		if ok {
+			Retain(fr.th.RT, f)
+		}
+		return f, ok, nil
+	case Tensor, Bool, Int, Float32, Float64:
+		var shape tensor.Shape
+		var dt tensor.DType
+		if t, ok := x.(Tensor); ok {
+			shape, dt = t.Ref.Shape(), t.Ref.DType()
+		} else {
+			dt = ScalarDType(x)
+		}
+		switch name {
+		case "shape":
+			elems := make([]Value, len(shape))
+			for i, d := range shape {
+				elems[i] = Int(d)
+			}
+			return NewList(elems), true, nil
+		case "dtype":
+			return String(dt.String()), true, nil
+		case "ndim":
+			return Int(len(shape)), true, nil
+		case "device":
+			if t, ok := x.(Tensor); ok {
+				d := t.Ref.Device()
+				if d == "" {
+					d = "pending"
+				}
+				return String(d), true, nil
+			}
+			return String("cpu"), true, nil
+		case "T":
+			v, err := fr.transpose(v, shape, site)
+			return v, true, err
+		}
+	}
+	return nil, false, nil
+}
+
+// transpose is x.T: the dimensions reversed (a no-op below 2 dimensions).
+func (fr *frame) transpose(v Value, shape tensor.Shape, site *callSite) (Value, error) {
+	if len(shape) < 2 {
+		Retain(fr.th.RT, v)
+		return v, nil
+	}
+	perm := fr.th.builtin("permute")
+	if perm == nil {
+		return nil, fr.errorf(site.pos, "x.T needs the permute builtin")
+	}
+	dims := make([]Value, len(shape))
+	for i := range shape {
+		dims[i] = Int(len(shape) - 1 - i)
+	}
+	Retain(fr.th.RT, v)
+	return fr.th.callBuiltin(fr, perm, []Value{v, NewList(dims)}, nil, site)
+}
+
+// builtin finds a builtin of the thread's interpreter by name.
+func (th *Thread) builtin(name string) *Builtin {
+	if th.interp == nil {
+		return nil
+	}
+	return th.interp.cfg.Universe[name]
+}
+
+// noField explains a missing field, suggesting a close name.
+func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
+	var names []string
+	switch x := v.(type) {
+	case *Record:
+		names = x.Keys
+	case *Module:
+		names = x.Members()
+	case Tensor, Bool, Int, Float32, Float64:
+		names = tensorFields
+	}
+	cands := append([]string(nil), names...)
+	if fr.th.interp != nil {
+		for n := range fr.th.interp.cfg.Universe {
+			cands = append(cands, n)
+		}
+	}
+	sort.Strings(cands)
+	hint := ""
+	if s := resolve.Suggest(name, cands); s != "" {
+		hint = fmt.Sprintf("; did you mean %q?", s)
+	}
+	switch x := v.(type) {
+	case *Record:
+		return fr.errorf(pos, "record has no field %q%s", name, hint)
+	case *Module:
+		return fr.errorf(pos, "module %s has no member %q%s", x.Name, name, hint)
+	}
+	return fr.errorf(pos, "%s has no field or method %q%s", Describe(v), name, hint)
+}
+
+// indexItem is one compiled part of x[...]: a value, or a slice.
+type indexItem struct {
+	at             exprFn
+	lo, hi, step   exprFn
+	slice          bool
+	loPos, stepPos ast.Pos
+}
+
+func (c *compiler) index(e *ast.IndexExpr) exprFn {
+	x := c.expr(e.X)
+	items := make([]indexItem, len(e.Indices))
+	for i, ix := range e.Indices {
+		if s, ok := ix.(*ast.SliceExpr); ok {
+			it := indexItem{slice: true, loPos: s.At, stepPos: s.At}
+			if s.Lo != nil {
+				it.lo = c.expr(s.Lo)
+			}
+			if s.Hi != nil {
+				it.hi = c.expr(s.Hi)
+			}
+			if s.Step != nil {
+				it.step = c.expr(s.Step)
+				it.stepPos = s.Step.Span()
+			}
+			items[i] = it
+		} else {
+			items[i] = indexItem{at: c.expr(ix)}
+		}
+	}
+	site := newSite(e.At)
+	return func(fr *frame) (Value, error) {
+		v, err := x(fr)
+		if err != nil {
+			return nil, err
+		}
+		// Evaluate every index value in order, then index.
+		vals := make([]Value, 0, 3*len(items))
+		for _, it := range items {
+			fns := [3]exprFn{it.at}
+			n := 1
+			if it.slice {
+				fns, n = [3]exprFn{it.lo, it.hi, it.step}, 3
+			}
+			for _, f := range fns[:n] {
+				if f == nil {
+					vals = append(vals, nil)
+					continue
+				}
+				iv, err := f(fr)
+				if err != nil {
+					releaseAll(fr.th.RT, vals)
+					Release(fr.th.RT, v)
+					return nil, err
+				}
+				vals = append(vals, iv)
+			}
+		}
+		r, err := fr.indexValue(v, items, vals, site)
+		releaseAll(fr.th.RT, vals)
+		Release(fr.th.RT, v)
+		return r, err
+	}
+}
+
+// intIndex reads an index value as an int.
+func (fr *frame) intIndex(v Value, pos ast.Pos, what string) (int, error) {
+	switch v.(type) {
+	case Int, Bool:
+		n, _ := toInt(v)
+		return n, nil
+	case Tensor:
+		if n, ok := fr.th.AsInt(v); ok {
+			return n, nil
+		}
+	}
+	return 0, fr.errorf(pos, "%s must be an int, not %s", what, Describe(v))
+}
+
+// indexItems turns the evaluated parts of x[...] into ops.IndexItems.
+func (fr *frame) indexItems(items []indexItem, vals []Value, site *callSite) ([]ops.IndexItem, error) {
+	out := make([]ops.IndexItem, len(items))
+	k := 0
+	for i, it := range items {
+		if !it.slice {
+			n, err := fr.intIndex(vals[k], site.pos, "an index")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = ops.IndexItem{Kind: ops.IndexAt, At: n}
+			k++
+			continue
+		}
+		lo, hi, step := vals[k], vals[k+1], vals[k+2]
+		k += 3
+		item := ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
+		var err error
+		if lo != nil && lo != None {
+			item.HasStart = true
+			if item.Start, err = fr.intIndex(lo, it.loPos, "a slice bound"); err != nil {
+				return nil, err
+			}
+		}
+		if hi != nil && hi != None {
+			item.HasStop = true
+			if item.Stop, err = fr.intIndex(hi, it.loPos, "a slice bound"); err != nil {
+				return nil, err
+			}
+		}
+		if step != nil && step != None {
+			if item.Step, err = fr.intIndex(step, it.stepPos, "a slice step"); err != nil {
+				return nil, err
+			}
+			if item.Step == 0 {
+				return nil, fr.errorf(it.stepPos, "slice step cannot be zero")
+			}
+		}
+		out[i] = item
+	}
+	return out, nil
+}
+
+// indexValue is v[items] for every indexable kind of value.
+func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *callSite) (Value, error) {
+	pos := site.pos
+	if r, ok := v.(*Record); ok {
+		if len(items) != 1 || items[0].slice {
+			return nil, fr.errorf(pos, "a record is indexed by one string key")
+		}
+		key, ok := vals[0].(String)
+		if !ok {
+			return nil, fr.errorf(pos, "record keys are strings, not %s", Describe(vals[0]))
+		}
+		f, ok := r.Get(string(key))
+		if !ok {
+			return nil, fr.noField(r, string(key), pos)
+		}
+		Retain(fr.th.RT, f)
+		return f, nil
+	}
+	switch v.(type) {
+	case Bool, Int, Float32, Float64:
+		return nil, fr.errorf(pos, "cannot index a 0-d tensor (%s)", Describe(v))
+	case *List, String, Range, Tensor:
+	default:
+		return nil, fr.errorf(pos, "cannot index %s", Describe(v))
+	}
+	ix, err := fr.indexItems(items, vals, site)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := v.(Tensor); ok {
+		return fr.submit(site, "index", &ops.IndexAttrs{Items: ix}, t.Ref)
+	}
+	if len(ix) != 1 {
+		return nil, fr.errorf(pos, "%s takes one index, got %d", Describe(v), len(ix))
+	}
+	var n int
+	switch x := v.(type) {
+	case *List:
+		n = len(x.Elems)
+	case String:
+		n = utf8.RuneCountInString(string(x))
+	case Range:
+		n = int(x.Len())
+	}
+	rs, err := ops.ResolveIndex(tensor.Shape{n}, ix)
+	if err != nil {
+		return nil, fr.errorf(pos, "%s", seqIndexError(v, ix[0], n))
+	}
+	r := rs[0]
+	switch x := v.(type) {
+	case *List:
+		if !r.Keep {
+			e := x.Elems[r.Start]
+			Retain(fr.th.RT, e)
+			return e, nil
+		}
+		out := make([]Value, r.Len)
+		for i := range out {
+			e := x.Elems[r.Start+i*r.Step]
+			Retain(fr.th.RT, e)
+			out[i] = e
+		}
+		return NewList(out), nil
+	case String:
+		runes := []rune(string(x))
+		if !r.Keep {
+			return String(runes[r.Start]), nil
+		}
+		out := make([]rune, r.Len)
+		for i := range out {
+			out[i] = runes[r.Start+i*r.Step]
+		}
+		return String(out), nil
+	case Range:
+		if !r.Keep {
+			return Int(x.Start + int64(r.Start)*x.Step), nil
+		}
+		start, step := x.Start+int64(r.Start)*x.Step, x.Step*int64(r.Step)
+		return Range{Start: start, Stop: start + int64(r.Len)*step, Step: step}, nil
+	}
+	return nil, fr.errorf(pos, "cannot index %s", Describe(v))
+}
+
+func seqIndexError(v Value, it ops.IndexItem, n int) string {
+	return fmt.Sprintf("index %d is out of range for %s of length %d", it.At, Describe(v), n)
+}
+
+// submit queues op at site and wraps its failure at the site's position.
+func (fr *frame) submit(site *callSite, op string, attrs any, ins ...*refs.Ref) (Value, error) {
+	th := fr.th
+	th.sitePos = site.posStr
+	r, err := th.RT.Submit(th.Site(), op, attrs, ins...)
+	if err != nil {
+		return nil, fr.wrap(site.pos, err)
+	}
+	return Tensor{Ref: r}, nil
+}

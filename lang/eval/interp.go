@@ -1,0 +1,414 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/parser"
+	"github.com/tref-lang/tref/lang/resolve"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// Config configures an Interpreter.
+type Config struct {
+	// RT owns every tensor the scripts make.
+	RT *refs.Runtime
+	// Universe holds the builtins by name (stdlib.Universe()).
+	Universe map[string]*Builtin
+	// Stdout receives print's output; nil discards it.
+	Stdout io.Writer
+}
+
+// Interpreter runs tref files, test blocks and REPL input over one
+// runtime. It is not safe for concurrent use, except Interrupt.
+type Interpreter struct {
+	cfg     Config
+	th      *Thread
+	names   map[string]bool
+	modules map[string]*Module
+	order   []*Module
+	sources map[string][]byte
+	// mainDir is the directory of the file run first, for naming files in
+	// import cycles.
+	mainDir string
+
+	repl        *Module
+	replGlobals []*ast.Binding
+
+	intr atomic.Bool
+}
+
+// Module states.
+const (
+	modLoaded uint8 = iota
+	modRunning
+	modDone
+	modFailed
+)
+
+// NewInterpreter makes an interpreter.
+func NewInterpreter(cfg Config) *Interpreter {
+	if cfg.Stdout == nil {
+		cfg.Stdout = io.Discard
+	}
+	in := &Interpreter{
+		cfg:     cfg,
+		names:   map[string]bool{},
+		modules: map[string]*Module{},
+		sources: map[string][]byte{},
+		repl:    &Module{Name: "<repl>", Path: parser.ReplFile},
+	}
+	for n := range cfg.Universe {
+		in.names[n] = true
+	}
+	in.th = &Thread{RT: cfg.RT, Stdout: cfg.Stdout, interp: in, col: &collector{rt: cfg.RT}, intr: &in.intr}
+	return in
+}
+
+// Thread is the interpreter's thread (for tools that call builtins or
+// script functions between runs).
+func (in *Interpreter) Thread() *Thread { return in.th }
+
+// Source returns the text of a file the interpreter read (or the latest
+// REPL input, under parser.ReplFile), for quoting in error messages.
+func (in *Interpreter) Source(path string) []byte { return in.sources[path] }
+
+// Interrupt aborts the current evaluation with an "interrupted" error at
+// the next loop iteration or call. It is safe to call from another
+// goroutine (a signal handler).
+func (in *Interpreter) Interrupt() { in.intr.Store(true) }
+
+// RunFile parses, resolves and runs a file's top level (test blocks are
+// skipped), executes every pending op, then releases every binding of
+// every module: afterwards the runtime holds no refs of the run.
+func (in *Interpreter) RunFile(path string) error {
+	return in.runMain(path, nil, nil)
+}
+
+// RunSource is RunFile over src instead of the file's contents (imports
+// are still read from disk, relative to path).
+func (in *Interpreter) RunSource(path string, src []byte) error {
+	return in.runMain(path, src, nil)
+}
+
+// RunTests runs a file's top level, then each test block in its own
+// scope, calling report with each test's name and failure (nil when it
+// passed). The error is a failure outside any test (a static error, or a
+// failing top-level statement).
+func (in *Interpreter) RunTests(path string, report func(name string, err error)) error {
+	return in.runMain(path, nil, report)
+}
+
+func (in *Interpreter) runMain(path string, src []byte, report func(string, error)) (err error) {
+	in.intr.Store(false)
+	defer in.recoverPanic(&err)
+	defer in.releaseModules()
+	if in.mainDir == "" {
+		in.mainDir = filepath.Dir(path)
+	}
+	m, err := in.load(path, src, true, nil)
+	if err != nil {
+		return err
+	}
+	if err := in.runModule(nil, m, ast.Pos{}); err != nil {
+		in.flush()
+		return err
+	}
+	if err := in.flush(); err != nil {
+		return err
+	}
+	if report == nil {
+		return nil
+	}
+	for _, t := range m.code.tests {
+		report(t.name, in.runTest(m, t))
+	}
+	return nil
+}
+
+// runTest runs one test block in a fresh frame of its module.
+func (in *Interpreter) runTest(m *Module, t testCode) (err error) {
+	in.intr.Store(false)
+	defer in.recoverPanic(&err)
+	th := in.th
+	fr := th.push(nil, nil, nil, m, nil, m.code.nlocals)
+	_, err = t.body(fr)
+	th.pop(fr)
+	th.maybeCollect()
+	if ferr := in.flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// CheckFile parses and resolves a file and every file it imports,
+// without running anything.
+func (in *Interpreter) CheckFile(path string) error {
+	savedMods, savedOrder := in.modules, in.order
+	in.modules, in.order = map[string]*Module{}, nil
+	defer func() { in.modules, in.order = savedMods, savedOrder }()
+	if in.mainDir == "" {
+		in.mainDir = filepath.Dir(path)
+	}
+	_, err := in.load(path, nil, true, nil)
+	return err
+}
+
+// EvalREPL runs one REPL input in the persistent session. A bare
+// expression as the last statement gives its value (forced, so Format
+// shows it); otherwise the value is None. The caller owns the value and
+// releases it.
+func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
+	in.intr.Store(false)
+	defer in.recoverPanic(&err)
+	in.sources[parser.ReplFile] = []byte(src)
+	f, err := parser.ParseREPL([]byte(src))
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolve.File(f, resolve.Options{Universe: in.names, Predeclared: in.replGlobals, REPL: true})
+	if err != nil {
+		return nil, err
+	}
+	imports, err := in.loadImports(parser.ReplFile, ".", res, nil)
+	if err != nil {
+		return nil, err
+	}
+	in.replGlobals = res.Globals
+	m := in.repl
+	for len(m.globals) < len(res.Globals) {
+		m.globals = append(m.globals, nil)
+	}
+	m.names = make([]string, len(res.Globals))
+	for i, b := range res.Globals {
+		m.names[i] = b.Name
+	}
+	var last ast.Stmt
+	if n := len(f.Stmts); n > 0 {
+		if es, ok := f.Stmts[n-1].(*ast.ExprStmt); ok {
+			last = es
+		}
+	}
+	code := in.compileModule(m, f, res, imports, last)
+	th := in.th
+	fr := th.push(nil, nil, nil, m, nil, code.nlocals)
+	_, err = code.top(fr)
+	th.pop(fr)
+	th.maybeCollect()
+	v, th.replValue = th.replValue, nil
+	if err == nil {
+		err = in.flush()
+	}
+	if err == nil && v != nil {
+		_, err = th.Format(v) // force its tensors to the host
+	}
+	if err != nil {
+		if v != nil {
+			Release(th.RT, v)
+		}
+		return nil, err
+	}
+	if v == nil {
+		v = None
+	}
+	return v, nil
+}
+
+// setREPLValue keeps the value of the REPL input's final expression.
+func (th *Thread) setREPLValue(v Value) {
+	if th.replValue != nil {
+		Release(th.RT, th.replValue)
+	}
+	th.replValue = v
+}
+
+// Globals lists the names bound in the REPL session, sorted.
+func (in *Interpreter) Globals() []string {
+	var out []string
+	for i, b := range in.replGlobals {
+		if i < len(in.repl.globals) && in.repl.globals[i] != nil {
+			out = append(out, b.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Close releases everything the session holds: REPL bindings and every
+// module's globals. The interpreter can still be used afterwards.
+func (in *Interpreter) Close() {
+	defer func() { recover() }() // teardown after an internal error must not crash
+	in.releaseModules()
+	releaseAll(in.th.RT, in.repl.globals)
+	clear(in.repl.globals)
+	in.th.maybeCollect()
+}
+
+// releaseModules drops the globals of every loaded module, newest first,
+// then breaks any cycle left among them.
+func (in *Interpreter) releaseModules() {
+	for i := len(in.order) - 1; i >= 0; i-- {
+		m := in.order[i]
+		g := m.globals
+		m.globals = make([]Value, len(g))
+		releaseAll(in.th.RT, g)
+	}
+	in.modules, in.order = map[string]*Module{}, nil
+	in.th.maybeCollect()
+}
+
+// recoverPanic turns a Go panic during evaluation into an internal error
+// positioned at the latest call site, and resets the thread.
+func (in *Interpreter) recoverPanic(err *error) {
+	p := recover()
+	if p == nil {
+		return
+	}
+	th := in.th
+	pos, _ := parsePos(th.sitePos)
+	*err = internalError(p, pos)
+	th.cur, th.depth, th.sp, th.chunk = nil, 0, 0, 0
+	th.args = th.args[:0]
+	th.replValue = nil
+	th.sitePos, th.curSite = "", nil
+}
+
+// flush executes every pending op and positions a failure.
+func (in *Interpreter) flush() error {
+	if err := in.cfg.RT.Flush(); err != nil {
+		return in.th.runtimeError(err)
+	}
+	return nil
+}
+
+// runtimeError positions an error from the runtime outside any frame.
+func (th *Thread) runtimeError(err error) error {
+	var op *refs.OpError
+	if errors.As(err, &op) {
+		if p, ok := parsePos(op.Site.Pos); ok {
+			return &Error{Pos: p, Msg: err.Error(), Stack: th.pathStack(op.Site.Path, p)}
+		}
+	}
+	return err
+}
+
+// load reads, parses, resolves and compiles a file and, recursively, the
+// files it imports. src overrides the file's contents when not nil.
+func (in *Interpreter) load(path string, src []byte, main bool, chain []string) (*Module, error) {
+	key, err := filepath.Abs(path)
+	if err != nil {
+		key = filepath.Clean(path)
+	}
+	if m := in.modules[key]; m != nil {
+		return m, nil
+	}
+	if src == nil {
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("cannot read %s: %v", path, errors.Unwrap(err))
+		}
+	}
+	in.sources[path] = src
+	f, err := parser.ParseFile(path, src)
+	if err != nil {
+		return nil, err
+	}
+	res, err := resolve.File(f, resolve.Options{Universe: in.names, TrackGlobals: main})
+	if err != nil {
+		return nil, err
+	}
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	m := &Module{Name: stem, Path: path, globals: make([]Value, len(res.Globals))}
+	for _, b := range res.Globals {
+		m.names = append(m.names, b.Name)
+	}
+	in.modules[key] = m
+	imports, err := in.loadImports(path, filepath.Dir(path), res, append(chain, key))
+	if err != nil {
+		delete(in.modules, key)
+		return nil, err
+	}
+	m.code = in.compileModule(m, f, res, imports, nil)
+	in.order = append(in.order, m)
+	return m, nil
+}
+
+// loadImports loads the files a resolved file imports, relative to dir.
+func (in *Interpreter) loadImports(path, dir string, res *resolve.Module, chain []string) (map[*ast.ImportStmt]*Module, error) {
+	imports := map[*ast.ImportStmt]*Module{}
+	for _, imp := range res.Imports {
+		p := imp.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		key, err := filepath.Abs(p)
+		if err != nil {
+			key = filepath.Clean(p)
+		}
+		for i, k := range chain {
+			if k == key {
+				cycle := append(append([]string(nil), chain[i:]...), key)
+				for j, c := range cycle {
+					cycle[j] = in.displayPath(c)
+				}
+				return nil, resolve.ErrorList{{Pos: imp.At, Msg: "import cycle: " + strings.Join(cycle, " -> ")}}
+			}
+		}
+		m, err := in.load(p, nil, false, chain)
+		if err != nil {
+			var list parserOrResolve
+			if errors.As(err, &list.p) || errors.As(err, &list.r) {
+				return nil, err
+			}
+			return nil, resolve.ErrorList{{Pos: imp.At, Msg: err.Error()}}
+		}
+		imports[imp] = m
+	}
+	return imports, nil
+}
+
+type parserOrResolve struct {
+	p parser.ErrorList
+	r resolve.ErrorList
+}
+
+// displayPath names a file relative to the main file's directory.
+func (in *Interpreter) displayPath(abs string) string {
+	base, err := filepath.Abs(in.mainDir)
+	if err == nil {
+		if rel, err := filepath.Rel(base, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return abs
+}
+
+// runModule runs an imported module's top level once.
+func (in *Interpreter) runModule(caller *frame, m *Module, pos ast.Pos) error {
+	switch m.state {
+	case modDone:
+		return nil
+	case modRunning:
+		return caller.errorf(pos, "import cycle through %s", m.Path)
+	case modFailed:
+		return caller.errorf(pos, "module %s failed when it was first imported", m.Path)
+	}
+	m.state = modRunning
+	th := in.th
+	fr := th.push(nil, th.cur, nil, m, nil, m.code.nlocals)
+	_, err := m.code.top(fr)
+	th.pop(fr)
+	th.maybeCollect()
+	if err != nil {
+		m.state = modFailed
+		return err
+	}
+	m.state = modDone
+	return nil
+}
