@@ -197,7 +197,7 @@ func Describe(v Value) string {
 	case *Builtin:
 		return "builtin " + v.Name
 	}
-	return "a " + v.Type()
+	return v.Type()
 }
 
 // toInt converts an unboxed scalar holding a whole number to int.
