@@ -5,6 +5,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -45,21 +46,12 @@ func b2u(c bool) uint8 {
 	return 0
 }
 
-// maxNaN is torch.maximum on two elements: NaN wins.
-func maxNaN[T number](x, y T) T {
-	if x != x || x > y {
-		return x
-	}
-	return y
-}
+// maxNaN is torch.maximum on two elements: NaN wins. Go's max has exactly
+// these semantics and compiles to branch-free code.
+func maxNaN[T number](x, y T) T { return max(x, y) }
 
 // minNaN is torch.minimum on two elements: NaN wins.
-func minNaN[T number](x, y T) T {
-	if x != x || x < y {
-		return x
-	}
-	return y
-}
+func minNaN[T number](x, y T) T { return min(x, y) }
 
 func isFloat[T number]() bool {
 	var z T
@@ -313,7 +305,9 @@ func compareRow[T number](name string) func(o []uint8, a, b []T) error {
 	panic("cpu: unknown comparison " + name)
 }
 
-// whereKernel is where(cond, a, b): a where cond is true, else b.
+// whereKernel is where(cond, a, b): a where cond is true, else b. It
+// selects on the elements' bits with a mask, which needs no branch on the
+// (often unpredictable) condition.
 func whereKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if err := checkInputs("where", ins, 3); err != nil {
 		return err
@@ -324,20 +318,28 @@ func whereKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	}
 	c := castTo(ins[0], tensor.Bool)
 	a, b := castTo(ins[1], ct), castTo(ins[2], ct)
-	switch ct {
-	case tensor.Float32:
-		return runWhere(out.F32(), out.Shape, c, a.F32(), a.Shape, b.F32(), b.Shape)
-	case tensor.Float64:
-		return runWhere(out.F64(), out.Shape, c, a.F64(), a.Shape, b.F64(), b.Shape)
-	case tensor.Int64:
-		return runWhere(out.I64(), out.Shape, c, a.I64(), a.Shape, b.I64(), b.Shape)
-	case tensor.Uint8, tensor.Bool:
+	switch ct.Size() {
+	case 1:
 		return runWhere(out.U8(), out.Shape, c, a.U8(), a.Shape, b.U8(), b.Shape)
+	case 4:
+		return runWhere(bitsOf[uint32](out), out.Shape, c, bitsOf[uint32](a), a.Shape, bitsOf[uint32](b), b.Shape)
+	case 8:
+		return runWhere(bitsOf[uint64](out), out.Shape, c, bitsOf[uint64](a), a.Shape, bitsOf[uint64](b), b.Shape)
 	}
 	return fmt.Errorf("where has no cpu kernel for %v", ct)
 }
 
-func runWhere[T number](o []T, os tensor.Shape, cond *tensor.Dense, a []T, as tensor.Shape, b []T, bs tensor.Shape) error {
+// bitsOf views d's buffer as unsigned words of its element size.
+func bitsOf[U uint32 | uint64](d *tensor.Dense) []U {
+	var z U
+	n := len(d.Buf) / int(unsafe.Sizeof(z))
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*U)(unsafe.Pointer(&d.Buf[0])), n)
+}
+
+func runWhere[U uint8 | uint32 | uint64](o []U, os tensor.Shape, cond *tensor.Dense, a []U, as tensor.Shape, b []U, bs tensor.Shape) error {
 	n := len(o)
 	if n == 0 {
 		return nil
@@ -352,24 +354,19 @@ func runWhere[T number](o []T, os tensor.Shape, cond *tensor.Dense, a []T, as te
 	})
 }
 
-func whereRow[T number](o []T, c []uint8, a, b []T) {
+func whereRow[U uint8 | uint32 | uint64](o []U, c []uint8, a, b []U) {
 	sc, sa, sb := stride(c, o), stride(a, o), stride(b, o)
 	if sc == 1 && sa == 1 && sb == 1 {
 		c, a, b = c[:len(o)], a[:len(o)], b[:len(o)]
 		for i := range o {
-			if c[i] != 0 {
-				o[i] = a[i]
-			} else {
-				o[i] = b[i]
-			}
+			mask := -U(b2u(c[i] != 0))
+			o[i] = b[i] ^ ((a[i] ^ b[i]) & mask)
 		}
 		return
 	}
 	for i := range o {
-		if c[i*sc] != 0 {
-			o[i] = a[i*sa]
-		} else {
-			o[i] = b[i*sb]
-		}
+		mask := -U(b2u(c[i*sc] != 0))
+		x, y := a[i*sa], b[i*sb]
+		o[i] = y ^ ((x ^ y) & mask)
 	}
 }

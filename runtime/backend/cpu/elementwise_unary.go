@@ -132,23 +132,21 @@ func keepUnaryRow[T number](name string) func(o, a []T) {
 			}
 		}
 	case "abs":
+		var z T
+		if _, unsigned := any(z).(uint8); unsigned {
+			return func(o, a []T) { copy(o, a) }
+		}
 		return func(o, a []T) {
 			a = a[:len(o)]
 			for i, x := range a {
-				if x < 0 {
-					x = -x
-				}
-				o[i] = x
+				o[i] = max(x, -x) // branch-free; NaN stays NaN
 			}
 		}
 	case "relu":
 		return func(o, a []T) {
 			a = a[:len(o)]
 			for i, x := range a {
-				if x < 0 {
-					x = 0
-				}
-				o[i] = x
+				o[i] = max(x, 0) // NaN stays NaN
 			}
 		}
 	}
@@ -220,19 +218,28 @@ func clampRow[T number](a ops.ClampAttrs) func(o, x []T) {
 		return T(int64(v))
 	}
 	lo, hi := bound(a.Min), bound(a.Max)
-	hasMin, hasMax := a.HasMin, a.HasMax
+	// Go's min and max propagate NaN, as torch's clamp does, and compile
+	// without branches.
+	switch {
+	case a.HasMin && a.HasMax:
+		return func(o, x []T) {
+			x = x[:len(o)]
+			for i, v := range x {
+				o[i] = min(max(v, lo), hi)
+			}
+		}
+	case a.HasMin:
+		return func(o, x []T) {
+			x = x[:len(o)]
+			for i, v := range x {
+				o[i] = max(v, lo)
+			}
+		}
+	}
 	return func(o, x []T) {
 		x = x[:len(o)]
 		for i, v := range x {
-			if v == v {
-				if hasMin && v < lo {
-					v = lo
-				}
-				if hasMax && v > hi {
-					v = hi
-				}
-			}
-			o[i] = v
+			o[i] = min(v, hi)
 		}
 	}
 }
