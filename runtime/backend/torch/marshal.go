@@ -1,116 +1,115 @@
 package torch
 
 import (
+	"math"
+
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // marshal turns an op's attributes into the integer and float arrays that
 // tt_op reads (the layouts are documented next to each op in
 // csrc/tref_torch.cpp). ok is false when the attributes are of a kind this
-// backend does not know, and the op then runs on the host.
+// backend does not know; the op then runs on the host.
 func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
-	switch a := op.Attrs.(type) {
+	switch a := deref(op.Attrs).(type) {
 	case nil:
 		return nil, nil, true
 	case ops.ReduceAttrs:
-		return reduceAttrs(a), nil, true
-	case *ops.ReduceAttrs:
-		return reduceAttrs(*a), nil, true
+		ia = []int64{b2i(a.Keepdim), int64(a.Correction)}
+		return append(ia, ints(a.Dims)...), nil, true
 	case ops.CastAttrs:
 		return []int64{int64(a.To)}, nil, true
+	case ops.ClampAttrs:
+		return []int64{b2i(a.HasMin), b2i(a.HasMax)}, []float64{a.Min, a.Max}, true
 	case ops.IndexAttrs:
-		return indexAttrs(a, op.Inputs[0].Shape())
+		rs, err := ops.ResolveIndex(op.Inputs[0].Shape(), a.Items)
+		if err != nil {
+			return nil, nil, false
+		}
+		ia = []int64{int64(len(rs))}
+		for _, r := range rs {
+			ia = append(ia, b2i(r.Keep), int64(r.Start), int64(r.Len), int64(r.Step))
+		}
+		return ia, nil, true
+	case ops.ReshapeAttrs:
+		return ints(a.Shape), nil, true
+	case ops.PermuteAttrs:
+		return ints(a.Dims), nil, true
+	case ops.ExpandAttrs:
+		return ints(a.Shape), nil, true
+	case ops.CatAttrs:
+		return []int64{int64(a.Dim)}, nil, true
+	case ops.SoftmaxAttrs:
+		return []int64{int64(a.Dim)}, nil, true
+	case ops.NormAttrs:
+		return []int64{b2i(a.HasWeight), b2i(a.HasBias)}, []float64{a.Eps}, true
+	case ops.DropoutAttrs:
+		return nil, []float64{a.P}, true
+	case ops.CrossEntropyAttrs:
+		return []int64{int64(a.IgnoreIndex)}, nil, true
+	case ops.Conv2dAttrs:
+		return []int64{int64(a.Stride[0]), int64(a.Stride[1]), int64(a.PadLo[0]), int64(a.PadLo[1]),
+			int64(a.PadHi[0]), int64(a.PadHi[1]), int64(a.Dilation[0]), int64(a.Dilation[1]), int64(a.Groups)}, nil, true
+	case ops.Pool2dAttrs:
+		return []int64{int64(a.Kernel[0]), int64(a.Kernel[1]), int64(a.Stride[0]), int64(a.Stride[1]),
+			int64(a.Padding[0]), int64(a.Padding[1]), int64(a.Dilation[0]), int64(a.Dilation[1]), b2i(a.CeilMode)}, nil, true
+	case ops.AttentionAttrs:
+		scale := a.Scale
+		if !a.HasScale {
+			q := op.Inputs[0].Shape()
+			scale = 1 / math.Sqrt(float64(q[len(q)-1]))
+		}
+		return []int64{b2i(a.Causal)}, []float64{scale}, true
 	}
 	return nil, nil, false
 }
 
-func reduceAttrs(a ops.ReduceAttrs) []int64 {
-	ia := []int64{b2i(a.Keepdim), int64(a.Correction), int64(len(a.Dims))}
-	for _, d := range a.Dims {
-		ia = append(ia, int64(d))
+// deref accepts attributes passed by value or by pointer.
+func deref(a any) any {
+	switch p := a.(type) {
+	case *ops.ReduceAttrs:
+		return *p
+	case *ops.CastAttrs:
+		return *p
+	case *ops.ClampAttrs:
+		return *p
+	case *ops.IndexAttrs:
+		return *p
+	case *ops.ReshapeAttrs:
+		return *p
+	case *ops.PermuteAttrs:
+		return *p
+	case *ops.ExpandAttrs:
+		return *p
+	case *ops.CatAttrs:
+		return *p
+	case *ops.SoftmaxAttrs:
+		return *p
+	case *ops.NormAttrs:
+		return *p
+	case *ops.DropoutAttrs:
+		return *p
+	case *ops.CrossEntropyAttrs:
+		return *p
+	case *ops.Conv2dAttrs:
+		return *p
+	case *ops.Pool2dAttrs:
+		return *p
+	case *ops.AttentionAttrs:
+		return *p
 	}
-	return ia
+	return a
 }
 
-// indexAttrs normalises Python-style index items against the input shape
-// into (kind, start, count, step) per item, so the plugin does no bounds
-// arithmetic of its own.
-func indexAttrs(a ops.IndexAttrs, shape tensor.Shape) ([]int64, []float64, bool) {
-	ia := []int64{int64(len(a.Items))}
-	dim := 0
-	for _, it := range a.Items {
-		if dim >= len(shape) {
-			return nil, nil, false
-		}
-		n := shape[dim]
-		switch it.Kind {
-		case ops.IndexAt:
-			i := it.At
-			if i < 0 {
-				i += n
-			}
-			if i < 0 || i >= n {
-				return nil, nil, false
-			}
-			ia = append(ia, 0, int64(i), 1, 1)
-		case ops.IndexSlice:
-			start, count, step := sliceBounds(it, n)
-			ia = append(ia, 1, int64(start), int64(count), int64(step))
-		}
-		dim++
+// ints writes a count followed by the values, the layout of dims lists.
+func ints[T ~[]int](v T) []int64 {
+	out := make([]int64, 0, len(v)+1)
+	out = append(out, int64(len(v)))
+	for _, x := range v {
+		out = append(out, int64(x))
 	}
-	return ia, nil, true
-}
-
-// sliceBounds applies Python's slice rules to a dimension of size n.
-func sliceBounds(it ops.IndexItem, n int) (start, count, step int) {
-	step = it.Step
-	if step == 0 {
-		step = 1
-	}
-	clamp := func(v, lo, hi int) int { return min(max(v, lo), hi) }
-	if step > 0 {
-		start, stop := 0, n
-		if it.HasStart {
-			start = it.Start
-			if start < 0 {
-				start += n
-			}
-			start = clamp(start, 0, n)
-		}
-		if it.HasStop {
-			stop = it.Stop
-			if stop < 0 {
-				stop += n
-			}
-			stop = clamp(stop, 0, n)
-		}
-		if stop > start {
-			count = (stop - start + step - 1) / step
-		}
-		return start, count, step
-	}
-	start, stop := n-1, -1
-	if it.HasStart {
-		start = it.Start
-		if start < 0 {
-			start += n
-		}
-		start = clamp(start, -1, n-1)
-	}
-	if it.HasStop {
-		stop = it.Stop
-		if stop < 0 {
-			stop += n
-		}
-		stop = clamp(stop, -1, n-1)
-	}
-	if start > stop {
-		count = (start - stop - step - 1) / -step
-	}
-	return start, count, step
+	return out
 }
 
 func b2i(b bool) int64 {

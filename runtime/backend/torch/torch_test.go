@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -23,7 +22,7 @@ func plugin(t testing.TB) *Lib {
 	return lib
 }
 
-func f32(shape tensor.Shape, vals ...float32) *tensor.Dense {
+func denseF32(shape tensor.Shape, vals ...float32) *tensor.Dense {
 	d := tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32})
 	copy(d.F32(), vals)
 	return d
@@ -31,12 +30,12 @@ func f32(shape tensor.Shape, vals ...float32) *tensor.Dense {
 
 func TestRoundTripAndOp(t *testing.T) {
 	lib := plugin(t)
-	a, err := lib.FromHost(f32(tensor.Shape{2, 2}, 1, 2, 3, 4), -1)
+	a, err := lib.FromHost(denseF32(tensor.Shape{2, 2}, 1, 2, 3, 4), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer lib.Free(a)
-	b, err := lib.FromHost(f32(tensor.Shape{2}, 10, 20), -1)
+	b, err := lib.FromHost(denseF32(tensor.Shape{2}, 10, 20), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,8 +62,8 @@ func TestRoundTripAndOp(t *testing.T) {
 
 func TestErrorsCrossTheABIAsMessages(t *testing.T) {
 	lib := plugin(t)
-	a, _ := lib.FromHost(f32(tensor.Shape{2, 3}), -1)
-	b, _ := lib.FromHost(f32(tensor.Shape{4, 5}), -1)
+	a, _ := lib.FromHost(denseF32(tensor.Shape{2, 3}), -1)
+	b, _ := lib.FromHost(denseF32(tensor.Shape{4, 5}), -1)
 	defer lib.Free(a)
 	defer lib.Free(b)
 	if _, err := lib.Op("matmul", []Handle{a, b}, nil, nil); err == nil || !strings.Contains(err.Error(), "torch:") {
@@ -78,29 +77,5 @@ func TestErrorsCrossTheABIAsMessages(t *testing.T) {
 	}
 	if lib.HasOp("no_such_op") || !lib.HasOp("add") {
 		t.Fatal("HasOp disagrees with the plugin")
-	}
-}
-
-func TestSliceBoundsMatchPython(t *testing.T) {
-	cases := []struct {
-		it                 ops.IndexItem
-		n                  int
-		start, count, step int
-	}{
-		{ops.IndexItem{Kind: ops.IndexSlice, Step: 1}, 5, 0, 5, 1},
-		{ops.IndexItem{Kind: ops.IndexSlice, Start: 1, Stop: 3, HasStart: true, HasStop: true, Step: 1}, 5, 1, 2, 1},
-		{ops.IndexItem{Kind: ops.IndexSlice, Start: -2, HasStart: true, Step: 1}, 5, 3, 2, 1},
-		{ops.IndexItem{Kind: ops.IndexSlice, Step: 2}, 5, 0, 3, 2},
-		{ops.IndexItem{Kind: ops.IndexSlice, Step: -1}, 5, 4, 5, -1},
-		{ops.IndexItem{Kind: ops.IndexSlice, Step: -2}, 5, 4, 3, -2},
-		{ops.IndexItem{Kind: ops.IndexSlice, Start: 3, Stop: 0, HasStart: true, HasStop: true, Step: -1}, 5, 3, 3, -1},
-		{ops.IndexItem{Kind: ops.IndexSlice, Start: 10, Stop: 20, HasStart: true, HasStop: true, Step: 1}, 5, 5, 0, 1},
-		{ops.IndexItem{Kind: ops.IndexSlice, Start: 3, Stop: 1, HasStart: true, HasStop: true, Step: 1}, 5, 3, 0, 1},
-	}
-	for _, c := range cases {
-		s, n, st := sliceBounds(c.it, c.n)
-		if n != c.count || st != c.step || (n > 0 && s != c.start) {
-			t.Errorf("%+v over %d: got (%d, %d, %d), want (%d, %d, %d)", c.it, c.n, s, n, st, c.start, c.count, c.step)
-		}
 	}
 }

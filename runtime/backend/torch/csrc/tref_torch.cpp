@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -103,6 +104,12 @@ struct Args {
   double f(int k) const {
     if (k >= nfa) throw std::runtime_error("missing float attribute " + std::to_string(k));
     return fa[k];
+  }
+  // all returns every input, for ops over a list of tensors.
+  std::vector<at::Tensor> all() const {
+    std::vector<at::Tensor> v;
+    for (int k = 0; k < nin; k++) v.push_back(in(k));
+    return v;
   }
   // dims reads a count followed by that many ints, starting at k.
   std::vector<int64_t> dims(int k) const {
@@ -216,42 +223,98 @@ const std::unordered_map<std::string, OpFn> &registry() {
        }},
       // linear algebra
       {"matmul", [](const Args &a) { return at::matmul(a.in(0), a.in(1)); }},
-      // ia: has_bias
+      // inputs x, w and an optional bias
       {"linear", [](const Args &a) {
          c10::optional<at::Tensor> b;
-         if (a.i(0)) b = a.in(2);
+         if (a.nin > 2) b = a.in(2);
          return at::linear(a.in(0), a.in(1), b);
        }},
       {"outer", [](const Args &a) { return at::outer(a.in(0), a.in(1)); }},
-      // index; ia: nitems, then per item: kind (0 at, 1 slice), start, count, step
-      // (the Go side normalises Python slice bounds to start/count/step).
+      // index; ia: ndims, then per input dimension: keep (0 removes the
+      // dimension), start, count, step (ranges already resolved by tref).
       {"index", [](const Args &a) {
          at::Tensor x = a.in(0);
          int64_t n = a.i(0), dim = 0;
          for (int64_t k = 0; k < n; k++) {
            int base = 1 + int(k) * 4;
-           int64_t kind = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
-           if (kind == 0) {
+           int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
+           if (!keep) {
              x = x.select(dim, start);
              continue;
            }
-           if (step > 0) {
+           if (count == 0) {
+             x = x.slice(dim, 0, 0);
+           } else if (step > 0) {
              x = x.slice(dim, start, start + count * step, step);
            } else {
              auto idx = at::arange(start, start + count * step, step, at::TensorOptions().dtype(at::kLong).device(x.device()));
-             if (count == 0) idx = at::empty({0}, idx.options());
              x = x.index_select(dim, idx);
            }
            dim++;
          }
-         return x.contiguous().clone();
+         return x.contiguous();
        }},
       // ia: ndims, dims...
       {"permute", [](const Args &a) { return a.in(0).permute(a.dims(0)).contiguous(); }},
-      {"reshape", [](const Args &a) { return a.in(0).reshape(a.dims(0)).clone(); }},
+      {"reshape", [](const Args &a) { return a.in(0).reshape(a.dims(0)).contiguous(); }},
+      {"expand", [](const Args &a) { return a.in(0).expand(a.dims(0)).contiguous(); }},
+      // ia: dim; any number of inputs
+      {"cat", [](const Args &a) { return at::cat(a.all(), a.i(0)); }},
+      {"stack", [](const Args &a) { return at::stack(a.all(), a.i(0)); }},
       // ia: dim
       {"softmax", [](const Args &a) { return at::softmax(a.in(0), a.i(0)); }},
       {"log_softmax", [](const Args &a) { return at::log_softmax(a.in(0), a.i(0)); }},
+      // inputs x [, weight [, bias]]; ia: has_weight, has_bias; fa: eps
+      {"layer_norm", [](const Args &a) {
+         c10::optional<at::Tensor> w, b;
+         int k = 1;
+         if (a.i(0)) w = a.in(k++);
+         if (a.i(1)) b = a.in(k++);
+         return at::layer_norm(a.in(0), {a.in(0).size(-1)}, w, b, a.f(0));
+       }},
+      {"rms_norm", [](const Args &a) {
+         const at::Tensor &x = a.in(0);
+         at::Tensor y = x * at::rsqrt(at::mean(x * x, {-1}, true) + a.f(0));
+         return a.i(0) ? y * a.in(1) : y;
+       }},
+      // inputs ids, table
+      {"embedding", [](const Args &a) { return at::embedding(a.in(1), a.in(0)); }},
+      // inputs x, keep-mask; fa: p
+      {"dropout", [](const Args &a) {
+         return a.in(0) * a.in(1).to(a.in(0).scalar_type()) / (1.0 - a.f(0));
+       }},
+      // inputs logits, targets; ia: ignore_index
+      {"cross_entropy", [](const Args &a) {
+         return at::cross_entropy_loss(a.in(0), a.in(1), {}, at::Reduction::Mean, a.i(0), 0.0);
+       }},
+      {"mse", [](const Args &a) { return at::mse_loss(a.in(0), a.in(1)); }},
+      // inputs x, w [, bias]; ia: stride h w, pad_lo h w, pad_hi h w, dilation h w, groups
+      {"conv2d", [](const Args &a) {
+         c10::optional<at::Tensor> b;
+         if (a.nin > 2) b = a.in(2);
+         at::Tensor x = a.in(0);
+         std::vector<int64_t> pad = {a.i(2), a.i(3)};
+         if (a.i(2) != a.i(4) || a.i(3) != a.i(5)) {
+           x = at::constant_pad_nd(x, {a.i(3), a.i(5), a.i(2), a.i(4)}, 0);
+           pad = {0, 0};
+         }
+         return at::conv2d(x, a.in(1), b, {a.i(0), a.i(1)}, pad, {a.i(6), a.i(7)}, a.i(8));
+       }},
+      // ia: kernel h w, stride h w, padding h w, dilation h w, ceil_mode
+      {"max_pool2d", [](const Args &a) {
+         return at::max_pool2d(a.in(0), {a.i(0), a.i(1)}, {a.i(2), a.i(3)}, {a.i(4), a.i(5)},
+                               {a.i(6), a.i(7)}, a.i(8) != 0);
+       }},
+      // inputs q, k, v; ia: causal; fa: scale
+      {"attention", [](const Args &a) {
+         const at::Tensor &q = a.in(0), &k = a.in(1), &v = a.in(2);
+         at::Tensor s = at::matmul(q, k.transpose(-2, -1)) * a.f(0);
+         if (a.i(0)) {
+           auto mask = at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu(1);
+           s = s.masked_fill(mask, -std::numeric_limits<double>::infinity());
+         }
+         return at::matmul(at::softmax(s, -1), v);
+       }},
   };
   return ops;
 }

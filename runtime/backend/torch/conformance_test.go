@@ -1,0 +1,270 @@
+package torch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// opCase is one row of the backend conformance table: an op over inputs
+// of the given metas (filled with random data) and attributes.
+type opCase struct {
+	op    string
+	in    []tensor.Meta
+	attrs any
+	// positive fills float inputs with positive values (log, sqrt, pow).
+	positive bool
+}
+
+func m(dt tensor.DType, s ...int) tensor.Meta { return tensor.Meta{Shape: s, DType: dt} }
+
+const (
+	f32 = tensor.Float32
+	f64 = tensor.Float64
+	i64 = tensor.Int64
+	bl  = tensor.Bool
+)
+
+// conformanceTable covers every op family with broadcasting, dtypes and
+// attribute variants. Every registered op with a cpu kernel must appear:
+// TestConformanceCoversRegistry checks it.
+func conformanceTable() []opCase {
+	var t []opCase
+	for _, op := range ops.BinaryArith {
+		pos := op == "pow" || op == "div" || op == "floordiv" || op == "mod"
+		t = append(t,
+			opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 4)}, positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(f64, 2, 1, 3), m(f32, 4, 1)}, positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(f32, 5), m(f32)}, positive: pos})
+		if op != "pow" {
+			t = append(t, opCase{op: op, in: []tensor.Meta{m(i64, 2, 3), m(i64, 3)}, positive: pos})
+		}
+	}
+	for _, op := range ops.Comparisons {
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 3, 1)}},
+			opCase{op: op, in: []tensor.Meta{m(i64, 4), m(i64)}})
+	}
+	for _, op := range append(append([]string{}, ops.FloatUnary...), ops.KeepUnary...) {
+		pos := op == "log" || op == "sqrt" || op == "rsqrt"
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(f64, 7)}, positive: pos})
+	}
+	t = append(t,
+		opCase{op: "logical_not", in: []tensor.Meta{m(bl, 6)}},
+		opCase{op: "clamp", in: []tensor.Meta{m(f32, 3, 3)}, attrs: ops.ClampAttrs{Min: -0.5, Max: 0.5, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}},
+		opCase{op: "clamp", in: []tensor.Meta{m(f32, 8)}, attrs: ops.ClampAttrs{Min: 0, HasMin: true}},
+		opCase{op: "astype", in: []tensor.Meta{m(f32, 5)}, attrs: ops.CastAttrs{To: i64}},
+		opCase{op: "astype", in: []tensor.Meta{m(i64, 5)}, attrs: ops.CastAttrs{To: f64}},
+		opCase{op: "where", in: []tensor.Meta{m(bl, 3, 1), m(f32, 3, 4), m(f32, 4)}},
+	)
+	for _, op := range ops.Reductions {
+		src := m(f32, 3, 4, 5)
+		if op == "any" || op == "all" {
+			src = m(bl, 3, 4, 5)
+		}
+		t = append(t, opCase{op: op, in: []tensor.Meta{src}, attrs: ops.ReduceAttrs{Correction: 1}})
+		t = append(t, opCase{op: op, in: []tensor.Meta{src}, attrs: ops.ReduceAttrs{Dims: []int{-1}, Keepdim: true, Correction: 1}})
+		if op != "argmax" && op != "argmin" {
+			t = append(t, opCase{op: op, in: []tensor.Meta{src}, attrs: ops.ReduceAttrs{Dims: []int{0, 2}, Correction: 1}})
+		}
+	}
+	t = append(t,
+		opCase{op: "matmul", in: []tensor.Meta{m(f32, 5, 7), m(f32, 7, 3)}},
+		opCase{op: "matmul", in: []tensor.Meta{m(f32, 2, 1, 5, 7), m(f32, 3, 7, 4)}},
+		opCase{op: "matmul", in: []tensor.Meta{m(f32, 7), m(f32, 7, 2)}},
+		opCase{op: "matmul", in: []tensor.Meta{m(f64, 4, 4), m(f64, 4)}},
+		opCase{op: "linear", in: []tensor.Meta{m(f32, 6, 8), m(f32, 5, 8), m(f32, 5)}},
+		opCase{op: "linear", in: []tensor.Meta{m(f32, 2, 3, 8), m(f32, 5, 8)}},
+		opCase{op: "outer", in: []tensor.Meta{m(f32, 4), m(f32, 3)}},
+		opCase{op: "index", in: []tensor.Meta{m(f32, 4, 5, 6)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+			{Kind: ops.IndexAt, At: -1}, {Kind: ops.IndexSlice, Start: 1, Stop: 4, HasStart: true, HasStop: true, Step: 2}}}},
+		opCase{op: "index", in: []tensor.Meta{m(f32, 4, 5)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+			{Kind: ops.IndexSlice, Step: -1}, {Kind: ops.IndexSlice, Start: -2, HasStart: true, Step: -2}}}},
+		opCase{op: "reshape", in: []tensor.Meta{m(f32, 4, 6)}, attrs: ops.ReshapeAttrs{Shape: tensor.Shape{3, -1, 2}}},
+		opCase{op: "permute", in: []tensor.Meta{m(f32, 2, 3, 4)}, attrs: ops.PermuteAttrs{Dims: []int{2, 0, 1}}},
+		opCase{op: "expand", in: []tensor.Meta{m(f32, 3, 1)}, attrs: ops.ExpandAttrs{Shape: tensor.Shape{2, 3, 4}}},
+		opCase{op: "cat", in: []tensor.Meta{m(f32, 2, 3), m(f32, 4, 3)}, attrs: ops.CatAttrs{Dim: 0}},
+		opCase{op: "stack", in: []tensor.Meta{m(f32, 2, 3), m(f32, 2, 3), m(f32, 2, 3)}, attrs: ops.CatAttrs{Dim: -1}},
+		opCase{op: "softmax", in: []tensor.Meta{m(f32, 4, 9)}, attrs: ops.SoftmaxAttrs{Dim: -1}},
+		opCase{op: "log_softmax", in: []tensor.Meta{m(f32, 4, 9)}, attrs: ops.SoftmaxAttrs{Dim: 0}},
+		opCase{op: "layer_norm", in: []tensor.Meta{m(f32, 3, 8), m(f32, 8), m(f32, 8)}, attrs: ops.NormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}},
+		opCase{op: "layer_norm", in: []tensor.Meta{m(f32, 2, 3, 8)}, attrs: ops.NormAttrs{Eps: 1e-5}},
+		opCase{op: "rms_norm", in: []tensor.Meta{m(f32, 3, 8), m(f32, 8)}, attrs: ops.NormAttrs{Eps: 1e-6, HasWeight: true}},
+		opCase{op: "mse", in: []tensor.Meta{m(f32, 4, 5), m(f32, 4, 5)}},
+		opCase{op: "conv2d", in: []tensor.Meta{m(f32, 2, 3, 9, 9), m(f32, 4, 3, 3, 3), m(f32, 4)},
+			attrs: ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{1, 1}, PadHi: [2]int{1, 1}, Dilation: [2]int{1, 1}, Groups: 1}},
+		opCase{op: "conv2d", in: []tensor.Meta{m(f32, 1, 4, 8, 8), m(f32, 4, 2, 2, 2)},
+			attrs: ops.Conv2dAttrs{Stride: [2]int{2, 2}, PadLo: [2]int{0, 0}, PadHi: [2]int{1, 1}, Dilation: [2]int{1, 1}, Groups: 2}},
+		opCase{op: "max_pool2d", in: []tensor.Meta{m(f32, 2, 3, 8, 8)},
+			attrs: ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}, Dilation: [2]int{1, 1}}},
+		opCase{op: "attention", in: []tensor.Meta{m(f32, 2, 5, 8), m(f32, 2, 6, 8), m(f32, 2, 6, 4)}, attrs: ops.AttentionAttrs{}},
+		opCase{op: "attention", in: []tensor.Meta{m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8)}, attrs: ops.AttentionAttrs{Causal: true}},
+	)
+	return t
+}
+
+// fill makes deterministic inputs for a case.
+func fill(r *rand.Rand, mt tensor.Meta, positive bool) *tensor.Dense {
+	d := tensor.NewDense(mt)
+	for i := range d.Numel() {
+		v := r.NormFloat64()
+		switch {
+		case mt.DType == bl:
+			v = float64(r.IntN(2))
+		case mt.DType == i64:
+			v = float64(r.IntN(9) - 4)
+			if positive {
+				v = float64(r.IntN(5) + 1)
+			}
+		case positive:
+			v = math.Abs(v) + 0.1
+		}
+		d.Set(i, v)
+	}
+	return d
+}
+
+// runCase runs one case on exec and returns the host result.
+func runCase(t *testing.T, exec refs.Executor, c opCase, inputs []*tensor.Dense) (*tensor.Dense, error) {
+	rt := refs.New(exec, refs.Options{Lookahead: 8})
+	var ins []*refs.Ref
+	for _, d := range inputs {
+		ins = append(ins, rt.FromHost(refs.Site{}, d.Clone()))
+	}
+	out, err := rt.Submit(refs.Site{Pos: "conformance"}, c.op, c.attrs, ins...)
+	for _, r := range ins {
+		rt.Release(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		rt.Release(out)
+		if n := rt.LiveRefs(); n != 0 {
+			t.Errorf("%d refs alive after the case", n)
+		}
+	}()
+	d, err := rt.Read(out)
+	if err != nil {
+		return nil, err
+	}
+	return d.Clone(), nil
+}
+
+func TestConformanceCPUvsTorch(t *testing.T) {
+	lib := plugin(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i, c := range conformanceTable() {
+		name := fmt.Sprintf("%d-%s", i, c.op)
+		inputs := make([]*tensor.Dense, len(c.in))
+		for j, mt := range c.in {
+			inputs[j] = fill(r, mt, c.positive)
+		}
+		t.Run(name, func(t *testing.T) {
+			want, err := runCase(t, &cpu.Device{}, c, inputs)
+			if err != nil {
+				t.Fatalf("cpu: %v", err)
+			}
+			dev, err := NewDevice(lib, "torch:cpu")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := runCase(t, dev, c, inputs)
+			if err != nil {
+				t.Fatalf("torch:cpu: %v", err)
+			}
+			if dev.Fallbacks != 0 {
+				t.Errorf("%s ran on the host, not in libtorch", c.op)
+			}
+			if msg := agree(got, want); msg != "" {
+				t.Errorf("%s over %v: %s", c.op, c.in, msg)
+			}
+		})
+	}
+}
+
+// TestConformanceCoversRegistry fails when an op gains a cpu kernel but
+// no row in the table, so the torch backend cannot silently fall behind.
+func TestConformanceCoversRegistry(t *testing.T) {
+	covered := map[string]bool{}
+	for _, c := range conformanceTable() {
+		covered[c.op] = true
+	}
+	// These take inputs the table cannot make at random: embedding and
+	// cross_entropy need in-range indices, dropout a mask; they have
+	// their own tests below.
+	for _, op := range []string{"embedding", "cross_entropy", "dropout"} {
+		covered[op] = true
+	}
+	for _, op := range cpu.Ops() {
+		if !covered[op] {
+			t.Errorf("op %q has a cpu kernel but no row in the conformance table", op)
+		}
+	}
+}
+
+func TestConformanceIndexedOps(t *testing.T) {
+	lib := plugin(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	ids := tensor.NewDense(m(i64, 2, 3))
+	for i := range ids.I64() {
+		ids.I64()[i] = int64(r.IntN(10))
+	}
+	targets := tensor.NewDense(m(i64, 4))
+	for i := range targets.I64() {
+		targets.I64()[i] = int64(r.IntN(6))
+	}
+	mask := fill(r, m(bl, 3, 4), false)
+	cases := []struct {
+		c      opCase
+		inputs []*tensor.Dense
+	}{
+		{opCase{op: "embedding"}, []*tensor.Dense{ids, fill(r, m(f32, 10, 4), false)}},
+		{opCase{op: "cross_entropy", attrs: ops.CrossEntropyAttrs{IgnoreIndex: ops.DefaultIgnoreIndex}},
+			[]*tensor.Dense{fill(r, m(f32, 4, 6), false), targets}},
+		{opCase{op: "dropout", attrs: ops.DropoutAttrs{P: 0.25}}, []*tensor.Dense{fill(r, m(f32, 3, 4), false), mask}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.c.op, func(t *testing.T) {
+			want, err := runCase(t, &cpu.Device{}, tc.c, tc.inputs)
+			if err != nil {
+				t.Fatalf("cpu: %v", err)
+			}
+			dev, _ := NewDevice(lib, "torch:cpu")
+			got, err := runCase(t, dev, tc.c, tc.inputs)
+			if err != nil {
+				t.Fatalf("torch:cpu: %v", err)
+			}
+			if dev.Fallbacks != 0 {
+				t.Errorf("%s ran on the host", tc.c.op)
+			}
+			if msg := agree(got, want); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+// agree compares within float32 tolerance (matmul-class ops sum in a
+// different order on each backend).
+func agree(got, want *tensor.Dense) string {
+	if got.DType != want.DType || !got.Shape.Equal(want.Shape) {
+		return fmt.Sprintf("got %v, want %v", got.Meta, want.Meta)
+	}
+	for i := range want.Numel() {
+		g, w := got.At(i), want.At(i)
+		if math.IsNaN(g) && math.IsNaN(w) || g == w {
+			continue
+		}
+		if math.Abs(g-w) > 1e-4*math.Abs(w)+1e-5 {
+			return fmt.Sprintf("element %d: got %v, want %v", i, g, w)
+		}
+	}
+	return ""
+}
