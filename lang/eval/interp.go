@@ -357,11 +357,24 @@ func (in *Interpreter) loadImports(path, dir string, res *resolve.Module, chain 
 				for j, c := range cycle {
 					cycle[j] = in.displayPath(c)
 				}
-				return nil, resolve.ErrorList{{Pos: imp.At, Msg: "import cycle: " + strings.Join(cycle, " -> ")}}
+				msg := "import cycle: " + strings.Join(cycle, " -> ")
+				if len(chain) <= 1 {
+					return nil, resolve.ErrorList{{Pos: imp.At, Msg: msg}}
+				}
+				return nil, &cycleError{msg: msg}
 			}
 		}
 		m, err := in.load(p, nil, false, chain)
 		if err != nil {
+			var cyc *cycleError
+			if errors.As(err, &cyc) {
+				if len(chain) <= 1 {
+					// Report the cycle at the outermost import, where the
+					// file being run (or checked) starts it.
+					return nil, resolve.ErrorList{{Pos: imp.At, Msg: cyc.msg}}
+				}
+				return nil, err
+			}
 			var list parserOrResolve
 			if errors.As(err, &list.p) || errors.As(err, &list.r) {
 				return nil, err
@@ -372,6 +385,11 @@ func (in *Interpreter) loadImports(path, dir string, res *resolve.Module, chain 
 	}
 	return imports, nil
 }
+
+// cycleError travels up the chain of imports to the outermost one.
+type cycleError struct{ msg string }
+
+func (e *cycleError) Error() string { return e.msg }
 
 type parserOrResolve struct {
 	p parser.ErrorList
