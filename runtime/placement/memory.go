@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 
@@ -248,6 +249,11 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	}
 	e.emit(trace.Event{T: e.now(), Kind: trace.Evict, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
 	e.release(s, "evicted")
+	if next, predicted := e.NextKey(s); predicted {
+		// Queue the prediction again: a prefetch on forecast may bring it
+		// back.
+		heap.Push(&e.fc.queue, pred{st: s, at: next})
+	}
 	return nil
 }
 
