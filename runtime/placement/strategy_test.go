@@ -13,7 +13,7 @@ import (
 // eventLog is a sink that keeps every event.
 type eventLog struct{ evs []trace.Event }
 
-func (l *eventLog) Event(e *trace.Event) error        { l.evs = append(l.evs, *e); return nil }
+func (l *eventLog) Event(e *trace.Event) error         { l.evs = append(l.evs, *e); return nil }
 func (l *eventLog) Counter(string, int64, int64) error { return nil }
 func (l *eventLog) Close(*trace.Totals) error          { return nil }
 
