@@ -1,6 +1,8 @@
 package diag
 
 import (
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/lang/parser"
 	"github.com/tref-lang/tref/lang/resolve"
 	"github.com/tref-lang/tref/runtime/refs"
 )
@@ -26,6 +28,19 @@ func Diagnostics(err error) []Diagnostic {
 // stopping at the first positioned error on each branch.
 func collect(err error, ds *[]Diagnostic) {
 	switch e := err.(type) {
+	case *eval.Error:
+		d := Diagnostic{Pos: e.Pos, Msg: e.Msg}
+		for _, f := range e.Stack {
+			d.Stack = append(d.Stack, Frame{Fn: f.Fn, Pos: f.Pos})
+		}
+		*ds = append(*ds, d)
+		return
+	case *parser.Error:
+		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
+		return
+	case parser.Error:
+		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
+		return
 	case *resolve.Error:
 		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
 		return

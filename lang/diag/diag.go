@@ -83,7 +83,7 @@ func (p *Printer) printOne(w io.Writer, d Diagnostic) {
 	} else {
 		fmt.Fprintln(w, d.Msg)
 	}
-	if line, ok := p.line(d.Pos); ok {
+	if line, ok := p.line(d.Pos); ok && line != "" {
 		fmt.Fprintf(w, "    %s\n    %s%s\n", line, caretIndent(line, d.Pos.Col), caret.Sprint("^"))
 	}
 	for _, f := range d.Stack {

@@ -1,0 +1,478 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// Config is what the command line says about running scripts: the device,
+// its budget, the placement strategy and what to report. run, trace, test
+// and repl share it; the placement engine (trace*.go) reads it.
+type Config struct {
+	// Device is the normalised device: "auto", "cpu", "sim:N", "torch:cpu"
+	// or "cuda:N".
+	Device string
+	// Mem is the accelerator's budget in bytes; 0 means the device's own.
+	Mem int64
+	// Strategy is the placement strategy: flow, lru, genoa or none.
+	Strategy string
+	// Lookahead is the window of pending ops (refs.Options.Lookahead).
+	Lookahead int
+	// Seed seeds the random generators when SeedSet.
+	Seed    int64
+	SeedSet bool
+	// Hooks is a tref file of placement middleware (on_evict, ...).
+	Hooks string
+	// MemStats prints memstats() per device at exit.
+	MemStats bool
+	// CheckLeaks tracks every ref and fails if any is alive at exit.
+	CheckLeaks bool
+	// NoLiveness turns off freeing variables at their last use.
+	NoLiveness bool
+	// Sim is the cost model of the simulated device; zero fields mean the
+	// defaults of RUNTIME.md.
+	Sim SimCost
+	// Trace says where `tref trace` writes its events.
+	Trace TraceOutput
+}
+
+// SimCost parametrises the sim device's virtual clock.
+type SimCost struct {
+	// Bandwidth is host<->device bytes per second, each way.
+	Bandwidth float64
+	// Flops is the compute rate for matmul and conv, FLOP per second.
+	Flops float64
+	// MemBandwidth is device memory bytes per second, for memory-bound ops.
+	MemBandwidth float64
+	// Latency is the cost of one kernel launch.
+	Latency time.Duration
+}
+
+// TraceOutput is the output of `tref trace`.
+type TraceOutput struct {
+	Format string // text, jsonl or chrome
+	Out    string // file, "" for stdout
+	SVG    string // memory timeline file, "" for none
+}
+
+// DeviceKind is the device without its index: "auto", "cpu", "sim",
+// "torch" or "cuda".
+func (c *Config) DeviceKind() string {
+	kind, _, _ := strings.Cut(c.Device, ":")
+	return kind
+}
+
+// DeviceIndex is the N of sim:N or cuda:N (0 otherwise).
+func (c *Config) DeviceIndex() int {
+	_, idx, _ := strings.Cut(c.Device, ":")
+	n, _ := strconv.Atoi(idx)
+	return n
+}
+
+var (
+	strategies   = []string{"flow", "lru", "genoa", "none"}
+	traceFormats = []string{"text", "jsonl", "chrome"}
+)
+
+// flagDef is one command-line flag: registered on every command's flag
+// set and printed by its help, so the set is written once.
+type flagDef struct {
+	name, arg, help string
+	group           string
+	value           func(c *Config) flag.Value
+}
+
+// The groups of flags in help output.
+const (
+	groupPlacement = "placement"
+	groupReport    = "reporting"
+	groupSim       = "simulated device (--device sim)"
+	groupTrace     = "trace output (tref trace)"
+)
+
+var flagDefs = []flagDef{
+	{"device", "DEV", "auto|cpu|sim[:N]|torch:cpu|cuda[:N] (default auto)", groupPlacement,
+		func(c *Config) flag.Value { return funcValue{&c.Device, parseDevice} }},
+	{"mem", "SIZE", "accelerator memory budget, e.g. 512MiB, 2GB, 1e9", groupPlacement,
+		func(c *Config) flag.Value { return sizeValue{&c.Mem} }},
+	{"strategy", "NAME", "placement strategy: flow|lru|genoa|none (default flow)", groupPlacement,
+		func(c *Config) flag.Value { return funcValue{&c.Strategy, oneOf(strategies)} }},
+	{"lookahead", "N", "window of pending ops the placement engine sees", groupPlacement,
+		func(c *Config) flag.Value { return countValue{&c.Lookahead} }},
+	{"seed", "N", "seed the random generators", groupPlacement,
+		func(c *Config) flag.Value { return seedValue{c} }},
+	{"hooks", "FILE", "tref file of placement middleware (on_evict, ...)", groupPlacement,
+		func(c *Config) flag.Value { return funcValue{&c.Hooks, nonEmpty} }},
+	{"no-liveness", "", "keep variables alive to the end of their block", groupPlacement,
+		func(c *Config) flag.Value { return boolValue{&c.NoLiveness} }},
+	{"memstats", "", "print live tensors and bytes per device at exit", groupReport,
+		func(c *Config) flag.Value { return boolValue{&c.MemStats} }},
+	{"check-leaks", "", "fail if a tensor is alive at exit, naming where it was made", groupReport,
+		func(c *Config) flag.Value { return boolValue{&c.CheckLeaks} }},
+	{"sim-bw", "RATE", "host<->device bandwidth per direction, e.g. 25GB/s", groupSim,
+		func(c *Config) flag.Value { return floatValue{&c.Sim.Bandwidth, parseRate} }},
+	{"sim-flops", "RATE", "compute rate in FLOP/s, e.g. 100T", groupSim,
+		func(c *Config) flag.Value { return floatValue{&c.Sim.Flops, parseSI} }},
+	{"sim-membw", "RATE", "device memory bandwidth, e.g. 900GB/s", groupSim,
+		func(c *Config) flag.Value { return floatValue{&c.Sim.MemBandwidth, parseRate} }},
+	{"sim-latency", "DUR", "cost of one kernel launch, e.g. 5us", groupSim,
+		func(c *Config) flag.Value { return durationValue{&c.Sim.Latency} }},
+	{"format", "FMT", "text|jsonl|chrome (default text)", groupTrace,
+		func(c *Config) flag.Value { return funcValue{&c.Trace.Format, oneOf(traceFormats)} }},
+	{"o", "FILE", "write the trace to FILE instead of stdout", groupTrace,
+		func(c *Config) flag.Value { return funcValue{&c.Trace.Out, nonEmpty} }},
+	{"svg", "FILE", "draw bytes resident per device over time", groupTrace,
+		func(c *Config) flag.Value { return funcValue{&c.Trace.SVG, nonEmpty} }},
+}
+
+// defaultConfig is the configuration before any flag.
+func defaultConfig() *Config {
+	return &Config{Device: "auto", Strategy: "flow", Lookahead: refs.DefaultLookahead, Trace: TraceOutput{Format: "text"}}
+}
+
+// command describes one subcommand for parsing and help.
+type command struct {
+	name  string
+	usage string // the synopsis after "usage: "
+	doc   string // what it does, one or more lines
+	// flags says whether the command takes the shared flags.
+	flags bool
+	// args bounds the positional arguments: min, and max (-1 for any).
+	minArgs, maxArgs int
+}
+
+// parseCommand parses args for cmd into a fresh Config and returns the
+// positional arguments. When it returns done, the caller exits with code:
+// 0 after printing help (to stdout), 2 after a usage error (to stderr).
+// Flags may come before or after the positional arguments; "--" ends them.
+func parseCommand(cmd *command, args []string, stdout, stderr io.Writer) (cfg *Config, pos []string, code int, done bool) {
+	cfg = defaultConfig()
+	fs := flag.NewFlagSet("tref "+cmd.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if cmd.flags {
+		for _, d := range flagDefs {
+			fs.Var(d.value(cfg), d.name, d.help)
+		}
+	}
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(stdout, cmd)
+			return nil, nil, 0, true
+		}
+		if err != nil {
+			// The flag package names flags with one dash; tref writes two.
+			msg := strings.NewReplacer("flag -", "flag --", "argument: -", "argument: --").Replace(err.Error())
+			return nil, nil, usageError(stderr, cmd, "%s", msg), true
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			pos = append(pos, args[1:]...)
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	switch {
+	case len(pos) < cmd.minArgs:
+		return nil, nil, usageError(stderr, cmd, "missing %s", missingWhat(cmd)), true
+	case cmd.maxArgs >= 0 && len(pos) > cmd.maxArgs:
+		return nil, nil, usageError(stderr, cmd, "unexpected argument %q", pos[cmd.maxArgs]), true
+	}
+	return cfg, pos, 0, false
+}
+
+func missingWhat(cmd *command) string {
+	if strings.Contains(cmd.usage, "model.tr") {
+		return "script file"
+	}
+	return "argument"
+}
+
+// usageError prints a usage error for cmd and returns exit status 2.
+func usageError(stderr io.Writer, cmd *command, format string, args ...any) int {
+	fmt.Fprintf(stderr, "tref %s: %s\nusage: %s\nRun 'tref %s -h' for help.\n", cmd.name, fmt.Sprintf(format, args...), cmd.usage, cmd.name)
+	return 2
+}
+
+// printCommandHelp prints cmd's synopsis, description and flags.
+func printCommandHelp(w io.Writer, cmd *command) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", cmd.usage, cmd.doc)
+	if !cmd.flags {
+		return
+	}
+	group := ""
+	for _, d := range flagDefs {
+		if d.group != group {
+			group = d.group
+			fmt.Fprintf(w, "\nFlags, %s:\n", group)
+		}
+		name := "--" + d.name
+		if len(d.name) == 1 {
+			name = "-" + d.name
+		}
+		if d.arg != "" {
+			name += " " + d.arg
+		}
+		fmt.Fprintf(w, "  %-20s %s\n", name, d.help)
+	}
+}
+
+// parseDevice checks and normalises a --device value.
+func parseDevice(s string) (string, error) {
+	kind, idx, hasIdx := strings.Cut(s, ":")
+	bad := errors.New("want auto, cpu, sim[:N], torch:cpu or cuda[:N]")
+	switch kind {
+	case "auto", "cpu":
+		if hasIdx {
+			return "", bad
+		}
+		return kind, nil
+	case "torch":
+		if idx != "cpu" {
+			return "", bad
+		}
+		return s, nil
+	case "sim", "cuda":
+		if !hasIdx {
+			return kind + ":0", nil
+		}
+		n, err := strconv.Atoi(idx)
+		if err != nil || n < 0 {
+			return "", bad
+		}
+		return fmt.Sprintf("%s:%d", kind, n), nil
+	}
+	return "", bad
+}
+
+var sizeUnits = map[string]float64{
+	"": 1, "b": 1,
+	"k": 1 << 10, "kb": 1e3, "kib": 1 << 10,
+	"m": 1 << 20, "mb": 1e6, "mib": 1 << 20,
+	"g": 1 << 30, "gb": 1e9, "gib": 1 << 30,
+	"t": 1 << 40, "tb": 1e12, "tib": 1 << 40,
+}
+
+// parseSize reads a byte count: plain bytes (1000000, 1e9) or a number
+// with a unit, decimal (KB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB; a
+// bare K, M, G, T is binary too). Case does not matter.
+func parseSize(s string) (int64, error) {
+	num, unit := splitNumber(s)
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, errors.New("want a number of bytes such as 512MiB, 2GB or 1e9")
+	}
+	mult, ok := sizeUnits[strings.ToLower(unit)]
+	if !ok {
+		return 0, fmt.Errorf("unknown unit %q (want B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)", unit)
+	}
+	b := f * mult
+	if !(b >= 1) || b > math.MaxInt64 {
+		return 0, errors.New("want at least 1 byte and at most 8 EiB")
+	}
+	return int64(b), nil
+}
+
+// parseRate reads bytes per second: a size, optionally followed by "/s".
+func parseRate(s string) (float64, error) {
+	n, err := parseSize(strings.TrimSuffix(s, "/s"))
+	return float64(n), err
+}
+
+var siUnits = map[string]float64{"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
+// parseSI reads a positive number with an optional SI multiplier: 100T,
+// 1.5e13.
+func parseSI(s string) (float64, error) {
+	num, unit := splitNumber(s)
+	mult, ok := siUnits[unit]
+	f, err := strconv.ParseFloat(num, 64)
+	if !ok || err != nil || !(f > 0) || math.IsInf(f, 0) {
+		return 0, errors.New("want a positive number with an optional k, M, G, T or P")
+	}
+	return f * mult, nil
+}
+
+// splitNumber splits "512MiB" into "512" and "MiB", keeping exponents
+// ("1e9") in the number.
+func splitNumber(s string) (num, unit string) {
+	s = strings.TrimSpace(s)
+	i := len(s)
+	for i > 0 {
+		c := s[i-1]
+		if c >= '0' && c <= '9' || c == '.' {
+			break
+		}
+		i--
+	}
+	return s[:i], strings.TrimSpace(s[i:])
+}
+
+func oneOf(choices []string) func(string) (string, error) {
+	return func(s string) (string, error) {
+		if slices.Contains(choices, s) {
+			return s, nil
+		}
+		return "", fmt.Errorf("want one of %s", strings.Join(choices, ", "))
+	}
+}
+
+func nonEmpty(s string) (string, error) {
+	if s == "" {
+		return "", errors.New("empty file name")
+	}
+	return s, nil
+}
+
+// funcValue is a string flag checked and normalised by parse.
+type funcValue struct {
+	p     *string
+	parse func(string) (string, error)
+}
+
+func (v funcValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v funcValue) Set(s string) error {
+	out, err := v.parse(s)
+	if err == nil {
+		*v.p = out
+	}
+	return err
+}
+
+// sizeValue is a byte-count flag (--mem).
+type sizeValue struct{ p *int64 }
+
+func (v sizeValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatInt(*v.p, 10)
+}
+
+func (v sizeValue) Set(s string) error {
+	n, err := parseSize(s)
+	if err == nil {
+		*v.p = n
+	}
+	return err
+}
+
+// countValue is a non-negative int flag (--lookahead).
+type countValue struct{ p *int }
+
+func (v countValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.Itoa(*v.p)
+}
+
+func (v countValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return errors.New("want a whole number >= 0")
+	}
+	*v.p = n
+	return nil
+}
+
+// floatValue is a float flag read by parse.
+type floatValue struct {
+	p     *float64
+	parse func(string) (float64, error)
+}
+
+func (v floatValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v.p, 'g', -1, 64)
+}
+
+func (v floatValue) Set(s string) error {
+	f, err := v.parse(s)
+	if err == nil {
+		*v.p = f
+	}
+	return err
+}
+
+// durationValue is a non-negative time.Duration flag.
+type durationValue struct{ p *time.Duration }
+
+func (v durationValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return v.p.String()
+}
+
+func (v durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return errors.New("want a duration such as 5us or 1ms")
+	}
+	*v.p = d
+	return nil
+}
+
+// boolValue is a switch flag (--memstats, --memstats=false).
+type boolValue struct{ p *bool }
+
+func (v boolValue) String() string {
+	if v.p == nil {
+		return "false"
+	}
+	return strconv.FormatBool(*v.p)
+}
+
+func (v boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	*v.p = b
+	return nil
+}
+
+// IsBoolFlag lets the flag package accept --memstats without a value.
+func (v boolValue) IsBoolFlag() bool { return true }
+
+// seedValue sets Config.Seed and marks it set.
+type seedValue struct{ c *Config }
+
+func (v seedValue) String() string {
+	if v.c == nil || !v.c.SeedSet {
+		return ""
+	}
+	return strconv.FormatInt(v.c.Seed, 10)
+}
+
+func (v seedValue) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return errors.New("want an integer")
+	}
+	v.c.Seed, v.c.SeedSet = n, true
+	return nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"512MiB", 512 << 20},
+		{"512mib", 512 << 20},
+		{"2GB", 2e9},
+		{"2G", 2 << 30},
+		{"1e9", 1e9},
+		{"1000000", 1000000},
+		{"1.5KiB", 1536},
+		{"64B", 64},
+		{"3TB", 3e12},
+	} {
+		got, err := parseSize(tc.in)
+		if err != nil || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+	for _, in := range []string{"", "abc", "12XB", "-5MB", "0", "0.1", "MiB", "1e30TB", "nan", "inf"} {
+		if got, err := parseSize(in); err == nil {
+			t.Errorf("parseSize(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestParseDevice(t *testing.T) {
+	for in, want := range map[string]string{
+		"auto": "auto", "cpu": "cpu", "sim": "sim:0", "sim:3": "sim:3",
+		"torch:cpu": "torch:cpu", "cuda": "cuda:0", "cuda:1": "cuda:1",
+	} {
+		got, err := parseDevice(in)
+		if err != nil || got != want {
+			t.Errorf("parseDevice(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "gpu", "cpu:0", "sim:-1", "sim:x", "torch", "torch:cuda", "auto:1"} {
+		if got, err := parseDevice(in); err == nil {
+			t.Errorf("parseDevice(%q) = %q, want an error", in, got)
+		}
+	}
+}
+
+func TestParseRates(t *testing.T) {
+	if f, err := parseRate("25GB/s"); err != nil || f != 25e9 {
+		t.Errorf("parseRate(25GB/s) = %g, %v", f, err)
+	}
+	if f, err := parseSI("100T"); err != nil || f != 100e12 {
+		t.Errorf("parseSI(100T) = %g, %v", f, err)
+	}
+	if f, err := parseSI("1.5e13"); err != nil || f != 1.5e13 {
+		t.Errorf("parseSI(1.5e13) = %g, %v", f, err)
+	}
+	for _, in := range []string{"0", "-1T", "10X", "fast"} {
+		if _, err := parseSI(in); err == nil {
+			t.Errorf("parseSI(%q): want an error", in)
+		}
+	}
+}
+
+func TestParseCommandFlagsAnywhere(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	cfg, pos, _, done := parseCommand(commands["run"], []string{
+		"--device", "sim", "model.tr", "--mem=1GiB", "--memstats", "--check-leaks",
+		"--strategy", "lru", "--lookahead", "0", "--seed", "7", "--sim-latency", "5us",
+		"--sim-bw", "12GB/s", "--format", "jsonl", "-o", "t.jsonl", "--no-liveness",
+	}, &stdout, &stderr)
+	if done {
+		t.Fatalf("parse failed: %s", stderr.String())
+	}
+	if !slices.Equal(pos, []string{"model.tr"}) {
+		t.Errorf("positional = %q", pos)
+	}
+	want := Config{
+		Device: "sim:0", Mem: 1 << 30, Strategy: "lru", Lookahead: 0, Seed: 7, SeedSet: true,
+		MemStats: true, CheckLeaks: true, NoLiveness: true,
+		Sim:   SimCost{Latency: 5 * time.Microsecond, Bandwidth: 12e9},
+		Trace: TraceOutput{Format: "jsonl", Out: "t.jsonl"},
+	}
+	if *cfg != want {
+		t.Errorf("config = %+v\nwant     %+v", *cfg, want)
+	}
+	if cfg.DeviceKind() != "sim" || cfg.DeviceIndex() != 0 {
+		t.Errorf("device kind/index = %q/%d", cfg.DeviceKind(), cfg.DeviceIndex())
+	}
+}
+
+func TestParseCommandDefaults(t *testing.T) {
+	cfg, _, _, done := parseCommand(commands["test"], nil, &bytes.Buffer{}, &bytes.Buffer{})
+	if done {
+		t.Fatal("parse failed")
+	}
+	if cfg.Device != "auto" || cfg.Strategy != "flow" || cfg.Lookahead <= 0 || cfg.Trace.Format != "text" || cfg.SeedSet {
+		t.Errorf("defaults = %+v", *cfg)
+	}
+}
+
+func TestParseCommandErrors(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		msg  string
+	}{
+		{"run", nil, "missing script file"},
+		{"run", []string{"a.tr", "b.tr"}, `unexpected argument "b.tr"`},
+		{"run", []string{"--mem", "lots", "a.tr"}, `invalid value "lots" for flag --mem`},
+		{"run", []string{"--strategy", "best", "a.tr"}, "want one of flow, lru, genoa, none"},
+		{"run", []string{"--bogus", "a.tr"}, "flag provided but not defined: -bogus"},
+		{"run", []string{"a.tr", "--mem"}, "flag needs an argument: --mem"},
+		{"version", []string{"--memstats"}, "not defined"},
+	} {
+		var stdout, stderr bytes.Buffer
+		_, _, code, done := parseCommand(commands[tc.cmd], tc.args, &stdout, &stderr)
+		if !done || code != 2 {
+			t.Errorf("%s %q: done=%v code=%d, want a usage error", tc.cmd, tc.args, done, code)
+			continue
+		}
+		if !strings.Contains(stderr.String(), tc.msg) || !strings.Contains(stderr.String(), "usage: tref "+tc.cmd) {
+			t.Errorf("%s %q: stderr %q, want %q and the usage line", tc.cmd, tc.args, stderr.String(), tc.msg)
+		}
+	}
+}
+
+func TestParseCommandHelp(t *testing.T) {
+	for _, arg := range []string{"-h", "--help"} {
+		var stdout, stderr bytes.Buffer
+		_, _, code, done := parseCommand(commands["run"], []string{arg}, &stdout, &stderr)
+		if !done || code != 0 || stderr.Len() != 0 {
+			t.Errorf("%s: done=%v code=%d stderr=%q", arg, done, code, stderr.String())
+		}
+		for _, want := range []string{"usage: tref run", "--device DEV", "--check-leaks", "--sim-flops", "-o FILE"} {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%s: help lacks %q:\n%s", arg, want, stdout.String())
+			}
+		}
+	}
+}
+
+func TestDoubleDashEndsFlags(t *testing.T) {
+	_, pos, _, done := parseCommand(commands["check"], []string{"a.tr", "--", "--memstats"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if done || !slices.Equal(pos, []string{"a.tr", "--memstats"}) {
+		t.Errorf("positional = %q (done=%v)", pos, done)
+	}
+}

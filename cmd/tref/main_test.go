@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"maps"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tref-lang/tref/lang/eval"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
+
+// TestMain lets the test binary act as the tref command inside scripts
+// (testscript installs it in $PATH under each name below).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"tref": func() { os.Exit(newCLI().main(os.Args[1:])) },
+		// tref-debug has builtins that exist only in tests, to reach the
+		// paths that a correct tref never takes (panics, leaks).
+		"tref-debug": func() {
+			c := newCLI()
+			c.universe = maps.Clone(c.universe)
+			for _, b := range debugBuiltins {
+				c.universe[b.Name] = b
+			}
+			os.Exit(c.main(os.Args[1:]))
+		},
+		// tref-broken-stdout panics on every write to stdout, outside any
+		// builtin, so the top-level recovery is what reports it.
+		"tref-broken-stdout": func() {
+			c := newCLI()
+			c.stdout = panicWriter{}
+			os.Exit(c.main(os.Args[1:]))
+		},
+	})
+}
+
+var debugBuiltins = []*eval.Builtin{
+	{Name: "debug_panic", Doc: "panics (tests only)", Fn: func(*eval.Thread, *eval.Builtin, []eval.Value, []eval.Kwarg) (eval.Value, error) {
+		var xs []int
+		return eval.Int(xs[3]), nil // index out of range
+	}},
+	{Name: "debug_leak", Doc: "keeps a reference to its tensor argument forever (tests only)", Fn: func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, _ []eval.Kwarg) (eval.Value, error) {
+		t, ok := args[0].(eval.Tensor)
+		if !ok {
+			return nil, errors.New("debug_leak: want a tensor")
+		}
+		th.RT.Retain(t.Ref)
+		return eval.None, nil
+	}},
+}
+
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("stdout exploded") }
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			env.Setenv("TREF_HISTORY", env.WorkDir+"/.tref_history")
+			return nil
+		},
+	})
+}

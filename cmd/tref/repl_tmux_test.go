@@ -1,0 +1,196 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The interactive REPL is tested on a real terminal: tmux runs tref in a
+// detached pane, send-keys types, capture-pane reads the screen. The tref
+// binary is this test binary, which TestMain (testscript.Main) installed in
+// $PATH under the name tref.
+
+// pane is one tmux session running tref on a private server socket.
+type pane struct {
+	t      *testing.T
+	socket string
+}
+
+func startREPL(t *testing.T, history string) *pane {
+	t.Helper()
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("tmux is not installed (apt-get install tmux); .ci/run installs it")
+	}
+	tref, err := exec.LookPath("tref")
+	if err != nil {
+		t.Fatalf("tref is not in PATH: %v", err)
+	}
+	dir := t.TempDir()
+	p := &pane{t: t, socket: filepath.Join(dir, "tmux.sock")}
+	cmd := fmt.Sprintf("env NO_COLOR=1 TREF_HISTORY=%s %s repl", history, tref)
+	out, err := exec.Command(tmux, "-S", p.socket, "-f", "/dev/null", "new-session", "-d",
+		"-x", "120", "-y", "40", "-s", "repl", cmd).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tmux new-session: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command(tmux, "-S", p.socket, "kill-server").Run() })
+	p.waitLast("tref>")
+	return p
+}
+
+// keys sends tmux key names ("Enter", "Up", "Tab", "C-c") or literal text.
+func (p *pane) keys(keys ...string) {
+	p.t.Helper()
+	args := append([]string{"-S", p.socket, "send-keys", "-t", "repl"}, keys...)
+	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+		p.t.Fatalf("tmux send-keys %q: %v\n%s", keys, err, out)
+	}
+}
+
+// typeLine types text literally and presses Enter.
+func (p *pane) typeLine(text string) {
+	p.t.Helper()
+	p.keys("-l", text)
+	p.keys("Enter")
+}
+
+func (p *pane) screen() string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", "-S", p.socket, "capture-pane", "-p", "-t", "repl").Output()
+	if err != nil {
+		p.t.Fatalf("tmux capture-pane: %v", err)
+	}
+	return string(out)
+}
+
+// lines returns the screen's non-empty lines.
+func (p *pane) lines() []string {
+	var out []string
+	for _, l := range strings.Split(p.screen(), "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// waitFor waits until the screen shows want, failing after 10 seconds.
+func (p *pane) waitFor(want string) {
+	p.t.Helper()
+	p.waitUntil(fmt.Sprintf("%q", want), func() bool { return strings.Contains(p.screen(), want) })
+}
+
+// waitLast waits until the last non-empty line of the screen is want.
+func (p *pane) waitLast(want string) {
+	p.t.Helper()
+	p.waitUntil("last line "+want, func() bool {
+		l := p.lines()
+		return len(l) > 0 && l[len(l)-1] == want
+	})
+}
+
+// waitCount waits until want appears at least n times on the screen.
+func (p *pane) waitCount(want string, n int) {
+	p.t.Helper()
+	p.waitUntil(fmt.Sprintf("%d× %q", n, want), func() bool { return strings.Count(p.screen(), want) >= n })
+}
+
+func (p *pane) waitUntil(what string, ok func() bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			out, _ := exec.Command("tmux", "-S", p.socket, "capture-pane", "-p", "-t", "repl").Output()
+			p.t.Fatalf("timed out waiting for %s; screen:\n%s", what, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestREPLMultiLineInput(t *testing.T) {
+	p := startREPL(t, filepath.Join(t.TempDir(), "history"))
+	p.typeLine("fn double(a) {")
+	p.waitLast(strings.TrimSpace(promptMore))
+	p.typeLine("return a * 2")
+	p.typeLine("}")
+	p.waitLast("tref>")
+	p.typeLine("double(21)")
+	p.waitFor("\n42\n")
+}
+
+func TestREPLTabCompletion(t *testing.T) {
+	p := startREPL(t, filepath.Join(t.TempDir(), "history"))
+	p.typeLine("let my_long_variable = 5")
+	p.waitCount("tref>", 2)
+	p.keys("-l", "my_long_v")
+	p.keys("Tab")
+	p.waitLast("tref> my_long_variable")
+	p.keys("Enter")
+	p.waitFor("\n5\n")
+
+	p.typeLine("let rec = {alpha: 1, beta: 2}")
+	p.waitCount("tref>", 4)
+	p.keys("-l", "rec.al")
+	p.keys("Tab")
+	p.waitLast("tref> rec.alpha")
+	p.keys("Enter")
+	p.waitFor("rec.alpha\n1\n")
+
+	// A builtin, completed from the standard library's names.
+	p.keys("-l", "print(my_long_variable.sha")
+	p.keys("Tab")
+	p.waitLast("tref> print(my_long_variable.shape")
+}
+
+func TestREPLHistory(t *testing.T) {
+	history := filepath.Join(t.TempDir(), "state", "history")
+	p := startREPL(t, history)
+	p.typeLine("print(1234)")
+	p.waitFor("\n1234\n")
+	p.keys("Up")
+	p.waitLast("tref> print(1234)")
+	p.keys("Enter")
+	p.waitCount("\n1234\n", 2)
+	p.keys("C-d")
+	p.waitUntil("the history file", func() bool {
+		data, err := os.ReadFile(history)
+		return err == nil && strings.Contains(string(data), "print(1234)")
+	})
+
+	// A new session loads the history: Up recalls the last session's line.
+	p = startREPL(t, history)
+	p.keys("Up")
+	p.waitLast("tref> print(1234)")
+}
+
+func TestREPLCtrlCKeepsSession(t *testing.T) {
+	p := startREPL(t, filepath.Join(t.TempDir(), "history"))
+	p.typeLine("let x = 41")
+	p.waitCount("tref>", 2)
+
+	// Ctrl-C in the middle of a multi-line input abandons only the input.
+	p.typeLine("let y = [1,")
+	p.waitLast(strings.TrimSpace(promptMore))
+	p.keys("C-c")
+	p.waitLast("tref>")
+	p.typeLine("x + 1")
+	p.waitFor("\n42\n")
+
+	// Ctrl-C during an evaluation stops it; the variables stay.
+	p.typeLine("let n = 0")
+	p.typeLine("while true { n += 1 }")
+	time.Sleep(300 * time.Millisecond)
+	p.keys("C-c")
+	p.waitFor("interrupt")
+	p.waitLast("tref>")
+	p.typeLine("x")
+	p.waitFor("\n41\n")
+	p.typeLine("n > 0")
+	p.waitFor("\ntrue\n")
+}

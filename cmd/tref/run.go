@@ -1,0 +1,44 @@
+package main
+
+import "fmt"
+
+// run runs one script and returns the exit status.
+func (c *cli) run(cfg *Config, path string) int {
+	s, err := c.newSession(cfg)
+	if err != nil {
+		return c.fail(err)
+	}
+	code := 0
+	if err := s.in.RunFile(path); err != nil {
+		s.report(err)
+		code = 1
+	}
+	if !s.finish() {
+		code = 1
+	}
+	return code
+}
+
+// check parses and resolves each script, reporting every static error.
+func (c *cli) check(cfg *Config, paths []string) int {
+	s, err := c.newSession(cfg)
+	if err != nil {
+		return c.fail(err)
+	}
+	defer s.in.Close()
+	code := 0
+	for _, path := range paths {
+		if err := s.in.CheckFile(path); err != nil {
+			s.report(err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// fail reports an error that has no script position (a device that
+// cannot start) and returns exit status 1.
+func (c *cli) fail(err error) int {
+	fmt.Fprintf(c.stderr, "tref: %v\n", err)
+	return 1
+}
