@@ -108,13 +108,17 @@ func softmaxRowF32(row []float32) float32 {
 			mx = x
 		}
 	}
-	var sum float32
-	for j, x := range row {
-		e := expf(x - mx)
-		row[j] = e
-		sum += e
+	if math.IsInf(float64(mx), 0) || mx != mx {
+		// NaN or infinite scores: the scalar path gives NaN or the limit.
+		var sum float32
+		for j, x := range row {
+			e := expf(x - mx)
+			row[j] = e
+			sum += e
+		}
+		return sum
 	}
-	return sum
+	return expSubSum(row, mx)
 }
 
 // softmaxRowF64 is softmaxRowF32 in float64.

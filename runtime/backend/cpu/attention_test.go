@@ -98,6 +98,43 @@ func TestExpf(t *testing.T) {
 	}
 }
 
+func TestExpSubSum(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, n := range []int{1, 7, 8, 9, 64, 333} {
+		row := make([]float32, n)
+		for i := range row {
+			row[i] = float32(r.NormFloat64() * 30)
+		}
+		row[0] = float32(math.Inf(-1))
+		if n > 2 {
+			row[1] = -200 // far below float32's range: 0
+			row[2] = -87.5
+		}
+		mx := float32(math.Inf(-1))
+		for _, x := range row {
+			mx = max(mx, x)
+		}
+		want := make([]float64, n)
+		var wantSum float64
+		for i, x := range row {
+			want[i] = math.Exp(float64(x - mx))
+			if x-mx < -87 {
+				want[i] = 0
+			}
+			wantSum += want[i]
+		}
+		sum := expSubSum(row, mx)
+		for i, w := range want {
+			if math.Abs(float64(row[i])-w) > 3e-7*w {
+				t.Fatalf("n=%d: exp element %d = %v, want %v", n, i, row[i], w)
+			}
+		}
+		if math.Abs(float64(sum)-wantSum) > 1e-6*wantSum {
+			t.Fatalf("n=%d: sum %v, want %v", n, sum, wantSum)
+		}
+	}
+}
+
 func BenchmarkAttention(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	const heads, L, E = 8, 1024, 64
