@@ -52,6 +52,16 @@ func nnIO(in, out *tensor.Dense) (x, y *tensor.Dense, finish func()) {
 	return x, y, func() { copy(out.Buf, castDense(y, out.DType).Buf) }
 }
 
+// nnExp is the exponential for element type T: expF32 for float32,
+// math.Exp for float64.
+func nnExp[T nnFloat]() func(float64) float64 {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return expF32
+	}
+	return math.Exp
+}
+
 // nnWeights reads an optional weight or bias vector as float64.
 func nnWeights(d *tensor.Dense) []float64 {
 	w := make([]float64, d.Numel())
@@ -102,6 +112,7 @@ func softmaxRows[T nnFloat](dst, src []T, outer, n, inner int, log bool) {
 	}
 	// The reduced dimension is strided: sweep whole [n, inner] planes so
 	// that every read is contiguous, keeping a max and a sum per column.
+	exp := nnExp[T]()
 	stridedParallel(outer, 4*n*inner, func(lo, hi int) {
 		mx := make([]T, inner)
 		sum := make([]float64, inner)
@@ -119,7 +130,7 @@ func softmaxRows[T nnFloat](dst, src []T, outer, n, inner int, log bool) {
 			for k := range n {
 				row, out := s[k*inner:(k+1)*inner], d[k*inner:(k+1)*inner]
 				for j, v := range row {
-					e := math.Exp(float64(v - mx[j]))
+					e := exp(float64(v - mx[j]))
 					sum[j] += e
 					if !log {
 						out[j] = T(e)
@@ -149,10 +160,11 @@ func softmaxRow[T nnFloat](dst, src []T, log bool) {
 			m = v
 		}
 	}
+	exp := nnExp[T]()
 	sum := 0.0
 	if log {
 		for _, v := range src {
-			sum += math.Exp(float64(v - m))
+			sum += exp(float64(v - m))
 		}
 		lse := math.Log(sum)
 		for i, v := range src {
@@ -161,7 +173,7 @@ func softmaxRow[T nnFloat](dst, src []T, log bool) {
 		return
 	}
 	for i, v := range src {
-		e := math.Exp(float64(v - m))
+		e := exp(float64(v - m))
 		dst[i] = T(e)
 		sum += e
 	}

@@ -280,3 +280,58 @@ func TestMSE(t *testing.T) {
 	}
 	closeTo(t, "mse int", got, []float64{5}, 0)
 }
+
+func benchNN(b *testing.B, op string, attrs any, ins ...*tensor.Dense) {
+	metas := make([]tensor.Meta, len(ins))
+	for i, in := range ins {
+		metas[i] = in.Meta
+	}
+	m, err := ops.MustLookup(op).Infer(metas, attrs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out := tensor.NewDense(m)
+	b.SetBytes(int64(len(ins[0].Buf)))
+	for b.Loop() {
+		if err := Run(op, out, ins, attrs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSoftmaxRows(b *testing.B) {
+	x := randFloats(rand.New(rand.NewPCG(1, 1)), tensor.Float32, 3, 2048, 2048)
+	benchNN(b, "softmax", ops.SoftmaxAttrs{Dim: -1}, x)
+}
+
+func BenchmarkSoftmaxCols(b *testing.B) {
+	x := randFloats(rand.New(rand.NewPCG(1, 1)), tensor.Float32, 3, 2048, 2048)
+	benchNN(b, "softmax", ops.SoftmaxAttrs{Dim: 0}, x)
+}
+
+func BenchmarkLayerNorm(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x, w, bias := randFloats(r, tensor.Float32, 3, 4096, 1024), randFloats(r, tensor.Float32, 1, 1024), randFloats(r, tensor.Float32, 1, 1024)
+	benchNN(b, "layer_norm", ops.NormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}, x, w, bias)
+}
+
+func BenchmarkTranspose(b *testing.B) {
+	x := randFloats(rand.New(rand.NewPCG(1, 1)), tensor.Float32, 3, 2048, 2048)
+	benchNN(b, "permute", ops.PermuteAttrs{Dims: []int{1, 0}}, x)
+}
+
+func TestExpF32Accuracy(t *testing.T) {
+	worst := 0.0
+	for x := -104.0; x <= 89; x += 0.001953125 {
+		want := math.Exp(x)
+		if rel := math.Abs(expF32(x)-want) / want; rel > worst {
+			worst = rel
+		}
+	}
+	if worst > 1e-7 {
+		t.Errorf("expF32 relative error %g, want below 1e-7", worst)
+	}
+	if !math.IsNaN(expF32(math.NaN())) || expF32(math.Inf(-1)) != 0 || !math.IsInf(expF32(math.Inf(1)), 1) || expF32(-200) != 0 {
+		t.Error("expF32 special values are wrong")
+	}
+}

@@ -41,8 +41,13 @@ func (v stridedView) coalesce() (stridedView, bool) {
 	return out, true
 }
 
-// transposeBlock is the tile edge of the blocked transpose path.
-const transposeBlock = 32
+// Tile sizes of the transpose path: transposeLine bytes of each result
+// row, transposeRun elements of each source row (tiles of 64-128 KiB,
+// which stay in L2).
+const (
+	transposeLine = 128
+	transposeRun  = 1024
+)
 
 // stridedGather copies the view of src into dst (contiguous, row-major in
 // the view's shape); esize is the element size in bytes.
@@ -119,27 +124,39 @@ func gatherTyped[T uint8 | uint16 | uint32 | uint64](dst, src []T, v stridedView
 }
 
 // gatherTransposed handles views whose last two dimensions are a
-// transpose (the second-to-last has stride 1): it copies square tiles so
-// that both the reads and the writes stay within a few cache lines.
+// transpose (the second-to-last has stride 1). Writing straight from a
+// strided read misses the cache on nearly every element (and with a
+// power-of-two stride every line of a small tile falls into the same cache
+// set), so tiles go through a buffer: a tile is transposeRun contiguous
+// source elements of a few source rows, read as whole cache lines in
+// long streams, then written out as one cache line per result row. Work is
+// split over blocks of result columns.
 func gatherTransposed[T uint8 | uint16 | uint32 | uint64](dst, src []T, v stridedView) {
+	var z T
+	bj := transposeLine / int(unsafe.Sizeof(z)) // result columns per tile: one cache line
 	r := len(v.shape)
 	rowsN, colsN, cs := v.shape[r-2], v.shape[r-1], v.strides[r-1]
-	bands := (rowsN + transposeBlock - 1) / transposeBlock
+	blocks := (colsN + bj - 1) / bj
 	outer := len(dst) / (rowsN * colsN)
-	stridedParallel(outer*bands, transposeBlock*colsN, func(lo, hi int) {
+	stridedParallel(outer*blocks, bj*rowsN, func(lo, hi int) {
+		buf := make([]T, transposeRun*bj)
 		for u := lo; u < hi; u++ {
-			o, band := u/bands, u%bands
-			it := newOdometer(v.shape[:r-2], v.strides[:r-2], v.off, o)
-			base := it.pos
+			o, blk := u/blocks, u%blocks
+			base := newOdometer(v.shape[:r-2], v.strides[:r-2], v.off, o).pos
 			plane := dst[o*rowsN*colsN : (o+1)*rowsN*colsN]
-			i0, i1 := band*transposeBlock, min((band+1)*transposeBlock, rowsN)
-			for j0 := 0; j0 < colsN; j0 += transposeBlock {
-				j1 := min(j0+transposeBlock, colsN)
+			j0, j1 := blk*bj, min((blk+1)*bj, colsN)
+			w := j1 - j0
+			for i0 := 0; i0 < rowsN; i0 += transposeRun {
+				i1 := min(i0+transposeRun, rowsN)
 				for j := j0; j < j1; j++ {
-					col := base + j*cs
-					for i := i0; i < i1; i++ {
-						plane[i*colsN+j] = src[col+i]
+					at := base + j*cs + i0
+					col := buf[j-j0:]
+					for ii, x := range src[at : at+i1-i0] {
+						col[ii*bj] = x
 					}
+				}
+				for i := i0; i < i1; i++ {
+					copy(plane[i*colsN+j0:i*colsN+j1], buf[(i-i0)*bj:(i-i0)*bj+w])
 				}
 			}
 		}
