@@ -8,7 +8,8 @@ import (
 // receiver x), then the positional arguments, then the keyword arguments,
 // in source order.
 func (c *compiler) call(e *ast.CallExpr) exprFn {
-	site := newSite(e.At)
+	// Tracebacks and op sites point at the callee, where a reader looks.
+	site := newSite(e.Fn.Span())
 	var pos []exprFn
 	var kwNames []string
 	var kwVals []exprFn

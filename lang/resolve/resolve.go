@@ -290,6 +290,17 @@ func (r *resolver) use(s *scope, id *ast.Ident) {
 		id.Builtin = true
 		return
 	}
+	if r.opts.REPL && s.deferred {
+		// At the prompt a function may use a global defined by a later
+		// input; reading it before then is a runtime error.
+		b := &ast.Binding{Name: id.Name, Kind: ast.Global, Index: len(r.globals)}
+		r.globals = append(r.globals, b)
+		r.fileAll[id.Name] = b
+		r.owner[b] = r.top
+		r.usedInFn[b] = true
+		id.Binding = b
+		return
+	}
 	r.errorf(id.At, "undefined name %q%s", id.Name, didYouMean(id.Name, r.visible(s, true)))
 }
 
