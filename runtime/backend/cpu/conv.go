@@ -14,10 +14,14 @@ func init() {
 	Register("max_pool2d", maxPool2dKernel)
 }
 
-// colBudget bounds the im2col scratch of one goroutine (elements): the
-// output positions of an image are lowered a chunk at a time so the
-// lowered block stays in L2 while the GEMM reads it.
-const colBudget = 1 << 17
+// colBudget bounds the im2col scratch of one goroutine (elements) unless a
+// single kernel tap count needs more: the output positions of an image are
+// lowered a chunk of at least colMin at a time, so the lowered block stays
+// in cache while the GEMM reads it.
+const (
+	colBudget = 1 << 17
+	colMin    = 256
+)
 
 func conv2dKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	a, err := ops.AttrsAs[ops.Conv2dAttrs]("conv2d", attrs)
@@ -69,7 +73,9 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 	pointwise := d.KH == 1 && d.KW == 1 && a.Stride == [2]int{1, 1} && a.PadLo == [2]int{} && a.PadHi == [2]int{}
 	chunk := npos
 	if !pointwise && kdim*npos > colBudget {
-		chunk = min(npos, max(16, colBudget/max(1, kdim)/16*16))
+		// At least colMin positions, so that packing the weights for each
+		// chunk stays small next to the product.
+		chunk = min(npos, max(colMin, colBudget/kdim/16*16))
 	}
 	chunks := (npos + chunk - 1) / chunk
 	tasks := d.Batch * chunks

@@ -58,11 +58,11 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 // whole product in the calling goroutine, which is what callers that
 // already parallelise over a batch want.
 func SgemmWorkers(workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	sgemm(microKernel, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	sgemm(best, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// sgemm is SgemmWorkers with a chosen micro-kernel (tests run both).
-func sgemm(kern kernelFunc, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// sgemm is SgemmWorkers on a chosen machine (tests run each).
+func sgemm(mach machine, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkOperand("A", transA, m, k, len(a), lda)
 	checkOperand("B", transB, k, n, len(b), ldb)
 	checkOperand("C", false, m, n, len(c), ldc)
@@ -80,7 +80,7 @@ func sgemm(kern kernelFunc, workers int, transA, transB bool, m, n, k int, alpha
 	p := &problem{
 		transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
-		kern: kern,
+		mach: mach,
 	}
 	p.run(max(1, workers), beta != 0)
 }
@@ -132,7 +132,7 @@ type problem struct {
 	alpha          float32
 	a, b, c        []float32
 	lda, ldb, ldc  int
-	kern           kernelFunc
+	mach           machine
 }
 
 // run walks the Goto loop nest: column panels of C (NC), then depth blocks
@@ -151,10 +151,7 @@ func (p *problem) run(workers int, accumInit bool) {
 			kcur := min(kcBlock, p.k-pc)
 			accum := accumInit || pc > 0
 			parallel(min(workers, panels), panels, func(lo, hi int) {
-				for q := lo; q < hi; q++ {
-					cols := min(nr, ncur-q*nr)
-					p.packB(bp.s[q*nr*kcur:(q+1)*nr*kcur], pc, kcur, jc+q*nr, cols)
-				}
+				p.packB(bp.s, pc, kcur, jc, ncur, lo, hi)
 			})
 			p.multiply(workers, bp.s, jc, ncur, pc, kcur, accum)
 		}
@@ -231,10 +228,10 @@ func (p *problem) macroKernel(ap, bp []float32, i0, rows, jc, ncur, q0, q1, kcur
 			as := ap[ir*kcur : (ir+mr)*kcur]
 			off := (i0+ir)*p.ldc + jc + j0
 			if rs == mr && cols == nr {
-				p.kern(kcur, as, bs, p.c[off:], p.ldc, accum)
+				p.mach.kern(kcur, as, bs, p.c[off:], p.ldc, accum)
 				continue
 			}
-			p.kern(kcur, as, bs, tile[:], nr, false)
+			p.mach.kern(kcur, as, bs, tile[:], nr, false)
 			for i := range rs {
 				dst := p.c[off+i*p.ldc : off+i*p.ldc+cols]
 				src := tile[i*nr : i*nr+cols]

@@ -42,17 +42,14 @@ func randSlice(r *rand.Rand, n int) []float32 {
 	return s
 }
 
-type kernelCase struct {
-	name string
-	kern kernelFunc
-}
-
-func kernels() []kernelCase {
-	ks := []kernelCase{{"go", kernelGo}}
-	if microKernel != nil && Kernel() != "go 6x16" {
-		ks = append(ks, kernelCase{Kernel(), microKernel})
+// machines lists the portable machine and, when this CPU has a faster one,
+// that one too.
+func machines() []machine {
+	ms := []machine{portable}
+	if best.name != portable.name {
+		ms = append(ms, best)
 	}
-	return ks
+	return ms
 }
 
 // check runs one product with both kernels and 1 and 2 workers and compares
@@ -79,17 +76,17 @@ func check(t *testing.T, tA, tB bool, m, n, k, pad int, alpha, beta float32) {
 		}
 	}
 	want := naive(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc)
-	for _, kc := range kernels() {
+	for _, mach := range machines() {
 		for _, workers := range []int{1, 2, 3} {
 			c := append([]float32(nil), c0...)
-			sgemm(kc.kern, workers, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+			sgemm(mach, workers, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 			for i := range m {
 				for j := range n {
 					g, w := c[i*ldc+j], want[i*ldc+j]
 					tol := 1e-5 * float64(k+1) * (1 + math.Abs(float64(w)))
 					if math.Abs(float64(g-w)) > tol || math.IsNaN(float64(g)) {
 						t.Fatalf("%s workers=%d tA=%v tB=%v m=%d n=%d k=%d alpha=%v beta=%v: C[%d,%d] = %v, want %v",
-							kc.name, workers, tA, tB, m, n, k, alpha, beta, i, j, g, w)
+							mach.name, workers, tA, tB, m, n, k, alpha, beta, i, j, g, w)
 					}
 				}
 			}
@@ -97,7 +94,7 @@ func check(t *testing.T, tA, tB bool, m, n, k, pad int, alpha, beta float32) {
 			for i := range m - 1 {
 				for j := n; j < ldc; j++ {
 					if c[i*ldc+j] != c0[i*ldc+j] && !(math.IsNaN(float64(c[i*ldc+j])) && math.IsNaN(float64(c0[i*ldc+j]))) {
-						t.Fatalf("%s: padding C[%d,%d] changed", kc.name, i, j)
+						t.Fatalf("%s: padding C[%d,%d] changed", mach.name, i, j)
 					}
 				}
 			}

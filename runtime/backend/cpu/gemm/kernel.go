@@ -1,12 +1,23 @@
 package gemm
 
-// microKernel is the fastest kernel this CPU supports; architecture files
-// replace the portable default in their init.
-var microKernel kernelFunc = kernelGo
+// machine is a set of micro-routines for one kind of CPU.
+type machine struct {
+	name string
+	kern kernelFunc
+	// packBT, when set, packs the leading steps of a full (NR-column)
+	// transposed B panel: dst as packB lays it out, b starting at the
+	// panel's first element; it returns how many steps (a prefix of kc)
+	// it packed, the rest being left to the portable loop.
+	packBT func(dst, b []float32, ldb, kc int) int
+}
 
-// kernelName describes microKernel, for benchmarks and diagnostics.
-var kernelName = "go 6x16"
+// portable runs anywhere.
+var portable = machine{name: "go 6x16", kern: kernelGo}
+
+// best is the fastest machine this CPU supports; architecture files
+// replace it in their init.
+var best = portable
 
 // Kernel names the micro-kernel Sgemm uses on this machine ("avx2-fma
 // 6x16" or "go 6x16").
-func Kernel() string { return kernelName }
+func Kernel() string { return best.name }

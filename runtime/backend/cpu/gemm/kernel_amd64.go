@@ -10,6 +10,12 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func kernelAVX2(k int, a, b, c *float32, ldc int, accum bool)
 
+// packBT16AVX2 packs 16 rows of B, read along k, as one transposed
+// micro-panel (pack_amd64.s); k is a multiple of 8.
+//
+//go:noescape
+func packBT16AVX2(dst, src *float32, ld, k int)
+
 // hasAVX2 reports whether the CPU (and the OS, for the YMM state) supports
 // the assembly kernel.
 var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
@@ -26,9 +32,21 @@ func kernelAsm(k int, ap, bp, c []float32, ldc int, accum bool) {
 	kernelAVX2(k, &ap[0], &bp[0], &c[0], ldc, accum)
 }
 
+// packBTAsm packs the first kc&^7 steps of a full transposed panel with
+// packBT16AVX2 and returns how many it packed.
+func packBTAsm(dst, b []float32, ldb, kc int) int {
+	k8 := kc &^ 7
+	if k8 == 0 {
+		return 0
+	}
+	_ = dst[k8*nr-1]
+	_ = b[(nr-1)*ldb+k8-1]
+	packBT16AVX2(&dst[0], &b[0], ldb, k8)
+	return k8
+}
+
 func init() {
 	if hasAVX2 {
-		microKernel = kernelAsm
-		kernelName = "avx2-fma 6x16"
+		best = machine{name: "avx2-fma 6x16", kern: kernelAsm, packBT: packBTAsm}
 	}
 }

@@ -54,25 +54,46 @@ func (p *problem) packA(dst []float32, i0, rows, p0, kc int) {
 	}
 }
 
-// packB copies rows [p0, p0+kc) and columns [j0, j0+cols) of op(B), cols ≤
-// NR, into dst as one micro-panel: for each step, NR values in a row (zero
-// past the last column).
-func (p *problem) packB(dst []float32, p0, kc, j0, cols int) {
+// packB copies rows [p0, p0+kc) of op(B), columns jc+lo·NR up to
+// jc+hi·NR (and at most jc+ncur), into micro-panels lo..hi-1 of bp: panel
+// q holds, for each step, NR values in a row (zero past the last column).
+func (p *problem) packB(bp []float32, p0, kc, jc, ncur, lo, hi int) {
 	if !p.transB {
+		// Row by row across all the panels, so that B is read along its
+		// rows (a column strip of a wide B touches a new page every row).
 		for q := range kc {
-			dq := dst[q*nr : q*nr+nr]
-			copy(dq, p.b[(p0+q)*p.ldb+j0:][:cols])
-			clear(dq[cols:])
+			src := p.b[(p0+q)*p.ldb+jc : (p0+q)*p.ldb+jc+ncur]
+			for pn := lo; pn < hi; pn++ {
+				dq := bp[(pn*kc+q)*nr : (pn*kc+q+1)*nr]
+				if j0 := pn * nr; j0+nr <= ncur {
+					*(*[nr]float32)(dq) = *(*[nr]float32)(src[j0:])
+				} else {
+					clear(dq[copy(dq, src[j0:]):])
+				}
+			}
 		}
 		return
 	}
-	// op(B)[q][j] = B[j][q]: read NR rows of B along q, a few steps at a
-	// time so that the writes stay within a handful of cache lines.
+	for pn := lo; pn < hi; pn++ {
+		j0 := pn * nr
+		p.packBTPanel(bp[pn*kc*nr:(pn+1)*kc*nr], p0, kc, jc+j0, min(nr, ncur-j0))
+	}
+}
+
+// packBTPanel packs one micro-panel of op(B) = Bᵀ: columns [j0, j0+cols),
+// cols ≤ NR, of op(B) are rows of B, read along k.
+func (p *problem) packBTPanel(dst []float32, p0, kc, j0, cols int) {
 	if cols < nr {
 		clear(dst[:kc*nr])
 	}
+	done := 0
+	if cols == nr && p.mach.packBT != nil {
+		done = p.mach.packBT(dst, p.b[j0*p.ldb+p0:], p.ldb, kc)
+	}
+	// A few steps at a time, so that the writes stay within a handful of
+	// cache lines.
 	const step = 8
-	for q0 := 0; q0 < kc; q0 += step {
+	for q0 := done; q0 < kc; q0 += step {
 		qs := min(step, kc-q0)
 		for j := range cols {
 			src := p.b[(j0+j)*p.ldb+p0+q0:][:qs]
