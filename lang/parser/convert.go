@@ -17,9 +17,10 @@ import (
 // an error stops the parse there); statements after the whole file parsed,
 // collecting every error.
 
-// convertOperand converts a primary and its postfix operations.
-func convertOperand(o *operand) (ast.Expr, error) {
-	x, err := convertPrimary(o.Primary)
+// convertOperand converts a primary and its postfix operations; toks are
+// the tokens up to the end of the operand.
+func convertOperand(o *operand, toks []lexer.Token) (ast.Expr, error) {
+	x, err := convertPrimary(o.Primary, toks)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func convertOperand(o *operand) (ast.Expr, error) {
 	return x, nil
 }
 
-func convertPrimary(pr primary) (ast.Expr, error) {
+func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 	switch pr := pr.(type) {
 	case *numberLit:
 		n, err := parseNumber(pr.Tok)
@@ -80,9 +81,6 @@ func convertPrimary(pr primary) (ast.Expr, error) {
 			}
 			elems = append(elems, t.X)
 		}
-		if pr.First == nil && len(pr.Rest) > 0 {
-			return nil, expectedFound(pr.Rest[0].Pos, "list element or ']'", ",")
-		}
 		return &ast.ListExpr{At: posOf(pr.Pos), Elems: elems}, nil
 	case *recordLit:
 		return convertRecord(pr)
@@ -97,7 +95,7 @@ func convertPrimary(pr primary) (ast.Expr, error) {
 			fn.Arrow = true
 			fn.Body = &ast.Block{At: at, Stmts: []ast.Stmt{&ast.ReturnStmt{At: at, Value: pr.Arrow}}}
 		} else {
-			c := &converter{}
+			c := &converter{toks: toks, depth: 1}
 			fn.Body = c.block(pr.Body)
 			if err := c.errs.err(); err != nil {
 				return nil, c.errs[0]
@@ -132,8 +130,6 @@ func convertRecord(r *recordLit) (ast.Expr, error) {
 	var fields []*recordField
 	if r.First != nil {
 		fields = append(fields, r.First)
-	} else if len(r.Rest) > 0 {
-		return nil, expectedFound(r.Rest[0].Pos, "record field or '}'", ",")
 	}
 	for i, t := range r.Rest {
 		if t.Field == nil {
@@ -168,8 +164,6 @@ func convertArgs(c *callSuffix) ([]*ast.Arg, error) {
 	var raw []*arg
 	if c.First != nil {
 		raw = append(raw, c.First)
-	} else if len(c.Rest) > 0 {
-		return nil, expectedFound(c.Rest[0].Pos, "argument or ')'", ",")
 	}
 	for i, t := range c.Rest {
 		if t.Arg == nil {
@@ -186,14 +180,14 @@ func convertArgs(c *callSuffix) ([]*ast.Arg, error) {
 	for _, a := range raw {
 		if a.Value == nil {
 			if keyword != nil {
-				return nil, &Error{Pos: a.X.Span(), Msg: fmt.Sprintf("positional argument after keyword argument %s=", keyword.Name)}
+				return nil, errorAt(a.Pos, "positional argument after keyword argument %s=", keyword.Name)
 			}
-			args = append(args, &ast.Arg{At: a.X.Span(), Value: a.X})
+			args = append(args, &ast.Arg{At: posOf(a.Pos), Value: a.X})
 			continue
 		}
 		name, ok := a.X.(*ast.Ident)
 		if !ok {
-			return nil, &Error{Pos: a.X.Span(), Msg: "keyword argument name must be a plain name (write name=value)"}
+			return nil, errorAt(a.Pos, "keyword argument name must be a plain name (write name=value)")
 		}
 		if seen[name.Name] {
 			return nil, &Error{Pos: name.At, Msg: fmt.Sprintf("keyword argument %s repeated", name.Name)}
@@ -250,8 +244,6 @@ func convertParams(ps *params) ([]*ast.Param, error) {
 	var raw []*param
 	if ps.First != nil {
 		raw = append(raw, ps.First)
-	} else if len(ps.Rest) > 0 {
-		return nil, expectedFound(ps.Rest[0].Pos, "parameter name or ')'", ",")
 	}
 	for i, t := range ps.Rest {
 		if t.Param == nil {
@@ -288,7 +280,8 @@ func ident(t lexer.Token) *ast.Ident {
 // converter converts statements, collecting errors.
 type converter struct {
 	repl  bool
-	depth int // block nesting: 0 at the top level
+	toks  []lexer.Token // the source, for what precedes a statement
+	depth int           // block nesting: 0 at the top level
 	errs  ErrorList
 }
 
@@ -427,7 +420,16 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 		}
 		return &ast.AssignStmt{At: posOf(s.Pos), Target: target, Op: s.Op, Value: s.Value}
 	}
-	if _, ok := s.X.(*ast.CallExpr); !ok && !c.repl {
+	_, isCall := s.X.(*ast.CallExpr)
+	if i := tokenAt(c.toks, posOf(s.Pos)); !isCall && i > 0 && i < len(c.toks) {
+		// "let y = 1 2": a bare expression right after a statement on the
+		// same line is more likely a missing operator than a statement.
+		if prev := c.toks[i-1]; prev.Pos.Line == s.Pos.Line && prev.Value != ";" && prev.Value != "{" {
+			c.errorf(posOf(s.Pos), "unexpected %s at end of statement", describe(c.toks[i]))
+			return nil
+		}
+	}
+	if !isCall && !c.repl {
 		hint := "did you mean `let x = ...`?"
 		if b, ok := s.X.(*ast.BinaryExpr); ok && b.Op == "==" {
 			if id, ok := b.X.(*ast.Ident); ok {

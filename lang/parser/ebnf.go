@@ -13,7 +13,11 @@ func Grammar() string {
 	var b strings.Builder
 	b.WriteString("(* The tref grammar, printed by parser.Grammar from lang/parser;\n")
 	b.WriteString("   regenerate with: go test ./lang/parser -run TestGrammarInSync -update.\n")
-	b.WriteString("   Tokens (<ident>, <number>, <string>) are defined in spec/syntax.md. *)\n\n")
+	b.WriteString("   Tokens (<ident>, <number>, <string>) are defined in spec/syntax.md.\n")
+	b.WriteString("   The productions accept slightly more than the language; the parser then\n")
+	b.WriteString("   rejects, with a message: an empty item between commas, an empty index,\n")
+	b.WriteString("   an assignment target or keyword argument name that is not a plain name,\n")
+	b.WriteString("   and an expression statement that is not a call (outside the REPL). *)\n\n")
 	seen := map[string]bool{}
 	emit := func(ebnf string) {
 		for _, line := range strings.Split(ebnf, "\n") {

@@ -163,7 +163,7 @@ func (p *exprParser) operand() (ast.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return convertOperand(o)
+	return convertOperand(o, p.lex.Range(0, p.lex.RawCursor()))
 }
 
 // startsExpr reports whether t can begin an expression.

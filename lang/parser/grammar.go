@@ -308,14 +308,17 @@ func init() {
 	opts := []participle.Option{
 		participle.Lexer(lexDef),
 		participle.UseLookahead(0),
+		// Members are tried in order, so the frequent come first; each
+		// starts with its own token except that Block and FnStmt must
+		// precede SimpleStmt, whose expression could begin with '{' or fn.
 		participle.Union[stmt](
-			&emptyStmt{}, &letStmt{}, &fnStmt{}, &returnStmt{}, &ifStmt{},
-			&forStmt{}, &whileStmt{}, &breakStmt{}, &continueStmt{},
-			&testStmt{}, &assertStmt{}, &importStmt{}, &delStmt{},
-			&block{}, &simpleStmt{}),
+			&letStmt{}, &ifStmt{}, &returnStmt{}, &forStmt{}, &fnStmt{},
+			&block{}, &assertStmt{}, &whileStmt{}, &breakStmt{},
+			&continueStmt{}, &testStmt{}, &importStmt{}, &delStmt{},
+			&emptyStmt{}, &simpleStmt{}),
 		participle.Union[primary](
-			&numberLit{}, &stringLit{}, &boolLit{}, &noneLit{},
-			&listLit{}, &recordLit{}, &fnLit{}, &parenExpr{}, &identExpr{}),
+			&identExpr{}, &numberLit{}, &stringLit{}, &parenExpr{},
+			&listLit{}, &recordLit{}, &fnLit{}, &boolLit{}, &noneLit{}),
 		participle.Union[postfix](&callSuffix{}, &indexSuffix{}, &fieldSuffix{}),
 		participle.ParseTypeWith(parseExpr),
 	}

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -44,6 +45,7 @@ var (
 	tokNumber    = lexDef.Symbols()["Number"]
 	tokKeyword   = lexDef.Symbols()["Keyword"]
 	tokIdent     = lexDef.Symbols()["Ident"]
+	tokOp        = lexDef.Symbols()["Op"]
 	tokBad       = lexDef.Symbols()["Bad"]
 )
 
@@ -51,23 +53,53 @@ var (
 // keep their quoted source text (unquote gives the value). It reports
 // every lexical error: unterminated strings, unknown escapes, malformed
 // numbers, integers that overflow int64, and stray characters.
+//
+// No token spans a line, so scan lexes line by line: the regexp engine
+// behind lexDef clears memory proportional to the text left to match at
+// every token, which on a whole file is quadratic.
 func scan(path string, src []byte) ([]lexer.Token, ErrorList) {
-	lex, err := lexDef.LexString(path, string(src))
-	if err != nil {
-		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
-	}
+	// A byte order mark is invisible in editors; skipping it keeps the
+	// columns of the first line what the user sees.
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	var (
 		toks []lexer.Token
 		errs ErrorList
+		end  = lexer.Position{Filename: path, Line: 1, Column: 1}
 	)
+	for offset, line := 0, 1; offset <= len(src); line++ {
+		text := src[offset:]
+		next := len(src) + 1
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			text, next = text[:i], offset+i+1
+		}
+		toks, errs = scanLine(toks, errs, path, line, offset, string(text))
+		end = lexer.Position{Filename: path, Offset: offset + len(text), Line: line, Column: 1 + utf8.RuneCount(text)}
+		offset = next
+	}
+	return append(toks, lexer.EOFToken(end)), errs
+}
+
+// scanLine appends the tokens of one line to toks.
+func scanLine(toks []lexer.Token, errs ErrorList, path string, line, offset int, text string) ([]lexer.Token, ErrorList) {
+	lex, err := lexDef.LexString(path, text)
+	if err != nil {
+		errs.add(ast.Pos{File: path, Line: line, Col: 1}, err.Error())
+		return toks, errs
+	}
 	for {
 		t, err := lex.Next()
 		if err != nil {
 			// Unreachable with the catch-all Bad rule; kept so a lexer
 			// change cannot turn into a panic.
-			errs.add(posOf(lexerPos(err, path)), err.Error())
-			break
+			p := lexerPos(err, path)
+			errs.add(ast.Pos{File: path, Line: line, Col: p.Column}, err.Error())
+			return toks, errs
 		}
+		if t.EOF() {
+			return toks, errs
+		}
+		t.Pos.Line = line
+		t.Pos.Offset += offset
 		switch t.Type {
 		case tokString:
 			if _, err := unquote(t); err != nil {
@@ -82,12 +114,17 @@ func scan(path string, src []byte) ([]lexer.Token, ErrorList) {
 		case tokBad:
 			errs.add(posOf(t.Pos), badChar(t.Value))
 		}
-		toks = append(toks, t)
-		if t.EOF() {
-			break
+		if n := len(toks); n > 0 && t.Type == tokNumber && t.Value[0] == '.' && endsOperand(toks[n-1]) &&
+			toks[n-1].Pos.Offset+len(toks[n-1].Value) == t.Pos.Offset {
+			// "a.1" is a field selection with a bad name, not a then .1.
+			dot := lexer.Token{Type: tokOp, Value: ".", Pos: t.Pos}
+			t.Value = t.Value[1:]
+			t.Pos.Offset++
+			t.Pos.Column++
+			toks = append(toks, dot)
 		}
+		toks = append(toks, t)
 	}
-	return toks, errs
 }
 
 // lexerPos is the position of a lexer error, or the file's start.

@@ -62,7 +62,7 @@ func parse(path string, src []byte, repl bool) (f *ast.File, err error) {
 	if err != nil {
 		return nil, ErrorList{syntaxError(err, toks)}
 	}
-	c := &converter{repl: repl}
+	c := &converter{repl: repl, toks: toks}
 	f = &ast.File{Path: path, Stmts: c.stmts(g.Stmts)}
 	if err := c.errs.err(); err != nil {
 		return nil, err

@@ -52,13 +52,16 @@ func translate(perr participle.Error, toks []lexer.Token) *Error {
 		want = ctx.alternatives(want, prev)
 	}
 	msg := "expected " + want
-	if ctx.name != "" {
-		msg += " in " + ctx.name
-	} else if m[1] != "" && !ctx.block && prev != nil && (prev.Type == tokKeyword || isOperator(*prev)) && !closes(*prev) {
+	if m[1] != "" && !ctx.block && prev != nil && (prev.Type == tokKeyword || isOperator(*prev)) &&
+		!opens(*prev) && !closes(*prev) && (ctx.name == "" || want == "expression") {
 		msg += fmt.Sprintf(" after '%s'", prev.Value)
 	}
+	if ctx.name != "" {
+		msg += " in " + ctx.name
+	}
 	what := describe(found)
-	if prev != nil && !found.EOF() && found.Pos.Line > prev.Pos.Line && endsOperand(*prev) {
+	if prev != nil && !found.EOF() && found.Pos.Line > prev.Pos.Line && endsOperand(*prev) &&
+		!strings.Contains(want, "statement") {
 		what = "newline"
 		pos = posOf(prev.Pos)
 		pos.Col += utf8.RuneCountInString(prev.Value)
