@@ -101,6 +101,14 @@ func (e *Engine) emit(ev trace.Event) {
 	}
 }
 
+// hostCounter samples the host's live bytes at time t for the trace's
+// memory timeline.
+func (e *Engine) hostCounter(t int64) {
+	if e.rec != nil && e.rt != nil {
+		e.rec.Counter(HostDevice, t, e.rt.HostPool().Stats().LiveBytes)
+	}
+}
+
 // now is the time of a decision: the host thread's clock, or later when
 // the compute engine is still busy with the ops before it (the host races
 // ahead; its decisions take effect in program order).
@@ -314,9 +322,7 @@ func (e *Engine) runOnHost(op *refs.Op) error {
 	out.hostReady = span.End
 	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: HostDevice, Stream: trace.StreamHost, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
 	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: HostDevice, Stream: trace.StreamHost, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
-	if e.tracing {
-		e.rec.Counter(HostDevice, span.End, e.rt.HostPool().Stats().LiveBytes)
-	}
+	e.hostCounter(span.End)
 	return nil
 }
 
@@ -407,8 +413,6 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 	}
 	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
 	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
-	if e.tracing {
-		e.rec.Counter(HostDevice, span.End, e.rt.HostPool().Stats().LiveBytes)
-	}
+	e.hostCounter(span.End)
 	return nil
 }

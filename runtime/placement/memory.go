@@ -315,9 +315,7 @@ func (e *Engine) Sync(rt *refs.Runtime) error {
 	e.rt = rt
 	if e.dev != nil {
 		e.dev.WaitHost(e.dev.Now())
-		if e.tracing {
-			e.rec.Counter(HostDevice, e.dev.Now(), rt.HostPool().Stats().LiveBytes)
-		}
+		e.hostCounter(e.dev.Now())
 	}
 	return nil
 }

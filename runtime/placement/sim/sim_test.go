@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+func TestTimelinePlacesAllocationsAfterReleases(t *testing.T) {
+	m := timeline{capacity: 100}
+	a, err := m.alloc(60, 0)
+	if err != nil || a != 0 {
+		t.Fatalf("alloc at %d, %v", a, err)
+	}
+	m.free(60, 50) // released at t=50 (its last reader ends then)
+	// 60 more bytes fit only once the first 60 are released.
+	b, err := m.alloc(60, 10)
+	if err != nil || b != 50 {
+		t.Fatalf("second alloc at %d, %v; want 50", b, err)
+	}
+	// 40 bytes fit at once: usage is 60 then 60 again.
+	c, err := m.alloc(40, 10)
+	if err != nil || c != 10 {
+		t.Fatalf("third alloc at %d, %v; want 10", c, err)
+	}
+	if m.peak != 100 {
+		t.Fatalf("peak %d, want 100", m.peak)
+	}
+	// Nothing more fits in program order.
+	if _, err := m.alloc(1, 0); err == nil {
+		t.Fatal("alloc past capacity succeeded")
+	}
+	// advance folds the past; usage is unchanged.
+	m.advance(60)
+	if u := m.usageAt(60); u != 100 || len(m.ev) != 0 {
+		t.Fatalf("usage %d with %d events after advance", u, len(m.ev))
+	}
+}
+
+func TestTimelineNeverExceedsCapacity(t *testing.T) {
+	// Random allocations and frees in the future: at no time does usage
+	// pass the capacity.
+	m := timeline{capacity: 1000}
+	type live struct{ n, at int64 }
+	var held []live
+	seed := uint64(1)
+	rnd := func(n int64) int64 {
+		seed = seed*6364136223846793005 + 1442695040888963407
+		return int64(seed>>33) % n
+	}
+	for range 2000 {
+		if len(held) > 0 && (rnd(2) == 0 || m.live > 700) {
+			i := rnd(int64(len(held)))
+			h := held[i]
+			held = append(held[:i], held[i+1:]...)
+			m.free(h.n, h.at+rnd(100))
+			continue
+		}
+		n := 1 + rnd(300)
+		if m.live+n > m.capacity {
+			continue
+		}
+		at, err := m.alloc(n, m.floor+rnd(50))
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, live{n, at})
+		for _, e := range m.ev {
+			if u := m.usageAt(e.t); u > m.capacity {
+				t.Fatalf("usage %d at %d over capacity", u, e.t)
+			}
+		}
+		if rnd(5) == 0 {
+			m.advance(m.floor + rnd(20))
+		}
+	}
+	if m.peak > m.capacity {
+		t.Fatalf("peak %d", m.peak)
+	}
+}
+
+func TestDeviceStreams(t *testing.T) {
+	p := Params{H2D: 1e9, D2H: 1e9, Flops: 1e12, MemBandwidth: 1e12, LatencyNs: 10, HostFlops: 1e9, HostMemBandwidth: 1e9}
+	d, err := New("sim:0", 1<<20, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tensor.Meta{Shape: tensor.Shape{250}, DType: tensor.Float32} // 1000 bytes: 1 µs over the link
+	src := tensor.NewDense(m)
+	src.F32()[3] = 7
+	a, _ := d.Alloc(m, 0)
+	b, _ := d.Alloc(m, 0)
+	sa, _ := d.CopyIn(a, src, 0)
+	sb, _ := d.CopyIn(b, src, 0)
+	// One copy engine: the second copy waits for the first.
+	if sa != (Span{0, 1010}) || sb != (Span{1010, 2020}) {
+		t.Fatalf("copies %v %v", sa, sb)
+	}
+	if a.Data.F32()[3] != 7 {
+		t.Fatal("the copy did not move the data")
+	}
+	// The other direction has its own engine: a d2h of a starts when a
+	// is ready, while b still arrives.
+	dst := tensor.NewDense(m)
+	so, _ := d.CopyOut(dst, a)
+	if so.Start != 1010 || dst.F32()[3] != 7 {
+		t.Fatalf("d2h at %v", so)
+	}
+	if d.Now() != so.End || d.Host() != 0 {
+		t.Fatalf("now %d host %d", d.Now(), d.Host())
+	}
+	d.WaitHost(so.End)
+	if d.Host() != so.End {
+		t.Fatal("WaitHost did not advance the host")
+	}
+	d.Free(a)
+	d.Free(b)
+	d.Free(b)
+	if st := d.Stats(); st.LiveBytes != 0 || st.LiveRefs != 0 || st.PeakBytes != 2000 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestParams(t *testing.T) {
+	p := Params{}.WithDefaults()
+	if p != DefaultParams() {
+		t.Fatalf("defaults %+v", p)
+	}
+	// 25 GB/s: 25 MB in 1 ms, plus 5 µs of latency.
+	if ns := p.CopyNs(25e6, p.H2D); ns != 1_005_000 {
+		t.Fatalf("copy of 25 MB takes %d ns", ns)
+	}
+	// 100 TFLOP/s: 1e11 flop in 1 ms; memory-bound when bytes dominate.
+	if ns := p.OpNs(1e11, 0); ns != 1_005_000 {
+		t.Fatalf("1e11 flop take %d ns", ns)
+	}
+	if ns := p.OpNs(0, 2e9); ns != 1_005_000 {
+		t.Fatalf("2 GB of memory traffic takes %d ns", ns)
+	}
+	if err := (Params{H2D: -1}).WithDefaults().Validate(); err == nil {
+		t.Fatal("negative bandwidth accepted")
+	}
+	if _, err := New("sim:0", 0, Params{}); err == nil {
+		t.Fatal("zero capacity accepted")
+	}
+}
