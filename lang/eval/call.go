@@ -8,8 +8,7 @@ import (
 // receiver x), then the positional arguments, then the keyword arguments,
 // in source order.
 func (c *compiler) call(e *ast.CallExpr) exprFn {
-	// Tracebacks and op sites point at the callee, where a reader looks.
-	site := newSite(e.Fn.Span())
+	site := newSite(e.At)
 	var pos []exprFn
 	var kwNames []string
 	var kwVals []exprFn

@@ -111,5 +111,5 @@ func internalError(p any, pos ast.Pos) error {
 	if pos.IsValid() {
 		msg += fmt.Sprintf(" (at %s)", pos)
 	}
-	return &Error{Msg: msg}
+	return &Error{Pos: pos, Msg: msg}
 }

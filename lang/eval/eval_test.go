@@ -21,7 +21,7 @@ outer(1)`)
 	if !errors.As(err, &e) {
 		t.Fatalf("got %T %v, want *eval.Error", err, err)
 	}
-	want := "t.tr:2:12: integer division by zero\n  at inner (t.tr:2:12)\n  at outer (t.tr:4:22)\n  at <module> (t.tr:5:1)"
+	want := "t.tr:2:12: integer division by zero\n  at inner (t.tr:2:12)\n  at outer (t.tr:4:27)\n  at <module> (t.tr:5:6)"
 	if got := trimDir(err.Error()); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -65,7 +65,7 @@ func TestStaticErrorsBeforeRunning(t *testing.T) {
 func TestPanicIsAnInternalError(t *testing.T) {
 	_, err := run(t, "let x = 1\nboom()")
 	if err == nil || !strings.Contains(err.Error(), "internal error: assignment to entry in nil map") ||
-		!strings.HasSuffix(err.Error(), "t.tr:2:1)") {
+		!strings.HasSuffix(err.Error(), "t.tr:2:5)") {
 		t.Fatalf("got %v", err)
 	}
 }
