@@ -2,10 +2,12 @@
 # Times the scalar programs (loop, fib) with a freshly built tref and the
 # machine's python3, side by side in one run, and prints tref/python3.
 #
-#   bench/scalar/run.sh [runs]     # default 5 runs each; PYTHON=... to pick
+#   bench/scalar/run.sh [runs]     # default 5 runs each
+#   PYTHON=/usr/bin/python3 ...     # another Python; NO_HYPERFINE=1 ignores hyperfine
 #
-# Uses hyperfine when installed (median of its runs, after one warm-up),
-# else runs each command `runs` times and takes the median wall time.
+# Reports wall time and CPU time (user + system) and their ratios. Uses
+# hyperfine when installed (median wall, mean CPU, after one warm-up),
+# else bash's `time` over `runs` runs (medians).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,36 +31,45 @@ for p in "${programs[@]}"; do
 	fi
 done
 
-# median_ms CMD...: the median wall time of `runs` runs, in milliseconds.
-median_ms() {
-	local i t0 t1
+# measure CMD...: runs it `runs` times and prints "wall_ms cpu_ms", the
+# medians of the wall time and of the CPU time (user + system). On a busy
+# machine the CPU time is the steadier of the two.
+measure() {
+	local i out=$tmp/measure
+	: >"$out"
 	for ((i = 0; i < runs; i++)); do
-		t0=$(date +%s%N)
-		"$@" >/dev/null
-		t1=$(date +%s%N)
-		echo $((t1 - t0))
-	done | sort -n | awk '{t[NR] = $1} END {printf "%.1f", t[int((NR + 1) / 2)] / 1e6}'
+		TIMEFORMAT='%R %U %S'
+		{ time "$@" >/dev/null; } 2>>"$out"
+	done
+	echo "$(median '$1 * 1e3' <"$out") $(median '($2 + $3) * 1e3' <"$out")"
 }
 
-# times_ms PROGRAM: "tref_ms python_ms" for one program.
-times_ms() {
+# median EXPR: the median over input lines of an awk expression.
+median() {
+	awk "{print $1}" | sort -g | awk '{v[NR] = $1} END {printf "%.1f", v[int((NR + 1) / 2)]}'
+}
+
+# times PROGRAM: "tref_wall tref_cpu python_wall python_cpu" in ms.
+times() {
 	local p=$1
-	if command -v hyperfine >/dev/null; then
+	if [ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null; then
 		hyperfine -N --style none --warmup 1 --runs "$runs" \
 			--export-json "$tmp/$p.json" "$tref run $here/$p.tr" "$py $here/$p.py" >/dev/null
 		"$py" -c 'import json, sys
 r = json.load(open(sys.argv[1]))["results"]
-print("%.1f %.1f" % (r[0]["median"] * 1e3, r[1]["median"] * 1e3))' "$tmp/$p.json"
+print(" ".join("%.1f %.1f" % (x["median"] * 1e3, (x["user"] + x["system"]) * 1e3) for x in r))' "$tmp/$p.json"
 	else
-		echo "$(median_ms "$tref" run "$here/$p.tr") $(median_ms "$py" "$here/$p.py")"
+		echo "$(measure "$tref" run "$here/$p.tr") $(measure "$py" "$here/$p.py")"
 	fi
 }
 
-method="median of $runs runs (date +%s%N)"
-command -v hyperfine >/dev/null && method="hyperfine, median of $runs runs after 1 warm-up"
-echo "tref $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), $("$py" --version 2>&1), $(nproc) cores; $method"
-printf '%-8s %12s %14s %14s\n' program "tref (ms)" "python3 (ms)" "tref/python3"
+method="bash time, medians of $runs runs"
+[ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null && method="hyperfine, $runs runs after 1 warm-up: median wall, mean CPU"
+echo "tref $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), $py = $("$py" --version 2>&1), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); $method"
+printf '%-8s %10s %10s %8s   %10s %10s %8s\n' "" "tref" "python3" "ratio" "tref" "python3" "ratio"
+printf '%-8s %10s %10s %8s   %10s %10s %8s\n' program "wall ms" "wall ms" "wall" "CPU ms" "CPU ms" "CPU"
 for p in "${programs[@]}"; do
-	read -r t_ms py_ms < <(times_ms "$p")
-	awk -v p="$p" -v t="$t_ms" -v q="$py_ms" 'BEGIN {printf "%-8s %12.1f %14.1f %13.2fx\n", p, t, q, t / q}'
+	read -r tw tc pw pc < <(times "$p")
+	awk -v p="$p" -v tw="$tw" -v tc="$tc" -v pw="$pw" -v pc="$pc" 'BEGIN {
+		printf "%-8s %10.1f %10.1f %7.2fx   %10.1f %10.1f %7.2fx\n", p, tw, pw, tw / pw, tc, pc, tc / pc}'
 done
