@@ -227,9 +227,9 @@ func TestFallbackWhenWorkingSetTooBig(t *testing.T) {
 // six cheap ops on a small tensor (longer than the window), then the four
 // weights. Only the forecast can bring the weights back during the cheap
 // ops.
-func forecastLoop(t *testing.T, strategy string, passes int) (*eventLog, *trace.Totals) {
+func forecastLoop(t *testing.T, strategy string, passes int, sinks ...trace.Sink) (*eventLog, *trace.Totals) {
 	log := &eventLog{}
-	h := newHarness(t, strategy, 4*1024+3*256, 2, log)
+	h := newHarness(t, strategy, 4*1024+3*256, 2, append(sinks, log)...)
 	var ws []*refs.Ref
 	for i := range 4 {
 		ws = append(ws, h.host(i+1, 16, 16))
