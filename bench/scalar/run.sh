@@ -65,7 +65,9 @@ print(" ".join("%.1f %.1f" % (x["median"] * 1e3, (x["user"] + x["system"]) * 1e3
 
 method="bash time, medians of $runs runs"
 [ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null && method="hyperfine, $runs runs after 1 warm-up: median wall, mean CPU"
-echo "tref $(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?'), $(go version | cut -d' ' -f3), $py = $("$py" --version 2>&1), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); $method"
+rev=$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')
+[ -n "$(cd "$root" && git status --porcelain 2>/dev/null)" ] && rev+="+dirty"
+echo "tref $rev, $(go version | cut -d' ' -f3), $py = $("$py" --version 2>&1), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); $method"
 printf '%-8s %10s %10s %8s   %10s %10s %8s\n' "" "tref" "python3" "ratio" "tref" "python3" "ratio"
 printf '%-8s %10s %10s %8s   %10s %10s %8s\n' program "wall ms" "wall ms" "wall" "CPU ms" "CPU ms" "CPU"
 for p in "${programs[@]}"; do
