@@ -127,23 +127,41 @@ func softmaxRows[T nnFloat](dst, src []T, outer, n, inner int, log bool) {
 				}
 			}
 			clear(sum)
+			finite := true
+			for _, m := range mx {
+				finite = finite && !math.IsInf(float64(m), 0) && m == m
+			}
+			// The exponentials go into d, then become the result in place.
 			for k := range n {
 				row, out := s[k*inner:(k+1)*inner], d[k*inner:(k+1)*inner]
-				for j, v := range row {
-					e := exp(float64(v - mx[j]))
-					sum[j] += e
-					if !log {
-						out[j] = T(e)
+				if o32, ok := any(out).([]float32); ok && finite {
+					for j, v := range row {
+						out[j] = v - mx[j]
 					}
+					expSubSum(o32, 0)
+				} else {
+					for j, v := range row {
+						out[j] = T(exp(float64(v - mx[j])))
+					}
+				}
+				for j, e := range out {
+					sum[j] += float64(e)
+				}
+			}
+			for j, t := range sum {
+				if log {
+					sum[j] = math.Log(t)
+				} else {
+					sum[j] = 1 / t
 				}
 			}
 			for k := range n {
 				row, out := s[k*inner:(k+1)*inner], d[k*inner:(k+1)*inner]
 				for j := range out {
 					if log {
-						out[j] = T(float64(row[j]-mx[j]) - math.Log(sum[j]))
+						out[j] = T(float64(row[j]-mx[j]) - sum[j])
 					} else {
-						out[j] = T(float64(out[j]) / sum[j])
+						out[j] = T(float64(out[j]) * sum[j])
 					}
 				}
 			}
@@ -159,6 +177,10 @@ func softmaxRow[T nnFloat](dst, src []T, log bool) {
 		if v > m || v != v {
 			m = v
 		}
+	}
+	if d32, ok := any(dst).([]float32); ok && !math.IsInf(float64(m), 0) && m == m {
+		softmaxRowF32Fast(d32, any(src).([]float32), float32(m), log)
+		return
 	}
 	exp := nnExp[T]()
 	sum := 0.0
@@ -180,6 +202,25 @@ func softmaxRow[T nnFloat](dst, src []T, log bool) {
 	inv := 1 / sum
 	for i, v := range dst {
 		dst[i] = T(float64(v) * inv)
+	}
+}
+
+// softmaxRowF32Fast is softmaxRow for float32 rows with a finite maximum
+// m: the exponentials come from expSubSum (the 8-wide AVX2 exp shared
+// with attention), computed in dst.
+func softmaxRowF32Fast(dst, src []float32, m float32, log bool) {
+	copy(dst, src)
+	sum := float64(expSubSum(dst, m))
+	if log {
+		lse := float32(math.Log(sum))
+		for i, v := range src {
+			dst[i] = v - m - lse
+		}
+		return
+	}
+	inv := float32(1 / sum)
+	for i := range dst {
+		dst[i] *= inv
 	}
 }
 
@@ -224,34 +265,67 @@ func normRows[T nnFloat](dst, src []T, d int, w, b []float64, eps float64, rms b
 	stridedParallel(rows, 8*d, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			x, y := src[r*d:(r+1)*d], dst[r*d:(r+1)*d]
-			mean, sq := 0.0, 0.0
-			if rms {
-				for _, v := range x {
-					sq += float64(v) * float64(v)
-				}
-			} else {
-				for _, v := range x {
-					mean += float64(v)
-				}
-				mean /= float64(d)
-				for _, v := range x {
-					dv := float64(v) - mean
-					sq += dv * dv
-				}
+			mean := 0.0
+			if !rms {
+				mean = nnSum(x) / float64(d)
 			}
-			scale := 1 / math.Sqrt(sq/float64(d)+eps)
-			for i, v := range x {
-				z := (float64(v) - mean) * scale
-				if w != nil {
-					z *= w[i]
+			scale := 1 / math.Sqrt(nnSqDev(x, mean)/float64(d)+eps)
+			shift := -mean * scale
+			switch {
+			case w != nil && b != nil:
+				for i, v := range x {
+					y[i] = T((float64(v)*scale+shift)*w[i] + b[i])
 				}
-				if b != nil {
-					z += b[i]
+			case w != nil:
+				for i, v := range x {
+					y[i] = T((float64(v)*scale + shift) * w[i])
 				}
-				y[i] = T(z)
+			case b != nil:
+				for i, v := range x {
+					y[i] = T(float64(v)*scale + shift + b[i])
+				}
+			default:
+				for i, v := range x {
+					y[i] = T(float64(v)*scale + shift)
+				}
 			}
 		}
 	})
+}
+
+// nnSum is the float64 sum of x; four accumulators keep the adds
+// independent of each other.
+func nnSum[T nnFloat](x []T) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		a += float64(x[i])
+		b += float64(x[i+1])
+		c += float64(x[i+2])
+		d += float64(x[i+3])
+	}
+	for ; i < len(x); i++ {
+		a += float64(x[i])
+	}
+	return (a + b) + (c + d)
+}
+
+// nnSqDev is the float64 sum of (x - center)^2.
+func nnSqDev[T nnFloat](x []T, center float64) float64 {
+	var a, b, c, d float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v0, v1, v2, v3 := float64(x[i])-center, float64(x[i+1])-center, float64(x[i+2])-center, float64(x[i+3])-center
+		a += v0 * v0
+		b += v1 * v1
+		c += v2 * v2
+		d += v3 * v3
+	}
+	for ; i < len(x); i++ {
+		v := float64(x[i]) - center
+		a += v * v
+	}
+	return (a + b) + (c + d)
 }
 
 // nnIDs reads integer ids (int64 or uint8) as int64.
