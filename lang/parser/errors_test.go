@@ -84,6 +84,9 @@ var errorTests = []struct{ src, want string }{
 	{"1 = x", `t.tr:1:1: cannot assign to a literal; only a plain name can be assigned (tensors, lists and records are immutable)`},
 	{"x = = 2", `t.tr:1:5: expected expression after '=', found "="`},
 	{"x += ", `t.tr:1:6: expected expression after '+=', found end of file`},
+	{"x **= 2", `t.tr:1:5: expected expression after '**', found "=" (the compound assignments are += -= *= /=)`},
+	{"x //= 2", `t.tr:1:5: expected expression after '//', found "=" (the compound assignments are += -= *= /=)`},
+	{"x == = 2", `t.tr:1:6: expected expression after '==', found "="`},
 
 	// Expressions.
 	{"let x = 1 +", `t.tr:1:12: expected expression after '+', found end of file`},

@@ -157,6 +157,9 @@ func (p *exprParser) operand() (ast.Expr, error) {
 		if t.Value == "not" && t.Type == tokKeyword {
 			return nil, errorAt(t.Pos, "%s, found \"not\" (write the 'not' expression in parentheses)", msg)
 		}
+		if n := len(prev); n > 0 && t.Value == "=" && t.Type == tokOp && prev[n-1].Pos.Offset+len(prev[n-1].Value) == t.Pos.Offset {
+			return nil, errorAt(t.Pos, "%s, found \"=\" (the compound assignments are += -= *= /=)", msg)
+		}
 		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
 	}
 	o, err := operandParser.ParseFromLexer(p.lex, participle.AllowTrailing(true))
