@@ -41,10 +41,12 @@ const DefaultIgnoreIndex = -100
 func init() {
 	Register(&Def{Name: "softmax", Infer: inferSoftmax, Flops: nnPerElement(5)})
 	Register(&Def{Name: "log_softmax", Infer: inferSoftmax, Flops: nnPerElement(5)})
-	Register(&Def{Name: "layer_norm", Infer: inferNorm("layer_norm"), Flops: nnPerElement(8)})
-	Register(&Def{Name: "rms_norm", Infer: inferNorm("rms_norm"), Flops: nnPerElement(5)})
+	// The norms and dropout read each element before writing the same
+	// position, so their result may take over x's buffer.
+	Register(&Def{Name: "layer_norm", Infer: inferNorm("layer_norm"), Flops: nnPerElement(8), Inplace: []int{0}})
+	Register(&Def{Name: "rms_norm", Infer: inferNorm("rms_norm"), Flops: nnPerElement(5), Inplace: []int{0}})
 	Register(&Def{Name: "embedding", Infer: inferEmbedding})
-	Register(&Def{Name: "dropout", Infer: inferDropout})
+	Register(&Def{Name: "dropout", Infer: inferDropout, Inplace: []int{0}})
 	Register(&Def{Name: "cross_entropy", Infer: inferCrossEntropy, Flops: nnInputElements(5)})
 	Register(&Def{Name: "mse", Infer: inferMSE, Flops: nnInputElements(3)})
 }

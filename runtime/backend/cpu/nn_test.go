@@ -335,3 +335,37 @@ func TestExpF32Accuracy(t *testing.T) {
 		t.Error("expF32 special values are wrong")
 	}
 }
+
+// TestNNInplace runs the ops whose Def allows in-place execution with the
+// output sharing x's buffer, as the cpu device does when x dies.
+func TestNNInplace(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 28))
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
+		x := randFloats(r, dt, 3, 5, 33)
+		w, b := randFloats(r, dt, 1, 33), randFloats(r, dt, 1, 33)
+		mask := denseOf(tensor.Bool, tensor.Shape{5, 33})
+		for i := range mask.Buf {
+			mask.Buf[i] = uint8(i % 2)
+		}
+		cases := []struct {
+			op    string
+			attrs any
+			rest  []*tensor.Dense
+		}{
+			{"layer_norm", ops.NormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}, []*tensor.Dense{w, b}},
+			{"rms_norm", ops.NormAttrs{Eps: 1e-6, HasWeight: true}, []*tensor.Dense{w}},
+			{"dropout", ops.DropoutAttrs{P: 0.3}, []*tensor.Dense{mask}},
+		}
+		for _, c := range cases {
+			if ins := ops.MustLookup(c.op).Inplace; len(ins) != 1 || ins[0] != 0 {
+				t.Fatalf("%s: Inplace is %v, want [0]", c.op, ins)
+			}
+			want := execShapeOp(t, c.op, c.attrs, append([]*tensor.Dense{x}, c.rest...)...)
+			alias := x.Clone()
+			if err := Run(c.op, alias, append([]*tensor.Dense{alias}, c.rest...), c.attrs); err != nil {
+				t.Fatal(err)
+			}
+			sameDense(t, c.op+" in place", alias, want)
+		}
+	}
+}
