@@ -96,6 +96,11 @@ func (fr *frame) intBinop(op opcode, x, y int64, site *callSite) (Value, error) 
 
 // binop applies a binary operator, consuming both operands.
 func (fr *frame) binop(op opcode, a, b Value, site *callSite) (Value, error) {
+	if x, ok := a.(Int); ok {
+		if y, ok := b.(Int); ok {
+			return fr.intBinop(op, int64(x), int64(y), site)
+		}
+	}
 	sa, sb := isScalar(a), isScalar(b)
 	if sa && sb {
 		return fr.scalarBinop(op, a, b, site)
@@ -115,6 +120,20 @@ func (fr *frame) binop(op opcode, a, b Value, site *callSite) (Value, error) {
 // the arithmetic of the tensor kernels (same promotion, float32 math in
 // float32, integer division by zero an error).
 func (fr *frame) scalarBinop(op opcode, a, b Value, site *callSite) (Value, error) {
+	if x, ok := a.(Float32); ok && op <= opDiv {
+		if y, ok := b.(Float32); ok {
+			switch op {
+			case opAdd:
+				return x + y, nil
+			case opSub:
+				return x - y, nil
+			case opMul:
+				return x * y, nil
+			case opDiv:
+				return x / y, nil
+			}
+		}
+	}
 	ma, mb := tensor.Meta{DType: ScalarDType(a)}, tensor.Meta{DType: ScalarDType(b)}
 	if op >= opEq {
 		return Bool(compareScalars(op, tensor.ResultType(ma, mb), a, b)), nil

@@ -21,7 +21,7 @@ type session struct {
 	out bytes.Buffer
 }
 
-func newSession(t *testing.T, lookahead int) *session {
+func newSession(t testing.TB, lookahead int) *session {
 	t.Helper()
 	s := &session{rt: refs.New(&cpu.Device{}, refs.Options{Lookahead: lookahead, TrackRefs: true})}
 	u := map[string]*eval.Builtin{}
