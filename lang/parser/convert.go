@@ -103,7 +103,7 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 		}
 		return fn, nil
 	}
-	return nil, fmt.Errorf("parser: unknown primary %T", pr)
+	panic(fmt.Sprintf("parser: primary %T not converted", pr))
 }
 
 // emptyTail reports an empty comma tail that is not the last: "a,,b".
@@ -351,8 +351,7 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 	case *simpleStmt:
 		return c.simpleStmt(s)
 	}
-	c.errorf(ast.Pos{}, "parser: unknown statement %T", s)
-	return nil
+	panic(fmt.Sprintf("parser: statement %T not converted", s))
 }
 
 func (c *converter) ifStmt(s *ifStmt) *ast.IfStmt {

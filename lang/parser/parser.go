@@ -47,8 +47,10 @@ func parse(path string, src []byte, repl bool) (f *ast.File, err error) {
 		return nil, ErrorList{e}
 	}
 	defer func() {
-		// participle panics on a grammar that accepts an empty match; the
-		// grammar has none, but an input must never crash the interpreter.
+		// participle panics on a grammar that accepts an empty match, and
+		// convert.go on a grammar struct it does not know; neither should
+		// happen, but no input may crash the interpreter. FuzzParse fails
+		// on this message.
 		if r := recover(); r != nil {
 			f = nil
 			err = ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("internal parser error: %v", r)}}

@@ -258,3 +258,26 @@ func TestNumberLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentParse parses from several goroutines: the participle
+// parsers are shared, so this is for -race.
+func TestConcurrentParse(t *testing.T) {
+	src := []byte("fn f(x, k=2) { return [x[1:], {a: x.sum(dim=k)}] }\nlet y = -f(3) ** 2\n")
+	done := make(chan error)
+	for range 4 {
+		go func() {
+			var err error
+			for range 20 {
+				if _, err = ParseFile("c.tr", src); err != nil {
+					break
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
