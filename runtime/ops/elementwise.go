@@ -73,8 +73,16 @@ func wantInputs(name string, in []tensor.Meta, n int) error {
 	return nil
 }
 
-// BroadcastShapes is tensor.Broadcast with the message scripts see.
+// BroadcastShapes is tensor.Broadcast with the message scripts see. When
+// one shape is the result (equal shapes, or a 0-d operand) it is returned
+// as is, without allocating: shapes in metas are never modified.
 func BroadcastShapes(a, b tensor.Shape) (tensor.Shape, error) {
+	switch {
+	case len(b) == 0 || a.Equal(b):
+		return a, nil
+	case len(a) == 0:
+		return b, nil
+	}
 	s, err := tensor.Broadcast(a, b)
 	if err != nil {
 		return nil, fmt.Errorf("cannot broadcast shapes %v and %v", a, b)

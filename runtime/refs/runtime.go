@@ -66,6 +66,9 @@ type Runtime struct {
 	nextSeq  uint64
 	live     int64
 	tracked  map[*Ref]struct{}
+	// metas is Submit's scratch list of input metas, reused so that the
+	// per-op path does not allocate it.
+	metas []tensor.Meta
 	// onLoad observes disk->host loads of lazy refs (see SetLoadObserver).
 	onLoad func(LoadEvent)
 }
@@ -95,13 +98,31 @@ func (rt *Runtime) Window() []*Op { return rt.window }
 func (rt *Runtime) LiveRefs() int64 { return rt.live }
 
 func (rt *Runtime) newRef(m tensor.Meta, site Site) *Ref {
+	r := &Ref{}
+	rt.initRef(r, m, site)
+	return r
+}
+
+// initRef sets up r, which must be zero. Fields are set one by one: a
+// whole-struct store would run the GC's bulk write barrier on every op.
+func (rt *Runtime) initRef(r *Ref, m tensor.Meta, site Site) {
 	rt.nextID++
 	rt.live++
-	r := &Ref{id: rt.nextID, meta: m, rc: 1, site: site}
+	r.id, r.meta, r.rc, r.site = rt.nextID, m, 1, site
 	if rt.tracked != nil {
 		rt.tracked[r] = struct{}{}
 	}
-	return r
+}
+
+// promise is a submitted op's result ref and the op itself, allocated
+// together (one allocation per op on the hot path of small ops), with room
+// for the inputs of most ops. The op's input slots are cleared once it has
+// run or been cancelled, so a long-lived result does not keep a chain of
+// dead refs reachable.
+type promise struct {
+	ref Ref
+	op  Op
+	ins [3]*Ref
 }
 
 // Submit queues op name over ins and returns its promise ref, holding one
@@ -112,8 +133,7 @@ func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref,
 	if !ok {
 		return nil, fmt.Errorf("unknown op %q", name)
 	}
-	var metaBuf [4]tensor.Meta
-	metas := metaBuf[:0]
+	metas := rt.metas[:0]
 	for _, in := range ins {
 		if in.state == Freed {
 			return nil, fmt.Errorf("%s: input ref#%d was already freed", name, in.id)
@@ -124,6 +144,8 @@ func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref,
 		metas = append(metas, in.meta)
 	}
 	out, err := def.Infer(metas, attrs)
+	clear(metas)
+	rt.metas = metas[:0]
 	if err != nil {
 		return nil, err
 	}
@@ -133,9 +155,15 @@ func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref,
 	if err := rt.host.Check(out.Bytes()); err != nil {
 		return nil, err
 	}
-	r := rt.newRef(out, site)
+	p := &promise{}
+	r, op := &p.ref, &p.op
+	rt.initRef(r, out, site)
 	rt.nextSeq++
-	op := &Op{Seq: rt.nextSeq, Def: def, Inputs: append([]*Ref(nil), ins...), Attrs: attrs, Out: r, Site: site}
+	inputs := p.ins[:0]
+	if len(ins) > len(p.ins) {
+		inputs = make([]*Ref, 0, len(ins))
+	}
+	op.Seq, op.Def, op.Inputs, op.Attrs, op.Out, op.Site = rt.nextSeq, def, append(inputs, ins...), attrs, r, site
 	for _, in := range ins {
 		in.rc++
 	}
@@ -185,6 +213,7 @@ func (rt *Runtime) step() error {
 	for _, in := range op.Inputs {
 		rt.Release(in)
 	}
+	clear(op.Inputs)
 	op.Inputs = nil
 	return err
 }
@@ -313,8 +342,7 @@ func (rt *Runtime) StealHost(src, dst *Ref) bool {
 		src.meta.DType != dst.meta.DType || !src.meta.Shape.Equal(dst.meta.Shape) {
 		return false
 	}
-	dst.host = src.host
-	dst.host.Shape = dst.meta.Shape.Clone()
+	dst.host = src.host // its shape equals dst's: shapes are never modified
 	src.host, src.hostValid = nil, false
 	return true
 }
@@ -339,6 +367,7 @@ func (rt *Runtime) Release(r *Ref) {
 		for _, in := range ins {
 			rt.Release(in)
 		}
+		clear(ins)
 		r.op = nil
 	}
 	rt.exec.Drop(rt, r)

@@ -1,6 +1,8 @@
 package cpu
 
 import (
+	"sync"
+
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -18,15 +20,32 @@ func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
 	return ExecuteOnHost(rt, op, !d.NoInplace)
 }
 
+// insPool holds input lists for ExecuteOnHost: the list escapes into the
+// kernel (a func value), and taking it from a pool rather than the heap
+// keeps small ops allocation-free.
+var insPool = sync.Pool{New: func() any {
+	s := make([]*tensor.Dense, 0, 4)
+	return &s
+}}
+
 // ExecuteOnHost runs op with host kernels: it makes every input's host copy
 // valid, allocates (or steals) the output buffer and runs the kernel.
 func ExecuteOnHost(rt *refs.Runtime, op *refs.Op, inplace bool) error {
-	var buf [4]*tensor.Dense
-	ins := buf[:0]
+	insp := insPool.Get().(*[]*tensor.Dense)
+	ins, err := executeOnHost(rt, op, inplace, (*insp)[:0])
+	clear(ins)
+	*insp = ins[:0]
+	insPool.Put(insp)
+	return err
+}
+
+// executeOnHost is ExecuteOnHost with ins as the (empty) input list; it
+// returns the list it filled.
+func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.Dense) ([]*tensor.Dense, error) {
 	for _, in := range op.Inputs {
 		h, err := rt.Read(in)
 		if err != nil {
-			return err
+			return ins, err
 		}
 		ins = append(ins, h)
 	}
@@ -44,14 +63,14 @@ func ExecuteOnHost(rt *refs.Runtime, op *refs.Op, inplace bool) error {
 	if !stolen {
 		var err error
 		if out, err = rt.AllocHost(op.Out); err != nil {
-			return err
+			return ins, err
 		}
 	}
 	if err := Run(op.Def.Name, out, ins, op.Attrs); err != nil {
-		return err
+		return ins, err
 	}
 	rt.SetHostValid(op.Out, true)
-	return nil
+	return ins, nil
 }
 
 // ToHost is a no-op: on the cpu device the host copy is the only copy.

@@ -83,6 +83,10 @@ func viaFloat32(out *tensor.Dense, compute func(tmp *tensor.Dense) error) error 
 }
 
 func binaryKernel(name string) Kernel {
+	// The row functions are picked once: a generic function value made per
+	// call would cost an allocation on every small op.
+	f32, f64 := arithRow[float32](name), arithRow[float64](name)
+	i64, u8 := arithRow[int64](name), arithRow[uint8](name)
 	var kernel Kernel
 	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 2); err != nil {
@@ -95,27 +99,30 @@ func binaryKernel(name string) Kernel {
 		a, b := castTo(ins[0], ct), castTo(ins[1], ct)
 		switch ct {
 		case tensor.Float32:
-			return runBinary(out.F32(), out.Shape, a.F32(), a.Shape, b.F32(), b.Shape, arithRow[float32](name))
+			return runBinary(out.F32(), out.Shape, a.F32(), a.Shape, b.F32(), b.Shape, f32)
 		case tensor.Float64:
-			return runBinary(out.F64(), out.Shape, a.F64(), a.Shape, b.F64(), b.Shape, arithRow[float64](name))
+			return runBinary(out.F64(), out.Shape, a.F64(), a.Shape, b.F64(), b.Shape, f64)
 		case tensor.Int64:
-			return runBinary(out.I64(), out.Shape, a.I64(), a.Shape, b.I64(), b.Shape, arithRow[int64](name))
+			return runBinary(out.I64(), out.Shape, a.I64(), a.Shape, b.I64(), b.Shape, i64)
 		case tensor.Uint8:
-			return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, arithRow[uint8](name))
+			return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, u8)
 		case tensor.Bool:
 			// On 0/1 values, + is or and * is and (as torch); the other
 			// ops are rejected by inference.
 			switch name {
 			case "add", "maximum":
-				return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, maximumRow[uint8])
+				return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, boolOr)
 			case "mul", "minimum":
-				return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, minimumRow[uint8])
+				return runBinary(out.U8(), out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, boolAnd)
 			}
 		}
 		return fmt.Errorf("%s has no cpu kernel for %v", name, ct)
 	}
 	return kernel
 }
+
+// boolOr and boolAnd are + and * on bools (0/1 bytes).
+var boolOr, boolAnd = maximumRow[uint8], minimumRow[uint8]
 
 // arithRow picks the row function of a binary arithmetic op for T.
 func arithRow[T number](name string) func(o, a, b []T) error {
@@ -262,6 +269,8 @@ func sliceRow[T any](x []T, lo, hi, n int) []T {
 }
 
 func compareKernel(name string) Kernel {
+	f32, f64 := compareRow[float32](name), compareRow[float64](name)
+	i64, u8 := compareRow[int64](name), compareRow[uint8](name)
 	return func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 		if err := checkInputs(name, ins, 2); err != nil {
 			return err
@@ -274,13 +283,13 @@ func compareKernel(name string) Kernel {
 		o := out.U8()
 		switch ct {
 		case tensor.Float32:
-			return runBinary(o, out.Shape, a.F32(), a.Shape, b.F32(), b.Shape, compareRow[float32](name))
+			return runBinary(o, out.Shape, a.F32(), a.Shape, b.F32(), b.Shape, f32)
 		case tensor.Float64:
-			return runBinary(o, out.Shape, a.F64(), a.Shape, b.F64(), b.Shape, compareRow[float64](name))
+			return runBinary(o, out.Shape, a.F64(), a.Shape, b.F64(), b.Shape, f64)
 		case tensor.Int64:
-			return runBinary(o, out.Shape, a.I64(), a.Shape, b.I64(), b.Shape, compareRow[int64](name))
+			return runBinary(o, out.Shape, a.I64(), a.Shape, b.I64(), b.Shape, i64)
 		case tensor.Uint8, tensor.Bool:
-			return runBinary(o, out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, compareRow[uint8](name))
+			return runBinary(o, out.Shape, a.U8(), a.Shape, b.U8(), b.Shape, u8)
 		}
 		return fmt.Errorf("%s has no cpu kernel for %v", name, ct)
 	}

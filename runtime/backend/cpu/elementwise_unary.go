@@ -37,6 +37,7 @@ func runUnary[O, T any](o []O, a []T, row func(o []O, a []T)) error {
 }
 
 func floatUnaryKernel(name string) Kernel {
+	f32, f64 := floatUnaryRow[float32](name), floatUnaryRow[float64](name)
 	var kernel Kernel
 	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 1); err != nil {
@@ -44,9 +45,9 @@ func floatUnaryKernel(name string) Kernel {
 		}
 		switch out.DType {
 		case tensor.Float32:
-			return runUnary(out.F32(), castTo(ins[0], tensor.Float32).F32(), floatUnaryRow[float32](name))
+			return runUnary(out.F32(), castTo(ins[0], tensor.Float32).F32(), f32)
 		case tensor.Float64:
-			return runUnary(out.F64(), castTo(ins[0], tensor.Float64).F64(), floatUnaryRow[float64](name))
+			return runUnary(out.F64(), castTo(ins[0], tensor.Float64).F64(), f64)
 		case tensor.Float16, tensor.BFloat16:
 			return viaFloat32(out, func(tmp *tensor.Dense) error { return kernel(tmp, ins, attrs) })
 		}
@@ -94,6 +95,8 @@ func floatUnaryRow[F float](name string) func(o, a []F) {
 }
 
 func keepUnaryKernel(name string) Kernel {
+	f32, f64 := keepUnaryRow[float32](name), keepUnaryRow[float64](name)
+	i64, u8 := keepUnaryRow[int64](name), keepUnaryRow[uint8](name)
 	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 1); err != nil {
 			return err
@@ -103,17 +106,17 @@ func keepUnaryKernel(name string) Kernel {
 		}
 		switch out.DType {
 		case tensor.Float32:
-			return runUnary(out.F32(), ins[0].F32(), keepUnaryRow[float32](name))
+			return runUnary(out.F32(), ins[0].F32(), f32)
 		case tensor.Float64:
-			return runUnary(out.F64(), ins[0].F64(), keepUnaryRow[float64](name))
+			return runUnary(out.F64(), ins[0].F64(), f64)
 		case tensor.Int64:
-			return runUnary(out.I64(), ins[0].I64(), keepUnaryRow[int64](name))
+			return runUnary(out.I64(), ins[0].I64(), i64)
 		case tensor.Uint8:
-			return runUnary(out.U8(), ins[0].U8(), keepUnaryRow[uint8](name))
+			return runUnary(out.U8(), ins[0].U8(), u8)
 		case tensor.Float16, tensor.BFloat16:
 			return viaFloat32(out, func(tmp *tensor.Dense) error {
 				x := castTo(ins[0], tensor.Float32)
-				return runUnary(tmp.F32(), x.F32(), keepUnaryRow[float32](name))
+				return runUnary(tmp.F32(), x.F32(), f32)
 			})
 		}
 		return fmt.Errorf("%s has no cpu kernel for %v", name, out.DType)
