@@ -128,6 +128,21 @@ func newEngine(cfg Config, dev *sim.Device) (*Engine, error) {
 	return e, nil
 }
 
+// SetRecorder starts tracing into rec, or stops with nil (the REPL's
+// :trace on|off). The op log for the Belady reference restarts with rec.
+func (e *Engine) SetRecorder(rec *trace.Recorder) {
+	chain := e.chain[:0:0]
+	for _, m := range e.chain {
+		if _, ok := m.(*Tracer); !ok {
+			chain = append(chain, m)
+		}
+	}
+	if rec != nil {
+		chain = append([]Middleware{&Tracer{Rec: rec}}, chain...)
+	}
+	e.chain, e.rec, e.tracing = chain, rec, len(chain) > 0
+}
+
 // Finish closes the trace with the run's totals (see trace.Recorder.Finish).
 func (e *Engine) Finish() (*trace.Totals, error) {
 	if e.rec == nil {

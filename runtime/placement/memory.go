@@ -317,6 +317,9 @@ func (e *Engine) Sync(rt *refs.Runtime) error {
 		e.dev.WaitHost(e.dev.Now())
 		e.hostCounter(e.dev.Now())
 	}
+	if e.rec != nil {
+		e.rec.Flush()
+	}
 	return nil
 }
 

@@ -69,6 +69,9 @@ func (j *JSONL) Event(e *Event) error {
 	})
 }
 
+// Flush writes the buffered lines.
+func (j *JSONL) Flush() error { return j.w.Flush() }
+
 // Counter is not part of the jsonl format: host memory appears in the
 // summary's peak_bytes.
 func (j *JSONL) Counter(string, int64, int64) error { return nil }

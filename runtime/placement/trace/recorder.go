@@ -74,6 +74,17 @@ func (r *Recorder) Counter(device string, t, bytes int64) {
 	}
 }
 
+// Flush makes the sinks that buffer (text, jsonl) write what they hold.
+func (r *Recorder) Flush() {
+	for _, s := range r.sinks {
+		if f, ok := s.(interface{ Flush() error }); ok {
+			if err := f.Flush(); err != nil && r.err == nil {
+				r.err = err
+			}
+		}
+	}
+}
+
 // Use is one ref in the op log: its id and size.
 type Use struct {
 	Ref   uint64

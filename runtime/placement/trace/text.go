@@ -61,6 +61,9 @@ func orDash(s string) string {
 	return s
 }
 
+// Flush writes the buffered lines.
+func (t *Text) Flush() error { return t.w.Flush() }
+
 // Counter is not shown in text.
 func (t *Text) Counter(string, int64, int64) error { return nil }
 
