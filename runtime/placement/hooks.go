@@ -166,7 +166,10 @@ func (h *Hooks) OnAlloc(_ *Engine, ev *MemEvent) error {
 }
 
 // OnFree calls on_free.
-func (h *Hooks) OnFree(_ *Engine, ev *MemEvent) { _, err := h.call(HookFree, memFields(ev)); h.keep(err) }
+func (h *Hooks) OnFree(_ *Engine, ev *MemEvent) {
+	_, err := h.call(HookFree, memFields(ev))
+	h.keep(err)
+}
 
 // OnOOM calls on_oom.
 func (h *Hooks) OnOOM(_ *Engine, ev *OOMEvent) {
