@@ -116,7 +116,7 @@ func TestREPL(t *testing.T) {
 	}
 	steps := []struct{ in, want string }{
 		{"let x = ones([2])", "none"},
-		{"x + 1", "tensor([2.0, 2.0])"},
+		{"x + 1", "tensor([2., 2.])"},
 		{"fn f(a) { return a * y }", "none"},
 		{"let y = 10", "none"},
 		{"f(2)", "20"},

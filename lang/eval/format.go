@@ -167,42 +167,5 @@ func FormatFloat(x float64, bits int) string {
 	return s
 }
 
-// formatTensor prints a tensor of at least one dimension as nested lists
-// in a tensor(...) wrapper.
-func formatTensor(d *tensor.Dense) string {
-	var b strings.Builder
-	b.WriteString("tensor(")
-	var rec func(dim, off int)
-	strides := d.Shape.Strides()
-	rec = func(dim, off int) {
-		b.WriteByte('[')
-		for i := 0; i < d.Shape[dim]; i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if dim == len(d.Shape)-1 {
-				var s string
-				switch d.DType {
-				case tensor.Bool:
-					s = strconv.FormatBool(d.Buf[off+i] != 0)
-				case tensor.Int64, tensor.Uint8:
-					s = strconv.FormatInt(int64(d.At(off+i)), 10)
-				case tensor.Float64:
-					s = FormatFloat(d.At(off+i), 64)
-				default:
-					s = FormatFloat(d.At(off+i), 32)
-				}
-				b.WriteString(s)
-			} else {
-				rec(dim+1, off+i*strides[dim])
-			}
-		}
-		b.WriteByte(']')
-	}
-	rec(0, 0)
-	if d.DType != tensor.Float32 && d.DType != tensor.Int64 {
-		b.WriteString(", dtype=" + d.DType.String())
-	}
-	b.WriteByte(')')
-	return b.String()
-}
+// formatTensor prints a tensor of at least one dimension as PyTorch does.
+func formatTensor(d *tensor.Dense) string { return tensor.Format(d) }
