@@ -136,3 +136,24 @@ func TestMLPPeak(t *testing.T) {
 	}
 	t.Logf("peak above the weights: %s activations", fields[1])
 }
+
+// The loop of TorchSharp's memory guide, which leaks without dispose
+// scopes there, keeps live memory flat here.
+func TestNoGrowthInALoop(t *testing.T) {
+	out, err := run(t, `
+let labels = randint(0, 10, [64])
+let logits = randn([64, 10])
+let correct = 0
+for i in range(10) { correct += (logits.argmax(1) == labels).sum().item() }
+flush()
+let before = memstats()["cpu"].live_bytes
+for i in range(1000) { correct += (logits.argmax(1) == labels).sum().item() }
+flush()
+print(memstats()["cpu"].live_bytes - before, correct >= 0, live(), logits.ndim, labels.ndim)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out); got != "0 true 2 2 1" {
+		t.Errorf("got %q, want no growth (0), and the two inputs alive", got)
+	}
+}
