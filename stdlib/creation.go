@@ -16,7 +16,7 @@ import (
 // device.
 func init() {
 	register("tensor", "tensor(data, dtype=none): a tensor from a nested list of numbers (dtype inferred like torch.tensor: bool, int64, else float32)", builtinTensor)
-	register("zeros", "zeros(shape, dtype=\"float32\"): a tensor of zeros; shape is a list of ints or one int", builtinFill(0))
+	register("zeros", "zeros(shape, dtype=\"float32\"): a tensor of zeros; shape is a list of ints, one int, or several ints (zeros(2, 3))", builtinFill(0))
 	register("ones", "ones(shape, dtype=\"float32\"): a tensor of ones", builtinFill(1))
 	register("full", "full(shape, value, dtype=none): a tensor filled with value (dtype from the value: bool, int64 or float32)", builtinFull)
 	register("arange", "arange(start, end=none, step=1, dtype=none): start, start+step, ... up to end (excluded); arange(n) is 0..n-1; int arguments give int64, any float float32", builtinArange)
@@ -108,11 +108,32 @@ func valueDType(v eval.Value) tensor.DType {
 	return eval.ScalarDType(v)
 }
 
+// unpackShapeDType reads the (shape, dtype=) arguments of zeros, ones,
+// rand and randn. The shape may also be spelled as separate ints, as in
+// zeros(2, 3).
+func unpackShapeDType(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (tensor.Shape, eval.Value, error) {
+	var shape tensor.Shape
+	var dtv eval.Value
+	k := 0
+	for k < len(args) && isIntValue(args[k]) {
+		k++
+	}
+	if k >= 2 {
+		shape = make(tensor.Shape, k)
+		for i := range k {
+			shape[i], _ = th.AsInt(args[i])
+		}
+		err := eval.UnpackArgs(th, fname, args[k:], kwargs, "dtype?", &dtv)
+		return shape, dtv, err
+	}
+	err := eval.UnpackArgs(th, fname, args, kwargs, "shape", &shape, "dtype?", &dtv)
+	return shape, dtv, err
+}
+
 func builtinFill(v float64) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-		var shape tensor.Shape
-		var dtv eval.Value
-		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "shape", &shape, "dtype?", &dtv); err != nil {
+		shape, dtv, err := unpackShapeDType(th, b.Name, args, kwargs)
+		if err != nil {
 			return nil, err
 		}
 		dt, err := dtypeOr(b.Name, dtv, tensor.Float32)
@@ -328,6 +349,8 @@ func builtinArange(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 		return nil, fmt.Errorf("arange: step must be nonzero")
 	case math.IsNaN(start) || math.IsNaN(end) || math.IsInf(start, 0) || math.IsInf(end, 0):
 		return nil, fmt.Errorf("arange: start and end must be finite, got %v and %v", start, end)
+	case math.IsNaN(st) || math.IsInf(st, 0):
+		return nil, fmt.Errorf("arange: step must be finite, got %v", st)
 	case (st > 0 && end < start) || (st < 0 && end > start):
 		return nil, fmt.Errorf("arange: step %v goes away from end %v starting at %v", st, end, start)
 	}
@@ -431,9 +454,8 @@ func builtinEye(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 // the half types are drawn as float32 and rounded.
 func randomFloats(fname string, normal bool) eval.BuiltinFunc {
 	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-		var shape tensor.Shape
-		var dtv eval.Value
-		if err := eval.UnpackArgs(th, fname, args, kwargs, "shape", &shape, "dtype?", &dtv); err != nil {
+		shape, dtv, err := unpackShapeDType(th, fname, args, kwargs)
+		if err != nil {
 			return nil, err
 		}
 		dt, err := dtypeOr(fname, dtv, tensor.Float32)

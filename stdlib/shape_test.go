@@ -1,6 +1,7 @@
 package stdlib
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,6 +183,16 @@ func TestShapeVarargs(t *testing.T) {
 	if got := read(t, th, p).I64(); got[1] != 2 || got[3] != 1 {
 		t.Fatalf("permute(r, 1, 0) gave %v", got)
 	}
+	z := call(t, th, "zeros", []eval.Value{eval.Int(2), eval.Int(3), eval.String("int64")})
+	defer eval.Release(th.RT, z)
+	if d := read(t, th, z); !d.Shape.Equal(tensor.Shape{2, 3}) || d.DType != tensor.Int64 {
+		t.Fatalf("zeros(2, 3, \"int64\") gave %v", d.Meta)
+	}
+	n := call(t, th, "randn", []eval.Value{eval.Int(4), eval.Int(1)}, eval.Kwarg{Name: "dtype", Value: eval.String("float64")})
+	defer eval.Release(th.RT, n)
+	if d := read(t, th, n); !d.Shape.Equal(tensor.Shape{4, 1}) || d.DType != tensor.Float64 {
+		t.Fatalf("randn(4, 1, dtype=\"float64\") gave %v", d.Meta)
+	}
 	if _, err := callErr(th, "reshape", []eval.Value{x, eval.Int(3), eval.String("a")}); err == nil ||
 		!strings.Contains(err.Error(), "argument 3 must be an int") {
 		t.Fatalf("reshape with a string dimension: %v", err)
@@ -202,6 +213,7 @@ func TestCreationErrors(t *testing.T) {
 		{"linspace", []eval.Value{eval.Int(0), eval.Int(1), eval.Int(-1)}, nil, "steps must be non-negative"},
 		{"eye", []eval.Value{eval.Int(-2)}, nil, "negative dimension"},
 		{"full", []eval.Value{ints(2), eval.String("x")}, nil, `"value" must be a number`},
+		{"arange", []eval.Value{eval.Int(0), eval.Int(1), eval.Float32(float32(math.NaN()))}, nil, "step must be finite"},
 	} {
 		_, err := callErr(th, c.fn, c.args, c.kw...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
