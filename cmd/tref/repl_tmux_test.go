@@ -23,24 +23,29 @@ type pane struct {
 
 func startREPL(t *testing.T, history string) *pane {
 	t.Helper()
+	p := startPane(t, fmt.Sprintf("env NO_COLOR=1 TREF_HISTORY=%s tref repl", history))
+	p.waitLast("tref>")
+	return p
+}
+
+// startPane runs a shell command line in a new tmux session whose PATH
+// finds this test binary as tref.
+func startPane(t *testing.T, cmdline string) *pane {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not installed (apt-get install tmux); .ci/run installs it")
 	}
-	tref, err := exec.LookPath("tref")
-	if err != nil {
+	if _, err := exec.LookPath("tref"); err != nil {
 		t.Fatalf("tref is not in PATH: %v", err)
 	}
-	dir := t.TempDir()
-	p := &pane{t: t, socket: filepath.Join(dir, "tmux.sock")}
-	cmd := fmt.Sprintf("env NO_COLOR=1 TREF_HISTORY=%s %s repl", history, tref)
+	p := &pane{t: t, socket: filepath.Join(t.TempDir(), "tmux.sock")}
 	out, err := exec.Command(tmux, "-S", p.socket, "-f", "/dev/null", "new-session", "-d",
-		"-x", "120", "-y", "40", "-s", "repl", cmd).CombinedOutput()
+		"-x", "120", "-y", "40", "-s", "repl", cmdline).CombinedOutput()
 	if err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
 	t.Cleanup(func() { exec.Command(tmux, "-S", p.socket, "kill-server").Run() })
-	p.waitLast("tref>")
 	return p
 }
 
@@ -193,4 +198,30 @@ func TestREPLCtrlCKeepsSession(t *testing.T) {
 	p.waitFor("\n41\n")
 	p.typeLine("n > 0")
 	p.waitFor("\ntrue\n")
+}
+
+// Errors are coloured on a terminal, and plain with NO_COLOR set.
+func TestErrorColourOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "bad.tr")
+	if err := os.WriteFile(script, []byte("let x = 1\nprint(y)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env    string
+		colour bool
+	}{{"", true}, {"NO_COLOR=1", false}} {
+		p := startPane(t, fmt.Sprintf("env %s tref run %s; echo status $?; sleep 60", tc.env, script))
+		p.waitFor("status 1")
+		out, err := exec.Command("tmux", "-S", p.socket, "capture-pane", "-p", "-e", "-t", "repl").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(out), "\x1b["); got != tc.colour {
+			t.Errorf("env %q: escape codes = %v, want %v; screen:\n%q", tc.env, got, tc.colour, out)
+		}
+		if !strings.Contains(p.screen(), `bad.tr:2:7: undefined name "y"`) {
+			t.Errorf("env %q: no error message on screen:\n%s", tc.env, p.screen())
+		}
+	}
 }

@@ -21,6 +21,8 @@ func (c *cli) run(cfg *Config, path string) int {
 
 // check parses and resolves each script, reporting every static error.
 func (c *cli) check(cfg *Config, paths []string) int {
+	// Nothing runs, so no device is needed whatever the flags say.
+	cfg.Device = "cpu"
 	s, err := c.newSession(cfg)
 	if err != nil {
 		return c.fail(err)

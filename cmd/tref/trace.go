@@ -1,0 +1,200 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/rng"
+	"github.com/tref-lang/tref/stdlib"
+)
+
+// The placement engine's part of the command: `tref trace`, the executor
+// for every device but cpu, and the REPL's :trace.
+func init() {
+	traceCommand = traceMain
+	placementExecutor = newPlacementExecutor
+	setTracing = setREPLTracing
+}
+
+// placementConfig maps the command line to the engine's configuration.
+func placementConfig(cfg *Config, dev string) placement.Config {
+	return placement.Config{
+		Device:    dev,
+		Mem:       cfg.Mem,
+		Strategy:  cfg.Strategy,
+		Lookahead: cfg.Lookahead,
+		Sim: sim.Params{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
+			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: cfg.Sim.Latency.Nanoseconds()},
+	}
+}
+
+// newPlacementExecutor makes the executor for cfg's device: the engine
+// over sim, a registered backend (torch, cuda), or for auto the first GPU
+// a backend finds and else the plain cpu device. --hooks adds the
+// policy file's hooks to the middleware.
+func newPlacementExecutor(cfg *Config) (refs.Executor, error) {
+	return buildExecutor(cfg, nil, false)
+}
+
+// buildExecutor is newPlacementExecutor with a trace recorder; forTrace
+// resolves auto to the simulated device when no GPU is found, and traces
+// the cpu device through the engine rather than the plain executor.
+func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Executor, error) {
+	pc := placementConfig(cfg, cfg.Device)
+	pc.Trace = rec
+	if cfg.Hooks != "" {
+		h, err := loadHooks(cfg.Hooks)
+		if err != nil {
+			return nil, err
+		}
+		pc.Middleware = append(pc.Middleware, placement.NewHooks(h))
+	}
+	if cfg.Device == "auto" {
+		pc.Device = "cuda:0"
+		if ex, err := placement.NewExecutor(pc); err == nil {
+			return ex, nil
+		}
+		pc.Device = "cpu"
+		if forTrace {
+			pc.Device = "sim:0"
+		}
+	}
+	if pc.Device == "cpu" && (rec != nil || len(pc.Middleware) > 0) {
+		// Traced or hooked: the engine runs everything on the host.
+		return placement.NewExecutor(pc)
+	}
+	if pc.Device == "cpu" {
+		return &cpu.Device{}, nil
+	}
+	return placement.NewExecutor(pc)
+}
+
+// traceMain is `tref trace`: run a script on the engine and write every
+// placement event, then the summary, in the format asked for. The script's
+// own output goes to stderr when the trace goes to stdout.
+func traceMain(args []string, stdout, stderr io.Writer) int {
+	cfg, pos, code, done := parseCommand(commands["trace"], args, stdout, stderr)
+	if done {
+		return code
+	}
+	c := &cli{stdout: stdout, stderr: stderr, universe: stdlib.Universe(), color: isTerminalWriter(stderr)}
+	out, scriptOut := stdout, stdout
+	var closers []io.Closer
+	defer func() {
+		for _, cl := range closers {
+			cl.Close()
+		}
+	}()
+	if cfg.Trace.Out != "" {
+		f, err := os.Create(cfg.Trace.Out)
+		if err != nil {
+			return c.fail(err)
+		}
+		closers = append(closers, f)
+		out = f
+	} else {
+		scriptOut = stderr
+	}
+	var sinks []trace.Sink
+	switch cfg.Trace.Format {
+	case "jsonl":
+		sinks = append(sinks, trace.NewJSONL(out))
+	case "chrome":
+		sinks = append(sinks, trace.NewChrome(out))
+	default:
+		sinks = append(sinks, trace.NewText(out, isTerminalWriter(out)))
+	}
+	if cfg.Trace.SVG != "" {
+		f, err := os.Create(cfg.Trace.SVG)
+		if err != nil {
+			return c.fail(err)
+		}
+		closers = append(closers, f)
+		sinks = append(sinks, trace.NewSVG(f))
+	}
+	rec := trace.NewRecorder(sinks...)
+	ex, err := buildExecutor(cfg, rec, true)
+	if err != nil {
+		return c.fail(err)
+	}
+	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
+	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: scriptOut})
+	if cfg.SeedSet {
+		in.Thread().RNG = rng.New(uint64(cfg.Seed))
+	}
+	s := &session{c: c, cfg: cfg, rt: rt, in: in}
+	code = 0
+	if err := s.in.RunFile(pos[0]); err != nil {
+		s.report(err)
+		code = 1
+	}
+	if !s.finish() {
+		code = 1
+	}
+	if eng, ok := ex.(*placement.Engine); ok {
+		if _, err := eng.Finish(); err != nil {
+			fmt.Fprintf(stderr, "tref trace: writing the trace: %v\n", err)
+			return 1
+		}
+	}
+	for _, cl := range closers {
+		if err := cl.Close(); err != nil {
+			fmt.Fprintf(stderr, "tref trace: %v\n", err)
+			code = 1
+		}
+	}
+	closers = nil
+	return code
+}
+
+// isTerminalWriter reports whether w is a terminal that may show colour.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && colorAllowed(f)
+}
+
+// setREPLTracing is the REPL's :trace on|off: events print to w as ops
+// run, in the text format.
+func setREPLTracing(ex refs.Executor, on bool, w io.Writer) error {
+	eng, ok := ex.(*placement.Engine)
+	if !ok {
+		return fmt.Errorf("tracing shows placement decisions, and the cpu device makes none: start the REPL with --device sim (and --mem)")
+	}
+	if !on {
+		eng.SetRecorder(nil)
+		return nil
+	}
+	eng.SetRecorder(trace.NewRecorder(trace.NewText(w, isTerminalWriter(w))))
+	return nil
+}
+
+// hookQuote writes s as a tref string literal.
+func hookQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < ' ':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
