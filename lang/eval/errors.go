@@ -57,7 +57,32 @@ func stackAt(fr *frame, pos ast.Pos) []Frame {
 			pos = f.site.pos
 		}
 	}
-	return st
+	return collapse(st)
+}
+
+// maxRepeats is how many identical consecutive frames a traceback shows
+// before summarising the rest of the run (deep recursion).
+const maxRepeats = 3
+
+// collapse shortens runs of identical frames to maxRepeats of them and one
+// frame that says how many more there were.
+func collapse(st []Frame) []Frame {
+	out := st[:0:0]
+	for i := 0; i < len(st); {
+		j := i
+		for j < len(st) && st[j] == st[i] {
+			j++
+		}
+		n := j - i
+		if n > maxRepeats+1 {
+			out = append(out, st[i:i+maxRepeats]...)
+			out = append(out, Frame{Fn: fmt.Sprintf("%s, repeated %d more times", st[i].Fn, n-maxRepeats), Pos: st[i].Pos})
+		} else {
+			out = append(out, st[i:j]...)
+		}
+		i = j
+	}
+	return out
 }
 
 // errorf makes a runtime error at pos in frame fr.

@@ -220,3 +220,17 @@ func TestFormatFloat(t *testing.T) {
 		}
 	}
 }
+
+func TestDeepRecursion(t *testing.T) {
+	out, err := run(t, "fn d(n) { if n == 0 { return 0 } return d(n - 1) + 1 }\nprint(d(3000))\nd(10000)")
+	if out != "3000\n" {
+		t.Errorf("output %q", out)
+	}
+	var e *eval.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, "maximum call depth") {
+		t.Fatalf("got %v", err)
+	}
+	if len(e.Stack) != 5 || !strings.Contains(e.Stack[3].Fn, "repeated") {
+		t.Errorf("traceback of %d frames, want 5 with repeats summarised: %v", len(e.Stack), e.Stack)
+	}
+}

@@ -94,7 +94,7 @@ func (th *Thread) pathStack(path uint32, pos ast.Pos) []Frame {
 		pos = e.site.pos
 		path = e.parent
 	}
-	return append(st, Frame{Fn: moduleFn, Pos: pos})
+	return collapse(append(st, Frame{Fn: moduleFn, Pos: pos}))
 }
 
 // push makes the frame for a call.
