@@ -149,8 +149,10 @@ type Ident struct {
 	Binding *Binding
 	// Builtin is set when the name resolves to the universe.
 	Builtin bool
-	// LastUse is set on the last read of Binding along its block, after
-	// which the evaluator drops the variable's reference.
+	// LastUse is set on a read after which the variable is dead on every
+	// path, so the evaluator moves the value out instead of copying it.
+	// On a name being declared or assigned (let, =, op=, fn, for) it means
+	// the value stored is never read and is dropped at once.
 	LastUse bool
 }
 
