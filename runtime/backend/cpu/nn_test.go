@@ -118,6 +118,18 @@ func TestSoftmaxEdgeCases(t *testing.T) {
 	got = execShapeOp(t, "log_softmax", ops.SoftmaxAttrs{Dim: 1}, x)
 	lse := math.Log(sum)
 	closeTo(t, "log_softmax edge", got, []float64{-2 - lse, -1 - lse, -lse, nan, nan, nan, nan, nan, nan}, 1e-6)
+	// The same rows as columns take the strided path.
+	xt := execShapeOp(t, "permute", ops.PermuteAttrs{Dims: []int{1, 0}}, x)
+	for _, op := range []string{"softmax", "log_softmax"} {
+		rows := execShapeOp(t, op, ops.SoftmaxAttrs{Dim: 1}, x)
+		cols := execShapeOp(t, op, ops.SoftmaxAttrs{Dim: 0}, xt)
+		back := execShapeOp(t, "permute", ops.PermuteAttrs{Dims: []int{1, 0}}, cols)
+		want := make([]float64, 9)
+		for i := range want {
+			want[i] = rows.At(i)
+		}
+		closeTo(t, op+" edge strided", back, want, 1e-6)
+	}
 	// Integers compute as float32; a 0-d tensor's softmax is 1.
 	got = execShapeOp(t, "softmax", ops.SoftmaxAttrs{Dim: 0}, denseOf(tensor.Int64, tensor.Shape{2}, 0, 0))
 	if got.DType != tensor.Float32 {
