@@ -33,12 +33,12 @@ func loadHooks(path string) (*scriptHooks, error) {
 	}
 	rt := refs.New(&cpu.Device{}, refs.Options{})
 	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe()}), defined: map[string]bool{}}
-	if v, err := h.in.EvalREPL(fmt.Sprintf("import %s as %s", hookQuote(abs), hookModule)); err != nil {
+	v, err := h.in.EvalREPL(fmt.Sprintf("import %s as %s", hookQuote(abs), hookModule))
+	if err != nil {
 		return nil, fmt.Errorf("--hooks %s: %w", path, err)
-	} else {
-		eval.Release(rt, v)
 	}
-	any := false
+	eval.Release(rt, v)
+	found := false
 	for _, name := range placement.HookNames {
 		v, err := h.in.EvalREPL(hookModule + "." + name)
 		if err != nil {
@@ -49,9 +49,9 @@ func loadHooks(path string) (*scriptHooks, error) {
 			return nil, fmt.Errorf("--hooks %s: %s is a %s, want a function of one event record", path, name, v.Type())
 		}
 		eval.Release(rt, v)
-		h.defined[name], any = true, true
+		h.defined[name], found = true, true
 	}
-	if !any {
+	if !found {
 		return nil, fmt.Errorf("--hooks %s defines none of the hook functions %s", path, strings.Join(placement.HookNames, ", "))
 	}
 	return h, nil
