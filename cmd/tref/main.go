@@ -122,7 +122,7 @@ func (c *cli) main(args []string) (code int) {
 		fmt.Fprintf(c.stderr, "tref: unknown command %q%s\n\n%s", name, hint, topUsage)
 		return 2
 	}
-	if name == "trace" && traceCommand != nil {
+	if name == "trace" {
 		return traceCommand(args[1:], c.stdout, c.stderr)
 	}
 	cfg, pos, code, done := parseCommand(cmd, args[1:], c.stdout, c.stderr)
@@ -138,9 +138,6 @@ func (c *cli) main(args []string) (code int) {
 		return c.test(cfg, pos)
 	case "repl":
 		return c.repl(cfg)
-	case "trace":
-		fmt.Fprintln(c.stderr, "tref trace: not available yet")
-		return 1
 	case "version":
 		return c.version()
 	}

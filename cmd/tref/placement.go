@@ -15,23 +15,20 @@ var (
 	// with parseCommand(commands["trace"], ...) and returns the exit status.
 	traceCommand func(args []string, stdout, stderr io.Writer) int
 	// placementExecutor makes the executor for every device but cpu (and
-	// for auto, which it resolves). Without it those devices run on cpu.
+	// for auto, which it resolves).
 	placementExecutor func(cfg *Config) (refs.Executor, error)
 	// setTracing turns the REPL's :trace on or off, writing events to w.
 	setTracing func(ex refs.Executor, on bool, w io.Writer) error
 )
 
-// newExecutor makes the executor cfg asks for. warn receives a line when
-// the request cannot be honoured as given and a fallback is used.
-func newExecutor(cfg *Config, warn io.Writer) (refs.Executor, error) {
+// newExecutor makes the executor cfg asks for: the plain host device for
+// cpu, else whatever the placement engine makes of the device.
+func newExecutor(cfg *Config) (refs.Executor, error) {
 	if cfg.Device == "cpu" {
 		return &cpu.Device{}, nil
 	}
-	if placementExecutor != nil {
-		return placementExecutor(cfg)
+	if placementExecutor == nil {
+		return nil, fmt.Errorf("device %s needs the placement engine, which this build lacks", cfg.Device)
 	}
-	if cfg.Device != "auto" {
-		fmt.Fprintf(warn, "tref: warning: device %s needs the placement engine, which this build lacks; running on cpu\n", cfg.Device)
-	}
-	return &cpu.Device{}, nil
+	return placementExecutor(cfg)
 }

@@ -34,8 +34,6 @@ type repl struct {
 	pending strings.Builder
 	// evaluating is set while an input runs, so SIGINT interrupts it.
 	evaluating atomic.Bool
-	// trace is the :trace setting.
-	trace bool
 	// failed records that some input failed (the exit status when piped).
 	failed bool
 	quit   bool
@@ -228,17 +226,10 @@ func (r *repl) command(line string) {
 			r.commandError("usage: :trace on|off")
 			return
 		}
-		on := fields[1] == "on"
-		if setTracing == nil {
-			r.trace = on
-			fmt.Fprintf(out, "trace: %s (this build has no placement engine, so there are no events to show)\n", fields[1])
-			return
-		}
-		if err := setTracing(r.s.rt.Executor(), on, out); err != nil {
+		if err := setTracing(r.s.rt.Executor(), fields[1] == "on", out); err != nil {
 			r.commandError("trace: %v", err)
 			return
 		}
-		r.trace = on
 		fmt.Fprintf(out, "trace: %s\n", fields[1])
 	default:
 		r.commandError("unknown command %s (type :help)", fields[0])
