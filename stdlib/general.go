@@ -248,11 +248,6 @@ func builtinAssertError(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwa
 	return eval.None, nil
 }
 
-// hinter is implemented by executors that take placement hints.
-type hinter interface {
-	Hint(rt *refs.Runtime, r *refs.Ref, hint string) error
-}
-
 // builtinHint passes a placement hint to the executor when it takes
 // hints; with a plain device it does nothing. Hints never change results.
 func builtinHint(hint string) eval.BuiltinFunc {
@@ -270,7 +265,7 @@ func builtinHint(hint string) eval.BuiltinFunc {
 			}
 			return nil, fmt.Errorf("%s: argument must be a tensor, not %s", name, eval.Describe(x))
 		}
-		if h, ok := th.RT.Executor().(hinter); ok {
+		if h, ok := th.RT.Executor().(refs.Hinter); ok {
 			if err := h.Hint(th.RT, t.Ref, hint); err != nil {
 				return nil, fmt.Errorf("%s: %v", name, err)
 			}
