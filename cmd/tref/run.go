@@ -1,6 +1,12 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/refs"
+)
 
 // run runs one script and returns the exit status.
 func (c *cli) run(cfg *Config, path string) int {
@@ -21,12 +27,9 @@ func (c *cli) run(cfg *Config, path string) int {
 
 // check parses and resolves each script, reporting every static error.
 func (c *cli) check(cfg *Config, paths []string) int {
-	// Nothing runs, so no device is needed whatever the flags say.
-	cfg.Device = "cpu"
-	s, err := c.newSession(cfg)
-	if err != nil {
-		return c.fail(err)
-	}
+	// Nothing runs, so the flags about running do not matter.
+	rt := refs.New(&cpu.Device{}, refs.Options{})
+	s := &session{c: c, cfg: cfg, rt: rt, in: eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe})}
 	defer s.in.Close()
 	code := 0
 	for _, path := range paths {

@@ -23,6 +23,9 @@ type session struct {
 // newSession makes the executor, the runtime and the interpreter cfg asks
 // for.
 func (c *cli) newSession(cfg *Config) (*session, error) {
+	if cfg.NoLiveness {
+		fmt.Fprintln(c.stderr, "tref: warning: --no-liveness is not supported by the evaluator yet; variables still die at their last use")
+	}
 	ex, err := newExecutor(cfg)
 	if err != nil {
 		return nil, err
