@@ -245,6 +245,10 @@ func parseNumber(t lexer.Token) (number, *Error) {
 		}
 	}
 	if end < len(s) {
+		if strings.HasSuffix(mant, ".") && mant != "." {
+			return fail("invalid number literal %q: unexpected %q after the number (write (%s).%s for a field or method)",
+				s, s[end:], mant[:len(mant)-1], s[end:])
+		}
 		return fail("invalid number literal %q: unexpected %q after the number", s, s[end:])
 	}
 	if err := checkUnderscores(mant); err != "" {

@@ -4,6 +4,36 @@
 // parsed by precedence climbing (expr.go); convert.go turns the grammar
 // structs into ast nodes. The language reference is spec/syntax.md and the
 // grammar, printed from the structs, is spec/grammar.ebnf.
+//
+// The trees it builds follow these conventions:
+//
+//   - Statements and primaries are positioned at their first token;
+//     operators at the operator: a BinaryExpr or UnaryExpr at its operator,
+//     a CallExpr at its '(', an IndexExpr at its '[', a FieldExpr at its
+//     '.'. An Arg is at its first token (the name of a keyword argument), a
+//     SliceExpr at its first token (the low bound or the first ':').
+//   - `else if` is an IfStmt whose Else is another *ast.IfStmt; a final
+//     `else` is a *ast.Block; Else is nil without one.
+//   - `fn f(...) {...}` is a FnStmt whose Fn is named "f"; a lambda is a
+//     FnExpr named "lambda". `fn(x) => e` has Arrow set and a Body block
+//     holding one ReturnStmt of e, both at e's position.
+//   - A method call x.m(a) is a CallExpr whose Fn is the FieldExpr x.m.
+//   - An index is an expression or a *ast.SliceExpr (parts nil when
+//     omitted); a negative index is a UnaryExpr.
+//   - An ImportStmt's Name is the alias, or the path's file stem: the last
+//     element ('/' or '\' separated) without its extension, positioned at
+//     the path string.
+//   - NumberLit keeps Raw as written; IsInt says which of Int and Float is
+//     set. Float is the float64 value; the evaluator rounds it to float32.
+//   - Lists of elements, fields, arguments and parameters are never nil.
+//   - Parentheses are kept as ParenExpr. Semicolons leave no node.
+//
+// The parser rejects what the resolver would otherwise have to: `test` or
+// `import` below the top level, assignment to anything but a name, an
+// expression statement that is not a call (outside the REPL), positional
+// arguments after keyword ones, repeated keyword arguments, parameters or
+// record keys. It does not check `break`, `continue` or `return`
+// placement, or names.
 package parser
 
 import (

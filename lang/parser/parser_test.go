@@ -169,6 +169,8 @@ var stmtTests = []struct{ src, want string }{
 	{`import "lib/util.tr"`, `import "lib/util.tr" as util`},
 	{`import "lib/util.tr" as u`, `import "lib/util.tr" as u`},
 	{`import "model"`, `import "model" as model`},
+	{`import "dir\\m.tr"`, `import "dir\\m.tr" as m`},
+	{`import "../lib/x_y.tr"`, `import "../lib/x_y.tr" as x_y`},
 	{`import "a/b-c.tr" as bc`, `import "a/b-c.tr" as bc`},
 	{"del x", "del x"},
 	{"print(1)", "(call print 1)"},
@@ -279,5 +281,29 @@ func TestConcurrentParse(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestEmptyListsAreNotNil(t *testing.T) {
+	f, err := ParseFile("n.tr", []byte("let v = [f(), {}, fn() {}]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := f.Stmts[0].(*ast.LetStmt).Value.(*ast.ListExpr)
+	if call := list.Elems[0].(*ast.CallExpr); call.Args == nil {
+		t.Error("call without arguments has nil Args")
+	}
+	if rec := list.Elems[1].(*ast.RecordExpr); rec.Fields == nil {
+		t.Error("empty record has nil Fields")
+	}
+	if fn := list.Elems[2].(*ast.FnExpr); fn.Params == nil || fn.Body.Stmts == nil {
+		t.Error("fn() {} has nil Params or Body.Stmts")
+	}
+	f, err = ParseFile("n.tr", []byte("let v = []"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := f.Stmts[0].(*ast.LetStmt).Value.(*ast.ListExpr); l.Elems == nil {
+		t.Error("empty list has nil Elems")
 	}
 }
