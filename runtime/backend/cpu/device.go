@@ -33,7 +33,9 @@ var insPool = sync.Pool{New: func() any {
 func ExecuteOnHost(rt *refs.Runtime, op *refs.Op, inplace bool) error {
 	insp := insPool.Get().(*[]*tensor.Dense)
 	ins, err := executeOnHost(rt, op, inplace, (*insp)[:0])
-	clear(ins)
+	for i := len(ins) - 1; i >= 0; i-- {
+		ins[i] = nil // not clear(): its bulk write barrier costs more here
+	}
 	*insp = ins[:0]
 	insPool.Put(insp)
 	return err
