@@ -24,6 +24,12 @@ type session struct {
 func newSession(t testing.TB, lookahead int) *session {
 	t.Helper()
 	s := &session{rt: refs.New(&cpu.Device{}, refs.Options{Lookahead: lookahead, TrackRefs: true})}
+	s.in = eval.NewInterpreter(eval.Config{RT: s.rt, Universe: testUniverse(), Stdout: &s.out})
+	return s
+}
+
+// testUniverse is stdlib's universe plus live(), flush() and boom().
+func testUniverse() map[string]*eval.Builtin {
 	u := map[string]*eval.Builtin{}
 	for k, v := range stdlib.Universe() {
 		u[k] = v
@@ -39,8 +45,7 @@ func newSession(t testing.TB, lookahead int) *session {
 		m["x"] = 1 // a nil map write: a Go panic inside a builtin
 		return eval.None, nil
 	}}
-	s.in = eval.NewInterpreter(eval.Config{RT: s.rt, Universe: u, Stdout: &s.out})
-	return s
+	return u
 }
 
 // file writes src to a file in a temporary directory and returns its path.

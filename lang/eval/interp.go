@@ -24,6 +24,9 @@ type Config struct {
 	Universe map[string]*Builtin
 	// Stdout receives print's output; nil discards it.
 	Stdout io.Writer
+	// NoLiveness turns off dropping variables at their last use (they
+	// die at scope end or rebinding), to measure what liveness saves.
+	NoLiveness bool
 }
 
 // Interpreter runs tref files, test blocks and REPL input over one
@@ -173,7 +176,7 @@ func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := resolve.File(f, resolve.Options{Universe: in.names, Predeclared: in.replGlobals, REPL: true})
+	res, err := resolve.File(f, resolve.Options{Universe: in.names, Predeclared: in.replGlobals, REPL: true, NoLiveness: in.cfg.NoLiveness})
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +322,7 @@ func (in *Interpreter) load(path string, src []byte, main bool, chain []string) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := resolve.File(f, resolve.Options{Universe: in.names, TrackGlobals: main})
+	res, err := resolve.File(f, resolve.Options{Universe: in.names, TrackGlobals: main, NoLiveness: in.cfg.NoLiveness})
 	if err != nil {
 		return nil, err
 	}

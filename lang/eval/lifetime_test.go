@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tref-lang/tref/lang/eval"
 )
 
 // Each program prints live() at interesting points; flush() first makes
@@ -113,6 +115,40 @@ print(x.shape)`, "1 [8]"},
 // must hold the weights plus at most three activations at any time: each
 // activation dies right after the layer that reads it.
 func TestMLPPeak(t *testing.T) {
+	src := mlpSource()
+	out, err := run(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := peakActivations(t, out); n > 3 {
+		t.Errorf("peak above the weights is %d activations, want at most 3", n)
+	}
+	// Without liveness every activation stays alive to the end.
+	s := newSession(t, 8)
+	s.in = eval.NewInterpreter(eval.Config{RT: s.rt, Universe: testUniverse(), Stdout: &s.out, NoLiveness: true})
+	if err := s.in.RunFile(file(t, "mlp.tr", src)); err != nil {
+		t.Fatal(err)
+	}
+	s.in.Close()
+	if n := peakActivations(t, s.out.String()); n < 32 {
+		t.Errorf("without liveness the peak is %d activations, want all 32 (or 33)", n)
+	}
+}
+
+func peakActivations(t *testing.T, out string) int {
+	t.Helper()
+	fields := strings.Fields(out)
+	if len(fields) != 2 || fields[0] != "true" {
+		t.Fatalf("got %q", out)
+	}
+	n, err := strconv.Atoi(fields[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func mlpSource() string {
 	var b strings.Builder
 	b.WriteString("let ws = []\nfor i in range(32) { ws = ws + [ones([64, 64]) * 0.01] }\n")
 	b.WriteString("flush()\nlet base = memstats()[\"cpu\"].live_bytes\n")
@@ -123,18 +159,7 @@ func TestMLPPeak(t *testing.T) {
 	b.WriteString("print(item(h32.sum()) > 0)\n")
 	b.WriteString("let act = 256 * 64 * 4\n")
 	b.WriteString("print((memstats()[\"cpu\"].peak_bytes - base) // act)\n")
-	out, err := run(t, b.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	fields := strings.Fields(out)
-	if len(fields) != 2 || fields[0] != "true" {
-		t.Fatalf("got %q", out)
-	}
-	if n, err := strconv.Atoi(fields[1]); err != nil || n > 3 {
-		t.Errorf("peak above the weights is %s activations, want at most 3", fields[1])
-	}
-	t.Logf("peak above the weights: %s activations", fields[1])
+	return b.String()
 }
 
 // The loop of TorchSharp's memory guide, which leaks without dispose

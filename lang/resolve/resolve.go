@@ -43,6 +43,10 @@ type Options struct {
 	// a file run as the main script: an imported module's globals are its
 	// exports and must live on.
 	TrackGlobals bool
+	// NoLiveness skips the last-use analysis: variables then live until
+	// their scope ends or they are rebound (for measuring what liveness
+	// saves).
+	NoLiveness bool
 }
 
 // Module is what the resolver returns for a file, beyond the annotations
@@ -87,7 +91,11 @@ func File(f *ast.File, opts Options) (*Module, error) {
 	r.stmts(fileScope, f.Stmts)
 	r.mod.Globals = r.globals
 	r.mod.Locals = r.top.locals
-	r.mod.Live = r.liveness(f)
+	if opts.NoLiveness {
+		r.mod.Live = &Liveness{}
+	} else {
+		r.mod.Live = r.liveness(f)
+	}
 	return r.mod, r.errs.err()
 }
 
