@@ -122,6 +122,9 @@ func (e *Engine) now() int64 {
 // Execute places and runs op. It implements refs.Executor.
 func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error {
 	e.rt = rt
+	if e.seen == 0 {
+		e.hostCounter(e.now()) // the host's memory before the first op
+	}
 	e.absorb(op, ahead)
 	e.cur, e.window = op, ahead
 	defer func() { e.cur, e.window = nil, nil }()

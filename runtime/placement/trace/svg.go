@@ -193,9 +193,15 @@ func (s *SVG) Close(t *Totals) error {
 		fmt.Fprintf(w, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/>`+"\n", left+plotW+14, ly, left+plotW+40, ly, l.color, dash)
 		fmt.Fprintf(w, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", left+plotW+46, ly, html.EscapeString(l.label))
 	}
-	fmt.Fprintf(w, `<text x="%d" y="%d" font-size="11" fill="#555">peak %s, moved %s, time %s</text>`+"\n",
-		left+plotW+14, top+14+len(legend)*22+10, html.EscapeString(FormatBytes(t.PeakBytes[t.Device])),
-		html.EscapeString(FormatBytes(t.BytesH2D+t.BytesD2H)), html.EscapeString(FormatNs(t.TimeNs)))
+	notes := []string{
+		"peak " + FormatBytes(t.PeakBytes[t.Device]),
+		"moved " + FormatBytes(t.BytesH2D+t.BytesD2H),
+		"time " + FormatNs(t.TimeNs),
+	}
+	for i, n := range notes {
+		fmt.Fprintf(w, `<text x="%d" y="%d" font-size="11" fill="#555">%s</text>`+"\n",
+			left+plotW+14, top+14+len(legend)*22+10+i*16, html.EscapeString(n))
+	}
 	fmt.Fprintln(w, "</svg>")
 	return w.Flush()
 }
