@@ -22,8 +22,8 @@ go build -o "$BIN" ./bench/gemm
 best_core=""
 best_rate=0
 for core in Haswell SkylakeX; do
-	# The subshell keeps the shell's "Illegal instruction" report quiet.
-	line=$( (OPENBLAS_CORETYPE=$core "$PY" bench/gemm/torch_bench.py --sizes 1024 --no-conv --time 1) 2>/dev/null) || {
+	# The braces keep the shell's "Illegal instruction" report quiet.
+	line=$({ OPENBLAS_CORETYPE=$core "$PY" bench/gemm/torch_bench.py --sizes 1024 --no-conv --time 1; } 2>/dev/null) || {
 		echo "OPENBLAS_CORETYPE=$core: does not run on this CPU" >&2
 		continue
 	}

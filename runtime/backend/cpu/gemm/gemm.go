@@ -70,7 +70,9 @@ func sgemm(mach machine, workers int, transA, transB bool, m, n, k int, alpha fl
 		return
 	}
 	if k == 0 || alpha == 0 {
-		scaleC(m, n, beta, c, ldc)
+		if beta != 1 {
+			scaleC(m, n, beta, c, ldc)
+		}
 		return
 	}
 	if beta != 0 && beta != 1 {
