@@ -59,12 +59,21 @@ func floatUnaryKernel(name string) Kernel {
 // sqrt1_2 is 1/sqrt(2), for the exact (erf) form of gelu.
 const sqrt1_2 = 0.70710678118654752440
 
-// floatUnaryRow picks the row function of a float unary op.
+// floatUnaryRow picks the row function of a float unary op. Float32 exp,
+// sigmoid and silu use expF32 (nn_exp.go), accurate to float32 and several
+// times faster than math.Exp; tanh keeps math.Tanh, whose small-argument
+// accuracy a formula over exp would lose.
 func floatUnaryRow[F float](name string) func(o, a []F) {
+	var z F
+	_, single := any(z).(float32)
+	exp := math.Exp
+	if single {
+		exp = expF32
+	}
 	var f func(float64) float64
 	switch name {
 	case "exp":
-		f = math.Exp
+		f = exp
 	case "log":
 		f = math.Log
 	case "sqrt":
@@ -78,11 +87,11 @@ func floatUnaryRow[F float](name string) func(o, a []F) {
 	case "tanh":
 		f = math.Tanh
 	case "sigmoid":
-		f = func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
+		f = func(x float64) float64 { return 1 / (1 + exp(-x)) }
 	case "gelu":
 		f = func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x*sqrt1_2)) }
 	case "silu":
-		f = func(x float64) float64 { return x / (1 + math.Exp(-x)) }
+		f = func(x float64) float64 { return x / (1 + exp(-x)) }
 	default:
 		panic("cpu: unknown float unary op " + name)
 	}
