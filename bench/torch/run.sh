@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# run.sh - the torch:cpu backend against Debian's python3-torch on the same
+# models, same thread count, side by side in one run.
+#
+#   bench/torch/run.sh [THREADS] [ROUNDS]
+#
+# Needs the plugin (scripts/build-torch.sh) and python3-torch. Each model
+# times 10 forwards inside the script (start-up excluded); each round runs
+# tref and PyTorch back to back and the best round of each is reported.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+threads=${1:-2}
+rounds=${2:-3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/tref" ./cmd/tref)
+export TREF_TORCH_THREADS=$threads
+export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+printf '%-6s %12s %12s %12s %8s\n' model tref_torch_ms tref_cpu_ms pytorch_ms ratio
+for model in mlp block; do
+  bt=1e9 bc=1e9 bp=1e9
+  for _ in $(seq "$rounds"); do
+    t=$("$tmp/tref" run --device torch:cpu "$here/$model.tr" | awk '{print $2}')
+    c=$("$tmp/tref" run --device cpu "$here/$model.tr" | awk '{print $2}')
+    p=$(/usr/bin/python3 "$here/$model.py" "$threads" | awk '{print $2}')
+    bt=$(echo "if ($t < $bt) $t else $bt" | bc -l)
+    bc=$(echo "if ($c < $bc) $c else $bc" | bc -l)
+    bp=$(echo "if ($p < $bp) $p else $bp" | bc -l)
+  done
+  printf '%-6s %12.1f %12.1f %12.1f %8.2f\n' "$model" "$bt" "$bc" "$bp" "$(echo "$bt / $bp" | bc -l)"
+done
+echo "ratio = tref torch:cpu time / PyTorch time (goal: <= 1.10)"
