@@ -112,7 +112,7 @@ var flagDefs = []flagDef{
 		func(c *Config) flag.Value { return seedValue{c} }},
 	{"hooks", "FILE", "tref file of placement middleware (on_evict, ...)", groupPlacement,
 		func(c *Config) flag.Value { return funcValue{&c.Hooks, nonEmpty} }},
-	{"no-liveness", "", "keep variables alive to the end of their block (not supported yet)", groupPlacement,
+	{"no-liveness", "", "keep variables alive to the end of their block (to measure what liveness saves)", groupPlacement,
 		func(c *Config) flag.Value { return boolValue{&c.NoLiveness} }},
 	{"memstats", "", "print live tensors and bytes per device at exit", groupReport,
 		func(c *Config) flag.Value { return boolValue{&c.MemStats} }},

@@ -23,18 +23,16 @@ type session struct {
 // newSession makes the executor, the runtime and the interpreter cfg asks
 // for.
 func (c *cli) newSession(cfg *Config) (*session, error) {
-	if cfg.NoLiveness {
-		fmt.Fprintln(c.stderr, "tref: warning: --no-liveness is not supported by the evaluator yet; variables still die at their last use")
-	}
 	ex, err := newExecutor(cfg)
 	if err != nil {
 		return nil, err
 	}
 	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
 	in := eval.NewInterpreter(eval.Config{
-		RT:       rt,
-		Universe: c.universe,
-		Stdout:   c.stdout,
+		RT:         rt,
+		Universe:   c.universe,
+		Stdout:     c.stdout,
+		NoLiveness: cfg.NoLiveness,
 	})
 	if cfg.SeedSet {
 		in.Thread().RNG = rng.New(uint64(cfg.Seed))

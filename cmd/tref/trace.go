@@ -126,7 +126,7 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 		return c.fail(err)
 	}
 	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: scriptOut})
+	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: scriptOut, NoLiveness: cfg.NoLiveness})
 	if cfg.SeedSet {
 		in.Thread().RNG = rng.New(uint64(cfg.Seed))
 	}
