@@ -71,6 +71,11 @@ type Runtime struct {
 	metas []tensor.Meta
 	// onLoad observes disk->host loads of lazy refs (see SetLoadObserver).
 	onLoad func(LoadEvent)
+	// obs sees creations and reads in program order (see SetObserver);
+	// executing is set while an executor runs an op, so that its reads of
+	// the op's inputs are not taken for the program's reads.
+	obs       Observer
+	executing bool
 }
 
 // New makes a runtime that executes through exec.
@@ -167,6 +172,9 @@ func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref,
 		in.rc++
 	}
 	r.op = op
+	if rt.obs != nil {
+		rt.obs.Created(r, op)
+	}
 	rt.window = append(rt.window, op)
 	rt.winBytes += out.Bytes()
 	for len(rt.window) > rt.opts.Lookahead || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
@@ -198,7 +206,9 @@ func (rt *Runtime) step() error {
 		}
 	}
 	if err == nil {
+		rt.executing = true
 		err = rt.exec.Execute(rt, op, rt.window)
+		rt.executing = false
 		if err != nil {
 			err = &OpError{Op: op.Def.Name, Site: op.Site, Err: err}
 		}
@@ -262,6 +272,9 @@ func (rt *Runtime) Flush() error {
 // Read forces r and returns its valid host copy. The copy belongs to r:
 // read it, do not keep it past r's life, do not write it.
 func (rt *Runtime) Read(r *Ref) (*tensor.Dense, error) {
+	if rt.obs != nil && !rt.executing {
+		rt.obs.Read(r)
+	}
 	if err := rt.Force(r); err != nil {
 		return nil, err
 	}
@@ -287,6 +300,9 @@ func (rt *Runtime) FromHost(site Site, d *tensor.Dense) *Ref {
 	r.state = Ready
 	rt.host.Adopt(d)
 	r.host, r.hostValid = d, true
+	if rt.obs != nil {
+		rt.obs.Created(r, nil)
+	}
 	return r
 }
 
@@ -296,6 +312,9 @@ func (rt *Runtime) Lazy(site Site, m tensor.Meta, load func() (*tensor.Dense, er
 	r := rt.newRef(m, site)
 	r.state = Ready
 	r.lazy = load
+	if rt.obs != nil {
+		rt.obs.Created(r, nil)
+	}
 	return r
 }
 
