@@ -10,10 +10,13 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// HostPool is the host's caching allocator: freed buffers are kept in size
-// classes (powers of two split into four steps, so at most 25% slack) and
-// handed out again, so a steady-state loop allocates nothing from the Go
-// heap. Cached bytes beyond Keep are returned to the system.
+// HostPool is a device's caching allocator (the host's, and each
+// simulated device's): freed buffers are kept in size classes (powers of
+// two split into four steps, so at most 25% slack) and handed out again, so
+// a steady-state loop allocates no tensor storage from the system. Cached
+// bytes beyond Keep are returned to the system (dropped to the Go heap,
+// whose scavenger gives them back to the OS), largest blocks first, and so
+// is the cache when a new block would otherwise pass Limit.
 type HostPool struct {
 	free  map[int][][]byte
 	stats PoolStats
@@ -32,8 +35,16 @@ type PoolStats struct {
 	CachedBytes int64
 	// SlackBytes is the rounding waste of live blocks (fragmentation).
 	SlackBytes int64
-	Hits       int64
-	Misses     int64
+	// Hits and Misses count allocations served from the cache and from
+	// the system.
+	Hits   int64
+	Misses int64
+	// Adopted counts buffers made outside the pool and handed to it
+	// (literals, creation builtins, loaded files): storage the pool did
+	// not allocate.
+	Adopted int64
+	// ReleasedBytes counts cached bytes returned to the system.
+	ReleasedBytes int64
 }
 
 // HitRate is the fraction of allocations served from the cache.
@@ -87,10 +98,16 @@ func (p *HostPool) Alloc(m tensor.Meta) (*tensor.Dense, error) {
 	var buf []byte
 	if l := p.free[class]; len(l) > 0 {
 		buf = l[len(l)-1]
+		l[len(l)-1] = nil // the list's array must not keep blocks it gave away
 		p.free[class] = l[:len(l)-1]
 		p.stats.CachedBytes -= int64(class)
 		p.stats.Hits++
 	} else {
+		if p.Limit > 0 && p.stats.LiveBytes+p.stats.CachedBytes+int64(class) > p.Limit {
+			// Cached blocks of other sizes count against the machine's
+			// memory too: give them back before taking more.
+			p.trim(p.Limit - p.stats.LiveBytes - int64(class))
+		}
 		buf = tensor.AlignedBytes(class)
 		p.stats.Misses++
 	}
@@ -105,6 +122,7 @@ func (p *HostPool) Alloc(m tensor.Meta) (*tensor.Dense, error) {
 // as live storage of this pool; it is recycled like any other on Free.
 func (p *HostPool) Adopt(d *tensor.Dense) {
 	n := len(d.Buf)
+	p.stats.Adopted++
 	p.stats.LiveRefs++
 	p.stats.LiveBytes += int64(n)
 	p.stats.SlackBytes += int64(cap(d.Buf) - n)
@@ -125,6 +143,7 @@ func (p *HostPool) Free(d *tensor.Dense) {
 	if p.stats.CachedBytes+int64(class) > p.Keep {
 		p.trim(p.Keep - int64(class))
 		if p.stats.CachedBytes+int64(class) > p.Keep {
+			p.stats.ReleasedBytes += int64(class)
 			return
 		}
 	}
@@ -145,8 +164,10 @@ func (p *HostPool) trim(keep int64) {
 			return
 		}
 		l := p.free[big]
+		l[len(l)-1] = nil
 		p.free[big] = l[:len(l)-1]
 		p.stats.CachedBytes -= int64(big)
+		p.stats.ReleasedBytes += int64(big)
 	}
 }
 

@@ -1,0 +1,189 @@
+package refs_test
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+	"weak"
+
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// bytesMeta is a uint8 vector of n elements: n bytes of storage.
+func bytesMeta(n int) tensor.Meta {
+	return tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Uint8}
+}
+
+func alloc(t *testing.T, p *refs.HostPool, n int) *tensor.Dense {
+	t.Helper()
+	d, err := p.Alloc(bytesMeta(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Buf) != n {
+		t.Fatalf("Alloc(%d) gave %d bytes", n, len(d.Buf))
+	}
+	return d
+}
+
+func newPool() *refs.HostPool {
+	p := refs.NewHostPool()
+	p.Limit = 0
+	return p
+}
+
+// Blocks are rounded up to size classes: 64 bytes at least, then four
+// steps per power of two, so the rounding never wastes a quarter.
+func TestHostPoolSizeClasses(t *testing.T) {
+	p := newPool()
+	for _, c := range []struct{ n, class int }{
+		{1, 64}, {64, 64}, {65, 80}, {100, 112}, {128, 128}, {129, 160},
+		{1000, 1024}, {1025, 1280}, {1100, 1280}, {4096, 4096}, {5000, 5120}, {6000, 6144},
+	} {
+		if got := cap(alloc(t, p, c.n).Buf); got != c.class {
+			t.Errorf("a block of %d bytes has class %d, want %d", c.n, got, c.class)
+		}
+	}
+	for n := 65; n < 1<<16; n += 7 {
+		class := cap(alloc(t, p, n).Buf)
+		if class < n || 4*(class-n) >= class {
+			t.Fatalf("a block of %d bytes in class %d: slack of a quarter or more", n, class)
+		}
+	}
+}
+
+// A freed block is handed out again to any request of its class: the same
+// memory, counted as a hit; another class is a miss.
+func TestHostPoolReuse(t *testing.T) {
+	p := newPool()
+	a := alloc(t, p, 1000)
+	addr := unsafe.SliceData(a.Buf)
+	p.Free(a)
+	if s := p.Stats(); s.Misses != 1 || s.Hits != 0 || s.CachedBytes != 1024 || s.LiveBytes != 0 || s.LiveRefs != 0 {
+		t.Fatalf("after one alloc and free: %+v", s)
+	}
+	b := alloc(t, p, 1010)
+	if unsafe.SliceData(b.Buf) != addr {
+		t.Error("a 1010-byte request did not reuse the freed 1000-byte block of the same class")
+	}
+	c := alloc(t, p, 1100)
+	s := p.Stats()
+	if s.Hits != 1 || s.Misses != 2 || s.CachedBytes != 0 || s.LiveBytes != 2110 || s.PeakBytes != 2110 || s.LiveRefs != 2 {
+		t.Errorf("after reuse and a new class: %+v", s)
+	}
+	if s.HitRate() != 1.0/3 {
+		t.Errorf("hit rate %v, want 1/3", s.HitRate())
+	}
+	p.Free(b)
+	p.Free(c)
+	if s := p.Stats(); s.CachedBytes != 1024+1280 || s.PeakBytes != 2110 {
+		t.Errorf("after freeing both: %+v; want 2304 cached, the peak kept", s)
+	}
+}
+
+// Fragmentation is the size-class rounding of live blocks.
+func TestHostPoolFragmentation(t *testing.T) {
+	p := newPool()
+	a := alloc(t, p, 1000) // class 1024: 24 bytes of slack
+	b := alloc(t, p, 1025) // class 1280: 255
+	s := p.Stats()
+	if s.SlackBytes != 279 || s.LiveBytes != 2025 {
+		t.Fatalf("slack %d, live %d; want 279 and 2025", s.SlackBytes, s.LiveBytes)
+	}
+	if got, want := s.Fragmentation(), 279.0/2304; got != want {
+		t.Errorf("fragmentation %v, want %v", got, want)
+	}
+	p.Free(a)
+	if s := p.Stats(); s.SlackBytes != 255 {
+		t.Errorf("after freeing the first block the slack is %d, want 255", s.SlackBytes)
+	}
+	p.Free(b)
+	if s := p.Stats(); s.SlackBytes != 0 || s.Fragmentation() != 0 {
+		t.Errorf("nothing live, yet slack %d", s.SlackBytes)
+	}
+}
+
+// Past Keep cached bytes, blocks go back to the system, largest first:
+// the pool no longer references them, so the garbage collector can take
+// them.
+func TestHostPoolReturnsPastKeep(t *testing.T) {
+	p := newPool()
+	p.Keep = 5000
+	a := alloc(t, p, 4096)
+	b := alloc(t, p, 1024)
+	c := alloc(t, p, 8192)
+	wa, wc := weak.Make(&a.Buf[0]), weak.Make(&c.Buf[0])
+	p.Free(a) // cached: a
+	p.Free(b) // over Keep: a, the largest, is dropped; b is cached
+	if s := p.Stats(); s.CachedBytes != 1024 || s.ReleasedBytes != 4096 {
+		t.Fatalf("cached %d, released %d; want 1024 and 4096", s.CachedBytes, s.ReleasedBytes)
+	}
+	p.Free(c) // too big to keep: b is dropped, then c
+	if s := p.Stats(); s.CachedBytes != 0 || s.ReleasedBytes != 4096+1024+8192 {
+		t.Fatalf("cached %d, released %d; want 0 and 13312", s.CachedBytes, s.ReleasedBytes)
+	}
+	e := alloc(t, p, 1024)
+	we := weak.Make(&e.Buf[0])
+	p.Free(e)
+	a, b, c, e = nil, nil, nil, nil
+	runtime.GC()
+	runtime.GC()
+	if wa.Value() != nil || wc.Value() != nil {
+		t.Error("a block returned to the system is still referenced")
+	}
+	kept := we.Value()
+	if kept == nil {
+		t.Fatal("the cached block was collected")
+	}
+	if d := alloc(t, p, 1024); &d.Buf[0] != kept {
+		t.Error("the cached block was not reused")
+	}
+}
+
+// A limit bounds live bytes: an allocation past it fails before
+// allocating, with the sizes in the message. Before a new block pushes
+// live plus cached bytes past the limit, the cache is given back.
+func TestHostPoolLimit(t *testing.T) {
+	p := newPool()
+	p.Limit = 8192
+	a := alloc(t, p, 4096)
+	p.Free(a)
+	b := alloc(t, p, 6000) // class 6144: 4096 cached + 6144 > 8192
+	s := p.Stats()
+	if s.CachedBytes != 0 || s.ReleasedBytes != 4096 || s.Misses != 2 {
+		t.Errorf("after a big miss near the limit: %+v; want the cache released", s)
+	}
+	_, err := p.Alloc(bytesMeta(4000))
+	if err == nil || !strings.Contains(err.Error(), "would exceed the host memory limit") ||
+		!strings.Contains(err.Error(), "5.9 KiB live of 8.0 KiB") {
+		t.Errorf("allocating past the limit: %v", err)
+	}
+	if s := p.Stats(); s.LiveBytes != 6000 || s.Misses != 2 {
+		t.Errorf("a refused allocation changed the counters: %+v", s)
+	}
+	p.Free(b)
+}
+
+// Adopted buffers (made outside the pool) are counted live while held;
+// on free, a buffer of a class size joins the cache, others go back to
+// the system.
+func TestHostPoolAdopt(t *testing.T) {
+	p := newPool()
+	odd := tensor.NewDense(bytesMeta(100)) // capacity 100: not a class
+	even := tensor.NewDense(bytesMeta(256))
+	p.Adopt(odd)
+	p.Adopt(even)
+	if s := p.Stats(); s.Adopted != 2 || s.LiveBytes != 356 || s.LiveRefs != 2 || s.Misses != 0 {
+		t.Fatalf("after adopting two buffers: %+v", s)
+	}
+	p.Free(odd)
+	p.Free(even)
+	if s := p.Stats(); s.CachedBytes != 256 || s.LiveBytes != 0 || s.LiveRefs != 0 {
+		t.Errorf("after freeing them: %+v; want only the 256-byte block cached", s)
+	}
+	if d := alloc(t, p, 250); cap(d.Buf) != 256 || p.Stats().Hits != 1 {
+		t.Error("the adopted 256-byte block was not reused")
+	}
+}
