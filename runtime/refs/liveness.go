@@ -141,3 +141,22 @@ func (l *Liveness) MinPeak() MinPeak {
 	})
 	return best
 }
+
+// Timeline returns the bytes live at each program point under the
+// minimum, from point 1 (the first tensor made) to the last.
+func (l *Liveness) Timeline() []int64 {
+	diff := make([]int64, l.now+2)
+	for _, s := range l.spans {
+		if s.used && s.bytes > 0 {
+			diff[max(s.start, 0)] += s.bytes
+			diff[s.last+1] -= s.bytes
+		}
+	}
+	out := make([]int64, l.now)
+	cur := diff[0]
+	for t := int64(1); t <= l.now; t++ {
+		cur += diff[t]
+		out[t-1] = cur
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package refs_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
@@ -151,5 +152,27 @@ func TestMinPeakIgnoresExecutorReads(t *testing.T) {
 	rt.Release(last)
 	if mp := l.MinPeak(); mp.Bytes != 800 {
 		t.Errorf("minimum %d, want 800 (two 400-byte tensors at a time)", mp.Bytes)
+	}
+}
+
+// The timeline gives the minimum's live bytes at every program point; its
+// largest value is MinPeak.
+func TestLivenessTimeline(t *testing.T) {
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8})
+	l := refs.NewLiveness()
+	rt.SetObserver(l)
+	x := hostVec(rt, 100, 1)        // 1: x
+	y := hostVec(rt, 100, 2)        // 2: x y
+	a := submit(t, rt, "add", x, y) // 3: x y a
+	b := submit(t, rt, "neg", a)    // 4: a b
+	rt.Release(hostVec(rt, 5, 0))   // 5: b (unused)
+	c := submit(t, rt, "exp", b)    // 6: b c
+	if _, err := rt.Read(c); err != nil {
+		t.Fatal(err)
+	}
+	rt.Release(c)
+	got := fmt.Sprint(l.Timeline())
+	if want := "[400 800 1200 800 400 800]"; got != want {
+		t.Errorf("timeline %s, want %s", got, want)
 	}
 }
