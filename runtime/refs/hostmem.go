@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -20,6 +21,9 @@ import (
 type HostPool struct {
 	free  map[int][][]byte
 	stats PoolStats
+	// taken is the block Take gave out last, not yet adopted: Adopt knows
+	// it as the pool's own and does not count it in Adopted.
+	taken *byte
 	// Keep bounds the bytes held in the cache.
 	Keep int64
 	// Limit bounds live bytes; an allocation that would pass it fails
@@ -40,8 +44,8 @@ type PoolStats struct {
 	Hits   int64
 	Misses int64
 	// Adopted counts buffers made outside the pool and handed to it
-	// (literals, creation builtins, loaded files): storage the pool did
-	// not allocate.
+	// (scalar operands, creation builtins, loaded files): storage the
+	// pool did not allocate.
 	Adopted int64
 	// ReleasedBytes counts cached bytes returned to the system.
 	ReleasedBytes int64
@@ -90,6 +94,36 @@ func (p *HostPool) Check(n int64) error {
 
 // Alloc returns an uninitialised host tensor of meta m.
 func (p *HostPool) Alloc(m tensor.Meta) (*tensor.Dense, error) {
+	d, err := p.block(m)
+	if err != nil {
+		return nil, err
+	}
+	n := len(d.Buf)
+	p.stats.LiveRefs++
+	p.stats.LiveBytes += int64(n)
+	p.stats.SlackBytes += int64(cap(d.Buf) - n)
+	p.stats.PeakBytes = max(p.stats.PeakBytes, p.stats.LiveBytes)
+	return d, nil
+}
+
+// Take returns a zeroed host tensor of meta m for a builtin to fill and
+// hand to Runtime.FromHost, which makes it live. It comes from the cache
+// like Alloc's blocks (a hit or a miss), so that creation builtins in a
+// loop reuse freed storage instead of taking new memory each time; until
+// it is adopted it is not counted live.
+func (p *HostPool) Take(m tensor.Meta) (*tensor.Dense, error) {
+	d, err := p.block(m)
+	if err != nil {
+		return nil, err
+	}
+	clear(d.Buf)
+	p.taken = unsafe.SliceData(d.Buf[:cap(d.Buf)])
+	return d, nil
+}
+
+// block takes a block for m from the cache or the system, without
+// counting it live.
+func (p *HostPool) block(m tensor.Meta) (*tensor.Dense, error) {
 	n := int(m.Bytes())
 	if err := p.Check(int64(n)); err != nil {
 		return nil, err
@@ -111,18 +145,19 @@ func (p *HostPool) Alloc(m tensor.Meta) (*tensor.Dense, error) {
 		buf = tensor.AlignedBytes(class)
 		p.stats.Misses++
 	}
-	p.stats.LiveRefs++
-	p.stats.LiveBytes += int64(n)
-	p.stats.SlackBytes += int64(class - n)
-	p.stats.PeakBytes = max(p.stats.PeakBytes, p.stats.LiveBytes)
 	return &tensor.Dense{Meta: tensor.Meta{Shape: m.Shape.Clone(), DType: m.DType}, Buf: buf[:n:class]}, nil
 }
 
 // Adopt accounts for a buffer allocated elsewhere (a loaded file, a literal)
-// as live storage of this pool; it is recycled like any other on Free.
+// or by Take as live storage of this pool; it is recycled like any other
+// on Free.
 func (p *HostPool) Adopt(d *tensor.Dense) {
 	n := len(d.Buf)
-	p.stats.Adopted++
+	if p.taken != nil && cap(d.Buf) > 0 && unsafe.SliceData(d.Buf[:cap(d.Buf)]) == p.taken {
+		p.taken = nil
+	} else {
+		p.stats.Adopted++
+	}
 	p.stats.LiveRefs++
 	p.stats.LiveBytes += int64(n)
 	p.stats.SlackBytes += int64(cap(d.Buf) - n)

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -185,5 +186,52 @@ func TestHostPoolAdopt(t *testing.T) {
 	}
 	if d := alloc(t, p, 250); cap(d.Buf) != 256 || p.Stats().Hits != 1 {
 		t.Error("the adopted 256-byte block was not reused")
+	}
+}
+
+// Take hands out zeroed blocks from the cache for data the program makes
+// (creation builtins): adopted through FromHost they are live, counted
+// as hits or misses, not as buffers from outside the pool.
+func TestHostPoolTake(t *testing.T) {
+	rt := refs.New(&cpu.Device{}, refs.Options{})
+	p := rt.HostPool()
+	m := tensor.Meta{Shape: tensor.Shape{300}, DType: tensor.Float32} // 1200 bytes, class 1280
+	d, err := p.Take(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.Stats(); s.LiveBytes != 0 || s.Misses != 1 {
+		t.Fatalf("a taken block is not live before it is adopted: %+v", s)
+	}
+	for i := range d.Buf {
+		d.Buf[i] = 0xff
+	}
+	addr := unsafe.SliceData(d.Buf)
+	r := rt.FromHost(refs.Site{}, d)
+	if s := p.Stats(); s.LiveBytes != 1200 || s.LiveRefs != 1 || s.SlackBytes != 80 || s.Adopted != 0 || s.PeakBytes != 1200 {
+		t.Fatalf("after FromHost: %+v; want 1200 live bytes from the pool", s)
+	}
+	rt.Release(r)
+	d2, err := p.Take(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unsafe.SliceData(d2.Buf) != addr {
+		t.Error("Take did not reuse the freed block")
+	}
+	for i, b := range d2.Buf {
+		if b != 0 {
+			t.Fatalf("byte %d of a reused block is %#x, want 0", i, b)
+		}
+	}
+	// A buffer from elsewhere is still counted as adopted.
+	other := tensor.NewDense(m)
+	rt.Release(rt.FromHost(refs.Site{}, other))
+	if s := p.Stats(); s.Adopted != 1 || s.Hits != 1 || s.Misses != 1 {
+		t.Errorf("counters %+v; want 1 adopted, 1 hit, 1 miss", s)
+	}
+	p.Limit = 1 << 20
+	if _, err := p.Take(tensor.Meta{Shape: tensor.Shape{1 << 20}, DType: tensor.Float32}); err == nil {
+		t.Error("taking 4 MiB under a 1 MiB limit succeeded")
 	}
 }
