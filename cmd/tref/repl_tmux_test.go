@@ -188,9 +188,11 @@ func TestREPLCtrlCKeepsSession(t *testing.T) {
 	p.waitFor("\n42\n")
 
 	// Ctrl-C during an evaluation stops it; the variables stay.
+	// The loop prints first, so the key is sent once it runs (a Ctrl-C
+	// typed while the prompt still reads would abandon the next prompt).
 	p.typeLine("let n = 0")
-	p.typeLine("while true { n += 1 }")
-	time.Sleep(300 * time.Millisecond)
+	p.typeLine(`print("looping"); while true { n += 1 }`)
+	p.waitFor("\nlooping\n")
 	p.keys("C-c")
 	p.waitFor("interrupt")
 	p.waitLast("tref>")
