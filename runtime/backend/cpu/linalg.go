@@ -35,8 +35,16 @@ func matmulKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 // than each product among goroutines.
 const batchParallelWork = 128 * 128 * 128
 
+// tinyWork is the size of one product (m·n·k) up to which a plain triple
+// loop beats packing for the GEMM; tinyTask is the work per goroutine task
+// when a batch of such products is split.
+const (
+	tinyWork = 8 * 8 * 8
+	tinyTask = 1 << 16
+)
+
 // matmulBatched computes every product of a (broadcast) batch.
-func matmulBatched[T any](d ops.MatmulDims, a, b, c []T, mm mmFunc[T]) {
+func matmulBatched[T float32 | float64 | int64](d ops.MatmulDims, a, b, c []T, mm mmFunc[T]) {
 	nb := d.BatchCount()
 	m, n, k := d.M, d.N, d.K
 	if nb == 0 || m == 0 || n == 0 {
@@ -51,6 +59,15 @@ func matmulBatched[T any](d ops.MatmulDims, a, b, c []T, mm mmFunc[T]) {
 	}
 	aOff := batchOffsets(d.Batch, d.ABatch, m*k)
 	bOff := batchOffsets(d.Batch, d.BBatch, k*n)
+	if m*n*k <= tinyWork {
+		per := max(1, tinyTask/max(1, m*n*k))
+		forTasks(workers, (nb+per-1)/per, func() struct{} { return struct{}{} }, func(t int, _ struct{}) {
+			for i := t * per; i < min(nb, (t+1)*per); i++ {
+				tinyMM(m, n, k, a[aOff[i]:], b[bOff[i]:], c[i*m*n:])
+			}
+		})
+		return
+	}
 	one := func(t, w int) {
 		mm(w, false, false, m, n, k, a[aOff[t]:], k, b[bOff[t]:], n, false, c[t*m*n:], n)
 	}
@@ -60,6 +77,19 @@ func matmulBatched[T any](d ops.MatmulDims, a, b, c []T, mm mmFunc[T]) {
 	}
 	for t := range nb {
 		one(t, workers)
+	}
+}
+
+// tinyMM is C = A·B for small contiguous matrices, with no packing.
+func tinyMM[T float32 | float64 | int64](m, n, k int, a, b, c []T) {
+	for i := range m {
+		crow := c[i*n : (i+1)*n]
+		clear(crow)
+		for p, av := range a[i*k : (i+1)*k] {
+			for j, bv := range b[p*n : (p+1)*n] {
+				crow[j] += av * bv
+			}
+		}
 	}
 }
 
