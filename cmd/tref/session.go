@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/diag"
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -82,7 +83,7 @@ func (s *session) reportLeaks() bool {
 	}
 	ds := make([]diag.Diagnostic, 0, len(leaks)+1)
 	for _, r := range leaks {
-		pos, _ := diag.ParsePos(r.Site().Pos)
+		pos, _ := ast.ParsePos(r.Site().Pos)
 		ds = append(ds, diag.Diagnostic{Pos: pos, Msg: fmt.Sprintf(
 			"leaked tensor ref#%d %v (%d bytes, %d references) made here is alive at exit",
 			r.ID(), r.Meta(), r.Bytes(), r.Count())})

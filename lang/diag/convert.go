@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/lang/parser"
 	"github.com/tref-lang/tref/lang/resolve"
@@ -45,7 +46,7 @@ func collect(err error, ds *[]Diagnostic) {
 		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
 		return
 	case *refs.OpError:
-		if pos, ok := ParsePos(e.Site.Pos); ok {
+		if pos, ok := ast.ParsePos(e.Site.Pos); ok {
 			*ds = append(*ds, Diagnostic{Pos: pos, Msg: e.Error()})
 			return
 		}

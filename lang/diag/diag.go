@@ -8,7 +8,6 @@ package diag
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -145,23 +144,4 @@ func caretIndent(line string, col int) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
-}
-
-// ParsePos reads a position written as "file:line:col" (the form refs.Site
-// keeps). The file part may itself contain colons.
-func ParsePos(s string) (ast.Pos, bool) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return ast.Pos{}, false
-	}
-	j := strings.LastIndexByte(s[:i], ':')
-	if j < 0 {
-		return ast.Pos{}, false
-	}
-	line, err1 := strconv.Atoi(s[j+1 : i])
-	col, err2 := strconv.Atoi(s[i+1:])
-	if err1 != nil || err2 != nil || line < 1 || col < 1 {
-		return ast.Pos{}, false
-	}
-	return ast.Pos{File: s[:j], Line: line, Col: col}, true
 }

@@ -99,26 +99,6 @@ func TestColorOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-func TestParsePos(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want ast.Pos
-		ok   bool
-	}{
-		{"model.tr:12:9", ast.Pos{File: "model.tr", Line: 12, Col: 9}, true},
-		{"C:/x/m.tr:1:2", ast.Pos{File: "C:/x/m.tr", Line: 1, Col: 2}, true},
-		{"model.tr:12", ast.Pos{}, false},
-		{"", ast.Pos{}, false},
-		{"m.tr:0:1", ast.Pos{}, false},
-		{"m.tr:a:1", ast.Pos{}, false},
-	} {
-		got, ok := ParsePos(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("ParsePos(%q) = %v, %v; want %v, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestDiagnosticsOfOpError(t *testing.T) {
 	err := fmt.Errorf("forcing: %w", &refs.OpError{Op: "matmul", Site: refs.Site{Pos: "m.tr:3:5"}, Err: errors.New("out of memory")})
 	ds := Diagnostics(err)
