@@ -82,18 +82,20 @@ func TestMatmulBatchPaths(t *testing.T) {
 		name string
 		a, b []int
 	}{
-		{"many-small", []int{40, 5, 7}, []int{40, 7, 9}},        // products split over goroutines
-		{"few-large", []int{2, 130, 70}, []int{2, 70, 150}},     // each product parallel
-		{"broadcast", []int{3, 1, 17, 33}, []int{1, 4, 33, 20}}, // both operands repeat
-		{"shared-a", []int{65, 129}, []int{3, 129, 18}},         // A reused across the batch
-		{"folded", []int{4, 50, 129}, []int{129, 70}},           // B shared: one product
-		{"vector-batch", []int{129}, []int{6, 129, 40}},         // 1-d on the left
-		{"batch-vector", []int{6, 40, 129}, []int{129}},         // 1-d on the right
-		{"empty-k", []int{3, 4, 0}, []int{3, 0, 5}},             // zero-filled result
-		{"empty-batch", []int{0, 4, 3}, []int{3, 5}},            // nothing to do
-		{"dot-long", []int{1000}, []int{1000}},                  // 0-d result
-		{"tall-skinny", []int{1000, 3}, []int{3, 1000}},         // k smaller than a step
-		{"row-times-wide", []int{1, 300}, []int{300, 5000}},     // one row, split columns
+		{"many-small", []int{40, 5, 7}, []int{40, 7, 9}},         // tiny products, no packing
+		{"tiny-broadcast", []int{5, 1, 3, 4}, []int{1, 6, 4, 2}}, // tiny, both operands repeat
+		{"many-medium", []int{30, 9, 17}, []int{30, 17, 20}},     // products split over goroutines
+		{"few-large", []int{2, 130, 70}, []int{2, 70, 150}},      // each product parallel
+		{"broadcast", []int{3, 1, 17, 33}, []int{1, 4, 33, 20}},  // both operands repeat
+		{"shared-a", []int{65, 129}, []int{3, 129, 18}},          // A reused across the batch
+		{"folded", []int{4, 50, 129}, []int{129, 70}},            // B shared: one product
+		{"vector-batch", []int{129}, []int{6, 129, 40}},          // 1-d on the left
+		{"batch-vector", []int{6, 40, 129}, []int{129}},          // 1-d on the right
+		{"empty-k", []int{3, 4, 0}, []int{3, 0, 5}},              // zero-filled result
+		{"empty-batch", []int{0, 4, 3}, []int{3, 5}},             // nothing to do
+		{"dot-long", []int{1000}, []int{1000}},                   // 0-d result
+		{"tall-skinny", []int{1000, 3}, []int{3, 1000}},          // k smaller than a step
+		{"row-times-wide", []int{1, 300}, []int{300, 5000}},      // one row, split columns
 	} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int64} {
 			a, b := randDense(r, dt, tc.a...), randDense(r, dt, tc.b...)
@@ -198,4 +200,16 @@ func BenchmarkMatmulBatched(b *testing.B) {
 		}
 	}
 	b.ReportMetric(2*64*64*64*64*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkMatmulTiny is a batch of 10000 4×4 products: no packing.
+func BenchmarkMatmulTiny(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x, y := randDense(r, tensor.Float32, 10000, 4, 4), randDense(r, tensor.Float32, 10000, 4, 4)
+	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{10000, 4, 4}, DType: tensor.Float32})
+	for b.Loop() {
+		if err := Run("matmul", out, []*tensor.Dense{x, y}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
