@@ -1,34 +1,67 @@
-#!/bin/sh
-# Benchmarks of tref's elementwise ops and reductions; results and the
-# machine they ran on go in bench/RESULTS.md.
+#!/usr/bin/env bash
+# Benchmarks of tref's elementwise ops and reductions; results go in
+# bench/RESULTS.md ("Elementwise ops and reductions").
 #
-#   sh bench/ops/run.sh [rounds]
+#   bench/ops/run.sh [runs]      # default 5 runs of each program
 #
-# 1. Small ops: the chain of 100k adds on [4] tensors through the whole
-#    stack (bench/ops/smallops.tr) next to the same chain in python3-torch
-#    (smallops.py), alternating, best of N rounds each (the machine is
-#    shared, so the best run is the least disturbed one).
+# 1. Small ops: a chain of 100k adds on [4] tensors through the whole stack
+#    (bench/ops/smallops.tr: evaluator, refs.Submit, window, cpu kernel)
+#    next to the same chain in python3-torch (smallops.py). Reported per
+#    add: the best in-script wall time (the loop alone) and the CPU time,
+#    the steadier figure on a busy machine: for tref the CPU time (user +
+#    system) of a whole run with 100k adds minus that of a run with none
+#    (start-up is small), for torch the loop's process_time() (the import
+#    alone costs seconds of CPU, too noisy to subtract).
 # 2. Bandwidth: 16M-element float32 kernels next to copy() of 64 MB, in one
-#    `go test -bench` run.
-set -e
-cd "$(dirname "$0")/../.."
-rounds=${1:-5}
-bin=$(mktemp -d)/tref
-go build -o "$bin" ./cmd/tref
-out=$(mktemp)
-i=0
-while [ "$i" -lt "$rounds" ]; do
-	"$bin" run --device cpu bench/ops/smallops.tr | tee -a "$out"
-	"$bin" run bench/ops/smallops.tr | sed 's/^tref/tref-auto/' | tee -a "$out"
-	/usr/bin/python3 bench/ops/smallops.py | tee -a "$out"
-	i=$((i + 1))
-done
-echo "== best of $rounds (ns per add)"
-awk '{ ns = $6 + 0; if (!($1 in best) || ns < best[$1]) best[$1] = ns }
-	END {
-		for (k in best) printf "%-10s %8.0f ns/op\n", k, best[k]
-		if (best["torch"] > 0) printf "tref (cpu) / torch = %.2f\n", best["tref"] / best["torch"]
-	}' "$out"
-rm -f "$out" "$bin"
+#    `go test -bench` run (bytes read + written per second).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+runs=${1:-5}
+py=/usr/bin/python3
+n=100000
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/tref" ./cmd/tref)
+tref=$tmp/tref
+sed "s/^let n = $n\$/let n = 0/" "$here/smallops.tr" >"$tmp/smallops0.tr"
+grep -q '^let n = 0$' "$tmp/smallops0.tr"
+
+a=$("$tref" run --device cpu "$here/smallops.tr" | awk '{print $NF}')
+b=$("$py" "$here/smallops.py" | awk '{print $NF}')
+if [ "$a" != "$b" ]; then
+	echo "tref's sum $a differs from torch's $b" >&2
+	exit 1
+fi
+
+# cpu_ms CMD...: mean CPU time (user + system) in ms over `runs` runs.
+cpu_ms() {
+	hyperfine -N --style none --warmup 1 --runs "$runs" --export-json "$tmp/h.json" "$*" >/dev/null
+	"$py" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print("%.1f" % ((r["user"] + r["system"]) * 1e3))' "$tmp/h.json"
+}
+
+# best_wall CMD...: the smallest in-script ns per add over `runs` runs.
+best_wall() {
+	local i
+	for ((i = 0; i < runs; i++)); do "$@" 2>/dev/null; done | awk '{print $6}' | sort -g | head -1
+}
+
+rev=$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')
+[ -n "$(cd "$root" && git status --porcelain 2>/dev/null)" ] && rev+="+dirty"
+echo "tref $rev, $(go version | cut -d' ' -f3), torch $("$py" -c 'import torch; print(torch.__version__)'), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "== small ops: $n adds on [4] tensors, $runs runs each"
+tw=$(best_wall "$tref" run --device cpu "$here/smallops.tr")
+pw=$(best_wall "$py" "$here/smallops.py")
+tc=$(awk -v a="$(cpu_ms "$tref" run --device cpu "$here/smallops.tr")" -v b="$(cpu_ms "$tref" run --device cpu "$tmp/smallops0.tr")" -v n=$n 'BEGIN {printf "%.0f", (a - b) * 1e6 / n}')
+pc=$(for ((i = 0; i < runs; i++)); do "$py" "$here/smallops.py" 2>&1 >/dev/null; done | awk '{print $3}' | sort -g | awk '{v[NR] = $1} END {printf "%.0f", v[int((NR + 1) / 2)]}')
+printf '%-22s %10s %10s %8s\n' "" tref torch ratio
+awk -v t="$tw" -v p="$pw" 'BEGIN {printf "%-22s %10.0f %10.0f %7.2fx\n", "best wall ns/add", t, p, t / p}'
+awk -v t="$tc" -v p="$pc" 'BEGIN {printf "%-22s %10.0f %10.0f %7.2fx\n", "CPU ns/add", t, p, t / p}'
+
 echo "== 16M-element float32 bandwidth (bytes read + written per second)"
-go test ./runtime/backend/cpu -run '^$' -bench 'Copy64MB|Elementwise16M|Reduce16M' -benchtime 10x
+cd "$root"
+go test ./runtime/backend/cpu -run '^$' -bench 'Copy64MB|Elementwise16M|Reduce16M' -benchtime 10x | grep -E '^Benchmark'

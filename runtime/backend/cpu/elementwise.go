@@ -87,6 +87,9 @@ func binaryKernel(name string) Kernel {
 	// call would cost an allocation on every small op.
 	f32, f64 := arithRow[float32](name), arithRow[float64](name)
 	i64, u8 := arithRow[int64](name), arithRow[uint8](name)
+	if simd := simdRowF32(name, f32); simd != nil {
+		f32 = simd
+	}
 	var kernel Kernel
 	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 2); err != nil {

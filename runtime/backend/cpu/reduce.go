@@ -354,10 +354,14 @@ func eachBlock[T number, A any](acc []A, x []T, p plan, o0, o1, k0, k1 int,
 }
 
 func sumFamily[T number, A float64 | int64]() family[T, A] {
+	row := sumRow[T, A]
+	if f, ok := any(sumF32).(func([]T) A); ok {
+		row = f // float32 into float64: vectorised where the CPU allows
+	}
 	return family[T, A]{
 		partial: func(acc []A, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) { acc[o] += sumRow[T, A](xs) },
+				func(o int, xs []T) { acc[o] += row(xs) },
 				func(_, _ int, xs []T, accs []A) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
@@ -473,38 +477,60 @@ func variance[T number](x []T, p plan, correction int, std bool) []float64 {
 	return dev
 }
 
+// maxFamily and minFamily use Go's max and min, which propagate NaN as
+// torch does (once NaN, the result stays NaN) and compile without
+// branches.
 func maxFamily[T number]() family[T, T] {
-	// v > cur || v != v: NaN wins and then stays, as in torch.
 	return family[T, T]{
 		init: minValue[T](),
 		partial: func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) {
-					m := acc[o]
-					for _, v := range xs {
-						if v > m || v != v {
-							m = v
-						}
-					}
-					acc[o] = m
-				},
+				func(o int, xs []T) { acc[o] = max(acc[o], maxRow(xs)) },
 				func(_, _ int, xs []T, accs []T) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
-						if v > accs[j] || v != v {
-							accs[j] = v
-						}
+						accs[j] = max(accs[j], v)
 					}
 				})
 		},
 		merge: func(dst, src []T) {
 			for i, v := range src {
-				if v > dst[i] || v != v {
-					dst[i] = v
-				}
+				dst[i] = max(dst[i], v)
 			}
 		},
 	}
+}
+
+// maxRow is the largest element of xs (the identity when empty), with four
+// running maxima so that max's latency does not chain from one element to
+// the next.
+func maxRow[T number](xs []T) T {
+	m0 := minValue[T]()
+	m1, m2, m3 := m0, m0, m0
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		v := xs[i : i+4 : i+4]
+		m0, m1, m2, m3 = max(m0, v[0]), max(m1, v[1]), max(m2, v[2]), max(m3, v[3])
+	}
+	for ; i < len(xs); i++ {
+		m0 = max(m0, xs[i])
+	}
+	return max(max(m0, m1), max(m2, m3))
+}
+
+// minRow is the smallest element of xs, as maxRow.
+func minRow[T number](xs []T) T {
+	m0 := maxValue[T]()
+	m1, m2, m3 := m0, m0, m0
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		v := xs[i : i+4 : i+4]
+		m0, m1, m2, m3 = min(m0, v[0]), min(m1, v[1]), min(m2, v[2]), min(m3, v[3])
+	}
+	for ; i < len(xs); i++ {
+		m0 = min(m0, xs[i])
+	}
+	return min(min(m0, m1), min(m2, m3))
 }
 
 func minFamily[T number]() family[T, T] {
@@ -512,29 +538,17 @@ func minFamily[T number]() family[T, T] {
 		init: maxValue[T](),
 		partial: func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) {
-					m := acc[o]
-					for _, v := range xs {
-						if v < m || v != v {
-							m = v
-						}
-					}
-					acc[o] = m
-				},
+				func(o int, xs []T) { acc[o] = min(acc[o], minRow(xs)) },
 				func(_, _ int, xs []T, accs []T) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
-						if v < accs[j] || v != v {
-							accs[j] = v
-						}
+						accs[j] = min(accs[j], v)
 					}
 				})
 		},
 		merge: func(dst, src []T) {
 			for i, v := range src {
-				if v < dst[i] || v != v {
-					dst[i] = v
-				}
+				dst[i] = min(dst[i], v)
 			}
 		},
 	}

@@ -1,0 +1,98 @@
+//go:build amd64 && !purego
+
+package cpu
+
+import "golang.org/x/sys/cpu"
+
+// AVX2 paths of the hot float32 ops (elementwise_amd64.s); Go's compiler
+// does not vectorise, and eight lanes per instruction keep these ops at
+// memory speed even when the core is shared.
+
+var simdAVX2 = cpu.X86.HasAVX2
+
+//go:noescape
+func addVVF32(o, a, b *float32, n int)
+
+//go:noescape
+func subVVF32(o, a, b *float32, n int)
+
+//go:noescape
+func mulVVF32(o, a, b *float32, n int)
+
+//go:noescape
+func divVVF32(o, a, b *float32, n int)
+
+//go:noescape
+func addVSF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func subVSF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func mulVSF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func divVSF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func subSVF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func divSVF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func sumF32AVX2(x *float32, n int) float64
+
+// simdRowF32 returns the vectorised row function of op name, or nil when
+// there is none (or no AVX2). generic finishes the tails.
+func simdRowF32(name string, generic func(o, a, b []float32) error) func(o, a, b []float32) error {
+	if !simdAVX2 {
+		return nil
+	}
+	type kernels struct {
+		vv     func(o, a, b *float32, n int)
+		vs, sv func(o, a *float32, s float32, n int)
+	}
+	var k kernels
+	switch name {
+	case "add":
+		k = kernels{addVVF32, addVSF32, addVSF32}
+	case "sub":
+		k = kernels{subVVF32, subVSF32, subSVF32}
+	case "mul":
+		k = kernels{mulVVF32, mulVSF32, mulVSF32}
+	case "div":
+		k = kernels{divVVF32, divVSF32, divSVF32}
+	default:
+		return nil
+	}
+	return func(o, a, b []float32) error {
+		n := len(o)
+		m := n &^ 7
+		switch {
+		case m == 0:
+		case len(a) == n && len(b) == n:
+			k.vv(&o[0], &a[0], &b[0], m)
+			return generic(o[m:], a[m:], b[m:])
+		case len(a) == n:
+			k.vs(&o[0], &a[0], b[0], m)
+			return generic(o[m:], a[m:], b)
+		case len(b) == n:
+			k.sv(&o[0], &b[0], a[0], m)
+			return generic(o[m:], a, b[m:])
+		}
+		return generic(o, a, b)
+	}
+}
+
+// sumF32 is the float64 sum of a float32 row.
+func sumF32(x []float32) float64 {
+	m := 0
+	s := 0.0
+	if simdAVX2 {
+		if m = len(x) &^ 7; m > 0 {
+			s = sumF32AVX2(&x[0], m)
+		}
+	}
+	return s + sumRow[float32, float64](x[m:])
+}

@@ -1,0 +1,180 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// AVX2 loops of the hot float32 elementwise ops and of the float32 sum.
+// n is a positive multiple of 8; the Go callers do the tail. Every block
+// is loaded before it is stored at the same index, so o may alias an
+// operand.
+
+// VV(name, op): o[i] = a[i] op b[i].
+// func name(o, a, b *float32, n int)
+#define VV(name, op) \
+TEXT name(SB), NOSPLIT, $0-32; \
+	MOVQ o+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ b+16(FP), DX; \
+	MOVQ n+24(FP), CX; \
+	XORQ AX, AX; \
+loop32:; \
+	CMPQ CX, $32; \
+	JLT loop8; \
+	VMOVUPS (SI)(AX*4), Y0; \
+	VMOVUPS 32(SI)(AX*4), Y1; \
+	VMOVUPS 64(SI)(AX*4), Y2; \
+	VMOVUPS 96(SI)(AX*4), Y3; \
+	op (DX)(AX*4), Y0, Y0; \
+	op 32(DX)(AX*4), Y1, Y1; \
+	op 64(DX)(AX*4), Y2, Y2; \
+	op 96(DX)(AX*4), Y3, Y3; \
+	VMOVUPS Y0, (DI)(AX*4); \
+	VMOVUPS Y1, 32(DI)(AX*4); \
+	VMOVUPS Y2, 64(DI)(AX*4); \
+	VMOVUPS Y3, 96(DI)(AX*4); \
+	ADDQ $32, AX; \
+	SUBQ $32, CX; \
+	JMP loop32; \
+loop8:; \
+	CMPQ CX, $8; \
+	JLT done; \
+	VMOVUPS (SI)(AX*4), Y0; \
+	op (DX)(AX*4), Y0, Y0; \
+	VMOVUPS Y0, (DI)(AX*4); \
+	ADDQ $8, AX; \
+	SUBQ $8, CX; \
+	JMP loop8; \
+done:; \
+	VZEROUPPER; \
+	RET
+
+// VS(name, op): o[i] = a[i] op s.
+// func name(o, a *float32, s float32, n int)
+#define VS(name, op) \
+TEXT name(SB), NOSPLIT, $0-32; \
+	MOVQ o+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	VBROADCASTSS s+16(FP), Y4; \
+	MOVQ n+24(FP), CX; \
+	XORQ AX, AX; \
+loop32:; \
+	CMPQ CX, $32; \
+	JLT loop8; \
+	VMOVUPS (SI)(AX*4), Y0; \
+	VMOVUPS 32(SI)(AX*4), Y1; \
+	VMOVUPS 64(SI)(AX*4), Y2; \
+	VMOVUPS 96(SI)(AX*4), Y3; \
+	op Y4, Y0, Y0; \
+	op Y4, Y1, Y1; \
+	op Y4, Y2, Y2; \
+	op Y4, Y3, Y3; \
+	VMOVUPS Y0, (DI)(AX*4); \
+	VMOVUPS Y1, 32(DI)(AX*4); \
+	VMOVUPS Y2, 64(DI)(AX*4); \
+	VMOVUPS Y3, 96(DI)(AX*4); \
+	ADDQ $32, AX; \
+	SUBQ $32, CX; \
+	JMP loop32; \
+loop8:; \
+	CMPQ CX, $8; \
+	JLT done; \
+	VMOVUPS (SI)(AX*4), Y0; \
+	op Y4, Y0, Y0; \
+	VMOVUPS Y0, (DI)(AX*4); \
+	ADDQ $8, AX; \
+	SUBQ $8, CX; \
+	JMP loop8; \
+done:; \
+	VZEROUPPER; \
+	RET
+
+// SV(name, op): o[i] = s op a[i].
+// func name(o, a *float32, s float32, n int)
+#define SV(name, op) \
+TEXT name(SB), NOSPLIT, $0-32; \
+	MOVQ o+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	VBROADCASTSS s+16(FP), Y4; \
+	MOVQ n+24(FP), CX; \
+	XORQ AX, AX; \
+loop32:; \
+	CMPQ CX, $32; \
+	JLT loop8; \
+	op (SI)(AX*4), Y4, Y0; \
+	op 32(SI)(AX*4), Y4, Y1; \
+	op 64(SI)(AX*4), Y4, Y2; \
+	op 96(SI)(AX*4), Y4, Y3; \
+	VMOVUPS Y0, (DI)(AX*4); \
+	VMOVUPS Y1, 32(DI)(AX*4); \
+	VMOVUPS Y2, 64(DI)(AX*4); \
+	VMOVUPS Y3, 96(DI)(AX*4); \
+	ADDQ $32, AX; \
+	SUBQ $32, CX; \
+	JMP loop32; \
+loop8:; \
+	CMPQ CX, $8; \
+	JLT done; \
+	op (SI)(AX*4), Y4, Y0; \
+	VMOVUPS Y0, (DI)(AX*4); \
+	ADDQ $8, AX; \
+	SUBQ $8, CX; \
+	JMP loop8; \
+done:; \
+	VZEROUPPER; \
+	RET
+
+VV(·addVVF32, VADDPS)
+VV(·subVVF32, VSUBPS)
+VV(·mulVVF32, VMULPS)
+VV(·divVVF32, VDIVPS)
+VS(·addVSF32, VADDPS)
+VS(·subVSF32, VSUBPS)
+VS(·mulVSF32, VMULPS)
+VS(·divVSF32, VDIVPS)
+SV(·subSVF32, VSUBPS)
+SV(·divSVF32, VDIVPS)
+
+// func sumF32AVX2(x *float32, n int) float64
+// Sums in float64: each group of 4 floats widens to 4 doubles, 16 floats
+// per iteration into 4 independent accumulators.
+TEXT ·sumF32AVX2(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	XORQ AX, AX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+sloop16:
+	CMPQ CX, $16
+	JLT sloop8
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VCVTPS2PD 32(SI)(AX*4), Y2
+	VCVTPS2PD 48(SI)(AX*4), Y3
+	VADDPD Y0, Y4, Y4
+	VADDPD Y1, Y5, Y5
+	VADDPD Y2, Y6, Y6
+	VADDPD Y3, Y7, Y7
+	ADDQ $16, AX
+	SUBQ $16, CX
+	JMP sloop16
+sloop8:
+	CMPQ CX, $8
+	JLT sdone
+	VCVTPS2PD (SI)(AX*4), Y0
+	VCVTPS2PD 16(SI)(AX*4), Y1
+	VADDPD Y0, Y4, Y4
+	VADDPD Y1, Y5, Y5
+	ADDQ $8, AX
+	SUBQ $8, CX
+	JMP sloop8
+sdone:
+	VADDPD Y5, Y4, Y4
+	VADDPD Y7, Y6, Y6
+	VADDPD Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5
+	VADDPD X5, X4, X4
+	VHADDPD X4, X4, X4
+	VMOVSD X4, ret+16(FP)
+	VZEROUPPER
+	RET
