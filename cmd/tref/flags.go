@@ -84,11 +84,12 @@ var (
 )
 
 // flagDef is one command-line flag: registered on every command's flag
-// set and printed by its help, so the set is written once.
+// set and printed by its help, so the set is written once. A flag without
+// arg is a switch (--memstats, --memstats=false).
 type flagDef struct {
 	name, arg, help string
 	group           string
-	value           func(c *Config) flag.Value
+	set             func(c *Config, value string) error
 }
 
 // The groups of flags in help output.
@@ -101,37 +102,60 @@ const (
 
 var flagDefs = []flagDef{
 	{"device", "DEV", "auto|cpu|sim[:N]|torch:cpu|cuda[:N] (default auto)", groupPlacement,
-		func(c *Config) flag.Value { return funcValue{&c.Device, parseDevice} }},
+		setString(func(c *Config) *string { return &c.Device }, parseDevice)},
 	{"mem", "SIZE", "accelerator memory budget, e.g. 512MiB, 2GB, 1e9", groupPlacement,
-		func(c *Config) flag.Value { return sizeValue{&c.Mem} }},
+		func(c *Config, s string) (err error) { c.Mem, err = parseSize(s); return err }},
 	{"strategy", "NAME", "placement strategy: flow|lru|genoa|none (default flow)", groupPlacement,
-		func(c *Config) flag.Value { return funcValue{&c.Strategy, oneOf(strategies)} }},
+		setString(func(c *Config) *string { return &c.Strategy }, oneOf(strategies))},
 	{"lookahead", "N", "window of pending ops the placement engine sees", groupPlacement,
-		func(c *Config) flag.Value { return countValue{&c.Lookahead} }},
+		func(c *Config, s string) (err error) { c.Lookahead, err = parseCount(s); return err }},
 	{"seed", "N", "seed the random generators", groupPlacement,
-		func(c *Config) flag.Value { return seedValue{c} }},
+		func(c *Config, s string) (err error) { c.Seed, err = parseSeed(s); c.SeedSet = err == nil; return err }},
 	{"hooks", "FILE", "tref file of placement middleware (on_evict, ...)", groupPlacement,
-		func(c *Config) flag.Value { return funcValue{&c.Hooks, nonEmpty} }},
+		setString(func(c *Config) *string { return &c.Hooks }, nonEmpty)},
 	{"no-liveness", "", "keep variables alive to the end of their block (to measure what liveness saves)", groupPlacement,
-		func(c *Config) flag.Value { return boolValue{&c.NoLiveness} }},
+		setBool(func(c *Config) *bool { return &c.NoLiveness })},
 	{"memstats", "", "print live tensors and bytes per device at exit", groupReport,
-		func(c *Config) flag.Value { return boolValue{&c.MemStats} }},
+		setBool(func(c *Config) *bool { return &c.MemStats })},
 	{"check-leaks", "", "fail if a tensor is alive at exit, naming where it was made", groupReport,
-		func(c *Config) flag.Value { return boolValue{&c.CheckLeaks} }},
+		setBool(func(c *Config) *bool { return &c.CheckLeaks })},
 	{"sim-bw", "RATE", "host<->device bandwidth per direction, e.g. 25GB/s", groupSim,
-		func(c *Config) flag.Value { return floatValue{&c.Sim.Bandwidth, parseRate} }},
+		func(c *Config, s string) (err error) { c.Sim.Bandwidth, err = parseRate(s); return err }},
 	{"sim-flops", "RATE", "compute rate in FLOP/s, e.g. 100T", groupSim,
-		func(c *Config) flag.Value { return floatValue{&c.Sim.Flops, parseSI} }},
+		func(c *Config, s string) (err error) { c.Sim.Flops, err = parseSI(s); return err }},
 	{"sim-membw", "RATE", "device memory bandwidth, e.g. 900GB/s", groupSim,
-		func(c *Config) flag.Value { return floatValue{&c.Sim.MemBandwidth, parseRate} }},
+		func(c *Config, s string) (err error) { c.Sim.MemBandwidth, err = parseRate(s); return err }},
 	{"sim-latency", "DUR", "cost of one kernel launch, e.g. 5us", groupSim,
-		func(c *Config) flag.Value { return durationValue{&c.Sim.Latency} }},
+		func(c *Config, s string) (err error) { c.Sim.Latency, err = parseDuration(s); return err }},
 	{"format", "FMT", "text|jsonl|chrome (default text)", groupTrace,
-		func(c *Config) flag.Value { return funcValue{&c.Trace.Format, oneOf(traceFormats)} }},
+		setString(func(c *Config) *string { return &c.Trace.Format }, oneOf(traceFormats))},
 	{"o", "FILE", "write the trace to FILE instead of stdout", groupTrace,
-		func(c *Config) flag.Value { return funcValue{&c.Trace.Out, nonEmpty} }},
+		setString(func(c *Config) *string { return &c.Trace.Out }, nonEmpty)},
 	{"svg", "FILE", "draw bytes resident per device over time", groupTrace,
-		func(c *Config) flag.Value { return funcValue{&c.Trace.SVG, nonEmpty} }},
+		setString(func(c *Config) *string { return &c.Trace.SVG }, nonEmpty)},
+}
+
+// setString sets a string field to the checked (and normalised) value.
+func setString(field func(*Config) *string, check func(string) (string, error)) func(*Config, string) error {
+	return func(c *Config, s string) error {
+		v, err := check(s)
+		if err == nil {
+			*field(c) = v
+		}
+		return err
+	}
+}
+
+// setBool sets a switch.
+func setBool(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, s string) error {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return errors.New("want true or false")
+		}
+		*field(c) = b
+		return nil
+	}
 }
 
 // defaultConfig is the configuration before any flag.
@@ -161,7 +185,12 @@ func parseCommand(cmd *command, args []string, stdout, stderr io.Writer) (cfg *C
 	fs.Usage = func() {}
 	if cmd.flags {
 		for _, d := range flagDefs {
-			fs.Var(d.value(cfg), d.name, d.help)
+			set := func(s string) error { return d.set(cfg, s) }
+			if d.arg == "" {
+				fs.BoolFunc(d.name, d.help, set)
+			} else {
+				fs.Func(d.name, d.help, set)
+			}
 		}
 	}
 	for {
@@ -359,120 +388,29 @@ func (v funcValue) Set(s string) error {
 	return err
 }
 
-// sizeValue is a byte-count flag (--mem).
-type sizeValue struct{ p *int64 }
-
-func (v sizeValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.FormatInt(*v.p, 10)
-}
-
-func (v sizeValue) Set(s string) error {
-	n, err := parseSize(s)
-	if err == nil {
-		*v.p = n
-	}
-	return err
-}
-
-// countValue is a non-negative int flag (--lookahead).
-type countValue struct{ p *int }
-
-func (v countValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.Itoa(*v.p)
-}
-
-func (v countValue) Set(s string) error {
+// parseCount reads a non-negative int.
+func parseCount(s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return errors.New("want a whole number >= 0")
+		return 0, errors.New("want a whole number >= 0")
 	}
-	*v.p = n
-	return nil
+	return n, nil
 }
 
-// floatValue is a float flag read by parse.
-type floatValue struct {
-	p     *float64
-	parse func(string) (float64, error)
-}
-
-func (v floatValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-
-func (v floatValue) Set(s string) error {
-	f, err := v.parse(s)
-	if err == nil {
-		*v.p = f
-	}
-	return err
-}
-
-// durationValue is a non-negative time.Duration flag.
-type durationValue struct{ p *time.Duration }
-
-func (v durationValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return v.p.String()
-}
-
-func (v durationValue) Set(s string) error {
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return errors.New("want a duration such as 5us or 1ms")
-	}
-	*v.p = d
-	return nil
-}
-
-// boolValue is a switch flag (--memstats, --memstats=false).
-type boolValue struct{ p *bool }
-
-func (v boolValue) String() string {
-	if v.p == nil {
-		return "false"
-	}
-	return strconv.FormatBool(*v.p)
-}
-
-func (v boolValue) Set(s string) error {
-	b, err := strconv.ParseBool(s)
-	if err != nil {
-		return errors.New("want true or false")
-	}
-	*v.p = b
-	return nil
-}
-
-// IsBoolFlag lets the flag package accept --memstats without a value.
-func (v boolValue) IsBoolFlag() bool { return true }
-
-// seedValue sets Config.Seed and marks it set.
-type seedValue struct{ c *Config }
-
-func (v seedValue) String() string {
-	if v.c == nil || !v.c.SeedSet {
-		return ""
-	}
-	return strconv.FormatInt(v.c.Seed, 10)
-}
-
-func (v seedValue) Set(s string) error {
+// parseSeed reads any int64.
+func parseSeed(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return errors.New("want an integer")
+		return 0, errors.New("want an integer")
 	}
-	v.c.Seed, v.c.SeedSet = n, true
-	return nil
+	return n, nil
+}
+
+// parseDuration reads a non-negative duration such as 5us.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, errors.New("want a duration such as 5us or 1ms")
+	}
+	return d, nil
 }
