@@ -195,3 +195,45 @@ for i in range(8) {
 		prev = cur
 	}
 }
+
+// The 32-layer MLP of TestMLPPeak in exact bytes: the weights (32 of
+// 64x64 float32) and two activations (256x64 float32: a matmul's input and
+// output; relu runs in place), whatever the window. Without liveness all
+// 33 activations stay, plus the 4-byte sum; with no window (lookahead 0)
+// every op runs inside Submit while the evaluator still holds its
+// operands, so nothing can run in place and the last relu needs a 34th
+// buffer.
+func TestMLPPeakExactBytes(t *testing.T) {
+	const weights, act = 32 * 64 * 64 * 4, 256 * 64 * 4
+	src := strings.Replace(mlpSource(), "print((memstats()[\"cpu\"].peak_bytes - base) // act)",
+		"print(base, memstats()[\"cpu\"].peak_bytes)", 1)
+	for _, c := range []struct {
+		lookahead  int
+		noLiveness bool
+		peak       int
+	}{
+		{0, false, weights + 2*act},
+		{8, false, weights + 2*act},
+		{64, false, weights + 2*act},
+		{0, true, weights + 34*act},
+		{64, true, weights + 33*act + 4},
+	} {
+		s := newSession(t, c.lookahead)
+		s.in = eval.NewInterpreter(eval.Config{RT: s.rt, Universe: testUniverse(), Stdout: &s.out, NoLiveness: c.noLiveness})
+		if err := s.in.RunFile(file(t, "mlp.tr", src)); err != nil {
+			t.Fatal(err)
+		}
+		s.in.Close()
+		f := strings.Fields(s.out.String())
+		if len(f) != 3 || f[0] != "true" {
+			t.Fatalf("got %q", s.out.String())
+		}
+		if f[1] != strconv.Itoa(weights) || f[2] != strconv.Itoa(c.peak) {
+			t.Errorf("lookahead %d, no liveness %v: weights %s, peak %s; want %d and %d",
+				c.lookahead, c.noLiveness, f[1], f[2], weights, c.peak)
+		}
+		if n := s.rt.LiveRefs(); n != 0 {
+			t.Errorf("%d refs alive at the end", n)
+		}
+	}
+}
