@@ -139,10 +139,10 @@ func ratio(r result) float64 {
 }
 
 func printText(w io.Writer, rs []result) {
-	fmt.Fprintf(w, "%-16s %8s %14s %14s %7s %8s %8s %8s %9s %8s\n",
+	fmt.Fprintf(w, "%-22s %8s %14s %14s %7s %8s %8s %8s %9s %8s\n",
 		"script", "liveness", "peak_bytes", "min_bytes", "ratio", "tensors", "hits", "misses", "hit_rate", "adopted")
 	for _, r := range rs {
-		fmt.Fprintf(w, "%-16s %8s %14d %14d %7.3f %8d %8d %8d %8.1f%% %8d\n",
+		fmt.Fprintf(w, "%-22s %8s %14d %14d %7.3f %8d %8d %8d %8.1f%% %8d\n",
 			r.script, onOff(r.liveness), r.peak, r.min.Bytes, ratio(r), r.tensors,
 			r.stats.Hits, r.stats.Misses, 100*r.stats.HitRate(), r.stats.Adopted)
 	}
