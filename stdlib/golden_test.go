@@ -3,9 +3,11 @@ package stdlib
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,8 +63,18 @@ type goldenTensor struct {
 	Data  []json.RawMessage `json:"data"`
 }
 
+// liveGolden regenerates the goldens with torch into a temporary directory
+// and checks against those instead of the committed files:
+//
+//	go test ./stdlib -run TestGolden -golden.live
+var liveGolden = flag.Bool("golden.live", false, "regenerate the goldens with /usr/bin/python3 and torch, and compare against them")
+
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.json"))
+	dir := filepath.Join("testdata", "golden")
+	if *liveGolden {
+		dir = regenerateGoldens(t)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +96,58 @@ func TestGolden(t *testing.T) {
 			t.Run(gf.Family+"/"+c.Name, func(t *testing.T) { runGolden(t, c) })
 		}
 	}
+}
+
+// regenerateGoldens runs every generator on a copy of the generator
+// scripts (so the committed files stay untouched, including files a
+// generator writes next to its directory) and returns where the fresh
+// JSON files are.
+func regenerateGoldens(t *testing.T) string {
+	const python = "/usr/bin/python3"
+	if err := exec.Command(python, "-c", "import torch").Run(); err != nil {
+		t.Skipf("-golden.live needs torch in %s: %v", python, err)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "golden")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scripts, err := filepath.Glob(filepath.Join("testdata", "golden", "*.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range scripts {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entries, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries { // sibling output directories (index/)
+		if e.IsDir() && e.Name() != "golden" {
+			if err := os.MkdirAll(filepath.Join(root, e.Name()), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, src := range scripts {
+		name := filepath.Base(src)
+		if !strings.HasPrefix(name, "gen_") || name == "gen_common.py" {
+			continue
+		}
+		cmd := exec.Command(python, name)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+	}
+	return dir
 }
 
 func readGolden(path string) (*goldenFile, error) {
