@@ -7,8 +7,8 @@
 # TREF_BINARY is a tref built elsewhere with `CGO_ENABLED=0 go build
 # ./cmd/tref`. The script builds the torch plugin with this machine's g++
 # against the PyTorch install of $PYTHON (default python3), then runs the
-# offload examples on cuda:0 with a --mem budget of a quarter of each
-# model's weights and all-resident, writing traces (jsonl + chrome) and a
+# offload examples on cuda:0 all-resident and with a --mem budget
+# ($GPU_CHECK_MEM, default 256MiB: set it to a quarter of the weights), writing traces (jsonl + chrome) and a
 # timing table to OUT_DIR (default ./gpu-check-out). A run that fails is
 # recorded in the table with its error, and the others still run.
 set -euo pipefail
@@ -26,8 +26,6 @@ export TREF_TORCH_OUT="$out/plugin"
 TORCH_PYTHON="$python" "$here/scripts/build-torch.sh"
 export TREF_TORCH_LIB="$out/plugin/libtref_torch.so"
 
-# The budget per workload: a quarter of its weights (the examples print
-# their weight bytes with --print-weights; fall back to 256MiB).
 table="$out/timings.tsv"
 printf 'workload\tmode\tmem\twall_s\n' >"$table"
 for script in "$here"/examples/offload/*.tr; do
