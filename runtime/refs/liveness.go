@@ -7,10 +7,11 @@ import (
 
 // Observer sees a runtime's tensors in program order: every ref as it is
 // made (with its producing op, nil for host data and lazy refs), and every
-// read of a ref's data by the program (item, print, a condition, save).
-// Reads that an executor makes of an op's inputs while running it are not
-// reported: the op's inputs are in op.Inputs when its result is made. An
-// observer must not call back into the runtime.
+// Runtime.Read outside an op's execution, which is how the program reads
+// data (item, print, a condition, save). Reads that an executor makes while
+// running an op (its inputs, a prefetch) are not reported: the op's inputs
+// are in op.Inputs when its result is made. An observer must not call back
+// into the runtime.
 type Observer interface {
 	Created(r *Ref, op *Op)
 	Read(r *Ref)
