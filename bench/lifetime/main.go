@@ -5,7 +5,7 @@
 // set of tensors live at once, each live from its creation to its last use
 // as an op input or a read. Each script runs with liveness (variables die
 // at their last use) and without it (--no-liveness), and the table shows
-// the host allocator's hit rate.
+// the host allocator's hit rate and its size-class slack at the peak.
 //
 //	go run ./bench/lifetime examples/mlp.tr examples/transformer.tr
 package main
@@ -139,22 +139,22 @@ func ratio(r result) float64 {
 }
 
 func printText(w io.Writer, rs []result) {
-	fmt.Fprintf(w, "%-22s %8s %14s %14s %7s %8s %8s %8s %9s %8s\n",
-		"script", "liveness", "peak_bytes", "min_bytes", "ratio", "tensors", "hits", "misses", "hit_rate", "adopted")
+	fmt.Fprintf(w, "%-22s %8s %14s %14s %7s %8s %8s %8s %9s %8s %10s\n",
+		"script", "liveness", "peak_bytes", "min_bytes", "ratio", "tensors", "hits", "misses", "hit_rate", "adopted", "peak_slack")
 	for _, r := range rs {
-		fmt.Fprintf(w, "%-22s %8s %14d %14d %7.3f %8d %8d %8d %8.1f%% %8d\n",
+		fmt.Fprintf(w, "%-22s %8s %14d %14d %7.3f %8d %8d %8d %8.1f%% %8d %10d\n",
 			r.script, onOff(r.liveness), r.peak, r.min.Bytes, ratio(r), r.tensors,
-			r.stats.Hits, r.stats.Misses, 100*r.stats.HitRate(), r.stats.Adopted)
+			r.stats.Hits, r.stats.Misses, 100*r.stats.HitRate(), r.stats.Adopted, r.stats.PeakSlackBytes)
 	}
 }
 
 func printMarkdown(w io.Writer, rs []result) {
-	fmt.Fprintln(w, "| script | liveness | peak_bytes | minimum | peak / minimum | tensors | allocator hits | misses | hit rate | adopted buffers |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| script | liveness | peak_bytes | minimum | peak / minimum | tensors | allocator hits | misses | hit rate | adopted buffers | slack at peak |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
-		fmt.Fprintf(w, "| %s | %s | %d (%s) | %d (%s) | %.3f | %d | %d | %d | %.1f%% | %d |\n",
+		fmt.Fprintf(w, "| %s | %s | %d (%s) | %d (%s) | %.3f | %d | %d | %d | %.1f%% | %d | %d |\n",
 			r.script, onOff(r.liveness), r.peak, refs.FormatBytes(r.peak), r.min.Bytes, refs.FormatBytes(r.min.Bytes),
-			ratio(r), r.tensors, r.stats.Hits, r.stats.Misses, 100*r.stats.HitRate(), r.stats.Adopted)
+			ratio(r), r.tensors, r.stats.Hits, r.stats.Misses, 100*r.stats.HitRate(), r.stats.Adopted, r.stats.PeakSlackBytes)
 	}
 }
 

@@ -39,6 +39,9 @@ type PoolStats struct {
 	CachedBytes int64
 	// SlackBytes is the rounding waste of live blocks (fragmentation).
 	SlackBytes int64
+	// PeakSlackBytes is SlackBytes when PeakBytes was reached: the
+	// memory the size classes cost at the peak.
+	PeakSlackBytes int64
 	// Hits and Misses count allocations served from the cache and from
 	// the system.
 	Hits   int64
@@ -102,8 +105,16 @@ func (p *HostPool) Alloc(m tensor.Meta) (*tensor.Dense, error) {
 	p.stats.LiveRefs++
 	p.stats.LiveBytes += int64(n)
 	p.stats.SlackBytes += int64(cap(d.Buf) - n)
-	p.stats.PeakBytes = max(p.stats.PeakBytes, p.stats.LiveBytes)
+	p.notePeak()
 	return d, nil
+}
+
+// notePeak records a new high-water mark of live bytes.
+func (p *HostPool) notePeak() {
+	if p.stats.LiveBytes > p.stats.PeakBytes {
+		p.stats.PeakBytes = p.stats.LiveBytes
+		p.stats.PeakSlackBytes = p.stats.SlackBytes
+	}
 }
 
 // Take returns a zeroed host tensor of meta m for a builtin to fill and
@@ -161,7 +172,7 @@ func (p *HostPool) Adopt(d *tensor.Dense) {
 	p.stats.LiveRefs++
 	p.stats.LiveBytes += int64(n)
 	p.stats.SlackBytes += int64(cap(d.Buf) - n)
-	p.stats.PeakBytes = max(p.stats.PeakBytes, p.stats.LiveBytes)
+	p.notePeak()
 }
 
 // Free returns d's buffer to the cache. d must not be used afterwards.

@@ -96,13 +96,16 @@ func TestHostPoolFragmentation(t *testing.T) {
 	if got, want := s.Fragmentation(), 279.0/2304; got != want {
 		t.Errorf("fragmentation %v, want %v", got, want)
 	}
+	if s.PeakSlackBytes != 279 || s.PeakBytes != 2025 {
+		t.Errorf("at the peak: %d bytes with %d of slack, want 2025 and 279", s.PeakBytes, s.PeakSlackBytes)
+	}
 	p.Free(a)
 	if s := p.Stats(); s.SlackBytes != 255 {
 		t.Errorf("after freeing the first block the slack is %d, want 255", s.SlackBytes)
 	}
 	p.Free(b)
-	if s := p.Stats(); s.SlackBytes != 0 || s.Fragmentation() != 0 {
-		t.Errorf("nothing live, yet slack %d", s.SlackBytes)
+	if s := p.Stats(); s.SlackBytes != 0 || s.Fragmentation() != 0 || s.PeakSlackBytes != 279 {
+		t.Errorf("nothing live: slack %d (want 0), slack at the peak %d (want 279)", s.SlackBytes, s.PeakSlackBytes)
 	}
 }
 
