@@ -28,17 +28,18 @@ func init() {
 	register("seed", "seed(n): restart the random stream of rand, randn, randint and dropout from seed n", builtinSeed)
 }
 
-// newHost allocates a zeroed host tensor after checking that its size is
-// sane and fits in host memory.
+// newHost takes a zeroed host tensor from the host pool (so creation in a
+// loop reuses freed blocks) after checking that its size is sane and fits
+// in host memory.
 func newHost(th *eval.Thread, fname string, shape tensor.Shape, dt tensor.DType) (*tensor.Dense, error) {
-	n, err := tensor.CheckedNumel(shape)
-	if err != nil {
+	if _, err := tensor.CheckedNumel(shape); err != nil {
 		return nil, fmt.Errorf("%s: %v", fname, err)
 	}
-	if err := th.RT.HostPool().Check(int64(n) * int64(dt.Size())); err != nil {
+	d, err := th.RT.HostPool().Take(tensor.Meta{Shape: shape.Clone(), DType: dt})
+	if err != nil {
 		return nil, fmt.Errorf("%s: a tensor of shape %v (%s): %v", fname, shape, dt, err)
 	}
-	return tensor.NewDense(tensor.Meta{Shape: shape.Clone(), DType: dt}), nil
+	return d, nil
 }
 
 // hostResult hands a host tensor to the runtime as an owned value.
