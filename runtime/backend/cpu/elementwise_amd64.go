@@ -2,7 +2,11 @@
 
 package cpu
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 // AVX2 paths of the hot float32 ops (elementwise_amd64.s); Go's compiler
 // does not vectorise, and eight lanes per instruction keep these ops at
@@ -95,4 +99,37 @@ func sumF32(x []float32) float64 {
 		}
 	}
 	return s + sumRow[float32, float64](x[m:])
+}
+
+//go:noescape
+func maxF32AVX2(x *float32, n int) (m float32, nan bool)
+
+//go:noescape
+func minF32AVX2(x *float32, n int) (m float32, nan bool)
+
+// maxF32 and minF32 are the largest and smallest element of a float32 row
+// (NaN if any element is NaN; the identity when empty).
+func maxF32(x []float32) float32 { return extremumF32(x, maxF32AVX2, maxRow[float32], true) }
+
+func minF32(x []float32) float32 { return extremumF32(x, minF32AVX2, minRow[float32], false) }
+
+func extremumF32(x []float32, simd func(*float32, int) (float32, bool), scalar func([]float32) float32, isMax bool) float32 {
+	m := 0
+	var r float32
+	if simdAVX2 {
+		if m = len(x) &^ 7; m > 0 {
+			var nan bool
+			if r, nan = simd(&x[0], m); nan {
+				return float32(math.NaN())
+			}
+		}
+	}
+	t := scalar(x[m:])
+	if m == 0 {
+		return t
+	}
+	if isMax {
+		return max(r, t)
+	}
+	return min(r, t)
 }

@@ -178,3 +178,73 @@ sdone:
 	VMOVSD X4, ret+16(FP)
 	VZEROUPPER
 	RET
+
+// EXTREMUM(name, op, init): the max (op VMAXPS, init -inf) or min (VMINPS,
+// +inf) of x[0:n] and whether any element is NaN (VMAXPS/VMINPS alone do
+// not propagate NaN, so NaN lanes are collected separately).
+// func name(x *float32, n int) (m float32, nan bool)
+#define EXTREMUM(name, op, init) \
+TEXT name(SB), NOSPLIT, $0-24; \
+	MOVQ x+0(FP), SI; \
+	MOVQ n+8(FP), CX; \
+	XORQ AX, AX; \
+	MOVL $init, DX; \
+	MOVL DX, X0; \
+	VBROADCASTSS X0, Y0; \
+	VMOVAPS Y0, Y1; \
+	VMOVAPS Y0, Y2; \
+	VMOVAPS Y0, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+loop32:; \
+	CMPQ CX, $32; \
+	JLT loop8; \
+	VMOVUPS (SI)(AX*4), Y8; \
+	VMOVUPS 32(SI)(AX*4), Y9; \
+	VMOVUPS 64(SI)(AX*4), Y10; \
+	VMOVUPS 96(SI)(AX*4), Y11; \
+	op Y8, Y0, Y0; \
+	op Y9, Y1, Y1; \
+	op Y10, Y2, Y2; \
+	op Y11, Y3, Y3; \
+	VCMPPS $3, Y8, Y8, Y12; \
+	VCMPPS $3, Y9, Y9, Y13; \
+	VCMPPS $3, Y10, Y10, Y14; \
+	VCMPPS $3, Y11, Y11, Y15; \
+	VORPS Y12, Y4, Y4; \
+	VORPS Y13, Y5, Y5; \
+	VORPS Y14, Y4, Y4; \
+	VORPS Y15, Y5, Y5; \
+	ADDQ $32, AX; \
+	SUBQ $32, CX; \
+	JMP loop32; \
+loop8:; \
+	CMPQ CX, $8; \
+	JLT done; \
+	VMOVUPS (SI)(AX*4), Y8; \
+	op Y8, Y0, Y0; \
+	VCMPPS $3, Y8, Y8, Y12; \
+	VORPS Y12, Y4, Y4; \
+	ADDQ $8, AX; \
+	SUBQ $8, CX; \
+	JMP loop8; \
+done:; \
+	op Y1, Y0, Y0; \
+	op Y3, Y2, Y2; \
+	op Y2, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	op X1, X0, X0; \
+	VPERMILPS $0x4E, X0, X1; \
+	op X1, X0, X0; \
+	VPERMILPS $0xB1, X0, X1; \
+	op X1, X0, X0; \
+	VMOVSS X0, m+16(FP); \
+	VORPS Y5, Y4, Y4; \
+	VMOVMSKPS Y4, DX; \
+	TESTL DX, DX; \
+	SETNE nan+20(FP); \
+	VZEROUPPER; \
+	RET
+
+EXTREMUM(·maxF32AVX2, VMAXPS, 0xff800000)
+EXTREMUM(·minF32AVX2, VMINPS, 0x7f800000)

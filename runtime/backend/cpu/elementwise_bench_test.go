@@ -11,7 +11,9 @@ import (
 // Bandwidth benchmarks on 16M-element float32 tensors (64 MB each), next to
 // a plain copy() of 64 MB for the machine's memory-copy bandwidth. Bytes
 // per op count every byte read and written (a copy moves 128 MB), so the
-// MB/s columns compare directly. Run:
+// MB/s columns compare directly. Each also reports cpu-GB/s: bytes per
+// second of CPU time (all threads), which a shared machine disturbs far
+// less than wall time. bench/ops/run.sh runs them. By hand:
 //
 //	go test ./runtime/backend/cpu -run '^$' -bench 'Copy64MB|Elementwise16M|Reduce16M' -benchtime 10x
 
@@ -22,8 +24,12 @@ func benchDense(dt tensor.DType, shape ...int) *tensor.Dense {
 	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape(shape), DType: dt})
 	switch dt {
 	case tensor.Float32:
-		for i, x := range d.F32() {
-			d.F32()[i] = x + float32(rng.NormFloat64())
+		for i := range d.F32() {
+			d.F32()[i] = float32(rng.NormFloat64())
+		}
+	case tensor.Int64:
+		for i := range d.I64() {
+			d.I64()[i] = int64(rng.IntN(100))
 		}
 	default:
 		for i := range d.Numel() {
@@ -33,12 +39,24 @@ func benchDense(dt tensor.DType, shape ...int) *tensor.Dense {
 	return d
 }
 
+// measure runs fn in b.Loop and reports bytes per CPU-second next to the
+// wall-clock MB/s that SetBytes gives.
+func measure(b *testing.B, bytes int64, fn func()) {
+	b.SetBytes(bytes)
+	c0 := processCPU()
+	n := 0
+	for b.Loop() {
+		fn()
+		n++
+	}
+	if cpu := processCPU() - c0; cpu > 0 {
+		b.ReportMetric(float64(bytes)*float64(n)/cpu.Seconds()/1e9, "cpu-GB/s")
+	}
+}
+
 func BenchmarkCopy64MB(b *testing.B) {
 	src, dst := benchDense(tensor.Float32, benchN), benchDense(tensor.Float32, benchN)
-	b.SetBytes(2 * 4 * benchN)
-	for b.Loop() {
-		copy(dst.F32(), src.F32())
-	}
+	measure(b, 2*4*benchN, func() { copy(dst.F32(), src.F32()) })
 }
 
 func BenchmarkElementwise16M(b *testing.B) {
@@ -47,9 +65,11 @@ func BenchmarkElementwise16M(b *testing.B) {
 	row := benchDense(tensor.Float32, 4096)
 	s := benchDense(tensor.Float32)
 	cond := benchDense(tensor.Bool, 4096, 4096)
-	out := tensor.NewDense(x.Meta)
-	outB := tensor.NewDense(tensor.Meta{Shape: x.Shape, DType: tensor.Bool})
-	outI := tensor.NewDense(tensor.Meta{Shape: x.Shape, DType: tensor.Int64})
+	// Outputs are written once first: the first touch of fresh pages would
+	// otherwise be timed as page faults.
+	out := benchDense(tensor.Float32, 4096, 4096)
+	outB := benchDense(tensor.Bool, 4096, 4096)
+	outI := benchDense(tensor.Int64, 4096, 4096)
 	cases := []struct {
 		name  string
 		op    string
@@ -75,12 +95,11 @@ func BenchmarkElementwise16M(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(c.bytes * benchN)
-			for b.Loop() {
+			measure(b, c.bytes*benchN, func() {
 				if err := Run(c.op, c.out, c.ins, c.attrs); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
@@ -100,7 +119,7 @@ func BenchmarkReduce16M(b *testing.B) {
 		{"max_dim1", "max", []int{1}},
 		{"argmax_all", "argmax", nil},
 		{"var_all", "var", nil},
-		{"any_all", "any", nil},
+		{"all_all", "all", nil},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -110,12 +129,11 @@ func BenchmarkReduce16M(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(m)
-			b.SetBytes(4 * benchN)
-			for b.Loop() {
+			measure(b, 4*benchN, func() {
 				if err := Run(c.op, out, []*tensor.Dense{x}, attrs); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

@@ -7,3 +7,9 @@ func simdRowF32(string, func(o, a, b []float32) error) func(o, a, b []float32) e
 
 // sumF32 is the float64 sum of a float32 row.
 func sumF32(x []float32) float64 { return sumRow[float32, float64](x) }
+
+// maxF32 is the largest element of a float32 row (NaN if any is NaN).
+func maxF32(x []float32) float32 { return maxRow(x) }
+
+// minF32 is the smallest element of a float32 row (NaN if any is NaN).
+func minF32(x []float32) float32 { return minRow(x) }

@@ -438,3 +438,27 @@ func TestSumF32MatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+func TestExtremumF32MatchesScalar(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for n := range 80 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64() * 100)
+		}
+		for _, nanAt := range []int{-1, 0, n / 2, n - 1} {
+			y := slices.Clone(x)
+			if nanAt >= 0 && nanAt < n {
+				y[nanAt] = float32(math.NaN())
+			}
+			for _, c := range []struct {
+				name      string
+				got, want float32
+			}{{"max", maxF32(y), maxRow(y)}, {"min", minF32(y), minRow(y)}} {
+				if c.got != c.want && !(c.got != c.got && c.want != c.want) {
+					t.Fatalf("%s n=%d NaN at %d: %v, want %v", c.name, n, nanAt, c.got, c.want)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/tref-lang/tref/runtime/ops"
@@ -481,11 +482,15 @@ func variance[T number](x []T, p plan, correction int, std bool) []float64 {
 // torch does (once NaN, the result stays NaN) and compile without
 // branches.
 func maxFamily[T number]() family[T, T] {
+	row := maxRow[T]
+	if f, ok := any(maxF32).(func([]T) T); ok {
+		row = f
+	}
 	return family[T, T]{
 		init: minValue[T](),
 		partial: func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) { acc[o] = max(acc[o], maxRow(xs)) },
+				func(o int, xs []T) { acc[o] = max(acc[o], row(xs)) },
 				func(_, _ int, xs []T, accs []T) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
@@ -534,11 +539,15 @@ func minRow[T number](xs []T) T {
 }
 
 func minFamily[T number]() family[T, T] {
+	row := minRow[T]
+	if f, ok := any(minF32).(func([]T) T); ok {
+		row = f
+	}
 	return family[T, T]{
 		init: maxValue[T](),
 		partial: func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) { acc[o] = min(acc[o], minRow(xs)) },
+				func(o int, xs []T) { acc[o] = min(acc[o], row(xs)) },
 				func(_, _ int, xs []T, accs []T) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
@@ -644,39 +653,48 @@ func argFamily[T number](isMax bool) family[T, argAcc[T]] {
 }
 
 // logicalFamily is any (or all): whether some (every) element is nonzero.
+// NaN counts as nonzero. A row stops at the first deciding element.
 func logicalFamily[T number](isAll bool) family[T, uint8] {
-	want := b2u(!isAll) // the value that decides the result
 	f := family[T, uint8]{
 		partial: func(acc []uint8, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
 				func(o int, xs []T) {
-					if acc[o] == want {
-						return
-					}
-					for _, v := range xs {
-						if b2u(v != 0) == want {
-							acc[o] = want
-							return
+					switch {
+					case isAll && acc[o] == 1:
+						if slices.Contains(xs, 0) {
+							acc[o] = 0
+						}
+					case !isAll && acc[o] == 0:
+						if slices.IndexFunc(xs, func(v T) bool { return v != 0 }) >= 0 {
+							acc[o] = 1
 						}
 					}
 				},
 				func(_, _ int, xs []T, accs []uint8) {
 					accs = accs[:len(xs)]
-					for j, v := range xs {
-						if b2u(v != 0) == want {
-							accs[j] = want
+					if isAll {
+						for j, v := range xs {
+							accs[j] &= b2u(v != 0)
 						}
+						return
+					}
+					for j, v := range xs {
+						accs[j] |= b2u(v != 0)
 					}
 				})
 		},
 		merge: func(dst, src []uint8) {
 			for i, v := range src {
-				if v == want {
-					dst[i] = want
+				if isAll {
+					dst[i] &= v
+				} else {
+					dst[i] |= v
 				}
 			}
 		},
 	}
-	f.init = 1 - want
+	if isAll {
+		f.init = 1
+	}
 	return f
 }
