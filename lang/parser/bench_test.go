@@ -6,23 +6,39 @@ import (
 	"testing"
 )
 
-func BenchmarkParse(b *testing.B) {
-	for _, N := range []int{10, 40, 160} {
-		b.Run(fmt.Sprint(N), func(b *testing.B) { benchParse(b, N) })
-	}
-}
-
-func benchParse(b *testing.B, N int) {
-	prog := strings.Repeat(`fn layer(x, w, b=none) {
+// benchUnit is six lines of typical tref, repeated to make long inputs.
+const benchUnit = `fn layer(x, w, b=none) {
 	let h = x @ w.T + b
 	if h.ndim > 2 and not flag { h = h.reshape([-1, 4]) } else { h = -h ** 2 }
 	for i in range(10) { h += f(h[i, 1:3, ::-1], dim=1) }
 	return {out: h, "n": [1, 2.5, 1e-3]}
 }
-`, N)
+`
+
+// BenchmarkParse parses N copies of benchUnit (6N lines) with the fast
+// parser and with participle alone.
+func BenchmarkParse(b *testing.B) {
+	for _, N := range []int{10, 40, 333} {
+		for _, fast := range []bool{true, false} {
+			name := fmt.Sprintf("lines=%d/participle", 6*N)
+			if fast {
+				name = fmt.Sprintf("lines=%d/fast", 6*N)
+			}
+			b.Run(name, func(b *testing.B) {
+				useFastParser = fast
+				defer func() { useFastParser = true }()
+				benchParse(b, N)
+			})
+		}
+	}
+}
+
+func benchParse(b *testing.B, N int) {
+	prog := []byte(strings.Repeat(benchUnit, N))
 	b.SetBytes(int64(len(prog)))
+	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		if _, err := ParseFile("b.tr", []byte(prog)); err != nil {
+		if _, err := ParseFile("b.tr", prog); err != nil {
 			b.Fatal(err)
 		}
 	}

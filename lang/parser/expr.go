@@ -56,6 +56,9 @@ const maxOperatorDepth = 1000
 type exprParser struct {
 	lex   *lexer.PeekingLexer
 	depth int
+	// fast, when set, parses operands instead of the operand production
+	// (see fastparse.go).
+	fast *fastParser
 }
 
 // parseExpr is the participle parser for ast.Expr. It answers NextMatch
@@ -161,6 +164,13 @@ func (p *exprParser) operand() (ast.Expr, error) {
 			return nil, errorAt(t.Pos, "%s, found \"=\" (the compound assignments are += -= *= /=)", msg)
 		}
 		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
+	}
+	if p.fast != nil {
+		o := p.fast.operand()
+		if p.fast.failed {
+			return nil, errNotFast
+		}
+		return convertOperand(o, p.fast.toks)
 	}
 	o, err := operandParser.ParseFromLexer(p.lex, participle.AllowTrailing(true))
 	if err != nil {

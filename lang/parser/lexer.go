@@ -54,85 +54,201 @@ var (
 // every lexical error: unterminated strings, unknown escapes, malformed
 // numbers, integers that overflow int64, and stray characters.
 //
-// No token spans a line, so scan lexes line by line: the regexp engine
-// behind lexDef clears memory proportional to the text left to match at
-// every token, which on a whole file is quadratic.
+// scan is a hand-written scanner over the whole file that produces
+// exactly the tokens, types and positions lexDef would (lexer_test.go
+// checks this against lexDef on every test input and FuzzScan on
+// arbitrary ones): the regexp engine behind lexDef costs microseconds per
+// token, a large share of a parse.
 func scan(path string, src []byte) ([]lexer.Token, ErrorList) {
 	// A byte order mark is invisible in editors; skipping it keeps the
 	// columns of the first line what the user sees.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	var (
-		toks []lexer.Token
-		errs ErrorList
-		end  = lexer.Position{Filename: path, Line: 1, Column: 1}
-	)
-	for offset, line := 0, 1; offset <= len(src); line++ {
-		text := src[offset:]
-		next := len(src) + 1
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			text, next = text[:i], offset+i+1
-		}
-		toks, errs = scanLine(toks, errs, path, line, offset, string(text))
-		end = lexer.Position{Filename: path, Offset: offset + len(text), Line: line, Column: 1 + utf8.RuneCount(text)}
-		offset = next
+	s := scanner{path: path, src: string(src), line: 1, col: 1}
+	// Most tokens are a few bytes long; this spares regrowing the slice.
+	s.toks = make([]lexer.Token, 0, len(src)/4+1)
+	for s.i < len(s.src) {
+		s.next()
 	}
-	return append(toks, lexer.EOFToken(end)), errs
+	end := lexer.Position{Filename: path, Offset: len(s.src), Line: s.line, Column: s.col}
+	return append(s.toks, lexer.EOFToken(end)), s.errs
 }
 
-// scanLine appends the tokens of one line to toks.
-func scanLine(toks []lexer.Token, errs ErrorList, path string, line, offset int, text string) ([]lexer.Token, ErrorList) {
-	lex, err := lexDef.LexString(path, text)
-	if err != nil {
-		errs.add(ast.Pos{File: path, Line: line, Col: 1}, err.Error())
-		return toks, errs
-	}
-	for {
-		t, err := lex.Next()
-		if err != nil {
-			// Unreachable with the catch-all Bad rule; kept so a lexer
-			// change cannot turn into a panic.
-			p := lexerPos(err, path)
-			errs.add(ast.Pos{File: path, Line: line, Col: p.Column}, err.Error())
-			return toks, errs
+// scanner is the state of scan: the position of the next byte.
+type scanner struct {
+	path string
+	src  string
+	i    int
+	line int
+	col  int // in runes, from 1
+	toks []lexer.Token
+	errs ErrorList
+}
+
+// next consumes one token, or a run of white space or a comment.
+func (s *scanner) next() {
+	src, start := s.src, s.i
+	c := src[start]
+	switch {
+	case c == '\n':
+		s.i++
+		s.line++
+		s.col = 1
+		return
+	case c == ' ' || c == '\t' || c == '\r':
+		s.i++
+		s.col++
+		return
+	case c == '#':
+		j := start
+		for j < len(src) && src[j] != '\n' {
+			j++
 		}
-		if t.EOF() {
-			return toks, errs
+		s.col += utf8.RuneCountInString(src[start:j])
+		s.i = j
+		return
+	case c == '"':
+		s.emit(s.stringToken())
+	case isDigit(c) || (c == '.' && start+1 < len(src) && isDigit(src[start+1])):
+		s.emit(tokNumber, s.numberEnd())
+	case isLetter(c):
+		j := start + 1
+		for j < len(src) && isWordChar(src[j]) {
+			j++
 		}
-		t.Pos.Line = line
-		t.Pos.Offset += offset
-		switch t.Type {
-		case tokString:
-			if _, err := unquote(t); err != nil {
-				errs = append(errs, err)
-			}
-		case tokBadString:
-			errs.add(posOf(t.Pos), "string literal not terminated")
-		case tokNumber:
-			if _, err := parseNumber(t); err != nil {
-				errs = append(errs, err)
-			}
-		case tokBad:
-			errs.add(posOf(t.Pos), badChar(t.Value))
+		typ := tokIdent
+		if isKeyword(src[start:j]) {
+			typ = tokKeyword
 		}
-		if n := len(toks); n > 0 && t.Type == tokNumber && t.Value[0] == '.' && endsOperand(toks[n-1]) &&
-			toks[n-1].Pos.Offset+len(toks[n-1].Value) == t.Pos.Offset {
-			// "a.1" is a field selection with a bad name, not a then .1.
-			dot := lexer.Token{Type: tokOp, Value: ".", Pos: t.Pos}
-			t.Value = t.Value[1:]
-			t.Pos.Offset++
-			t.Pos.Column++
-			toks = append(toks, dot)
+		s.emit(typ, j)
+	default:
+		if n := opLen(src[start:]); n > 0 {
+			s.emit(tokOp, start+n)
+			return
 		}
-		toks = append(toks, t)
+		_, size := utf8.DecodeRuneInString(src[start:])
+		s.emit(tokBad, start+size)
 	}
 }
 
-// lexerPos is the position of a lexer error, or the file's start.
-func lexerPos(err error, path string) lexer.Position {
-	if e, ok := err.(interface{ Position() lexer.Position }); ok {
-		return e.Position()
+// stringToken returns the type and end of the string literal at s.i: a
+// String, or a BadString up to the end of the line (taking a final
+// backslash) when the closing quote is missing.
+func (s *scanner) stringToken() (lexer.TokenType, int) {
+	src := s.src
+	j := s.i + 1
+	for j < len(src) {
+		switch src[j] {
+		case '"':
+			return tokString, j + 1
+		case '\n':
+			return tokBadString, j
+		case '\\':
+			if j+1 == len(src) || src[j+1] == '\n' {
+				return tokBadString, j + 1
+			}
+			_, size := utf8.DecodeRuneInString(src[j+1:])
+			j += 1 + size
+		default:
+			j++
+		}
 	}
-	return lexer.Position{Filename: path, Line: 1, Column: 1}
+	return tokBadString, j
+}
+
+// numberEnd returns the end of the number literal at s.i, taking any
+// letters and digits that follow it (parseNumber reports them).
+func (s *scanner) numberEnd() int {
+	src := s.src
+	j := s.i
+	digits := func() {
+		for j < len(src) && (isDigit(src[j]) || src[j] == '_') {
+			j++
+		}
+	}
+	if src[j] == '.' {
+		j++ // .5: the caller saw a digit after the point
+		digits()
+	} else {
+		digits()
+		if j < len(src) && src[j] == '.' {
+			j++
+			digits()
+		}
+	}
+	if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+		j++
+		if j < len(src) && (src[j] == '+' || src[j] == '-') {
+			j++
+		}
+		digits()
+	}
+	for j < len(src) && isWordChar(src[j]) {
+		j++
+	}
+	return j
+}
+
+// emit appends the token from s.i to end, checks its text, and advances.
+func (s *scanner) emit(typ lexer.TokenType, end int) {
+	t := lexer.Token{
+		Type:  typ,
+		Value: s.src[s.i:end],
+		Pos:   lexer.Position{Filename: s.path, Offset: s.i, Line: s.line, Column: s.col},
+	}
+	s.col += utf8.RuneCountInString(t.Value)
+	s.i = end
+	switch t.Type {
+	case tokString:
+		if _, err := unquote(t); err != nil {
+			s.errs = append(s.errs, err)
+		}
+	case tokBadString:
+		s.errs.add(posOf(t.Pos), "string literal not terminated")
+	case tokNumber:
+		if _, err := parseNumber(t); err != nil {
+			s.errs = append(s.errs, err)
+		}
+	case tokBad:
+		s.errs.add(posOf(t.Pos), badChar(t.Value))
+	}
+	if n := len(s.toks); n > 0 && t.Type == tokNumber && t.Value[0] == '.' && endsOperand(s.toks[n-1]) &&
+		s.toks[n-1].Pos.Offset+len(s.toks[n-1].Value) == t.Pos.Offset {
+		// "a.1" is a field selection with a bad name, not a then .1.
+		dot := lexer.Token{Type: tokOp, Value: ".", Pos: t.Pos}
+		t.Value = t.Value[1:]
+		t.Pos.Offset++
+		t.Pos.Column++
+		s.toks = append(s.toks, dot)
+	}
+	s.toks = append(s.toks, t)
+}
+
+// opLen is the length of the operator at the start of s, or 0.
+func opLen(s string) int {
+	if len(s) >= 2 {
+		switch s[:2] {
+		case "==", "!=", "<=", ">=", "//", "**", "+=", "-=", "*=", "/=", "=>":
+			return 2
+		}
+	}
+	if strings.IndexByte("-+*/%@<>=()[]{},:;.", s[0]) >= 0 {
+		return 1
+	}
+	return 0
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' }
+
+func isWordChar(c byte) bool { return isLetter(c) || isDigit(c) }
+
+// isKeyword reports whether word is reserved.
+func isKeyword(word string) bool {
+	for _, k := range keywords {
+		if k == word {
+			return true
+		}
+	}
+	return false
 }
 
 func badChar(s string) string {

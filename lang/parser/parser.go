@@ -90,6 +90,17 @@ func parse(path string, src []byte, repl bool) (f *ast.File, err error) {
 	if err != nil {
 		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
 	}
+	if useFastParser {
+		start := peek.MakeCheckpoint()
+		if g, ok := fastParse(peek, toks); ok {
+			c := &converter{repl: repl, toks: toks}
+			if f := (&ast.File{Path: path, Stmts: c.stmts(g.Stmts)}); len(c.errs) == 0 {
+				return f, nil
+			}
+		}
+		// Not a correct program: the participle parser says why.
+		peek.LoadCheckpoint(start)
+	}
 	g, err := fileParser.ParseFromLexer(peek)
 	if err != nil {
 		return nil, ErrorList{syntaxError(err, toks)}
