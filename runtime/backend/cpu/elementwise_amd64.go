@@ -47,6 +47,27 @@ func divSVF32(o, a *float32, s float32, n int)
 //go:noescape
 func sumF32AVX2(x *float32, n int) float64
 
+//go:noescape
+func maxVVF32(o, a, b *float32, n int)
+
+//go:noescape
+func minVVF32(o, a, b *float32, n int)
+
+//go:noescape
+func maxVSF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func minVSF32(o, a *float32, s float32, n int)
+
+//go:noescape
+func clampF32AVX2(o, a *float32, lo, hi float32, n int)
+
+//go:noescape
+func bitsF32AVX2(o, a *float32, and, xor uint32, n int)
+
+//go:noescape
+func colAddF32AVX2(acc *float64, x *float32, n int)
+
 // simdRowF32 returns the vectorised row function of op name, or nil when
 // there is none (or no AVX2). generic finishes the tails.
 func simdRowF32(name string, generic func(o, a, b []float32) error) func(o, a, b []float32) error {
@@ -67,6 +88,10 @@ func simdRowF32(name string, generic func(o, a, b []float32) error) func(o, a, b
 		k = kernels{mulVVF32, mulVSF32, mulVSF32}
 	case "div":
 		k = kernels{divVVF32, divVSF32, divSVF32}
+	case "maximum":
+		k = kernels{maxVVF32, maxVSF32, maxVSF32}
+	case "minimum":
+		k = kernels{minVVF32, minVSF32, minVSF32}
 	default:
 		return nil
 	}
@@ -132,4 +157,59 @@ func extremumF32(x []float32, simd func(*float32, int) (float32, bool), scalar f
 		return max(r, t)
 	}
 	return min(r, t)
+}
+
+// simdUnaryF32 returns the vectorised row of a float32 unary op (neg, abs,
+// relu), or nil. generic finishes the tails.
+func simdUnaryF32(name string, generic func(o, a []float32)) func(o, a []float32) {
+	if !simdAVX2 {
+		return nil
+	}
+	var f func(o, a *float32, n int)
+	switch name {
+	case "neg":
+		f = func(o, a *float32, n int) { bitsF32AVX2(o, a, 0xffffffff, 0x80000000, n) }
+	case "abs":
+		f = func(o, a *float32, n int) { bitsF32AVX2(o, a, 0x7fffffff, 0, n) }
+	case "relu":
+		f = func(o, a *float32, n int) { clampF32AVX2(o, a, 0, float32(math.Inf(1)), n) }
+	default:
+		return nil
+	}
+	return func(o, a []float32) {
+		m := len(o) &^ 7
+		if m > 0 {
+			f(&o[0], &a[0], m)
+		}
+		generic(o[m:], a[m:])
+	}
+}
+
+// simdClampF32 returns the vectorised clamp row for bounds lo and hi
+// (infinite when absent), or nil. generic finishes the tails.
+func simdClampF32(lo, hi float32, generic func(o, a []float32)) func(o, a []float32) {
+	if !simdAVX2 {
+		return nil
+	}
+	return func(o, a []float32) {
+		m := len(o) &^ 7
+		if m > 0 {
+			clampF32AVX2(&o[0], &a[0], lo, hi, m)
+		}
+		generic(o[m:], a[m:])
+	}
+}
+
+// colAddF32 adds a float32 row into float64 column accumulators.
+func colAddF32(acc []float64, x []float32) {
+	acc = acc[:len(x)]
+	m := 0
+	if simdAVX2 {
+		if m = len(x) &^ 7; m > 0 {
+			colAddF32AVX2(&acc[0], &x[0], m)
+		}
+	}
+	for j := m; j < len(x); j++ {
+		acc[j] += float64(x[j])
+	}
 }

@@ -13,3 +13,17 @@ func maxF32(x []float32) float32 { return maxRow(x) }
 
 // minF32 is the smallest element of a float32 row (NaN if any is NaN).
 func minF32(x []float32) float32 { return minRow(x) }
+
+// simdUnaryF32 has no vectorised rows on this platform.
+func simdUnaryF32(string, func(o, a []float32)) func(o, a []float32) { return nil }
+
+// simdClampF32 has no vectorised rows on this platform.
+func simdClampF32(_, _ float32, _ func(o, a []float32)) func(o, a []float32) { return nil }
+
+// colAddF32 adds a float32 row into float64 column accumulators.
+func colAddF32(acc []float64, x []float32) {
+	acc = acc[:len(x)]
+	for j, v := range x {
+		acc[j] += float64(v)
+	}
+}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -385,7 +386,8 @@ func TestKernelsRejectWrongArity(t *testing.T) {
 // layout, and with the output aliasing an operand.
 func TestSIMDRowsMatchGeneric(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	for _, name := range []string{"add", "sub", "mul", "div"} {
+	special := []float32{float32(math.NaN()), 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1))}
+	for _, name := range []string{"add", "sub", "mul", "div", "maximum", "minimum"} {
 		generic := arithRow[float32](name)
 		simd := simdRowF32(name, generic)
 		if simd == nil {
@@ -395,6 +397,14 @@ func TestSIMDRowsMatchGeneric(t *testing.T) {
 			a, b := make([]float32, n), make([]float32, n)
 			for i := range a {
 				a[i], b[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64())+3
+				if name == "maximum" || name == "minimum" {
+					if rng.IntN(4) == 0 {
+						a[i] = special[rng.IntN(len(special))]
+					}
+					if rng.IntN(4) == 0 {
+						b[i] = special[rng.IntN(len(special))]
+					}
+				}
 			}
 			s := []float32{float32(rng.NormFloat64()) + 3}
 			for _, l := range []struct {
@@ -408,7 +418,7 @@ func TestSIMDRowsMatchGeneric(t *testing.T) {
 				if err := simd(got, l.x, l.y); err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(got, want) {
+				if !sameF32s(got, want) {
 					t.Fatalf("%s %s n=%d: %v, want %v", name, l.name, n, got, want)
 				}
 				if len(l.x) == n { // in place over the first operand
@@ -416,7 +426,7 @@ func TestSIMDRowsMatchGeneric(t *testing.T) {
 					if err := simd(alias, alias, l.y); err != nil {
 						t.Fatal(err)
 					}
-					if !slices.Equal(alias, want) {
+					if !sameF32s(alias, want) {
 						t.Fatalf("%s %s n=%d in place: %v, want %v", name, l.name, n, alias, want)
 					}
 				}
@@ -459,6 +469,92 @@ func TestExtremumF32MatchesScalar(t *testing.T) {
 					t.Fatalf("%s n=%d NaN at %d: %v, want %v", c.name, n, nanAt, c.got, c.want)
 				}
 			}
+		}
+	}
+}
+
+// sameF32s compares element by element, NaN equal to NaN (and -0 to 0).
+func sameF32s(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(a[i] != a[i] && b[i] != b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSIMDUnaryMatchesGeneric(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	special := []float32{float32(math.NaN()), 0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1))}
+	type row = func(o, a []float32)
+	cases := map[string]func() (row, row){}
+	for _, name := range []string{"neg", "abs", "relu"} {
+		cases[name] = func() (row, row) {
+			g := keepUnaryRow[float32](name)
+			return g, simdUnaryF32(name, g)
+		}
+	}
+	for _, c := range []ops.ClampAttrs{
+		{Min: -0.5, Max: 1, HasMin: true, HasMax: true},
+		{Min: 0.25, HasMin: true},
+		{Max: -0.25, HasMax: true},
+		{Min: 1, Max: -1, HasMin: true, HasMax: true},
+	} {
+		cases[fmt.Sprintf("clamp%+v", c)] = func() (row, row) {
+			g := clampRow[float32](c)
+			lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+			if c.HasMin {
+				lo = float32(c.Min)
+			}
+			if c.HasMax {
+				hi = float32(c.Max)
+			}
+			return g, simdClampF32(lo, hi, g)
+		}
+	}
+	for name, mk := range cases {
+		generic, simd := mk()
+		if simd == nil {
+			t.Skip("no vectorised rows on this machine")
+		}
+		for n := range 71 {
+			a := make([]float32, n)
+			for i := range a {
+				a[i] = float32(rng.NormFloat64())
+				if rng.IntN(4) == 0 {
+					a[i] = special[rng.IntN(len(special))]
+				}
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			generic(want, a)
+			simd(got, a)
+			if !sameF32s(got, want) {
+				t.Fatalf("%s n=%d: %v, want %v (input %v)", name, n, got, want, a)
+			}
+			simd(a, a) // in place
+			if !sameF32s(a, want) {
+				t.Fatalf("%s n=%d in place: %v, want %v", name, n, a, want)
+			}
+		}
+	}
+}
+
+func TestColAddF32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for n := range 40 {
+		x := make([]float32, n)
+		acc, want := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i] = float32(rng.NormFloat64())
+			acc[i] = rng.NormFloat64()
+			want[i] = acc[i] + float64(x[i])
+		}
+		colAddF32(acc, x)
+		if !slices.Equal(acc, want) {
+			t.Fatalf("n=%d: %v, want %v", n, acc, want)
 		}
 	}
 }

@@ -106,6 +106,9 @@ func floatUnaryRow[F float](name string) func(o, a []F) {
 func keepUnaryKernel(name string) Kernel {
 	f32, f64 := keepUnaryRow[float32](name), keepUnaryRow[float64](name)
 	i64, u8 := keepUnaryRow[int64](name), keepUnaryRow[uint8](name)
+	if simd := simdUnaryF32(name, f32); simd != nil {
+		f32 = simd
+	}
 	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 1); err != nil {
 			return err
@@ -211,7 +214,18 @@ func clampKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	x := castTo(ins[0], ct)
 	switch ct {
 	case tensor.Float32:
-		return runUnary(out.F32(), x.F32(), clampRow[float32](a))
+		row := clampRow[float32](a)
+		lo, hi := float32(math.Inf(-1)), float32(math.Inf(1))
+		if a.HasMin {
+			lo = float32(a.Min)
+		}
+		if a.HasMax {
+			hi = float32(a.Max)
+		}
+		if simd := simdClampF32(lo, hi, row); simd != nil {
+			row = simd
+		}
+		return runUnary(out.F32(), x.F32(), row)
 	case tensor.Float64:
 		return runUnary(out.F64(), x.F64(), clampRow[float64](a))
 	case tensor.Int64:

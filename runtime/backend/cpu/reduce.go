@@ -356,19 +356,24 @@ func eachBlock[T number, A any](acc []A, x []T, p plan, o0, o1, k0, k1 int,
 
 func sumFamily[T number, A float64 | int64]() family[T, A] {
 	row := sumRow[T, A]
+	col := func(accs []A, xs []T) {
+		accs = accs[:len(xs)]
+		for j, v := range xs {
+			accs[j] += A(v)
+		}
+	}
+	// float32 into float64: vectorised where the CPU allows.
 	if f, ok := any(sumF32).(func([]T) A); ok {
-		row = f // float32 into float64: vectorised where the CPU allows
+		row = f
+	}
+	if f, ok := any(colAddF32).(func([]A, []T)); ok {
+		col = f
 	}
 	return family[T, A]{
 		partial: func(acc []A, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
 				func(o int, xs []T) { acc[o] += row(xs) },
-				func(_, _ int, xs []T, accs []A) {
-					accs = accs[:len(xs)]
-					for j, v := range xs {
-						accs[j] += A(v)
-					}
-				})
+				func(_, _ int, xs []T, accs []A) { col(accs, xs) })
 		},
 		merge: func(dst, src []A) {
 			for i, v := range src {
