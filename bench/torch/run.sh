@@ -4,7 +4,7 @@
 #
 #   bench/torch/run.sh [THREADS] [ROUNDS]
 #
-# Needs the plugin (scripts/build-torch.sh) and python3-torch. Each model
+# TREF=path uses a prebuilt tref instead of building one. Needs the plugin (scripts/build-torch.sh) and python3-torch. Each model
 # times 10 forwards inside the script (start-up excluded); each round runs
 # tref and PyTorch back to back and the best round of each is reported.
 set -euo pipefail
@@ -14,12 +14,16 @@ threads=${1:-2}
 rounds=${2:-3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/tref" ./cmd/tref)
+if [ -n "${TREF:-}" ]; then
+  cp "$TREF" "$tmp/tref"   # a prebuilt binary
+else
+  (cd "$root" && go build -o "$tmp/tref" ./cmd/tref)
+fi
 export TREF_TORCH_THREADS=$threads
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
 printf '%-6s %12s %12s %12s %8s\n' model tref_torch_ms tref_cpu_ms pytorch_ms ratio
 for model in mlp block; do
-  bt=1e9 bc=1e9 bp=1e9
+  bt=1000000000 bc=1000000000 bp=1000000000
   for _ in $(seq "$rounds"); do
     t=$("$tmp/tref" run --device torch:cpu "$here/$model.tr" | awk '{print $2}')
     c=$("$tmp/tref" run --device cpu "$here/$model.tr" | awk '{print $2}')
