@@ -1,0 +1,173 @@
+package eval_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/lang/parser"
+	"github.com/tref-lang/tref/lang/resolve"
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/stdlib"
+)
+
+// Limits of one fuzzed run: a wall-clock budget after which the
+// interpreter is interrupted, the host memory tensors may take, and the
+// output kept.
+const (
+	fuzzBudget   = 50 * time.Millisecond
+	fuzzHostMem  = 1 << 20
+	fuzzMaxPrint = 1 << 16
+)
+
+// FuzzEval parses, resolves and runs arbitrary source under tight limits
+// and checks that the interpreter never panics (its internal-error
+// recovery counts as a failure: it means a bug), that every error carries
+// a position inside the source, and that no tensor is alive afterwards.
+// Seeds: every chunk of the conformance scripts and the examples.
+func FuzzEval(f *testing.F) {
+	for _, src := range fuzzSeeds(f) {
+		f.Add(src)
+	}
+	dir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "helper.tr"), []byte("let k = 3\nfn twice(x) { return x * 2 }\n"), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkEval(t, filepath.Join(dir, "f.tr"), src)
+	})
+}
+
+// checkEval runs src as the file path and fails t on a panic, an internal
+// error, an unpositioned error or a leaked ref.
+func checkEval(t *testing.T, path string, src []byte) {
+	t.Helper()
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
+	rt.HostPool().Limit = fuzzHostMem
+	out := &cappedWriter{max: fuzzMaxPrint}
+	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: fuzzUniverse(), Stdout: out})
+	timer := time.AfterFunc(fuzzBudget, in.Interrupt)
+	err := in.RunSource(path, src)
+	timer.Stop()
+	in.Close()
+	if err != nil {
+		checkPositioned(t, path, src, err)
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		var where []string
+		for _, r := range rt.Leaks() {
+			where = append(where, r.String()+" from "+r.Site().Pos)
+		}
+		t.Fatalf("%d refs alive after the run (error: %v):\n%s", n, err, strings.Join(where, "\n"))
+	}
+}
+
+// checkPositioned fails t unless err is a static or runtime error whose
+// every position lies in a file of the run, and none is internal.
+func checkPositioned(t *testing.T, path string, src []byte, err error) {
+	t.Helper()
+	if strings.Contains(err.Error(), "internal error") || strings.Contains(err.Error(), "internal parser error") {
+		t.Fatalf("internal error:\n%v", err)
+	}
+	var (
+		pl  parser.ErrorList
+		rl  resolve.ErrorList
+		ee  *eval.Error
+		pos []ast.Pos
+	)
+	switch {
+	case errors.As(err, &pl):
+		for _, e := range pl {
+			pos = append(pos, e.Pos)
+		}
+	case errors.As(err, &rl):
+		for _, e := range rl {
+			pos = append(pos, e.Pos)
+		}
+	case errors.As(err, &ee):
+		pos = append(pos, ee.Pos)
+		for _, fr := range ee.Stack {
+			pos = append(pos, fr.Pos)
+		}
+	default:
+		t.Fatalf("error of type %T is not positioned: %v", err, err)
+	}
+	lines := bytes.Count(src, []byte("\n")) + 1
+	for _, p := range pos {
+		if p.Line < 1 || p.Col < 1 {
+			t.Fatalf("error at invalid position %+v: %v", p, err)
+		}
+		if p.File == path && p.Line > lines {
+			t.Fatalf("error at line %d of a %d-line file: %v", p.Line, lines, err)
+		}
+		if p.File != path && filepath.Base(p.File) != "helper.tr" {
+			t.Fatalf("error positioned in unknown file %q: %v", p.File, err)
+		}
+	}
+}
+
+// fuzzUniverse is stdlib's builtins without file access: load and save
+// fail, so that fuzzed programs cannot read or write files.
+func fuzzUniverse() map[string]*eval.Builtin {
+	u := map[string]*eval.Builtin{}
+	for k, v := range stdlib.Universe() {
+		u[k] = v
+	}
+	for _, name := range []string{"load", "save"} {
+		u[name] = &eval.Builtin{Name: name, Fn: func(*eval.Thread, *eval.Builtin, []eval.Value, []eval.Kwarg) (eval.Value, error) {
+			return nil, fmt.Errorf("%s is disabled while fuzzing", name)
+		}}
+	}
+	return u
+}
+
+// fuzzSeeds returns the chunks of spec/*.tr (split at "---" lines) and
+// the examples.
+func fuzzSeeds(t testing.TB) [][]byte {
+	var seeds [][]byte
+	files, _ := filepath.Glob(filepath.Join("..", "..", "spec", "*.tr"))
+	more, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*.tr"))
+	more2, _ := filepath.Glob(filepath.Join("..", "..", "examples", "*", "*.tr"))
+	files = append(append(files, more...), more2...)
+	if len(files) == 0 {
+		t.Fatal("no seed scripts found")
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cur []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.TrimSpace(l) == "---" {
+				seeds = append(seeds, []byte(strings.Join(cur, "\n")))
+				cur = nil
+				continue
+			}
+			cur = append(cur, l)
+		}
+		seeds = append(seeds, []byte(strings.Join(cur, "\n")))
+	}
+	return seeds
+}
+
+// cappedWriter keeps at most max bytes and drops the rest.
+type cappedWriter struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
