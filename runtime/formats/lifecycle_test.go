@@ -148,3 +148,23 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 }
+
+func TestCSVSizeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.csv.gz")
+	text := strings.Repeat("1,2,3,4\n", 10000) // 80 000 bytes of text
+	if err := os.WriteFile(path, gzipBytes([]byte(text)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path, &Options{MaxText: 50000})
+	if err == nil || !strings.Contains(err.Error(), "text exceeds the limit of 50000 bytes") {
+		t.Fatalf("decompressing past MaxText: got %v", err)
+	}
+	f, err := Open(path, &Options{MaxText: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.Entries[0].Meta.Shape.Equal(tensor.Shape{10000, 4}) {
+		t.Fatalf("loaded %v, want [10000, 4]", f.Entries[0].Meta)
+	}
+}
