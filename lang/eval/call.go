@@ -93,7 +93,7 @@ func (c *compiler) methodCall(m *ast.FieldExpr, site *callSite, evalArgs func(*f
 			Release(th.RT, x)
 		} else {
 			if builtin == nil {
-				err := fr.noField(x, name, site.pos)
+				err := fr.noMethod(x, name, site.pos)
 				Release(th.RT, x)
 				return nil, err
 			}

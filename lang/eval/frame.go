@@ -236,7 +236,7 @@ func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwa
 		var err error
 		switch {
 		case j < 0:
-			err = caller.errorf(site.pos, "%s: unexpected keyword argument %q%s", code.name, k.Name, code.paramHint(k.Name))
+			err = caller.errorf(site.pos, "%s: unexpected keyword argument %q%s", code.name, k.Name, code.paramHint(k.Name, fr.slots))
 		case fr.slots[code.params[j].slot] != nil:
 			err = caller.errorf(site.pos, "%s: got multiple values for argument %q", code.name, k.Name)
 		}
@@ -320,12 +320,19 @@ func (c *funcCode) paramIndex(name string) int {
 	return -1
 }
 
-func (c *funcCode) paramHint(name string) string {
+// paramHint suggests, for an unknown keyword argument, a parameter the
+// call has not bound yet (slots holds the frame's bound values), or lists
+// the parameters.
+func (c *funcCode) paramHint(name string, slots []Value) string {
 	names := make([]string, len(c.params))
+	var free []string
 	for i, p := range c.params {
 		names[i] = p.name
+		if slots[p.slot] == nil {
+			free = append(free, p.name)
+		}
 	}
-	if s := resolve.Suggest(name, names); s != "" {
+	if s := resolve.Suggest(name, free); s != "" {
 		return fmt.Sprintf("; did you mean %q?", s)
 	}
 	return fmt.Sprintf(" (parameters: %s)", strings.Join(names, ", "))

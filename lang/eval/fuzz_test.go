@@ -32,10 +32,14 @@ const (
 // and checks that the interpreter never panics (its internal-error
 // recovery counts as a failure: it means a bug), that every error carries
 // a position inside the source, and that no tensor is alive afterwards.
-// Seeds: every chunk of the conformance scripts and the examples.
+// Seeds: every chunk of the conformance scripts and the examples, and
+// programs of the random program generator (gen_test.go).
 func FuzzEval(f *testing.F) {
 	for _, src := range fuzzSeeds(f) {
 		f.Add(src)
+	}
+	for seed := range uint64(40) {
+		f.Add([]byte(newGen(seed).program()))
 	}
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "helper.tr"), []byte("let k = 3\nfn twice(x) { return x * 2 }\n"), 0o644); err != nil {

@@ -142,6 +142,25 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 	return fr.errorf(pos, "%s has no field or method %q%s", Describe(v), name, hint)
 }
 
+// noMethod explains a method call x.name(...) that finds neither a field
+// nor a builtin. When the script declares name at its top level (usually
+// a function), the likely intent was to call it on x, which uniform call
+// syntax does not do.
+func (fr *frame) noMethod(v Value, name string, pos ast.Pos) error {
+	err := fr.noField(v, name, pos)
+	e, ok := err.(*Error)
+	if !ok || fr.mod == nil {
+		return err
+	}
+	for _, n := range fr.mod.names {
+		if n == name {
+			e.Msg += fmt.Sprintf(" (a method call reaches only builtins and fields; write %s(x, ...) to call the script's %s)", name, name)
+			break
+		}
+	}
+	return err
+}
+
 // indexItem is one compiled part of x[...]: a value, or a slice.
 type indexItem struct {
 	at             exprFn

@@ -183,9 +183,9 @@ func unpackOne(th *Thread, fname, param string, v Value, ptr any) error {
 func Describe(v Value) string {
 	switch v := v.(type) {
 	case Tensor:
-		return fmt.Sprintf("a %s tensor of shape %v", v.Ref.DType(), v.Ref.Shape())
+		return fmt.Sprintf("%s tensor of shape %v", article(v.Ref.DType().String()), v.Ref.Shape())
 	case Bool, Int, Float32, Float64:
-		return "a " + ScalarDType(v).String() + " number"
+		return article(ScalarDType(v).String()) + " number"
 	case nil:
 		return "nothing"
 	case NoneType:
@@ -198,6 +198,15 @@ func Describe(v Value) string {
 		return "builtin " + v.Name
 	}
 	return v.Type()
+}
+
+// article puts "a" or "an" before a dtype name, as it is read aloud:
+// "an int64", "a uint8", "a float32".
+func article(dtype string) string {
+	if strings.HasPrefix(dtype, "int") {
+		return "an " + dtype
+	}
+	return "a " + dtype
 }
 
 // toInt converts an unboxed scalar holding a whole number to int.
