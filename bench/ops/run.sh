@@ -3,6 +3,7 @@
 # bench/RESULTS.md ("Elementwise ops and reductions").
 #
 #   bench/ops/run.sh [runs]      # default 5 runs of each program
+#   SMALL_ONLY=1 bench/ops/run.sh  # only part 1
 #
 # 1. Small ops: a chain of 100k adds on [4] tensors through the whole stack
 #    (bench/ops/smallops.tr: evaluator, refs.Submit, window, cpu kernel)
@@ -64,6 +65,7 @@ printf '%-22s %10s %10s %8s\n' "" tref torch ratio
 awk -v t="$tw" -v p="$pw" 'BEGIN {printf "%-22s %10.0f %10.0f %7.2fx\n", "best wall ns/add", t, p, t / p}'
 awk -v t="$tc" -v p="$pc" 'BEGIN {printf "%-22s %10.0f %10.0f %7.2fx\n", "CPU ns/add", t, p, t / p}'
 
+[ -n "${SMALL_ONLY:-}" ] && exit 0
 echo "== 16M-element float32 kernels, best of $runs interleaved rounds"
 echo "   (GB/s: bytes read + written per wall second; cpu-GB/s: per CPU second, all threads)"
 cd "$root"
