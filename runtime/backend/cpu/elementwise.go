@@ -235,7 +235,7 @@ func intArithRow[T number](name string) func(o, a, b []T) error {
 }
 
 // runBinary applies row over the broadcast of a and b into o.
-func runBinary[T, O any](o []O, os tensor.Shape, a []T, as tensor.Shape, b []T, bs tensor.Shape, row func(o []O, a, b []T) error) error {
+func runBinary[T, O any](o []O, oShape tensor.Shape, a []T, as tensor.Shape, b []T, bs tensor.Shape, row func(o []O, a, b []T) error) error {
 	n := len(o)
 	if n == 0 {
 		return nil
@@ -250,7 +250,7 @@ func runBinary[T, O any](o []O, os tensor.Shape, a []T, as tensor.Shape, b []T, 
 			return row(o[lo:hi], sliceRow(a, lo, hi, n), sliceRow(b, lo, hi, n))
 		})
 	}
-	it := newBcastIter(os, as, bs)
+	it := newBcastIter(oShape, as, bs)
 	return parallelFor(n, func(lo, hi int) error {
 		var err error
 		it.rows(lo, hi, func(pos int, off *[maxInputs]int, m int) {
@@ -351,13 +351,13 @@ func bitsOf[U uint32 | uint64](d *tensor.Dense) []U {
 	return unsafe.Slice((*U)(unsafe.Pointer(&d.Buf[0])), n)
 }
 
-func runWhere[U uint8 | uint32 | uint64](o []U, os tensor.Shape, cond *tensor.Dense, a []U, as tensor.Shape, b []U, bs tensor.Shape) error {
+func runWhere[U uint8 | uint32 | uint64](o []U, oShape tensor.Shape, cond *tensor.Dense, a []U, as tensor.Shape, b []U, bs tensor.Shape) error {
 	n := len(o)
 	if n == 0 {
 		return nil
 	}
 	c := cond.U8()
-	it := newBcastIter(os, cond.Shape, as, bs)
+	it := newBcastIter(oShape, cond.Shape, as, bs)
 	return parallelFor(n, func(lo, hi int) error {
 		it.rows(lo, hi, func(pos int, off *[maxInputs]int, m int) {
 			whereRow(o[pos:pos+m], rowOf(c, off[0], it.inner[0], m), rowOf(a, off[1], it.inner[1], m), rowOf(b, off[2], it.inner[2], m))
