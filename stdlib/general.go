@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -126,7 +127,11 @@ func builtinRange(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 	if step == 0 {
 		return nil, errors.New("range: step must not be zero")
 	}
-	return eval.Range{Start: int64(a), Stop: int64(b), Step: int64(step)}, nil
+	r := eval.Range{Start: int64(a), Stop: int64(b), Step: int64(step)}
+	if r.Len() < 0 {
+		return nil, fmt.Errorf("range(%d, %d, %d) has more than %d values", a, b, step, int64(math.MaxInt64))
+	}
+	return r, nil
 }
 
 func builtinKeys(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -365,7 +365,7 @@ func (fr *frame) equal(a, b Value, pos ast.Pos) (bool, error) {
 		return ok && x == y, nil
 	case Range:
 		y, ok := b.(Range)
-		return ok && x == y, nil
+		return ok && rangeEqual(x, y), nil
 	case *List:
 		y, ok := b.(*List)
 		if !ok || len(x.Elems) != len(y.Elems) {

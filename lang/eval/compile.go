@@ -151,29 +151,41 @@ func (c *compiler) function(fn *ast.FnExpr) *funcCode {
 
 func nop(*frame) (ctl, error) { return ctlNext, nil }
 
+// Each statement records its position in the thread as it starts, so that
+// a Go panic (a bug) is reported at the statement that caused it.
 func (c *compiler) stmts(list []ast.Stmt) stmtFn {
 	fns := make([]stmtFn, 0, len(list))
+	pos := make([]ast.Pos, 0, len(list))
 	for _, s := range list {
 		if f := c.stmt(s); f != nil {
 			fns = append(fns, f)
+			pos = append(pos, s.Span())
 		}
 	}
 	switch len(fns) {
 	case 0:
 		return nop
 	case 1:
-		return fns[0]
+		f, p := fns[0], &pos[0]
+		return func(fr *frame) (ctl, error) {
+			fr.th.stmtPos = p
+			return f(fr)
+		}
 	case 2:
 		a, b := fns[0], fns[1]
+		pa, pb := &pos[0], &pos[1]
 		return func(fr *frame) (ctl, error) {
+			fr.th.stmtPos = pa
 			if k, err := a(fr); k != ctlNext || err != nil {
 				return k, err
 			}
+			fr.th.stmtPos = pb
 			return b(fr)
 		}
 	}
 	return func(fr *frame) (ctl, error) {
-		for _, f := range fns {
+		for i, f := range fns {
+			fr.th.stmtPos = &pos[i]
 			if k, err := f(fr); k != ctlNext || err != nil {
 				return k, err
 			}

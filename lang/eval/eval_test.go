@@ -234,3 +234,20 @@ func TestDeepRecursion(t *testing.T) {
 		t.Errorf("traceback of %d frames, want 5 with repeats summarised: %v", len(e.Stack), e.Stack)
 	}
 }
+
+// TestPanicOutsideBuiltinsIsPositioned checks that a Go panic in the
+// evaluator itself (here a tensor value without a ref, which no builtin
+// returns) is reported at the statement that ran, not at the latest
+// builtin call (print, here) or without a position.
+func TestPanicOutsideBuiltinsIsPositioned(t *testing.T) {
+	s := newSession(t, 8)
+	u := testUniverse()
+	u["nilref"] = &eval.Builtin{Name: "nilref", Fn: func(*eval.Thread, *eval.Builtin, []eval.Value, []eval.Kwarg) (eval.Value, error) {
+		return eval.Tensor{}, nil
+	}}
+	in := eval.NewInterpreter(eval.Config{RT: s.rt, Universe: u})
+	err := in.RunFile(file(t, "t.tr", "let a = 1\nfn f() {\n  let n = nilref()\n  print(a)\n  return n.shape\n}\nprint(f())"))
+	if err == nil || !strings.Contains(err.Error(), "internal error") || !strings.HasSuffix(err.Error(), "t.tr:5:3)") {
+		t.Fatalf("got %v, want an internal error at t.tr:5:3", err)
+	}
+}

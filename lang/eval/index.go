@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"sort"
 	"unicode/utf8"
 
@@ -359,10 +361,51 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 		if !r.Keep {
 			return Int(x.Start + int64(r.Start)*x.Step), nil
 		}
-		start, step := x.Start+int64(r.Start)*x.Step, x.Step*int64(r.Step)
-		return Range{Start: start, Stop: start + int64(r.Len)*step, Step: step}, nil
+		out, ok := sliceOfRange(x, r)
+		if !ok {
+			return nil, fr.errorf(pos, "the slice of %s cannot be a range of int64 values (its step or bounds overflow)", Format(x))
+		}
+		return out, nil
 	}
 	return nil, fr.errorf(pos, "cannot index %s", Describe(v))
+}
+
+// sliceOfRange is the range of the elements of x that r selects, or false
+// when its step or stop does not fit in an int64 (only near the ends of
+// the int64 values).
+func sliceOfRange(x Range, r ops.IndexRange) (Range, bool) {
+	start := x.Start + int64(r.Start)*x.Step // an element of x
+	step := int64(1)
+	if (x.Step < 0) != (r.Step < 0) {
+		step = -1
+	}
+	if r.Len >= 2 {
+		// Two selected elements differ by step, which may still not fit.
+		hi, lo := bits.Mul64(uint64(abs64(x.Step)), uint64(abs64(int64(r.Step))))
+		if hi != 0 || lo > math.MaxInt64 {
+			return Range{}, false
+		}
+		step *= int64(lo)
+	}
+	if r.Len == 0 {
+		return Range{Start: start, Stop: start, Step: step}, true
+	}
+	last := start + int64(r.Len-1)*step
+	stop := last + 1
+	if step < 0 {
+		stop = last - 1
+	}
+	if (step > 0) != (stop > last) {
+		return Range{}, false
+	}
+	return Range{Start: start, Stop: stop, Step: step}, true
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v // math.MinInt64 stays negative; uint64 of it is right
+	}
+	return v
 }
 
 func seqIndexError(v Value, it ops.IndexItem, n int) string {

@@ -275,12 +275,17 @@ func (in *Interpreter) recoverPanic(err *error) {
 		return
 	}
 	th := in.th
+	// Inside a builtin call its call site is the best position; otherwise
+	// the statement being run.
 	pos, _ := parsePos(th.sitePos)
+	if th.curSite == nil && th.stmtPos != nil {
+		pos = *th.stmtPos
+	}
 	*err = internalError(p, pos)
 	th.cur, th.depth, th.sp, th.chunk = nil, 0, 0, 0
 	th.args = th.args[:0]
 	th.replValue = nil
-	th.sitePos, th.curSite = "", nil
+	th.sitePos, th.curSite, th.stmtPos = "", nil, nil
 }
 
 // flush executes every pending op and positions a failure.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/rng"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -25,6 +26,9 @@ type Thread struct {
 	// sitePos is the position of the builtin call or operator being
 	// evaluated ("file:line:col"), for Submit.
 	sitePos string
+	// stmtPos is the position of the statement being run (or the last
+	// one run), for reporting a Go panic.
+	stmtPos *ast.Pos
 	// temps are refs made from numbers for the current builtin call.
 	temps []*refs.Ref
 

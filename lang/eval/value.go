@@ -50,14 +50,32 @@ var None Value = NoneType{}
 type Range struct{ Start, Stop, Step int64 }
 
 // Len is the number of values in the range.
+//
+// It computes in uint64 so that no range overflows; a count above
+// math.MaxInt64 comes out negative, and range() rejects such ranges.
 func (r Range) Len() int64 {
 	switch {
 	case r.Step > 0 && r.Start < r.Stop:
-		return (r.Stop - r.Start + r.Step - 1) / r.Step
+		return int64((uint64(r.Stop)-uint64(r.Start)-1)/uint64(r.Step) + 1)
 	case r.Step < 0 && r.Start > r.Stop:
-		return (r.Start - r.Stop - r.Step - 1) / -r.Step
+		return int64((uint64(r.Start)-uint64(r.Stop)-1)/-uint64(r.Step) + 1)
 	}
 	return 0
+}
+
+// rangeEqual compares ranges as sequences, as Python does:
+// range(0, 3) == range(0, 3, 1) and range(0, 4, 2) == range(0, 3, 2).
+func rangeEqual(x, y Range) bool {
+	n := x.Len()
+	switch {
+	case n != y.Len():
+		return false
+	case n == 0:
+		return true
+	case n == 1:
+		return x.Start == y.Start
+	}
+	return x.Start == y.Start && x.Step == y.Step
 }
 
 // List is a mutable-by-runtime, immutable-by-script sequence of values,

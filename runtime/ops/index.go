@@ -83,11 +83,16 @@ func sliceRange(it IndexItem, n int) (IndexRange, error) {
 	} else {
 		start, stop = bound(it.Start, it.HasStart, n-1), bound(it.Stop, it.HasStop, -1)
 	}
+	// The counts below cannot overflow: stop-start and start-stop are at
+	// most n, and -step is only taken when it is at most n too.
 	length := 0
 	if step > 0 && stop > start {
-		length = (stop - start + step - 1) / step
+		length = (stop-start-1)/step + 1
 	} else if step < 0 && start > stop {
-		length = (start - stop - step - 1) / -step
+		length = 1
+		if d := start - stop - 1; step >= -d {
+			length += d / -step
+		}
 	}
 	if length == 0 {
 		start = 0 // an empty slice reads nothing; keep its offset in range
