@@ -114,15 +114,33 @@ func builtinType(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []e
 }
 
 func builtinRange(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	a, b, step := 0, 0, 1
-	var err error
-	if len(args) <= 1 && len(kwargs) == 0 {
-		err = eval.UnpackArgs(th, "range", args, kwargs, "stop", &b)
-	} else {
-		err = eval.UnpackArgs(th, "range", args, kwargs, "start", &a, "stop", &b, "step?", &step)
-	}
-	if err != nil {
+	// range(n) is range(0, n): one positional argument is the stop,
+	// unless stop is given by name too.
+	var start, stop eval.Value
+	step := 1
+	if err := eval.UnpackArgs(th, "range", args, kwargs, "start?", &start, "stop?", &stop, "step?", &step); err != nil {
 		return nil, err
+	}
+	switch {
+	case stop == nil && len(args) == 1:
+		start, stop = nil, start
+	case stop == nil:
+		return nil, errors.New(`range: missing argument "stop"`)
+	}
+	a, b := 0, 0
+	for _, p := range []struct {
+		name string
+		v    eval.Value
+		dst  *int
+	}{{"start", start, &a}, {"stop", stop, &b}} {
+		if p.v == nil {
+			continue
+		}
+		n, ok := th.AsInt(p.v)
+		if !ok {
+			return nil, fmt.Errorf("range: argument %q must be an int, not %s", p.name, eval.Describe(p.v))
+		}
+		*p.dst = n
 	}
 	if step == 0 {
 		return nil, errors.New("range: step must not be zero")

@@ -221,7 +221,7 @@ func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwa
 		return fail("interrupted")
 	}
 	if len(args) > len(code.params) {
-		return fail("%s: got %d positional arguments, want at most %d", code.name, len(args), len(code.params))
+		return fail("%s: %s", code.name, tooManyArgs(len(args), len(code.params)))
 	}
 	if th.depth >= maxDepth {
 		return fail("%s: maximum call depth (%d) exceeded; is the recursion missing a base case?", code.name, maxDepth)

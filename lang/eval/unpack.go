@@ -32,7 +32,7 @@ type OptInt struct {
 func UnpackArgs(th *Thread, fname string, args []Value, kwargs []Kwarg, pairs ...any) error {
 	nparams := len(pairs) / 2
 	if len(args) > nparams {
-		return fmt.Errorf("%s: got %d positional arguments, want at most %d", fname, len(args), nparams)
+		return fmt.Errorf("%s: %s", fname, tooManyArgs(len(args), nparams))
 	}
 	set := make([]bool, nparams)
 	name := func(i int) string { return strings.TrimSuffix(pairs[2*i].(string), "?") }
@@ -68,6 +68,15 @@ kw:
 		}
 	}
 	return nil
+}
+
+// tooManyArgs says that a call passed got positional arguments to a
+// function taking at most want.
+func tooManyArgs(got, want int) string {
+	if want == 0 {
+		return fmt.Sprintf("takes no arguments, got %d", got)
+	}
+	return fmt.Sprintf("got %d positional arguments, want at most %d", got, want)
 }
 
 func unpackOne(th *Thread, fname, param string, v Value, ptr any) error {
