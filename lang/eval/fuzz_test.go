@@ -41,6 +41,9 @@ func FuzzEval(f *testing.F) {
 	for seed := range uint64(40) {
 		f.Add([]byte(newGen(seed).program()))
 	}
+	for _, src := range edgeSeeds {
+		f.Add([]byte(src))
+	}
 	dir := f.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "helper.tr"), []byte("let k = 3\nfn twice(x) { return x * 2 }\n"), 0o644); err != nil {
 		f.Fatal(err)
@@ -116,6 +119,19 @@ func checkPositioned(t *testing.T, path string, src []byte, err error) {
 			t.Fatalf("error positioned in unknown file %q: %v", p.File, err)
 		}
 	}
+}
+
+// edgeSeeds hold values at the edges (the int64 extremes, empty tensors
+// and strings, inf and nan, deep nesting) for the mutator to combine.
+var edgeSeeds = []string{
+	"let big = 9223372036854775807\nlet small = -big - 1\nprint([1, 2, 3][small:big:big], [1][::small], range(small, -1)[::-1])",
+	"print(arange(10)[::-9223372036854775807 - 1], len(range(-9223372036854775807 - 1, 0)), range(5)[9223372036854775807:])",
+	"print(1e38 * 10, -(0.0 / 0.0), 2 ** 62 * 4, (-9223372036854775807 - 1) // -1, 7 % -1, 1.0 // 0, 0 ** 0)",
+	"print(\"日本\"[::-1], len(\"\"), \"\"[0:0], \"a\" + str([\"b\", {c: none}]))",
+	"let t = zeros([0, 3])\nprint(t.sum(dim=0), t.T, t[0:0], t.reshape([3, 0]), len(t), t.mean())",
+	"print(((((((1)))))), [[[[[]]]]], {a: {b: {c: [fn(x) => x]}}}.a.b.c[0](3))",
+	"let x = tensor([[1.5, -2.0], [0.0, 1e-30]])\nprint(x @ x.T, x.max(dim=1), x.argmax(), x[-1, -1], x[:, ::-1], x > 0)",
+	"fn f(n) { if n == 0 { return [] } return f(n - 1) + [n] }\nprint(f(50)[-3:], len(f(300)))",
 }
 
 // fuzzUniverse is stdlib's builtins without file access: load and save
