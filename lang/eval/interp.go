@@ -433,8 +433,23 @@ func (in *Interpreter) runModule(caller *frame, m *Module, pos ast.Pos) error {
 	th.maybeCollect()
 	if err != nil {
 		m.state = modFailed
-		return err
+		return importTrace(err, caller, pos)
 	}
 	m.state = modDone
 	return nil
+}
+
+// importTrace adds the import that ran a failing module's top level to
+// the error's traceback, so that it leads from the failure back to the
+// file being run: "at <module> (lib.tr:3:9)", "at <module> (main.tr:1:1)".
+func importTrace(err error, caller *frame, pos ast.Pos) error {
+	e, ok := err.(*Error)
+	if !ok || caller == nil {
+		return err
+	}
+	if len(e.Stack) == 0 {
+		e.Stack = append(e.Stack, Frame{Fn: moduleFn, Pos: e.Pos})
+	}
+	e.Stack = append(e.Stack, Frame{Fn: caller.name(), Pos: pos})
+	return e
 }
