@@ -35,6 +35,9 @@ type Engine struct {
 	// says the current step added ops to the window.
 	seen    uint64
 	growing bool
+	// step counts Execute calls; NextKey's memo is valid within one, and
+	// invalidated by observe (which changes the forecast) with step++.
+	step uint64
 
 	resident residentList
 	fc       forecast
@@ -45,6 +48,7 @@ type Engine struct {
 	finished  bool
 	scratch   []*RefState
 	vetoed    []*RefState
+	metas     []tensor.Meta
 }
 
 // errNoRoom means the accelerator cannot hold what an op or prefetch
@@ -88,11 +92,15 @@ func (e *Engine) State(r *refs.Ref) *RefState {
 	return s
 }
 
-// emit sends an event to the middleware chain when anyone listens.
+// emit sends an event to the middleware chain when anyone listens. It is
+// small enough to inline, so that an untraced run builds no event.
 func (e *Engine) emit(ev trace.Event) {
-	if !e.tracing {
-		return
+	if e.tracing {
+		e.send(ev)
 	}
+}
+
+func (e *Engine) send(ev trace.Event) {
 	if ev.Op == "" && e.cur != nil && ev.Kind != trace.Free {
 		ev.Op, ev.Pos = e.cur.Def.Name, e.cur.Site.Pos
 	}
@@ -127,21 +135,26 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 	}
 	e.absorb(op, ahead)
 	e.cur, e.window = op, ahead
+	e.step++
 	defer func() { e.cur, e.window = nil, nil }()
 
-	ev := OpEvent{Op: op, Device: HostDevice, WorkingSet: workingSet(op)}
+	device, ws := HostDevice, workingSet(op)
 	if e.dev != nil && e.strategy.OnDevice(e, op) {
-		ev.Device = e.devName
+		device = e.devName
 	}
-	for _, m := range e.chain {
-		if err := m.BeforeOp(e, &ev); err != nil {
-			return err
+	if len(e.chain) > 0 {
+		ev := OpEvent{Op: op, Device: device, WorkingSet: ws}
+		for _, m := range e.chain {
+			if err := m.BeforeOp(e, &ev); err != nil {
+				return err
+			}
 		}
+		device = ev.Device
 	}
-	onDevice := ev.Device == e.devName && e.dev != nil
-	if onDevice && ev.WorkingSet > e.dev.Capacity() {
+	onDevice := device == e.devName && e.dev != nil
+	if onDevice && ws > e.dev.Capacity() {
 		e.fallback(fmt.Sprintf("working set %s exceeds the %s budget of %s",
-			trace.FormatBytes(ev.WorkingSet), e.devName, trace.FormatBytes(e.dev.Capacity())))
+			trace.FormatBytes(ws), e.devName, trace.FormatBytes(e.dev.Capacity())))
 		onDevice = false
 	}
 	err := e.place(op, onDevice)
@@ -172,10 +185,9 @@ func (e *Engine) place(op *refs.Op, onDevice bool) error {
 			s.pins--
 		}
 	}()
-	var oom *oomError
 	if onDevice {
 		err := e.fetchOperands(op, ins)
-		if errors.As(err, &oom) {
+		if oom, ok := err.(*oomError); ok {
 			e.fallback(oom.Error())
 			onDevice = false
 		} else if err != nil {
@@ -189,7 +201,8 @@ func (e *Engine) place(op *refs.Op, onDevice bool) error {
 	}
 	if onDevice {
 		err := e.launch(op, ins)
-		if !errors.As(err, &oom) {
+		oom, ok := err.(*oomError)
+		if !ok {
 			return err
 		}
 		e.fallback(oom.Error())
@@ -239,6 +252,7 @@ func inplaceInput(op *refs.Op) int {
 // observe feeds the forecast with op's reads and marks prefetched copies
 // as used.
 func (e *Engine) observe(op *refs.Op) {
+	e.step++ // the history changes: forget memoized keys
 	if e.fc.sites == nil {
 		e.fc.sites = map[refs.Site]uint32{}
 	}
@@ -248,6 +262,7 @@ func (e *Engine) observe(op *refs.Op) {
 			continue
 		}
 		if s := e.State(in); s != nil {
+			s.lastUse = op.Seq
 			e.fc.observe(s, site, op.Seq)
 		}
 	}
@@ -275,16 +290,26 @@ func (e *Engine) logOp(op *refs.Op) {
 }
 
 // flops is op's compute work from its cost function, 0 when it has none.
-func flops(op *refs.Op) int64 {
-	if op.Def.Flops == nil {
-		return 0
+// metas is scratch space, returned for reuse.
+func flops(op *refs.Op, metas []tensor.Meta) (int64, []tensor.Meta) {
+	if op.Def.Flops == nil || op.Cancelled() {
+		return 0, metas
 	}
-	var buf [4]tensor.Meta
-	metas := buf[:0]
+	metas = metas[:0]
 	for _, in := range op.Inputs {
 		metas = append(metas, in.Meta())
 	}
-	return op.Def.Flops(metas, op.Out.Meta(), op.Attrs)
+	return op.Def.Flops(metas, op.Out.Meta(), op.Attrs), metas
+}
+
+// opFlops is op's compute work, computed once when it entered the window.
+func (e *Engine) opFlops(op *refs.Op) int64 {
+	if s := e.State(op.Out); s != nil && s.costed {
+		return s.flops
+	}
+	n, metas := flops(op, e.metas)
+	e.metas = metas
+	return n
 }
 
 // opBytes is the bytes op reads and writes.
@@ -313,7 +338,7 @@ func (e *Engine) runOnHost(op *refs.Op) error {
 			}
 		}
 		host := e.dev.Host()
-		span = e.dev.HostOp(flops(op), opBytes(op), ready)
+		span = e.dev.HostOp(e.opFlops(op), opBytes(op), ready)
 		if span.Start > host {
 			e.emit(trace.Event{T: host, Dur: span.Start - host, Kind: trace.Stall, Device: HostDevice, Stream: trace.StreamHost,
 				Reason: "host op waits for its inputs' copies"})
@@ -343,14 +368,16 @@ func (e *Engine) fetchOperands(op *refs.Op, ins []*RefState) error {
 				if s.fromForecast {
 					reason = "prefetched on forecast"
 				}
-				s.prefetched, s.fromForecast = false, false
+				s.prefetched, s.fromForecast, s.early = false, false, false
 			}
 			e.emit(trace.Event{T: e.now(), Kind: trace.Hit, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
 			e.resident.touch(s)
 			continue
 		}
-		e.emit(trace.Event{T: e.now(), Kind: trace.Miss, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: "not on " + e.devName + ": fetch on demand"})
-		if err := e.fetch(s, op.Seq, "operand of "+op.Def.Name); err != nil {
+		if e.tracing {
+			e.emit(trace.Event{T: e.now(), Kind: trace.Miss, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: "not on " + e.devName + ": fetch on demand"})
+		}
+		if err := e.fetch(s, op.Seq, roomFor{what: "operand of", op: op}); err != nil {
 			return err
 		}
 	}
@@ -379,7 +406,7 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		donor.ref.Copies = nil
 		out.buf.Data.Shape = op.Out.Shape().Clone()
 	} else {
-		if err := e.makeRoom(op.Out.Bytes(), op.Seq, op, "result of "+op.Def.Name, true); err != nil {
+		if err := e.makeRoom(op.Out.Bytes(), op.Seq, op, roomFor{what: "result of", op: op}, true); err != nil {
 			return err
 		}
 		buf, err := e.alloc(out, ready)
@@ -399,11 +426,11 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		}
 		bufs = append(bufs, s.buf)
 	}
-	span, err := e.dev.Run(op.Def.Name, op.Attrs, out.buf, bufs, flops(op))
+	span, err := e.dev.Run(op.Def.Name, op.Attrs, out.buf, bufs, e.opFlops(op))
 	if err != nil {
 		return err
 	}
-	op.Out.Copies = append(op.Out.Copies[:0], refs.DeviceCopy{Device: e.devName, Buf: out.buf, Valid: true})
+	out.setCopy(e.devName)
 	if span.Start > freeAt && e.tracing {
 		reason := "waiting for the host thread"
 		switch {

@@ -1,10 +1,6 @@
 package placement
 
-import (
-	"container/heap"
-
-	"github.com/tref-lang/tref/runtime/refs"
-)
+import "github.com/tref-lang/tref/runtime/refs"
 
 // flow is the Flow strategy made real: Belady's furthest-next-use
 // eviction over the exact window plus the forecast, prefetching in order
@@ -20,6 +16,16 @@ type flow struct {
 	curOut int64
 	// strict makes Victim Belady-consistent (see Victim).
 	strict bool
+	// fetching is the size of the ref being prefetched; early is set when
+	// Victim broke Belady's order for it; earlyBytes sums the copies so
+	// prefetched and not yet used.
+	fetching, earlyBytes int64
+	early                bool
+	// ends[j] estimates when window[j] ends, and curEnd the current op,
+	// in virtual time; first is window[0]'s sequence number.
+	ends   []int64
+	curEnd int64
+	first  uint64
 }
 
 func init() { RegisterStrategy("flow", func() Strategy { return &flow{} }) }
@@ -30,17 +36,21 @@ func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
 // Victim evicts the candidate used furthest in the future (exact in the
 // window, predicted beyond it, never when unknown), and only one used
 // after before, so a prefetch never evicts what is needed sooner. Ties go
-// to an offload hint, then to a clean copy (no write-back), then to the
-// larger copy (fewer evictions for the same room).
+// to an offload hint, then to a clean copy (no write-back), then (when
+// no use is known) to the most recently read, then to the larger copy
+// (fewer evictions for the same room).
 //
-// In strict mode the victim must also be the one Belady's policy would
-// pick when the prefetched ref is needed: when a ref read before then will
-// next be read after the victim, Belady would evict that ref instead once
-// its read is done, so the prefetch waits. Strict mode is off for the
-// nearest missing operand while no other prefetched copy waits for its
-// op: that one prefetch keeps the copy engine busy during the current op
-// (double buffering) at the price of at most one extra copy per eviction
-// cycle; deeper non-Belady prefetching would only trade bytes for time.
+// For a prefetch (strict mode) the victim must also be the one Belady's
+// policy would pick when the prefetched ref is needed: when a ref read
+// before then will next be read after the victim (or neither has a known
+// use and it is read later), Belady would evict that ref instead once its
+// read is done, and the prefetch waits for it. Waiting has a price when
+// the copy then arrives after its op should start; breaking Belady's order
+// has one too, the victim's copy again later. The prefetch breaks the
+// order only when, by the cost model, waiting would delay the op by more
+// than half that copy's time, and only while the copies prefetched out of
+// order and not yet used stay within a lead of a sixth of the capacity.
+// Beyond the window (forecasts) the order is never broken.
 func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *RefState {
 	var best *RefState
 	var bestKey uint64
@@ -56,24 +66,79 @@ func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *Ref
 			best, bestKey = c, key
 		}
 	}
-	if best == nil || !f.strict || bestKey == NoUse {
+	if best == nil || !f.strict {
 		return best
 	}
+	wait := int64(-1) // when Belady's victim is released, if one is read first
 	for s := e.resident.head; s != nil; s = s.next {
 		if s.keep {
 			continue
 		}
-		if key, _ := e.NextKey(s); key > before {
+		if key, _ := e.NextKey(s); key > before && s.pins == 0 {
 			continue // a candidate, not read before the prefetched ref
 		}
-		if e.NextKeyAfter(s, before) > bestKey {
-			return nil
+		// s is read before the prefetched ref, so after that read it is
+		// more recently used than best: with no use known for either,
+		// Belady's order (most recently used first) would take s.
+		if after := e.NextKeyAfter(s, before); after > bestKey || after == NoUse && bestKey == NoUse {
+			wait = max(wait, f.lastReadEnd(e, s, before))
 		}
 	}
+	if wait < 0 {
+		return best
+	}
+	need := f.startOf(before)
+	if need < 0 || f.earlyBytes+f.fetching > e.dev.Capacity()/leadDiv {
+		return nil
+	}
+	p := e.dev.Params()
+	copyNs := p.CopyNs(f.fetching, p.H2D)
+	arriveNow := max(best.buf.Release(), e.dev.H2DFree()) + copyNs
+	arriveLater := max(wait, e.dev.H2DFree()) + copyNs
+	if arriveLater-max(need, arriveNow) <= p.CopyNs(best.Bytes(), p.H2D)/2 {
+		return nil // waiting costs less than fetching best again
+	}
+	f.early = true
 	return best
 }
 
+// leadDiv bounds the copies prefetched out of Belady's order and not yet
+// used to a fraction of the capacity.
+const leadDiv = 6
+
+// startOf estimates when the op of sequence seq starts, -1 beyond the
+// window.
+func (f *flow) startOf(seq uint64) int64 {
+	if seq < f.first || int(seq-f.first) >= len(f.ends) {
+		return -1
+	}
+	j := int(seq - f.first)
+	if j == 0 {
+		return f.curEnd
+	}
+	return f.ends[j-1]
+}
+
+// lastReadEnd estimates when s's last read before seq ends.
+func (f *flow) lastReadEnd(e *Engine, s *RefState, seq uint64) int64 {
+	end := f.curEnd // s is read by the current op
+	for _, u := range s.uses {
+		if u.Seq >= seq {
+			break
+		}
+		if !u.Cancelled() && u.Seq >= f.first {
+			end = f.ends[u.Seq-f.first]
+		}
+	}
+	return end
+}
+
 // flowBefore reports whether c (next use key) is a better victim than b.
+// Among refs with no known next use, the most recently read goes first:
+// a ref the script still holds is likely read again (a weight in a loop),
+// and in a loop the one read longest ago comes back first; this is what
+// Belady's policy does on cyclic reads, learned before the forecast has a
+// period.
 func flowBefore(c *RefState, key uint64, b *RefState, bkey uint64) bool {
 	if key != bkey {
 		return key > bkey
@@ -83,6 +148,9 @@ func flowBefore(c *RefState, key uint64, b *RefState, bkey uint64) bool {
 	}
 	if cd, bd := c.Dirty(), b.Dirty(); cd != bd {
 		return !cd
+	}
+	if key == NoUse && c.lastUse != b.lastUse {
+		return c.lastUse > b.lastUse
 	}
 	return c.Bytes() > b.Bytes()
 }
@@ -101,12 +169,14 @@ func (f *flow) Prefetch(e *Engine) error {
 	f.computeReserve(e, e.cur, win)
 	capacity := e.dev.Capacity()
 	var buf [4]*refs.Ref
-	// Double buffering: one prefetch may break Belady's order, when no
-	// prefetched copy is still waiting for its op.
-	f.strict = false
-	for s := e.resident.head; s != nil && !f.strict; s = s.next {
-		f.strict = s.prefetched
+	f.estimate(e, win)
+	f.earlyBytes = 0
+	for s := e.resident.head; s != nil; s = s.next {
+		if s.prefetched && s.early {
+			f.earlyBytes += s.Bytes()
+		}
 	}
+	f.strict = true
 	defer func() { f.strict = false }()
 	for j, o := range win {
 		if o.Cancelled() || workingSet(o) > capacity {
@@ -120,14 +190,16 @@ func (f *flow) Prefetch(e *Engine) error {
 			if s.buf != nil {
 				continue
 			}
+			f.fetching, f.early = s.Bytes(), false
 			ok, err := e.Prefetch(s, o.Seq, f.reserve[j], false)
 			if err != nil || !ok {
 				return err
 			}
-			f.strict = true
+			if f.early {
+				s.early = true
+			}
 		}
 	}
-	f.strict = true
 	if !e.growing {
 		return nil // draining: the script's steady state may be over
 	}
@@ -137,24 +209,43 @@ func (f *flow) Prefetch(e *Engine) error {
 	}
 	end := e.windowEnd()
 	q := &e.fc.queue
-	for q.Len() > 0 {
+	for len(*q) > 0 {
 		p := (*q)[0]
 		s := p.st
 		if s.ref.Aux != s || s.ref.State() != refs.Ready || s.buf != nil || p.at <= end {
-			heap.Pop(q)
+			q.pop()
 			continue
 		}
 		if key, pred := e.NextKey(s); !pred || key != p.at {
-			heap.Pop(q) // stale: a newer prediction is queued
+			q.pop() // stale: a newer prediction is queued
 			continue
 		}
+		f.fetching = s.Bytes()
 		ok, err := e.Prefetch(s, p.at, reserve, true)
 		if err != nil || !ok {
 			return err
 		}
-		heap.Pop(q)
+		q.pop()
 	}
 	return nil
+}
+
+// estimate fills f.ends with the cost model's end times of the window's
+// ops, run back to back after the current one.
+func (f *flow) estimate(e *Engine, win []*refs.Op) {
+	t := e.dev.ComputeFree() + e.EstNs(e.cur)
+	f.curEnd = t
+	f.first = e.curSeq() + 1
+	if len(win) > 0 {
+		f.first = win[0].Seq
+	}
+	f.ends = f.ends[:0]
+	for _, o := range win {
+		if !o.Cancelled() {
+			t += e.EstNs(o)
+		}
+		f.ends = append(f.ends, t)
+	}
 }
 
 // computeReserve fills f.reserve[j] with the most bytes that results not
@@ -164,8 +255,8 @@ func (f *flow) Prefetch(e *Engine) error {
 // over a dying operand's buffer adds nothing.
 func (f *flow) computeReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
 	n := len(win)
-	f.diff = append(f.diff[:0], make([]int64, n+1)...)
-	f.reserve = append(f.reserve[:0], make([]int64, n)...)
+	f.diff = resize(f.diff, n+1)
+	f.reserve = resize(f.reserve, n)
 	f.curOut = 0
 	if inplaceInput(cur) < 0 {
 		f.curOut = cur.Out.Bytes()
@@ -205,18 +296,32 @@ func (f *flow) lastIndex(e *Engine, o *refs.Op, first uint64, n int) int {
 	if o.Seq >= first {
 		end = int(o.Seq - first)
 	}
-	s := e.State(o.Out)
 	live := 0
-	if s != nil {
-		for _, u := range s.uses {
-			if !u.Cancelled() && u.Seq > o.Seq {
-				live++
+	if s := e.State(o.Out); s != nil {
+		// Its readers are all in the window (it is pending), in order.
+		for i := len(s.uses) - 1; i >= 0; i-- {
+			u := s.uses[i]
+			if u.Seq <= o.Seq || u.Cancelled() {
+				continue
+			}
+			if live == 0 {
 				end = max(end, int(u.Seq-first))
 			}
+			live++
 		}
 	}
 	if int(o.Out.Count()) > live {
 		end = n - 1
 	}
 	return min(end, n-1)
+}
+
+// resize returns s with length n, zeroed, reusing its array when it can.
+func resize(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }

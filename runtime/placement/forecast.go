@@ -1,10 +1,6 @@
 package placement
 
-import (
-	"container/heap"
-
-	"github.com/tref-lang/tref/runtime/refs"
-)
+import "github.com/tref-lang/tref/runtime/refs"
 
 // The forecast predicts uses beyond the window. Models loop: a weight is
 // read by the same op site (source position and call path) once per
@@ -73,7 +69,7 @@ func (f *forecast) observe(st *RefState, site uint32, seq uint64) {
 	}
 	h[slot].prev, h[slot].last = h[slot].last, seq
 	if p := h[slot].next(); p != 0 {
-		heap.Push(&f.queue, pred{st: st, at: p})
+		f.queue.push(pred{st: st, at: p})
 	}
 }
 
@@ -100,16 +96,43 @@ type pred struct {
 	at uint64
 }
 
+// predQueue is a min-heap of predictions by position.
 type predQueue []pred
 
-func (q predQueue) Len() int           { return len(q) }
-func (q predQueue) Less(i, j int) bool { return q[i].at < q[j].at }
-func (q predQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *predQueue) Push(x any)        { *q = append(*q, x.(pred)) }
-func (q *predQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	old[len(old)-1] = pred{}
-	*q = old[:len(old)-1]
-	return x
+// push adds p.
+func (q *predQueue) push(p pred) {
+	*q = append(*q, p)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if h[parent].at <= h[i].at {
+			break
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
+
+// pop removes the earliest prediction.
+func (q *predQueue) pop() {
+	h := *q
+	n := len(h) - 1
+	h[0] = h[n]
+	h[n] = pred{}
+	h = h[:n]
+	for i := 0; ; {
+		l, small := 2*i+1, i
+		if l < n && h[l].at < h[small].at {
+			small = l
+		}
+		if r := l + 1; r < n && h[r].at < h[small].at {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		h[i], h[small] = h[small], h[i]
+		i = small
+	}
+	*q = h
 }

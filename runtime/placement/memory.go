@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 
@@ -36,7 +35,7 @@ func (e *Engine) candidates() []*RefState {
 // evict refs needed sooner, which fails a prefetch quietly (errNoRoom) and
 // a demand (an op's operand or result) with an *oomError after the OOM
 // middleware had its say.
-func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why string, demand bool) error {
+func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor, demand bool) error {
 	e.vetoed = e.vetoed[:0]
 	retried := false
 	for e.dev.Used()+need > e.dev.Capacity() {
@@ -59,7 +58,7 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why string,
 				continue
 			}
 			return &oomError{fmt.Sprintf("no room for %s (%s) on %s: %s of %s held by refs that cannot be evicted",
-				why, trace.FormatBytes(need), e.devName, trace.FormatBytes(e.dev.Used()), trace.FormatBytes(e.dev.Capacity()))}
+				why.String(), trace.FormatBytes(need), e.devName, trace.FormatBytes(e.dev.Used()), trace.FormatBytes(e.dev.Capacity()))}
 		}
 		if len(e.chain) > 0 {
 			next, _ := e.NextKey(v)
@@ -67,7 +66,7 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why string,
 			if next != NoUse && e.cur != nil {
 				dist = int64(next - e.cur.Seq)
 			}
-			ev := EvictEvent{Ref: v.ref, NextUse: dist, Dirty: v.Dirty(), Reason: "room for " + why}
+			ev := EvictEvent{Ref: v.ref, NextUse: dist, Dirty: v.Dirty(), Reason: "room for " + why.String()}
 			for _, m := range e.chain {
 				if err := m.BeforeEvict(e, &ev); err != nil {
 					return err
@@ -88,7 +87,7 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why string,
 		}
 		reason := ""
 		if e.tracing {
-			reason = "room for " + why + ": " + e.describeNext(v)
+			reason = "room for " + why.String() + ": " + e.describeNext(v)
 		}
 		if err := e.evict(v, reason); err != nil {
 			return err
@@ -125,7 +124,7 @@ func (e *Engine) release(s *RefState, reason string) {
 	if s.prefetched {
 		e.wasted++
 		e.wastedBytes += buf.Bytes()
-		s.prefetched, s.fromForecast = false, false
+		s.prefetched, s.fromForecast, s.early = false, false, false
 		if e.tracing {
 			reason += " (prefetched, never used)"
 		}
@@ -143,24 +142,26 @@ func (e *Engine) release(s *RefState, reason string) {
 	}
 }
 
-// copyIn brings s's host data to the accelerator on the h2d engine.
-func (e *Engine) copyIn(s *RefState, reason string) error {
+// copyIn brings s's host data to the accelerator on the h2d engine,
+// starting no earlier than notBefore.
+func (e *Engine) copyIn(s *RefState, reason string, notBefore int64) error {
 	h, err := e.rt.Read(s.ref)
 	if err != nil {
 		return err
 	}
-	buf, err := e.alloc(s, max(e.dev.H2DFree(), s.hostReady))
+	ready := max(s.hostReady, notBefore)
+	buf, err := e.alloc(s, max(e.dev.H2DFree(), ready))
 	if err != nil {
 		return err
 	}
-	span, err := e.dev.CopyIn(buf, h, s.hostReady)
+	span, err := e.dev.CopyIn(buf, h, ready)
 	if err != nil {
 		e.dev.Free(buf)
 		return err
 	}
 	s.buf = buf
 	e.resident.pushBack(s)
-	s.ref.Copies = append(s.ref.Copies[:0], refs.DeviceCopy{Device: e.devName, Buf: buf, Valid: true})
+	s.setCopy(e.devName)
 	e.moved(s, trace.H2D, span, reason)
 	return nil
 }
@@ -196,12 +197,34 @@ func (e *Engine) copyOut(s *RefState, reason string) error {
 	return nil
 }
 
-// fetch brings an operand of the current op to the accelerator on demand.
-func (e *Engine) fetch(s *RefState, use uint64, why string) error {
+// roomFor says what memory is made for; it becomes words only for a
+// trace, a middleware or an error.
+type roomFor struct {
+	what string // "operand of", "result of" (op) or "prefetch of" (ref)
+	op   *refs.Op
+	ref  *refs.Ref
+}
+
+func (r roomFor) String() string {
+	if r.ref != nil {
+		return fmt.Sprintf("%s ref#%d", r.what, r.ref.ID())
+	}
+	return r.what + " " + r.op.Def.Name
+}
+
+// fetch brings an operand of the current op to the accelerator on demand:
+// the device asks for it when it reaches the op, so the copy starts no
+// earlier than the compute engine finishes the ops before (unlike a
+// prefetch, which the host issues as far ahead as it likes).
+func (e *Engine) fetch(s *RefState, use uint64, why roomFor) error {
 	if err := e.makeRoom(s.Bytes(), use, e.cur, why, true); err != nil {
 		return err
 	}
-	return e.copyIn(s, "on demand: "+why)
+	reason := ""
+	if e.tracing {
+		reason = "on demand: " + why.String()
+	}
+	return e.copyIn(s, reason, e.dev.ComputeFree())
 }
 
 // Prefetch brings s to the accelerator ahead of its use at op sequence
@@ -215,7 +238,7 @@ func (e *Engine) Prefetch(s *RefState, use uint64, reserve int64, forecast bool)
 	if s.Bytes()+reserve > e.dev.Capacity() {
 		return false, nil
 	}
-	err := e.makeRoom(s.Bytes()+reserve, use, nil, fmt.Sprintf("prefetch of ref#%d", s.ref.ID()), false)
+	err := e.makeRoom(s.Bytes()+reserve, use, nil, roomFor{what: "prefetch of", ref: s.ref}, false)
 	if errors.Is(err, errNoRoom) {
 		return false, nil
 	}
@@ -231,7 +254,7 @@ func (e *Engine) Prefetch(s *RefState, use uint64, reserve int64, forecast bool)
 		reason = fmt.Sprintf("prefetch: %s %d ops", what, use-e.cur.Seq)
 		e.emit(trace.Event{T: e.now(), Kind: trace.Prefetch, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
 	}
-	if err := e.copyIn(s, reason); err != nil {
+	if err := e.copyIn(s, reason, 0); err != nil {
 		return false, err
 	}
 	s.prefetched, s.fromForecast = true, forecast
@@ -252,7 +275,7 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	if next, predicted := e.NextKey(s); predicted {
 		// Queue the prediction again: a prefetch on forecast may bring it
 		// back.
-		heap.Push(&e.fc.queue, pred{st: s, at: next})
+		e.fc.queue.push(pred{st: s, at: next})
 	}
 	return nil
 }

@@ -24,12 +24,31 @@ type RefState struct {
 	// prefetched marks a copy that a prefetch brought and no op used yet.
 	prefetched bool
 	// fromForecast marks that prefetch as made on a forecast (beyond the
-	// window).
+	// window); early marks one that broke Belady's order to avoid a stall.
 	fromForecast bool
+	early        bool
 	// prev and next link the resident refs, least recently used first.
 	prev, next *RefState
 	// hist is the forecast's record of the ref's uses per op site.
 	hist [histSites]siteUse
+	// lastUse is the sequence number of the last op that read the ref.
+	lastUse uint64
+	// flops and estNs are the work and the cost model's duration of the op
+	// that computes the ref (once costed), for the timing estimates.
+	flops, estNs int64
+	costed       bool
+	// key, keyPred and keyStep memoize NextKey during one step.
+	key     uint64
+	keyPred bool
+	keyStep uint64
+	// copy backs Ref.Copies, so that setting it allocates nothing.
+	copy [1]refs.DeviceCopy
+}
+
+// setCopy records the accelerator copy in the ref's Copies.
+func (s *RefState) setCopy(device string) {
+	s.copy[0] = refs.DeviceCopy{Device: device, Buf: s.buf, Valid: true}
+	s.ref.Copies = s.copy[:]
 }
 
 // Ref is the ref this state belongs to.

@@ -18,6 +18,12 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 			return
 		}
 		e.seen = o.Seq
+		if e.dev != nil && !o.Cancelled() {
+			out := e.state(o.Out)
+			out.flops, e.metas = flops(o, e.metas)
+			out.costed = true
+			out.estNs = e.dev.Params().OpNs(out.flops, opBytes(o))
+		}
 		for i, in := range o.Inputs {
 			if !repeated(o.Inputs, i) {
 				s := e.state(in)
@@ -87,17 +93,24 @@ const NoUse = ^uint64(0)
 // beyond the window: a prediction that falls inside the window, where s
 // is not read, is contradicted and dropped), else NoUse.
 func (e *Engine) NextKey(s *RefState) (next uint64, predicted bool) {
-	if n := e.NextUse(s); n != 0 {
-		return n, false
+	// Within one step (one op, one window, one history) the key cannot
+	// change: strategies ask for it many times.
+	if e.step != 0 && s.keyStep == e.step {
+		return s.key, s.keyPred
 	}
-	cur, end := e.curSeq(), e.windowEnd()
-	next = NoUse
-	for _, h := range s.hist {
-		if p := h.next(); p > cur && p > end && p < next {
-			next = p
+	next = e.NextUse(s)
+	if next == 0 {
+		cur, end := e.curSeq(), e.windowEnd()
+		next = NoUse
+		for _, h := range s.hist {
+			if p := h.next(); p > cur && p > end && p < next {
+				next = p
+			}
 		}
+		predicted = next != NoUse
 	}
-	return next, next != NoUse
+	s.key, s.keyPred, s.keyStep = next, predicted, e.step
+	return next, predicted
 }
 
 // NextKeyAfter is s's first use after op sequence j (j within the
@@ -137,4 +150,13 @@ func (e *Engine) describeNext(s *RefState) string {
 		return fmt.Sprintf("next use predicted in %d ops", next-e.curSeq())
 	}
 	return fmt.Sprintf("next use in %d ops", next-e.curSeq())
+}
+
+// EstNs is the cost model's duration of op on the accelerator (0 without
+// one).
+func (e *Engine) EstNs(op *refs.Op) int64 {
+	if s := e.State(op.Out); s != nil {
+		return s.estNs
+	}
+	return 0
 }

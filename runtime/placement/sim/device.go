@@ -118,14 +118,19 @@ func (d *Device) HostOp(flops, bytes, ready int64) Span {
 	return s
 }
 
-// settle lets the memory timeline forget what no future work can precede.
+// settle lets the memory timeline forget the past: every allocation is
+// placed at or after the host's clock and the free time of the engine that
+// fills it (a copy in, or a kernel), so nothing will be placed before the
+// earlier of those two engines.
 func (d *Device) settle() {
-	d.mem.advance(min(d.h2d, d.d2h, d.compute, d.host))
+	d.mem.advance(max(d.host, min(d.h2d, d.compute)))
 }
 
 // Alloc takes memory for a tensor of meta m, usable no earlier than
-// earliest (and than the host thread). It fails, allocating nothing, when
-// the bytes already allocated leave no room.
+// earliest (and than the host thread), which must not lie before the
+// h2d or compute engine's free time (the buffer is filled by one of them).
+// It fails, allocating nothing, when the bytes already allocated leave no
+// room.
 func (d *Device) Alloc(m tensor.Meta, earliest int64) (*Buffer, error) {
 	n := m.Bytes()
 	if err := d.pool.Check(n); err != nil {
