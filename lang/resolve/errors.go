@@ -77,9 +77,10 @@ func (l ErrorList) err() error {
 }
 
 // suggest returns the candidate closest to name by edit distance, or ""
-// when none is close enough to be a plausible typo.
+// when none is close enough to be a plausible typo. A name of one letter
+// has none: any other one-letter name is as close as it gets.
 func suggest(name string, candidates []string) string {
-	limit := min(max(1, len(name)/3), 3)
+	limit := min(max(1, len(name)/3), 3, len(name)-1)
 	best, bestD := "", limit+1
 	for _, c := range candidates {
 		if c == name || c == "" {

@@ -115,6 +115,16 @@ type resolver struct {
 	usedInFn map[*ast.Binding]bool
 	imported map[*ast.Binding]bool
 	fns      []*ast.FnExpr
+	// undefined lists the reads of undefined names, so that a later
+	// declaration around them can say they came before it.
+	undefined []undefinedUse
+}
+
+// undefinedUse is a read of a name that was not declared at that point.
+type undefinedUse struct {
+	name  string
+	scope *scope
+	err   *Error
 }
 
 // unit is a function body, or the file's top-level code (fn == nil): the
@@ -206,7 +216,25 @@ func (r *resolver) declare(s *scope, id *ast.Ident) *ast.Binding {
 	s.names[id.Name] = b
 	s.ast.Bindings = append(s.ast.Bindings, b)
 	id.Binding = b
+	r.declaredLate(s, id)
 	return b
+}
+
+// declaredLate rewords the undefined-name errors that id, declared in s,
+// explains: reads of the name in s or a block inside it, before the
+// declaration ("x" is used before its declaration).
+func (r *resolver) declaredLate(s *scope, id *ast.Ident) {
+	for _, u := range r.undefined {
+		if u.name != id.Name {
+			continue
+		}
+		for in := u.scope; in != nil; in = in.parent {
+			if in == s {
+				u.err.Msg = fmt.Sprintf("%q is used before its declaration (at %s)", id.Name, posText(id.At))
+				break
+			}
+		}
+	}
 }
 
 func posText(p ast.Pos) string {
@@ -310,6 +338,7 @@ func (r *resolver) use(s *scope, id *ast.Ident) {
 		return
 	}
 	r.errorf(id.At, "undefined name %q%s", id.Name, didYouMean(id.Name, r.visible(s, true)))
+	r.undefined = append(r.undefined, undefinedUse{name: id.Name, scope: s, err: r.errs[len(r.errs)-1]})
 }
 
 // target resolves the variable written by an assignment or del.
