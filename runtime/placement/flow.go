@@ -8,10 +8,12 @@ import "github.com/tref-lang/tref/runtime/refs"
 // use (refs die and are dropped by the runtime; a ref with no known use is
 // the first victim), writing back only when the host has no valid copy.
 type flow struct {
-	// diff and reserve are per-window scratch: the bytes of results not
-	// yet computed that are alive at each op of the window, then their
-	// running maximum.
-	diff, reserve []int64
+	// diff, run, top and upto are reserveAt's state: the changes in bytes
+	// of results not yet computed along the window, their running sum and
+	// maximum, and how far they are computed.
+	diff     []int64
+	run, top int64
+	upto     int
 	// curOut is the current op's result bytes when it needs new memory.
 	curOut int64
 	// strict makes Victim Belady-consistent (see Victim).
@@ -166,7 +168,7 @@ func (*flow) After(*Engine, *refs.Op) error { return nil }
 // forecast learned may be over).
 func (f *flow) Prefetch(e *Engine) error {
 	win := e.window
-	f.computeReserve(e, e.cur, win)
+	f.beginReserve(e, e.cur, win)
 	capacity := e.dev.Capacity()
 	var buf [4]*refs.Ref
 	f.estimate(e, win)
@@ -191,7 +193,7 @@ func (f *flow) Prefetch(e *Engine) error {
 				continue
 			}
 			f.fetching, f.early = s.Bytes(), false
-			ok, err := e.Prefetch(s, o.Seq, f.reserve[j], false)
+			ok, err := e.Prefetch(s, o.Seq, f.reserveAt(e, win, j), false)
 			if err != nil || !ok {
 				return err
 			}
@@ -205,7 +207,7 @@ func (f *flow) Prefetch(e *Engine) error {
 	}
 	reserve := f.curOut
 	if n := len(win); n > 0 {
-		reserve = f.reserve[n-1]
+		reserve = f.reserveAt(e, win, n-1)
 	}
 	end := e.windowEnd()
 	q := &e.fc.queue
@@ -248,46 +250,44 @@ func (f *flow) estimate(e *Engine, win []*refs.Op) {
 	}
 }
 
-// computeReserve fills f.reserve[j] with the most bytes that results not
-// yet allocated hold at any op up to window[j], the current op's result
-// included. A result lives from its op to its last reader in the window,
-// or to the window's end when the script holds it too; one that takes
-// over a dying operand's buffer adds nothing.
-func (f *flow) computeReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
+// beginReserve starts the computation of reserveAt for the window.
+func (f *flow) beginReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
 	n := len(win)
 	f.diff = resize(f.diff, n+1)
-	f.reserve = resize(f.reserve, n)
+	f.run, f.upto = 0, 0
 	f.curOut = 0
 	if inplaceInput(cur) < 0 {
 		f.curOut = cur.Out.Bytes()
 	}
-	if n == 0 {
-		return
-	}
-	first := win[0].Seq
-	// The current op's result, unless it dies at once, lives until its
-	// last reader.
-	if f.curOut > 0 {
+	f.top = f.curOut
+	if n > 0 && f.curOut > 0 {
+		// The current op's result, unless it dies at once, lives until
+		// its last reader.
 		f.diff[0] += f.curOut
-		f.diff[f.lastIndex(e, cur, first, n)+1] -= f.curOut
+		f.diff[f.lastIndex(e, cur, win[0].Seq, n)+1] -= f.curOut
 	}
-	for k, o := range win {
-		if o.Cancelled() {
-			continue
+}
+
+// reserveAt is the most bytes that results not yet allocated hold at any
+// op up to window[j], the current op's result included. A result lives
+// from its op to its last reader in the window, or to the window's end
+// when the script holds it too; one that takes over a dying operand's
+// buffer adds nothing. It extends the computation only as far as asked,
+// in order: the prefetch scan rarely looks at the whole window.
+func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
+	n := len(win)
+	for ; f.upto <= j; f.upto++ {
+		k := f.upto
+		o := win[k]
+		if !o.Cancelled() && !(inplaceInput(o) >= 0 && o.Inputs[inplaceInput(o)].State() == refs.Pending) {
+			b := o.Out.Bytes()
+			f.diff[k] += b
+			f.diff[f.lastIndex(e, o, win[0].Seq, n)+1] -= b
 		}
-		if ip := inplaceInput(o); ip >= 0 && o.Inputs[ip].State() == refs.Pending {
-			continue
-		}
-		b := o.Out.Bytes()
-		f.diff[k] += b
-		f.diff[f.lastIndex(e, o, first, n)+1] -= b
+		f.run += f.diff[k]
+		f.top = max(f.top, f.run)
 	}
-	run, top := int64(0), f.curOut
-	for k := range n {
-		run += f.diff[k]
-		top = max(top, run)
-		f.reserve[k] = top
-	}
+	return f.top
 }
 
 // lastIndex is the window index up to which o's result lives.
