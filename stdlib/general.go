@@ -30,6 +30,8 @@ func init() {
 	register("memstats", "memstats(): per device, {live_refs, live_bytes, peak_bytes, cached_bytes}", builtinMemstats)
 	register("item", "item(x): a one-element tensor as a host number (forces it)", builtinItem)
 	register("assert_error", `assert_error(fn, "text"): call fn(); fail unless it fails with a message containing text`, builtinAssertError)
+	register("allclose", "allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=false): whether |a - b| <= atol + rtol * |b| everywhere (broadcasting), as torch.allclose", builtinAllclose)
+	register("assert_close", "assert_close(a, b, rtol=1e-5, atol=1e-8, equal_nan=false): fail unless allclose(a, b), naming the worst element", builtinAssertClose)
 	register("hint_keep", "hint_keep(x): ask placement to keep x on the accelerator", builtinHint("keep"))
 	register("hint_offload", "hint_offload(x): ask placement to move x off the accelerator when it can", builtinHint("offload"))
 }
@@ -269,6 +271,128 @@ func builtinAssertError(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwa
 		return nil, fmt.Errorf("assert_error: the error %q does not contain %q", msg, want)
 	}
 	return eval.None, nil
+}
+
+// closeness is the result of comparing two tensors elementwise.
+type closeness struct {
+	shape    tensor.Shape // the broadcast shape
+	bad, n   int          // mismatched elements, of n
+	worst    int          // flat index of the largest mismatch
+	a, b     float64      // the values there
+	diff     float64      // |a - b| there (+Inf where one is NaN)
+	allowed  float64      // atol + rtol*|b| there
+	hasWorst bool
+	// dtypes of a and b, for printing their values.
+	adt, bdt tensor.DType
+}
+
+// compareClose compares a and b as torch.allclose does: broadcasting,
+// |a - b| <= atol + rtol*|b|, equal infinities are close, and NaN is close
+// only to NaN and only with equalNaN. It forces both tensors.
+func compareClose(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (closeness, error) {
+	var a, b *refs.Ref
+	rtol, atol, equalNaN := 1e-5, 1e-8, false
+	if err := eval.UnpackArgs(th, fname, args, kwargs, "a", &a, "b", &b, "rtol?", &rtol, "atol?", &atol, "equal_nan?", &equalNaN); err != nil {
+		return closeness{}, err
+	}
+	if rtol < 0 || atol < 0 {
+		return closeness{}, fmt.Errorf("%s: rtol and atol must not be negative, got rtol=%g atol=%g", fname, rtol, atol)
+	}
+	shape, err := tensor.Broadcast(a.Shape(), b.Shape())
+	if err != nil {
+		return closeness{}, fmt.Errorf("%s: %v", fname, err)
+	}
+	da, err := th.RT.Read(a)
+	if err != nil {
+		return closeness{}, err
+	}
+	db, err := th.RT.Read(b)
+	if err != nil {
+		return closeness{}, err
+	}
+	c := closeness{shape: shape, n: shape.Numel(), adt: a.DType(), bdt: b.DType()}
+	ia, ib := broadcastIndex(a.Shape(), shape), broadcastIndex(b.Shape(), shape)
+	for i := range c.n {
+		x, y := da.At(ia(i)), db.At(ib(i))
+		diff, allowed := math.Abs(x-y), atol+rtol*math.Abs(y)
+		switch {
+		case math.IsNaN(x) || math.IsNaN(y):
+			if equalNaN && math.IsNaN(x) && math.IsNaN(y) {
+				continue
+			}
+			diff = math.Inf(1)
+		case x == y || diff <= allowed:
+			continue
+		}
+		c.bad++
+		if !c.hasWorst || diff > c.diff {
+			c.hasWorst, c.worst, c.a, c.b, c.diff, c.allowed = true, i, x, y, diff, allowed
+		}
+	}
+	return c, nil
+}
+
+// broadcastIndex maps a flat index of the broadcast shape out to the flat
+// index of the element of a tensor of shape in that it reads.
+func broadcastIndex(in, out tensor.Shape) func(int) int {
+	if in.Equal(out) {
+		return func(i int) int { return i }
+	}
+	inStrides := in.Strides()
+	return func(i int) int {
+		j := 0
+		for d := len(out) - 1; d >= 0; d-- {
+			k := i % out[d]
+			i /= out[d]
+			if e := d - (len(out) - len(in)); e >= 0 && in[e] != 1 {
+				j += k * inStrides[e]
+			}
+		}
+		return j
+	}
+}
+
+// unflatten writes flat index i of shape s as [i0, i1, ...].
+func unflatten(i int, s tensor.Shape) string {
+	idx := make([]string, len(s))
+	for d := len(s) - 1; d >= 0; d-- {
+		idx[d] = fmt.Sprint(i % s[d])
+		i /= s[d]
+	}
+	return "[" + strings.Join(idx, ", ") + "]"
+}
+
+func builtinAllclose(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	c, err := compareClose(th, "allclose", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Bool(c.bad == 0), nil
+}
+
+func builtinAssertClose(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	c, err := compareClose(th, "assert_close", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if c.bad == 0 {
+		return eval.None, nil
+	}
+	return nil, fmt.Errorf("assert_close: %d of %d elements differ; the worst, at %s, is %s against %s (difference %.4g, allowed %.4g)",
+		c.bad, c.n, unflatten(c.worst, c.shape), formatElem(c.a, c.adt), formatElem(c.b, c.bdt), c.diff, c.allowed)
+}
+
+// formatElem prints an element of a tensor of dtype dt as print would.
+func formatElem(x float64, dt tensor.DType) string {
+	switch {
+	case dt == tensor.Float64:
+		return eval.FormatFloat(x, 64)
+	case dt.IsFloat():
+		return eval.FormatFloat(x, 32)
+	case dt == tensor.Bool:
+		return fmt.Sprint(x != 0)
+	}
+	return fmt.Sprint(int64(x))
 }
 
 // builtinHint passes a placement hint to the executor when it takes
