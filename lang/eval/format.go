@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tref-lang/tref/lang/parser"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -76,7 +77,11 @@ func (f *formatter) value(v Value, inner bool) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(k)
+			if parser.IsIdent(k) {
+				b.WriteString(k)
+			} else {
+				b.WriteString(strconv.Quote(k)) // {"b c": 1} reads back
+			}
 			b.WriteString(": ")
 			if i < len(x.Values) {
 				f.value(x.Values[i], true)

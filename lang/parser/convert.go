@@ -390,6 +390,11 @@ func (c *converter) importStmt(s *importStmt) ast.Stmt {
 	return &ast.ImportStmt{At: posOf(s.Pos), Path: p, Name: &ast.Ident{At: posOf(s.Path.Pos), Name: stem}}
 }
 
+// IsIdent reports whether s can be written as a name: an identifier that
+// is not a keyword. Printing uses it to decide which record keys need
+// quotes.
+func IsIdent(s string) bool { return isIdent(s) }
+
 // isIdent reports whether s is an identifier and not a keyword.
 func isIdent(s string) bool {
 	if s == "" {
