@@ -125,6 +125,10 @@ var errorTests = []struct{ src, want string }{
 
 	// Lists, records, indexing.
 	{"let x = [1, 2", `t.tr:1:14: expected ']' in list, found end of file`},
+	// At the end of a later line, the error names the bracket left open.
+	{"let x = [1, 2\n", `t.tr:2:1: expected ']' in list, found end of file (the '[' at 1:9 is not closed)`},
+	{"fn f() {\n  if x {\n    g(1)\n\nh()\n", `t.tr:6:1: expected '}', found end of file (the '{' at 2:8 is not closed)`},
+	{"let x = (\n", `t.tr:2:1: expected expression, found end of file (the '(' at 1:9 is not closed)`},
 	{"let x = [1 2]", `t.tr:1:12: expected ',' or ']' in list, found "2"`},
 	{"let x = [1,,2]", `t.tr:1:12: expected list element, found ","`},
 	{"let x = [,]", `t.tr:1:10: expected element or ']' in list, found ","`},

@@ -40,6 +40,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -160,8 +161,15 @@ func syntaxError(err error, toks []lexer.Token) *Error {
 	default:
 		e = &Error{Pos: posOf(toks[len(toks)-1].Pos), Msg: err.Error()}
 	}
-	if at := tokenAt(toks, e.Pos); at < len(toks) && toks[at].EOF() && len(openBrackets(toks, at)) > 0 {
-		e.incomplete = true
+	if at := tokenAt(toks, e.Pos); at < len(toks) && toks[at].EOF() {
+		if open := openBrackets(toks, at); len(open) > 0 {
+			e.incomplete = true
+			// In a long file the bracket left open may be far above the
+			// end where the error is found: name it.
+			if o := toks[open[len(open)-1]]; o.Pos.Line < e.Pos.Line && !strings.Contains(e.Msg, " is not closed") {
+				e.Msg += fmt.Sprintf(" (the '%s' at %d:%d is not closed)", o.Value, o.Pos.Line, o.Pos.Column)
+			}
+		}
 	}
 	return e
 }
