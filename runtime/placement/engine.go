@@ -35,6 +35,8 @@ type Engine struct {
 	// says the current step added ops to the window.
 	seen    uint64
 	growing bool
+	// cumNs is the running sum of estimated op durations (RefState.cumNs).
+	cumNs int64
 	// step counts Execute calls; NextKey's memo is valid within one, and
 	// invalidated by observe (which changes the forecast) with step++.
 	step uint64

@@ -23,11 +23,9 @@ type flow struct {
 	// prefetched and not yet used.
 	fetching, earlyBytes int64
 	early                bool
-	// ends[j] estimates when window[j] ends, and curEnd the current op,
-	// in virtual time; first is window[0]'s sequence number.
-	ends   []int64
-	curEnd int64
-	first  uint64
+	// curEnd estimates when the current op ends, in virtual time, and
+	// curCum is its prefix sum of durations (see Engine.opCum).
+	curEnd, curCum int64
 }
 
 func init() { RegisterStrategy("flow", func() Strategy { return &flow{} }) }
@@ -89,7 +87,7 @@ func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *Ref
 	if wait < 0 {
 		return best
 	}
-	need := f.startOf(before)
+	need := f.startOf(e, before)
 	if need < 0 || f.earlyBytes+f.fetching > e.dev.Capacity()/leadDiv {
 		return nil
 	}
@@ -109,16 +107,14 @@ func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *Ref
 const leadDiv = 6
 
 // startOf estimates when the op of sequence seq starts, -1 beyond the
-// window.
-func (f *flow) startOf(seq uint64) int64 {
-	if seq < f.first || int(seq-f.first) >= len(f.ends) {
+// window: the ops before it run back to back after the current one.
+func (f *flow) startOf(e *Engine, seq uint64) int64 {
+	if seq <= e.curSeq() || seq > e.windowEnd() {
 		return -1
 	}
-	j := int(seq - f.first)
-	if j == 0 {
-		return f.curEnd
-	}
-	return f.ends[j-1]
+	o := e.window[seq-e.curSeq()-1]
+	cum, _ := e.opCum(o)
+	return f.curEnd + cum - f.curCum - e.EstNs(o)
 }
 
 // lastReadEnd estimates when s's last read before seq ends.
@@ -128,8 +124,9 @@ func (f *flow) lastReadEnd(e *Engine, s *RefState, seq uint64) int64 {
 		if u.Seq >= seq {
 			break
 		}
-		if !u.Cancelled() && u.Seq >= f.first {
-			end = f.ends[u.Seq-f.first]
+		if !u.Cancelled() && u.Seq > e.curSeq() {
+			cum, _ := e.opCum(u)
+			end = f.curEnd + cum - f.curCum
 		}
 	}
 	return end
@@ -171,7 +168,7 @@ func (f *flow) Prefetch(e *Engine) error {
 	f.beginReserve(e, e.cur, win)
 	capacity := e.dev.Capacity()
 	var buf [4]*refs.Ref
-	f.estimate(e, win)
+	f.estimate(e)
 	f.earlyBytes = 0
 	for s := e.resident.head; s != nil; s = s.next {
 		if s.prefetched && s.early {
@@ -181,7 +178,7 @@ func (f *flow) Prefetch(e *Engine) error {
 	f.strict = true
 	defer func() { f.strict = false }()
 	for j, o := range win {
-		if o.Cancelled() || workingSet(o) > capacity {
+		if _, ws := e.opCum(o); o.Cancelled() || ws > capacity {
 			continue
 		}
 		for _, in := range opInputs(o, buf[:]) {
@@ -232,22 +229,12 @@ func (f *flow) Prefetch(e *Engine) error {
 	return nil
 }
 
-// estimate fills f.ends with the cost model's end times of the window's
-// ops, run back to back after the current one.
-func (f *flow) estimate(e *Engine, win []*refs.Op) {
-	t := e.dev.ComputeFree() + e.EstNs(e.cur)
-	f.curEnd = t
-	f.first = e.curSeq() + 1
-	if len(win) > 0 {
-		f.first = win[0].Seq
-	}
-	f.ends = f.ends[:0]
-	for _, o := range win {
-		if !o.Cancelled() {
-			t += e.EstNs(o)
-		}
-		f.ends = append(f.ends, t)
-	}
+// estimate sets the origin of the window's time estimates: the current
+// op ends at curEnd, and the ops after it follow back to back (their
+// durations are prefix sums kept by the engine).
+func (f *flow) estimate(e *Engine) {
+	f.curEnd = e.dev.ComputeFree() + e.EstNs(e.cur)
+	f.curCum, _ = e.opCum(e.cur)
 }
 
 // beginReserve starts the computation of reserveAt for the window.

@@ -37,6 +37,10 @@ type RefState struct {
 	// that computes the ref (once costed), for the timing estimates.
 	flops, estNs int64
 	costed       bool
+	// cumNs is the sum of estNs over the ops from the first absorbed to
+	// this one (a prefix sum, so that estimates over the window cost
+	// O(1)); ws is the op's working set.
+	cumNs, ws int64
 	// key, keyPred and keyStep memoize NextKey during one step.
 	key     uint64
 	keyPred bool

@@ -23,6 +23,9 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 			out.flops, e.metas = flops(o, e.metas)
 			out.costed = true
 			out.estNs = e.dev.Params().OpNs(out.flops, opBytes(o))
+			e.cumNs += out.estNs
+			out.cumNs = e.cumNs
+			out.ws = workingSet(o)
 		}
 		for i, in := range o.Inputs {
 			if !repeated(o.Inputs, i) {
@@ -159,4 +162,13 @@ func (e *Engine) EstNs(op *refs.Op) int64 {
 		return s.estNs
 	}
 	return 0
+}
+
+// cumNs is the prefix sum of estimated durations up to op (see
+// RefState.cumNs), and WorkingSet its cached working set.
+func (e *Engine) opCum(op *refs.Op) (cum, ws int64) {
+	if s := e.State(op.Out); s != nil && s.costed {
+		return s.cumNs, s.ws
+	}
+	return 0, workingSet(op)
 }
