@@ -172,7 +172,9 @@ func setREPLTracing(ex refs.Executor, on bool, w io.Writer) error {
 		eng.SetRecorder(nil)
 		return nil
 	}
-	eng.SetRecorder(trace.NewRecorder(trace.NewText(w, isTerminalWriter(w))))
+	text := trace.NewText(w, isTerminalWriter(w))
+	text.LineFlush = true
+	eng.SetRecorder(trace.NewRecorder(text))
 	return nil
 }
 

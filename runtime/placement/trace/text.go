@@ -14,6 +14,9 @@ type Text struct {
 	w     *bufio.Writer
 	color bool
 	seq   int64
+	// LineFlush writes every line at once (interactive use: the REPL's
+	// :trace, where events interleave with the script's output).
+	LineFlush bool
 }
 
 // NewText makes a text sink writing to w.
@@ -51,6 +54,9 @@ func (t *Text) Event(e *Event) error {
 	}
 	_, err := fmt.Fprintf(t.w, "%6d %12s  %s %-6s %6s %10s  %-14s %-16s %s\n",
 		e.Seq, FormatNs(e.T), kind, e.Device, ref, bytes, orDash(e.Op), orDash(e.Pos), reason)
+	if err == nil && t.LineFlush {
+		err = t.w.Flush()
+	}
 	return err
 }
 
