@@ -86,10 +86,20 @@ func BenchmarkElementwise16M(b *testing.B) {
 		{"add_row", "add", out, []*tensor.Dense{x, row}, nil, 8},
 		{"maximum", "maximum", out, []*tensor.Dense{x, y}, nil, 12},
 		{"gt", "gt", outB, []*tensor.Dense{x, y}, nil, 9},
+		{"eq_scalar", "eq", outB, []*tensor.Dense{x, s}, nil, 5},
 		{"where", "where", out, []*tensor.Dense{cond, x, y}, nil, 13},
 		{"neg", "neg", out, []*tensor.Dense{x}, nil, 8},
 		{"relu", "relu", out, []*tensor.Dense{x}, nil, 8},
 		{"exp", "exp", out, []*tensor.Dense{x}, nil, 8},
+		{"log", "log", out, []*tensor.Dense{x}, nil, 8},
+		{"sqrt", "sqrt", out, []*tensor.Dense{x}, nil, 8},
+		{"rsqrt", "rsqrt", out, []*tensor.Dense{x}, nil, 8},
+		{"tanh", "tanh", out, []*tensor.Dense{x}, nil, 8},
+		{"sigmoid", "sigmoid", out, []*tensor.Dense{x}, nil, 8},
+		{"gelu", "gelu", out, []*tensor.Dense{x}, nil, 8},
+		{"silu", "silu", out, []*tensor.Dense{x}, nil, 8},
+		{"sin", "sin", out, []*tensor.Dense{x}, nil, 8},
+		{"cos", "cos", out, []*tensor.Dense{x}, nil, 8},
 		{"clamp", "clamp", out, []*tensor.Dense{x}, ops.ClampAttrs{Min: -1, Max: 1, HasMin: true, HasMax: true}, 8},
 		{"astype_int64", "astype", outI, []*tensor.Dense{x}, ops.CastAttrs{To: tensor.Int64}, 12},
 	}
@@ -106,31 +116,41 @@ func BenchmarkElementwise16M(b *testing.B) {
 
 func BenchmarkReduce16M(b *testing.B) {
 	x := benchDense(tensor.Float32, 4096, 4096)
+	// any stops at the first nonzero element: on zeros it reads them all.
+	zeros := tensor.NewDense(x.Meta)
 	cases := []struct {
 		name string
 		op   string
 		dims []int
+		in   *tensor.Dense // x when nil
 	}{
-		{"sum_all", "sum", nil},
-		{"sum_dim1", "sum", []int{1}},
-		{"sum_dim0", "sum", []int{0}},
-		{"mean_all", "mean", nil},
-		{"max_all", "max", nil},
-		{"max_dim1", "max", []int{1}},
-		{"argmax_all", "argmax", nil},
-		{"var_all", "var", nil},
-		{"all_all", "all", nil},
+		{"sum_all", "sum", nil, nil},
+		{"sum_dim1", "sum", []int{1}, nil},
+		{"sum_dim0", "sum", []int{0}, nil},
+		{"mean_all", "mean", nil, nil},
+		{"max_all", "max", nil, nil},
+		{"max_dim1", "max", []int{1}, nil},
+		{"argmax_all", "argmax", nil, nil},
+		{"argmin_dim1", "argmin", []int{1}, nil},
+		{"var_all", "var", nil, nil},
+		{"std_dim1", "std", []int{1}, nil},
+		{"all_all", "all", nil, nil},
+		{"any_all", "any", nil, zeros},
 	}
 	for _, c := range cases {
+		in := c.in
+		if in == nil {
+			in = x
+		}
 		b.Run(c.name, func(b *testing.B) {
 			attrs := ops.ReduceAttrs{Dims: c.dims, Correction: 1}
-			m, err := ops.MustLookup(c.op).Infer([]tensor.Meta{x.Meta}, attrs)
+			m, err := ops.MustLookup(c.op).Infer([]tensor.Meta{in.Meta}, attrs)
 			if err != nil {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(m)
 			measure(b, 4*benchN, func() {
-				if err := Run(c.op, out, []*tensor.Dense{x}, attrs); err != nil {
+				if err := Run(c.op, out, []*tensor.Dense{in}, attrs); err != nil {
 					b.Fatal(err)
 				}
 			})

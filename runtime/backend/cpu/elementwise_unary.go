@@ -38,6 +38,9 @@ func runUnary[O, T any](o []O, a []T, row func(o []O, a []T)) error {
 
 func floatUnaryKernel(name string) Kernel {
 	f32, f64 := floatUnaryRow[float32](name), floatUnaryRow[float64](name)
+	if simd := simdFloatUnaryF32(name); simd != nil {
+		f32 = simd
+	}
 	var kernel Kernel
 	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 1); err != nil {
@@ -59,10 +62,13 @@ func floatUnaryKernel(name string) Kernel {
 // sqrt1_2 is 1/sqrt(2), for the exact (erf) form of gelu.
 const sqrt1_2 = 0.70710678118654752440
 
-// floatUnaryRow picks the row function of a float unary op. Float32 exp,
-// sigmoid and silu use expF32 (nn_exp.go), accurate to float32 and several
-// times faster than math.Exp; tanh keeps math.Tanh, whose small-argument
-// accuracy a formula over exp would lose.
+// floatUnaryRow picks the scalar row function of a float unary op (the
+// float64 rows, and float32 where there is no vectorised row:
+// simdFloatUnaryF32). Float32 exp, sigmoid and silu use expF32
+// (nn_exp.go), accurate to float32 and several times faster than math.Exp;
+// tanh keeps math.Tanh, whose small-argument accuracy a formula over exp
+// would lose. gelu is x Φ(x) with Φ(x) = erfc(-x/√2)/2, which keeps its
+// relative accuracy for negative x where 1 + erf(x/√2) cancels.
 func floatUnaryRow[F float](name string) func(o, a []F) {
 	var z F
 	_, single := any(z).(float32)
@@ -87,11 +93,25 @@ func floatUnaryRow[F float](name string) func(o, a []F) {
 	case "tanh":
 		f = math.Tanh
 	case "sigmoid":
-		f = func(x float64) float64 { return 1 / (1 + exp(-x)) }
+		// e^x / (1 + e^x) for x < 0 keeps the tiny results of large
+		// negative x, which 1 / (1 + e^-x) loses when e^-x overflows.
+		f = func(x float64) float64 {
+			if x >= 0 {
+				return 1 / (1 + exp(-x))
+			}
+			e := exp(x)
+			return e / (1 + e)
+		}
 	case "gelu":
-		f = func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x*sqrt1_2)) }
+		f = func(x float64) float64 { return 0.5 * x * math.Erfc(-x*sqrt1_2) }
 	case "silu":
-		f = func(x float64) float64 { return x / (1 + exp(-x)) }
+		f = func(x float64) float64 {
+			if x >= 0 {
+				return x / (1 + exp(-x))
+			}
+			e := exp(x)
+			return x * e / (1 + e)
+		}
 	default:
 		panic("cpu: unknown float unary op " + name)
 	}
