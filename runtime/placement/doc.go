@@ -1,0 +1,33 @@
+// Package placement is tref's placement engine: a refs.Executor that runs
+// every op on an accelerator or on the host and moves tensors between them
+// so that a model larger than the accelerator's memory runs, and the
+// accelerator rarely waits.
+//
+// The runtime (runtime/refs) queues promise ops in a window and calls
+// Execute for the head op with the rest of the window, the exact near
+// future. Before each op the engine asks its Strategy where the op runs,
+// makes the op's operands resident (fetching on demand what is missing),
+// lets the strategy prefetch for the coming ops, allocates the result
+// (taking over a dying operand's buffer when the op allows it) and runs
+// the kernel; an op whose operands and result cannot fit runs on the host
+// instead (a fallback). Eviction writes back a copy only when the host
+// has no valid one; a ref's device copy is freed the moment the ref dies.
+//
+// Strategies, one file each: none (host only), genoa (operands in just
+// before the op, result straight back, nothing kept), lru (fetch on
+// demand, evict the least recently used) and flow (Belady's
+// furthest-next-use eviction over the window and the forecast, prefetch in
+// order of need, see flow.go). The forecast (forecast.go) learns, per ref
+// and op site, the period of repeated reads, so flow sees beyond the
+// window in loops.
+//
+// The accelerator is the simulated device of package sim (virtual clock,
+// two copy engines and a compute engine, memory accounted against a
+// budget); other devices plug in with RegisterBackend. Every decision is
+// an event for the Middleware chain (hooks that may steer: veto an
+// eviction, move an op to the host, pin refs), which includes the Tracer
+// when Config.Trace is set (package trace: text, jsonl, chrome and svg
+// output, and the summary with the Belady reference; docs/trace.md).
+// Script-level hooks (--hooks policy.tr) reach the chain through Hooks
+// and a HookCaller.
+package placement
