@@ -1,0 +1,512 @@
+//go:build ignore
+
+// This program writes elementwise_math_amd64.s, the AVX2+FMA float32 math
+// rows. Each kernel's body is written once over symbolic registers
+// ({x}, {a}, {b}, ...); the generator gives every interleaved block of 8
+// its own physical registers and emits the body instruction by
+// instruction across the blocks, so that the long dependency chains of
+// the polynomials overlap even within the out-of-order window of one
+// loop iteration.
+//
+//	go run elementwise_math_gen.go
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+)
+
+// constant is a 32-byte table: value (an assembler immediate) in 8 lanes.
+type constant struct{ name, value string }
+
+// constants, with the comment that introduces each group.
+var constants = []struct {
+	doc  string
+	list []constant
+}{
+	{"", []constant{
+		{"mOne", "$1.0"}, {"mTwo", "$2.0"}, {"mHalf", "$0.5"},
+		{"mAbs", "$0x7fffffff"}, {"mSign", "$0x80000000"},
+		{"mInf", "$0x7f800000"}, {"mNegInf", "$0xff800000"}, {"mNaN", "$0x7fc00000"},
+		{"mBias", "$127"},
+	}},
+	{`exp: x = n ln2 + r, |r| <= ln2/2; e^r by a degree-7 polynomial; 2^n as
+two factors, so that results down to the subnormals are scaled without
+overflowing an exponent field.`, []constant{
+		{"mExpLo", "$-104.0"}, {"mExpHi", "$89.0"},
+		{"mLog2e", "$0x3fb8aa3b"}, {"mLn2Hi", "$0x3f318000"}, {"mLn2Lo", "$0xb95e8083"},
+		{"mExpP0", "$1.9875691500e-4"}, {"mExpP1", "$1.3981999507e-3"},
+		{"mExpP2", "$8.3334519073e-3"}, {"mExpP3", "$4.1665795894e-2"},
+		{"mExpP4", "$1.6666665459e-1"}, {"mExpP5", "$5.0000001201e-1"},
+	}},
+	{`log: x = 2^e m, sqrt(1/2) <= m < sqrt(2); log(m) = f - f²/2 + f³ P(f)
+with f = m - 1.`, []constant{
+		{"mMinNorm", "$0x00800000"}, {"mTwo23", "$8388608.0"}, {"m23", "$23.0"},
+		{"mI126", "$126"}, {"mMant", "$0x007fffff"}, {"mHalfBits", "$0x3f000000"},
+		{"mSqrtHf", "$0x3f3504f3"},
+		{"mLogP0", "$7.0376836292e-2"}, {"mLogP1", "$-1.1514610310e-1"},
+		{"mLogP2", "$1.1676998740e-1"}, {"mLogP3", "$-1.2420140846e-1"},
+		{"mLogP4", "$1.4249322787e-1"}, {"mLogP5", "$-1.6668057665e-1"},
+		{"mLogP6", "$2.0000714765e-1"}, {"mLogP7", "$-2.4999993993e-1"},
+		{"mLogP8", "$3.3333331174e-1"},
+	}},
+	{`tanh: |x| < 0.625: x + x³ P(x²); else 1 - 2/(e^{2|x|} + 1); sign of x.`, []constant{
+		{"mTanhCut", "$0.625"},
+		{"mTanhP0", "$-5.70498872745e-3"}, {"mTanhP1", "$2.06390887954e-2"},
+		{"mTanhP2", "$-5.37397155531e-2"}, {"mTanhP3", "$1.33314422036e-1"},
+		{"mTanhP4", "$-3.33332819422e-1"},
+	}},
+	{`gelu: x Φ(x), Φ(x) = erfc(-x/√2)/2. erfc(z) = t exp(-z² + P(t)),
+t = 2/(2+z), z >= 0 (Numerical Recipes' erfcc, relative error below
+1.2e-7 for every z); z² = x²/2 is carried as two floats so that its
+rounding does not reach the result. |x| is clamped to 15, where erfc
+has underflowed to 0.`, []constant{
+		{"mGeluMax", "$15.0"}, {"mSqrt1_2", "$0x3f3504f3"},
+		{"mErfc0", "$-1.26551223"}, {"mErfc1", "$1.00002368"},
+		{"mErfc2", "$0.37409196"}, {"mErfc3", "$0.09678418"},
+		{"mErfc4", "$-0.18628806"}, {"mErfc5", "$0.27886807"},
+		{"mErfc6", "$-1.13520398"}, {"mErfc7", "$1.48851587"},
+		{"mErfc8", "$-0.82215223"}, {"mErfc9", "$0.17087277"},
+	}},
+	{`sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
+(the first two short enough that j times them is exact for |x| <= 8192;
+all positive so that x = -0 keeps r = -0); sin(r) or cos(r) by quadrant.`, []constant{
+		{"mSinMax", "$8192.0"}, {"m2OverPi", "$0x3f22f983"},
+		{"mPio2_1", "$0x3fc90000"}, {"mPio2_2", "$0x39fda000"},
+		{"mPio2_3", "$0x33a22168"}, {"mPio2_4", "$0x27c234c5"},
+		{"mSinP0", "$-1.9515295891e-4"}, {"mSinP1", "$8.3321608736e-3"},
+		{"mSinP2", "$-1.6666654611e-1"},
+		{"mCosP0", "$2.443315711809948e-5"}, {"mCosP1", "$-1.388731625493765e-3"},
+		{"mCosP2", "$4.166664568298827e-2"},
+	}},
+}
+
+// expPoly is P = e^R 2^N for a reduced R (|R| <= ln2/2 or a little more)
+// and N holding integral floats in [-190, 128]; N and T are clobbered.
+func expPoly(r, n, p, t string) string {
+	return strings.NewReplacer("<R>", r, "<N>", n, "<P>", p, "<T>", t).Replace(`
+	VMOVUPS mExpP0<>(SB), <P>
+	VFMADD213PS mExpP1<>(SB), <R>, <P>
+	VFMADD213PS mExpP2<>(SB), <R>, <P>
+	VFMADD213PS mExpP3<>(SB), <R>, <P>
+	VFMADD213PS mExpP4<>(SB), <R>, <P>
+	VFMADD213PS mExpP5<>(SB), <R>, <P>
+	VMULPS <R>, <R>, <T>
+	VFMADD213PS <R>, <T>, <P>
+	VADDPS mOne<>(SB), <P>, <P>
+	VCVTPS2DQ <N>, <N>
+	VPSRAD $1, <N>, <T>
+	VPSUBD <T>, <N>, <N>
+	VPADDD mBias<>(SB), <T>, <T>
+	VPADDD mBias<>(SB), <N>, <N>
+	VPSLLD $23, <T>, <T>
+	VPSLLD $23, <N>, <N>
+	VMULPS <T>, <P>, <P>
+	VMULPS <N>, <P>, <P>`)
+}
+
+// exp is X = e^X with temporaries A, B, C; NaN stays NaN (the clamps
+// keep X when it is NaN, and the polynomial carries it).
+func exp(x, a, b, c string) string {
+	return strings.NewReplacer("<X>", x, "<A>", a).Replace(`
+	VMOVUPS mExpLo<>(SB), <A>
+	VMAXPS <X>, <A>, <X>
+	VMOVUPS mExpHi<>(SB), <A>
+	VMINPS <X>, <A>, <X>
+	VMULPS mLog2e<>(SB), <X>, <A>
+	VROUNDPS $0, <A>, <A>
+	VFNMADD231PS mLn2Hi<>(SB), <A>, <X>
+	VFNMADD231PS mLn2Lo<>(SB), <A>, <X>`) + expPoly(x, a, b, c) + "\n\tVMOVAPS " + b + ", " + x
+}
+
+// sigmoidParts sets E = e^{-|X|} and Y = the numerator of
+// sigmoid(X) = Y / (1 + E): 1 for X >= 0, else E (so that large negative
+// X keep their subnormal results).
+func sigmoidParts(x, y, e, a, b, c string) string {
+	return strings.NewReplacer("<X>", x, "<Y>", y, "<E>", e, "<A>", a).Replace(`
+	VANDPS mAbs<>(SB), <X>, <E>
+	VXORPS mSign<>(SB), <E>, <E>`) + exp(e, a, b, c) + strings.NewReplacer("<X>", x, "<Y>", y, "<E>", e, "<A>", a).Replace(`
+	VXORPS <A>, <A>, <A>
+	VCMPPS $13, <A>, <X>, <A>
+	VBLENDVPS <A>, mOne<>(SB), <E>, <Y>`)
+}
+
+// kernel is one row function: func name(o, a *float32, n int).
+type kernel struct {
+	name, doc string
+	// regs are the body's symbolic registers; {x} holds the input and
+	// then the result.
+	regs []string
+	// ways is how many blocks of 8 one loop iteration interleaves.
+	ways int
+	// setup runs once before the loop (physical registers only, kept
+	// out of every way's range).
+	setup string
+	body  string
+	// guard, if set, computes {g} per block: nonzero lanes stop the row
+	// before that block (the function then returns how many elements it
+	// wrote).
+	guard    string
+	sig      string // the Go declaration, for the comment
+	frame    string
+	epilogue string
+}
+
+var kernels = []kernel{
+	{
+		name: "expF32AVX2", ways: 3,
+		regs: []string{"x", "a", "b", "c"},
+		body: exp("{x}", "{a}", "{b}", "{c}"),
+	},
+	{
+		name: "logF32AVX2", ways: 3,
+		regs: []string{"x", "a", "b", "c", "d"},
+		body: `
+	// Subnormals are scaled by 2^23 first (their exponent then less 23).
+	VMOVAPS {x}, {d}
+	VCMPPS $1, mMinNorm<>(SB), {d}, {a}
+	VMULPS mTwo23<>(SB), {d}, {b}
+	VBLENDVPS {a}, {b}, {d}, {x}
+	VANDPS m23<>(SB), {a}, {a}
+	// e = biased exponent - 126, m in [0.5, 1).
+	VPSRLD $23, {x}, {b}
+	VPSUBD mI126<>(SB), {b}, {b}
+	VCVTDQ2PS {b}, {b}
+	VSUBPS {a}, {b}, {b}
+	VANDPS mMant<>(SB), {x}, {x}
+	VORPS mHalfBits<>(SB), {x}, {x}
+	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
+	VCMPPS $1, mSqrtHf<>(SB), {x}, {a}
+	VANDPS {x}, {a}, {c}
+	VSUBPS mOne<>(SB), {x}, {x}
+	VADDPS {c}, {x}, {x}
+	VANDPS mOne<>(SB), {a}, {a}
+	VSUBPS {a}, {b}, {b}
+	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
+	VMULPS {x}, {x}, {c}
+	VMOVUPS mLogP0<>(SB), {a}
+	VFMADD213PS mLogP1<>(SB), {x}, {a}
+	VFMADD213PS mLogP2<>(SB), {x}, {a}
+	VFMADD213PS mLogP3<>(SB), {x}, {a}
+	VFMADD213PS mLogP4<>(SB), {x}, {a}
+	VFMADD213PS mLogP5<>(SB), {x}, {a}
+	VFMADD213PS mLogP6<>(SB), {x}, {a}
+	VFMADD213PS mLogP7<>(SB), {x}, {a}
+	VFMADD213PS mLogP8<>(SB), {x}, {a}
+	VMULPS {x}, {a}, {a}
+	VMULPS {c}, {a}, {a}
+	VFMADD231PS mLn2Lo<>(SB), {b}, {a}
+	VFNMADD231PS mHalf<>(SB), {c}, {a}
+	VADDPS {a}, {x}, {x}
+	VFMADD231PS mLn2Hi<>(SB), {b}, {x}
+	// +inf stays +inf, ±0 gives -inf, x < 0 and NaN give NaN.
+	VCMPPS $0, mInf<>(SB), {d}, {a}
+	VBLENDVPS {a}, {d}, {x}, {x}
+	VXORPS {c}, {c}, {c}
+	VCMPPS $0, {c}, {d}, {a}
+	VBLENDVPS {a}, mNegInf<>(SB), {x}, {x}
+	VCMPPS $9, {c}, {d}, {a}
+	VBLENDVPS {a}, mNaN<>(SB), {x}, {x}`,
+	},
+	{
+		name: "sqrtF32AVX2", ways: 4,
+		doc:  "Correctly rounded, as float32(math.Sqrt(x)).",
+		regs: []string{"x"},
+		body: `
+	VSQRTPS {x}, {x}`,
+	},
+	{
+		name: "rsqrtF32AVX2", ways: 4,
+		doc: `1 / sqrt(x) with a true square root and division (as torch's vectorised
+rsqrt; not the 12-bit VRSQRTPS estimate).`,
+		regs:  []string{"x"},
+		setup: "VMOVUPS mOne<>(SB), Y15",
+		body: `
+	VSQRTPS {x}, {x}
+	VDIVPS {x}, Y15, {x}`,
+	},
+	{
+		name: "tanhF32AVX2", ways: 2,
+		regs: []string{"x", "a", "b", "c", "d", "e", "f", "g"},
+		body: `
+	VANDPS mSign<>(SB), {x}, {e}
+	VANDPS mAbs<>(SB), {x}, {a}
+	// Small |x|: a + a (a² P(a²)).
+	VMULPS {a}, {a}, {b}
+	VMOVUPS mTanhP0<>(SB), {c}
+	VFMADD213PS mTanhP1<>(SB), {b}, {c}
+	VFMADD213PS mTanhP2<>(SB), {b}, {c}
+	VFMADD213PS mTanhP3<>(SB), {b}, {c}
+	VFMADD213PS mTanhP4<>(SB), {b}, {c}
+	VMULPS {b}, {c}, {c}
+	VFMADD213PS {a}, {a}, {c}
+	// Large |x|: 1 - 2/(e^{2a} + 1).
+	VADDPS {a}, {a}, {d}` + exp("{d}", "{b}", "{f}", "{g}") + `
+	VADDPS mOne<>(SB), {d}, {d}
+	VMOVUPS mTwo<>(SB), {b}
+	VDIVPS {d}, {b}, {d}
+	VMOVUPS mOne<>(SB), {b}
+	VSUBPS {d}, {b}, {d}
+	VCMPPS $1, mTanhCut<>(SB), {a}, {b}
+	VBLENDVPS {b}, {c}, {d}, {d}
+	VORPS {e}, {d}, {x}`,
+	},
+	{
+		name: "sigmoidF32AVX2", ways: 2,
+		regs: []string{"x", "y", "e", "a", "b", "c"},
+		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}") + `
+	VADDPS mOne<>(SB), {e}, {e}
+	VDIVPS {e}, {y}, {x}`,
+	},
+	{
+		name: "siluF32AVX2", ways: 2,
+		doc:  "x sigmoid(x) as (x num) / (1 + e), one rounding fewer than the product.",
+		regs: []string{"x", "y", "e", "a", "b", "c"},
+		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}") + `
+	VADDPS mOne<>(SB), {e}, {e}
+	VMULPS {x}, {y}, {y}
+	VDIVPS {e}, {y}, {x}`,
+	},
+	{
+		name: "geluF32AVX2", ways: 2,
+		regs: []string{"x", "a", "t", "p", "h", "l", "n"},
+		body: `
+	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
+	VANDPS mAbs<>(SB), {x}, {a}
+	VMOVUPS mGeluMax<>(SB), {t}
+	VMINPS {a}, {t}, {a}
+	VMOVUPS mTwo<>(SB), {p}
+	VMOVAPS {p}, {t}
+	VFMADD231PS mSqrt1_2<>(SB), {a}, {t}
+	VDIVPS {t}, {p}, {t}
+	// p = P(t).
+	VMOVUPS mErfc9<>(SB), {p}
+	VFMADD213PS mErfc8<>(SB), {t}, {p}
+	VFMADD213PS mErfc7<>(SB), {t}, {p}
+	VFMADD213PS mErfc6<>(SB), {t}, {p}
+	VFMADD213PS mErfc5<>(SB), {t}, {p}
+	VFMADD213PS mErfc4<>(SB), {t}, {p}
+	VFMADD213PS mErfc3<>(SB), {t}, {p}
+	VFMADD213PS mErfc2<>(SB), {t}, {p}
+	VFMADD213PS mErfc1<>(SB), {t}, {p}
+	VFMADD213PS mErfc0<>(SB), {t}, {p}
+	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
+	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
+	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
+	VMULPS {a}, {a}, {h}
+	VMOVAPS {h}, {l}
+	VFMSUB231PS {a}, {a}, {l}
+	VMULPS mHalf<>(SB), {h}, {h}
+	VFNMADD231PS mHalf<>(SB), {l}, {p}
+	VSUBPS {h}, {p}, {n}
+	VMULPS mLog2e<>(SB), {n}, {n}
+	VROUNDPS $0, {n}, {n}
+	VFMADD231PS mLn2Hi<>(SB), {n}, {h}
+	VSUBPS {h}, {p}, {p}
+	VFNMADD231PS mLn2Lo<>(SB), {n}, {p}` + expPoly("{p}", "{n}", "{h}", "{l}") + `
+	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
+	VMULPS {t}, {h}, {h}
+	VMULPS mHalf<>(SB), {h}, {h}
+	VMOVUPS mOne<>(SB), {l}
+	VSUBPS {h}, {l}, {l}
+	VXORPS {n}, {n}, {n}
+	VCMPPS $1, {n}, {x}, {n}
+	VBLENDVPS {n}, {h}, {l}, {l}
+	VMULPS {l}, {x}, {x}`,
+	},
+	{
+		name: "sinCosF32AVX2", ways: 2,
+		sig:  "func sinCosF32AVX2(o, a *float32, n int, quadrant int32) int",
+		doc: `sin (quadrant 0) or cos (quadrant 1) of a[0:n]; stops before the first
+block of 8 holding an |x| > 8192 (or ±inf) and returns how many elements
+it wrote, for the caller to do that block another way.`,
+		frame:    "$0-40",
+		setup:    "VBROADCASTSS quadrant+24(FP), Y15",
+		epilogue: "MOVQ AX, ret+32(FP)",
+		regs:     []string{"x", "j", "r", "s", "c", "g"},
+		guard: `
+	VANDPS mAbs<>(SB), {x}, {g}
+	VCMPPS $14, mSinMax<>(SB), {g}, {g}`,
+		body: `
+	// j = round(x 2/π), r = x - j π/2 (j through an int32 is +0 for
+	// x = -0, which keeps r = -0).
+	VMULPS m2OverPi<>(SB), {x}, {j}
+	VCVTPS2DQ {j}, {j}
+	VCVTDQ2PS {j}, {r}
+	VFNMADD231PS mPio2_1<>(SB), {r}, {x}
+	VFNMADD231PS mPio2_2<>(SB), {r}, {x}
+	VFNMADD231PS mPio2_3<>(SB), {r}, {x}
+	VFNMADD231PS mPio2_4<>(SB), {r}, {x}
+	VPADDD Y15, {j}, {j}
+	VMULPS {x}, {x}, {r}
+	// s = r + r³ S(r²), with the sign of r (which the sum loses for -0).
+	VMOVUPS mSinP0<>(SB), {s}
+	VFMADD213PS mSinP1<>(SB), {r}, {s}
+	VFMADD213PS mSinP2<>(SB), {r}, {s}
+	VMULPS {r}, {s}, {s}
+	VFMADD213PS {x}, {x}, {s}
+	VANDPS mSign<>(SB), {x}, {c}
+	VORPS {c}, {s}, {s}
+	// c = 1 - r²/2 + r⁴ C(r²)
+	VMOVUPS mCosP0<>(SB), {c}
+	VFMADD213PS mCosP1<>(SB), {r}, {c}
+	VFMADD213PS mCosP2<>(SB), {r}, {c}
+	VMULPS {r}, {r}, {g}
+	VMULPS {g}, {c}, {c}
+	VFNMADD231PS mHalf<>(SB), {r}, {c}
+	VADDPS mOne<>(SB), {c}, {c}
+	// Quadrant q = j (+1 for cos): q odd takes c, q & 2 negates.
+	VPSLLD $31, {j}, {g}
+	VBLENDVPS {g}, {c}, {s}, {s}
+	VPSRLD $1, {j}, {g}
+	VPSLLD $31, {g}, {g}
+	VXORPS {g}, {s}, {x}`,
+	},
+}
+
+// phys maps way w's symbolic registers to Y registers: way w takes the
+// block of len(regs) registers after way w-1's.
+func phys(k kernel, w int) *strings.Replacer {
+	var pairs []string
+	for i, r := range k.regs {
+		pairs = append(pairs, "{"+r+"}", fmt.Sprintf("Y%d", w*len(k.regs)+i))
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// interleave emits body once per way, instruction by instruction;
+// comments come once.
+func interleave(b *bytes.Buffer, k kernel, body string, ways int) {
+	maps := make([]*strings.Replacer, ways)
+	for w := range maps {
+		maps[w] = phys(k, w)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if strings.HasPrefix(line, "//") {
+			fmt.Fprintf(b, "\t%s\n", line)
+			continue
+		}
+		for _, m := range maps {
+			fmt.Fprintf(b, "\t%s\n", m.Replace(line))
+		}
+	}
+}
+
+func emit(b *bytes.Buffer, k kernel) {
+	ways := k.ways
+	if n := ways * len(k.regs); n > 16 || k.setup != "" && n > 15 {
+		log.Fatalf("%s: %d ways of %d registers do not fit", k.name, ways, len(k.regs))
+	}
+	sig := k.sig
+	if sig == "" {
+		sig = "func " + k.name + "(o, a *float32, n int)"
+	}
+	frame := k.frame
+	if frame == "" {
+		frame = "$0-24"
+	}
+	fmt.Fprintf(b, "\n// %s\n", sig)
+	if k.doc != "" {
+		for _, l := range strings.Split(k.doc, "\n") {
+			fmt.Fprintf(b, "// %s\n", l)
+		}
+	}
+	lbl := strings.TrimSuffix(k.name, "F32AVX2")
+	fmt.Fprintf(b, "TEXT ·%s(SB), NOSPLIT, %s\n", k.name, frame)
+	fmt.Fprintf(b, "\tMOVQ o+0(FP), DI\n\tMOVQ a+8(FP), SI\n\tMOVQ n+16(FP), CX\n\tXORQ AX, AX\n")
+	if k.setup != "" {
+		fmt.Fprintf(b, "\t%s\n", k.setup)
+	}
+	x := func(w int) string { return phys(k, w).Replace("{x}") }
+
+	// The main loop: ways blocks per iteration.
+	fmt.Fprintf(b, "\n%sloop:\n", lbl)
+	fmt.Fprintf(b, "\tLEAQ %d(AX), DX\n\tCMPQ DX, CX\n\tJGT %stail\n", 8*ways, lbl)
+	for w := range ways {
+		fmt.Fprintf(b, "\tVMOVUPS %d(SI)(AX*4), %s\n", 32*w, x(w))
+	}
+	if k.guard != "" {
+		interleave(b, k, k.guard, ways)
+		g0 := phys(k, 0).Replace("{g}")
+		for w := 1; w < ways; w++ {
+			fmt.Fprintf(b, "\tVORPS %s, %s, %s\n", phys(k, w).Replace("{g}"), g0, g0)
+		}
+		fmt.Fprintf(b, "\tVMOVMSKPS %s, DX\n\tTESTL DX, DX\n\tJNZ %stail\n", g0, lbl)
+	}
+	interleave(b, k, k.body, ways)
+	for w := range ways {
+		fmt.Fprintf(b, "\tVMOVUPS %s, %d(DI)(AX*4)\n", x(w), 32*w)
+	}
+	fmt.Fprintf(b, "\tADDQ $%d, AX\n\tJMP %sloop\n", 8*ways, lbl)
+
+	// The rest, one block at a time.
+	fmt.Fprintf(b, "\n%stail:\n\tCMPQ AX, CX\n\tJGE %sdone\n", lbl, lbl)
+	fmt.Fprintf(b, "\tVMOVUPS (SI)(AX*4), %s\n", x(0))
+	if k.guard != "" {
+		interleave(b, k, k.guard, 1)
+		fmt.Fprintf(b, "\tVMOVMSKPS %s, DX\n\tTESTL DX, DX\n\tJNZ %sdone\n", phys(k, 0).Replace("{g}"), lbl)
+	}
+	interleave(b, k, k.body, 1)
+	fmt.Fprintf(b, "\tVMOVUPS %s, (DI)(AX*4)\n\tADDQ $8, AX\n\tJMP %stail\n", x(0), lbl)
+	fmt.Fprintf(b, "\n%sdone:\n", lbl)
+	if k.epilogue != "" {
+		fmt.Fprintf(b, "\t%s\n", k.epilogue)
+	}
+	fmt.Fprintf(b, "\tVZEROUPPER\n\tRET\n")
+}
+
+const header = `// Code generated by elementwise_math_gen.go; DO NOT EDIT.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// AVX2+FMA float32 math over rows: exp, log, sqrt, rsqrt, tanh, sigmoid,
+// silu, gelu, sin and cos. Every function handles n elements, n a
+// multiple of 8 (the Go callers pass tails through a padded block), and
+// loads each block before storing it, so o may alias a. The polynomials
+// are Cephes' single-precision ones unless noted; elementwise_math_test.go
+// bounds their error against float64 math over special values and wide
+// sweeps.
+
+// C8(name, v) is a 32-byte constant: v in each of 8 lanes.
+#define C8(name, v) \
+	DATA name<>+0(SB)/4, v; \
+	DATA name<>+4(SB)/4, v; \
+	DATA name<>+8(SB)/4, v; \
+	DATA name<>+12(SB)/4, v; \
+	DATA name<>+16(SB)/4, v; \
+	DATA name<>+20(SB)/4, v; \
+	DATA name<>+24(SB)/4, v; \
+	DATA name<>+28(SB)/4, v; \
+	GLOBL name<>(SB), RODATA|NOPTR, $32
+`
+
+func main() {
+	var b bytes.Buffer
+	b.WriteString(header)
+	for _, g := range constants {
+		b.WriteString("\n")
+		if g.doc != "" {
+			for _, l := range strings.Split(g.doc, "\n") {
+				fmt.Fprintf(&b, "// %s\n", l)
+			}
+		}
+		for _, c := range g.list {
+			fmt.Fprintf(&b, "C8(%s, %s)\n", c.name, c.value)
+		}
+	}
+	for _, k := range kernels {
+		emit(&b, k)
+	}
+	if err := os.WriteFile("elementwise_math_amd64.s", b.Bytes(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
