@@ -319,7 +319,7 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	},
 	{
 		name: "sinCosF32AVX2", ways: 2,
-		sig:  "func sinCosF32AVX2(o, a *float32, n int, quadrant int32) int",
+		sig: "func sinCosF32AVX2(o, a *float32, n int, quadrant int32) int",
 		doc: `sin (quadrant 0) or cos (quadrant 1) of a[0:n]; stops before the first
 block of 8 holding an |x| > 8192 (or ±inf) and returns how many elements
 it wrote, for the caller to do that block another way.`,
