@@ -21,6 +21,9 @@ else
 fi
 export TREF_TORCH_THREADS=$threads
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+# OpenBLAS has its own thread pool beside libtorch's OpenMP one; give both
+# runs the same count so neither oversubscribes the cores.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$threads}
 printf '%-6s %12s %12s %12s %8s\n' model tref_torch_ms tref_cpu_ms pytorch_ms ratio
 for model in mlp block; do
   bt=1000000000 bc=1000000000 bp=1000000000
