@@ -274,6 +274,9 @@ func sliceRow[T any](x []T, lo, hi, n int) []T {
 func compareKernel(name string) Kernel {
 	f32, f64 := compareRow[float32](name), compareRow[float64](name)
 	i64, u8 := compareRow[int64](name), compareRow[uint8](name)
+	if simd := simdCompareF32(name, f32); simd != nil {
+		f32 = simd
+	}
 	return func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 		if err := checkInputs(name, ins, 2); err != nil {
 			return err
@@ -332,11 +335,11 @@ func whereKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	a, b := castTo(ins[1], ct), castTo(ins[2], ct)
 	switch ct.Size() {
 	case 1:
-		return runWhere(out.U8(), out.Shape, c, a.U8(), a.Shape, b.U8(), b.Shape)
+		return runWhere(out.U8(), out.Shape, c, a.U8(), a.Shape, b.U8(), b.Shape, whereRow[uint8])
 	case 4:
-		return runWhere(bitsOf[uint32](out), out.Shape, c, bitsOf[uint32](a), a.Shape, bitsOf[uint32](b), b.Shape)
+		return runWhere(bitsOf[uint32](out), out.Shape, c, bitsOf[uint32](a), a.Shape, bitsOf[uint32](b), b.Shape, whereRow32)
 	case 8:
-		return runWhere(bitsOf[uint64](out), out.Shape, c, bitsOf[uint64](a), a.Shape, bitsOf[uint64](b), b.Shape)
+		return runWhere(bitsOf[uint64](out), out.Shape, c, bitsOf[uint64](a), a.Shape, bitsOf[uint64](b), b.Shape, whereRow[uint64])
 	}
 	return fmt.Errorf("where has no cpu kernel for %v", ct)
 }
@@ -351,7 +354,17 @@ func bitsOf[U uint32 | uint64](d *tensor.Dense) []U {
 	return unsafe.Slice((*U)(unsafe.Pointer(&d.Buf[0])), n)
 }
 
-func runWhere[U uint8 | uint32 | uint64](o []U, oShape tensor.Shape, cond *tensor.Dense, a []U, as tensor.Shape, b []U, bs tensor.Shape) error {
+// whereRow32 is where's row on 32-bit elements, vectorised where the CPU
+// allows.
+var whereRow32 = func() func(o []uint32, c []uint8, a, b []uint32) {
+	if simd := simdWhereU32(whereRow[uint32]); simd != nil {
+		return simd
+	}
+	return whereRow[uint32]
+}()
+
+func runWhere[U uint8 | uint32 | uint64](o []U, oShape tensor.Shape, cond *tensor.Dense, a []U, as tensor.Shape, b []U, bs tensor.Shape,
+	row func(o []U, c []uint8, a, b []U)) error {
 	n := len(o)
 	if n == 0 {
 		return nil
@@ -360,7 +373,7 @@ func runWhere[U uint8 | uint32 | uint64](o []U, oShape tensor.Shape, cond *tenso
 	it := newBcastIter(oShape, cond.Shape, as, bs)
 	return parallelFor(n, func(lo, hi int) error {
 		it.rows(lo, hi, func(pos int, off *[maxInputs]int, m int) {
-			whereRow(o[pos:pos+m], rowOf(c, off[0], it.inner[0], m), rowOf(a, off[1], it.inner[1], m), rowOf(b, off[2], it.inner[2], m))
+			row(o[pos:pos+m], rowOf(c, off[0], it.inner[0], m), rowOf(a, off[1], it.inner[1], m), rowOf(b, off[2], it.inner[2], m))
 		})
 		return nil
 	})

@@ -27,3 +27,13 @@ func colAddF32(acc []float64, x []float32) {
 		acc[j] += float64(v)
 	}
 }
+
+// simdCompareF32 has no vectorised rows on this platform.
+func simdCompareF32(string, func(o []uint8, a, b []float32) error) func(o []uint8, a, b []float32) error {
+	return nil
+}
+
+// simdWhereU32 has no vectorised rows on this platform.
+func simdWhereU32(func(o []uint32, c []uint8, a, b []uint32)) func(o []uint32, c []uint8, a, b []uint32) {
+	return nil
+}
