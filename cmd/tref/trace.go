@@ -126,6 +126,9 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 		return c.fail(err)
 	}
 	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
+	if eng, ok := ex.(*placement.Engine); ok {
+		eng.Attach(rt) // disk->host reads before the first op show too
+	}
 	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: scriptOut, NoLiveness: cfg.NoLiveness})
 	if cfg.SeedSet {
 		in.Thread().RNG = rng.New(uint64(cfg.Seed))

@@ -27,6 +27,8 @@ type Engine struct {
 	rec      *trace.Recorder
 	tracing  bool
 	rt       *refs.Runtime
+	// attached is the runtime whose lazy loads the engine observes.
+	attached *refs.Runtime
 
 	// cur is the op being executed and window the ops after it.
 	cur    *refs.Op
@@ -131,7 +133,7 @@ func (e *Engine) now() int64 {
 
 // Execute places and runs op. It implements refs.Executor.
 func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error {
-	e.rt = rt
+	e.Attach(rt)
 	if e.seen == 0 {
 		e.hostCounter(e.now()) // the host's memory before the first op
 	}

@@ -10,7 +10,8 @@ import (
 
 // Chrome writes the trace-event JSON that Perfetto and chrome://tracing
 // open: one process per device, with ops, each copy engine, stalls and
-// placement decisions on separate threads (tracks), and resident memory
+// placement decisions on separate threads (tracks; disk reads get one
+// when there are any), and resident memory
 // as a counter per device.
 type Chrome struct {
 	w     *bufio.Writer
@@ -18,6 +19,8 @@ type Chrome struct {
 	pids  map[string]int
 	mem   []memDelta
 	order int
+	// diskTrack marks the processes whose disk reads track is named.
+	diskTrack map[int]bool
 }
 
 type memDelta struct {
@@ -37,16 +40,18 @@ const (
 	tidHost
 	tidStall
 	tidDecision
+	tidDisk
 )
 
 var trackNames = map[int]string{
 	tidCompute: "compute (ops)", tidH2D: "copy h2d", tidD2H: "copy d2h",
 	tidHost: "host ops", tidStall: "stalls", tidDecision: "decisions",
+	tidDisk: "disk reads",
 }
 
 // NewChrome makes a chrome sink writing to w.
 func NewChrome(w io.Writer) *Chrome {
-	c := &Chrome{w: bufio.NewWriter(w), pids: map[string]int{}}
+	c := &Chrome{w: bufio.NewWriter(w), pids: map[string]int{}, diskTrack: map[int]bool{}}
 	c.w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
 	return c
 }
@@ -133,6 +138,13 @@ func (c *Chrome) Event(e *Event) error {
 		return span(fmt.Sprintf("d2h #%d", e.Ref), "copy", tidD2H)
 	case Stall:
 		return span("stall", "stall", tidStall)
+	case DiskRead:
+		if !c.diskTrack[pid] {
+			// Named on first use: most traces read nothing from disk.
+			c.diskTrack[pid] = true
+			c.write(chromeEvent{Name: "thread_name", Ph: "M", Pid: pid, Tid: tidDisk, Args: map[string]any{"name": trackNames[tidDisk]}})
+		}
+		return span(fmt.Sprintf("disk read #%d", e.Ref), "copy", tidDisk)
 	case Alloc, Free:
 		delta := e.Bytes
 		if e.Kind == Free {

@@ -11,8 +11,9 @@ import "fmt"
 // Kind is what an event records.
 type Kind uint8
 
-// The event kinds of RUNTIME.md's Trace section, plus Fallback and the
-// closing Summary.
+// The event kinds of RUNTIME.md's Trace section, plus Fallback, DiskRead
+// (a lazy ref's data read from disk into host memory: the disk->host move
+// of the disk tier) and the closing Summary.
 const (
 	OpStart Kind = iota + 1
 	OpEnd
@@ -27,6 +28,7 @@ const (
 	Hit
 	Miss
 	Fallback
+	DiskRead
 	Summary
 )
 
@@ -34,7 +36,7 @@ var kindNames = [...]string{
 	OpStart: "op_start", OpEnd: "op_end", Alloc: "alloc", Free: "free",
 	H2D: "h2d", D2H: "d2h", Prefetch: "prefetch", Evict: "evict",
 	Writeback: "writeback", Stall: "stall", Hit: "hit", Miss: "miss",
-	Fallback: "fallback", Summary: "summary",
+	Fallback: "fallback", DiskRead: "disk_read", Summary: "summary",
 }
 
 // String is the kind's name in every output format ("op_start").
@@ -70,6 +72,8 @@ const (
 	StreamH2D     = "h2d"
 	StreamD2H     = "d2h"
 	StreamHost    = "host"
+	// StreamDisk is the host thread reading a lazy ref's file.
+	StreamDisk = "disk"
 )
 
 // Event is one decision or one piece of work.
@@ -83,7 +87,8 @@ type Event struct {
 	Kind   Kind
 	// Device is where: "sim:0", "cpu", "cuda:0".
 	Device string
-	// Stream is the engine that did the work: compute, h2d, d2h, host;
+	// Stream is the engine that did the work: compute, h2d, d2h, host,
+	// disk;
 	// empty for decisions.
 	Stream string
 	// Ref is the ref's id, 0 when none.

@@ -43,6 +43,7 @@ type SummaryFields struct {
 	Evictions        int64            `json:"evictions"`
 	Strategy         string           `json:"strategy"`
 	Budget           int64            `json:"budget"`
+	BytesDisk        int64            `json:"bytes_disk"`
 }
 
 // JSONL writes one JSON object per line.
@@ -85,6 +86,7 @@ func (j *JSONL) Close(t *Totals) error {
 		BeladyBytes: t.BeladyBytes, BoundNs: t.BoundNs,
 		WastedPrefetches: t.WastedPrefetches, WastedBytes: t.WastedBytes,
 		Fallbacks: t.Fallbacks, Evictions: t.Evictions, Strategy: t.Strategy, Budget: t.Budget,
+		BytesDisk: t.BytesDisk,
 	}}
 	if err := j.enc.Encode(line); err != nil {
 		return err

@@ -57,6 +57,8 @@ func (r *Recorder) Emit(e Event) {
 		r.tot.Fallbacks++
 	case Evict:
 		r.tot.Evictions++
+	case DiskRead:
+		r.tot.BytesDisk += e.Bytes
 	}
 	for _, s := range r.sinks {
 		if err := s.Event(&e); err != nil && r.err == nil {

@@ -34,6 +34,8 @@ type Totals struct {
 	Device   string
 	Strategy string
 	Budget   int64
+	// BytesDisk sums the disk_read events: lazy refs read from disk.
+	BytesDisk int64
 }
 
 // Final is what the engine knows at the end of a run, beyond the events.

@@ -31,6 +31,7 @@ var kindColors = map[Kind]string{
 	OpStart: "\x1b[36m", OpEnd: "\x1b[36m", H2D: "\x1b[34m", D2H: "\x1b[35m",
 	Prefetch: "\x1b[32m", Evict: "\x1b[33m", Writeback: "\x1b[33m",
 	Stall: "\x1b[31m", Miss: "\x1b[31m", Fallback: "\x1b[1;31m", Hit: "\x1b[32m",
+	DiskRead: "\x1b[34m",
 }
 
 // Event writes one aligned line.
@@ -87,6 +88,9 @@ func WriteSummary(w io.Writer, s *Totals) {
 	fmt.Fprintf(w, "  %-14s %s\n", "stall", FormatNs(s.StallNs))
 	fmt.Fprintf(w, "  %-14s %s h2d, %s d2h (belady %s, %.2fx)\n", "moved", FormatBytes(s.BytesH2D), FormatBytes(s.BytesD2H),
 		FormatBytes(s.BeladyBytes), Ratio(s.BytesH2D+s.BytesD2H, s.BeladyBytes))
+	if s.BytesDisk > 0 {
+		fmt.Fprintf(w, "  %-14s %s read from disk\n", "disk->host", FormatBytes(s.BytesDisk))
+	}
 	devs := make([]string, 0, len(s.PeakBytes))
 	for d := range s.PeakBytes {
 		devs = append(devs, d)
