@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"runtime"
@@ -432,32 +433,112 @@ func prodFamily[T number, A float64 | int64]() family[T, A] {
 	}
 }
 
-// variance is var (or std) with the given correction, in two passes: the
-// mean, then the sum of squared deviations from it, divided by
-// max(0, r - correction) as torch does (so one element gives NaN).
+// variance is var (or std) with the given correction: the sum of squared
+// deviations from the mean divided by max(0, r - correction) as torch does
+// (so one element gives NaN). Contiguous rows are read once: blocks small
+// enough to stay in cache are done in two passes (their mean, then their
+// squared deviations) and merged with Chan's formula, which keeps the
+// accuracy of two passes over the whole row. Strided rows (inner > 1) take
+// two passes over the input.
 func variance[T number](x []T, p plan, correction int, std bool) []float64 {
+	var dev []float64
+	if p.inner == 1 {
+		acc := runReduce(x, p, momentFamily[T]())
+		dev = make([]float64, len(acc))
+		for i, m := range acc {
+			dev[i] = m.m2
+		}
+	} else {
+		dev = squaredDeviations(x, p)
+	}
+	div := float64(max(0, p.r-correction))
+	for i := range dev {
+		dev[i] /= div
+		if std {
+			dev[i] = math.Sqrt(dev[i])
+		}
+	}
+	return dev
+}
+
+// moments are a count, a mean and the sum of squared deviations from it.
+type moments struct{ n, mean, m2 float64 }
+
+// merge combines the moments of two disjoint sets (Chan et al.).
+func (a moments) merge(b moments) moments {
+	switch {
+	case b.n == 0:
+		return a
+	case a.n == 0:
+		return b
+	}
+	n := a.n + b.n
+	d := b.mean - a.mean
+	return moments{n, a.mean + d*b.n/n, a.m2 + b.m2 + d*d*a.n*b.n/n}
+}
+
+// momentBlock is the block of a row done in two passes: 8 KB of float32,
+// in the L1 cache for the second pass.
+const momentBlock = 2048
+
+// momentFamily computes the moments of contiguous rows (inner = 1).
+func momentFamily[T number]() family[T, moments] {
+	sum, sqdev := sumRow[T, float64], sqDevRow[T]
+	if f, ok := any(sumF32).(func([]T) float64); ok {
+		sum = f
+	}
+	if f, ok := any(sqDevF32).(func([]T, float64) float64); ok {
+		sqdev = f
+	}
+	return family[T, moments]{
+		partial: func(acc []moments, x []T, p plan, o0, o1, k0, k1 int) {
+			for o := o0; o < o1; o++ {
+				row := x[o*p.r+k0 : o*p.r+k1]
+				m := acc[o]
+				for lo := 0; lo < len(row); lo += momentBlock {
+					b := row[lo:min(lo+momentBlock, len(row))]
+					nb := float64(len(b))
+					mean := sum(b) / nb
+					m = m.merge(moments{nb, mean, sqdev(b, mean)})
+				}
+				acc[o] = m
+			}
+		},
+		merge: func(dst, src []moments) {
+			for i, m := range src {
+				dst[i] = dst[i].merge(m)
+			}
+		},
+	}
+}
+
+// sqDevRow is the float64 sum of (x[i] - mean)².
+func sqDevRow[T number](x []T, mean float64) float64 {
+	var s0, s1 float64
+	i := 0
+	for ; i+2 <= len(x); i += 2 {
+		d0, d1 := float64(x[i])-mean, float64(x[i+1])-mean
+		s0 += d0 * d0
+		s1 += d1 * d1
+	}
+	if i < len(x) {
+		d := float64(x[i]) - mean
+		s0 += d * d
+	}
+	return s0 + s1
+}
+
+// squaredDeviations is, for every output element, the sum of squared
+// deviations from the mean, in two passes: the means, then the sums.
+func squaredDeviations[T number](x []T, p plan) []float64 {
 	mean := runReduce(x, p, sumFamily[T, float64]())
 	for i := range mean {
 		mean[i] /= float64(p.r)
 	}
-	dev := runReduce(x, p, family[T, float64]{
+	return runReduce(x, p, family[T, float64]{
 		partial: func(acc []float64, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) {
-					m := mean[o]
-					var s0, s1 float64
-					i := 0
-					for ; i+2 <= len(xs); i += 2 {
-						d0, d1 := float64(xs[i])-m, float64(xs[i+1])-m
-						s0 += d0 * d0
-						s1 += d1 * d1
-					}
-					if i < len(xs) {
-						d := float64(xs[i]) - m
-						s0 += d * d
-					}
-					acc[o] += s0 + s1
-				},
+				func(o int, xs []T) { acc[o] += sqDevRow(xs, mean[o]) },
 				func(o, _ int, xs []T, accs []float64) {
 					ms := mean[o*p.inner : (o+1)*p.inner]
 					accs = accs[:len(xs)]
@@ -473,14 +554,6 @@ func variance[T number](x []T, p plan, correction int, std bool) []float64 {
 			}
 		},
 	})
-	div := float64(max(0, p.r-correction))
-	for i := range dev {
-		dev[i] /= div
-		if std {
-			dev[i] = math.Sqrt(dev[i])
-		}
-	}
-	return dev
 }
 
 // maxFamily and minFamily use Go's max and min, which propagate NaN as
@@ -614,6 +687,11 @@ func argBetter[T number](v T, cur argAcc[T], isMax bool) bool {
 }
 
 func argFamily[T number](isMax bool) family[T, argAcc[T]] {
+	// float32 rows: vectorised where the CPU allows.
+	simd := func([]T, bool) (T, int, bool) { var z T; return z, 0, false }
+	if f, ok := any(argRowF32).(func([]T, bool) (T, int, bool)); ok {
+		simd = f
+	}
 	return family[T, argAcc[T]]{
 		init: argAcc[T]{i: -1},
 		partial: func(acc []argAcc[T], x []T, p plan, o0, o1, k0, k1 int) {
@@ -622,17 +700,9 @@ func argFamily[T number](isMax bool) family[T, argAcc[T]] {
 					if len(xs) == 0 {
 						return
 					}
-					best, bi := xs[0], 0
-					if best == best {
-						for i, v := range xs {
-							if v != v {
-								best, bi = v, i
-								break
-							}
-							if isMax && v > best || !isMax && v < best {
-								best, bi = v, i
-							}
-						}
+					best, bi, ok := simd(xs, isMax)
+					if !ok {
+						best, bi = argScan(xs, isMax)
 					}
 					if e := (argAcc[T]{best, int64(k0 + bi)}); argBetter(e.v, acc[o], isMax) {
 						acc[o] = e
@@ -657,20 +727,53 @@ func argFamily[T number](isMax bool) family[T, argAcc[T]] {
 	}
 }
 
+// argScan is the value and index of the first largest (isMax) or smallest
+// element of a nonempty row, or of its first NaN.
+func argScan[T number](xs []T, isMax bool) (T, int) {
+	best, bi := xs[0], 0
+	if best != best {
+		return best, 0
+	}
+	for i, v := range xs {
+		if v != v {
+			return v, i
+		}
+		if isMax && v > best || !isMax && v < best {
+			best, bi = v, i
+		}
+	}
+	return best, bi
+}
+
 // logicalFamily is any (or all): whether some (every) element is nonzero.
 // NaN counts as nonzero. A row stops at the first deciding element.
 func logicalFamily[T number](isAll bool) family[T, uint8] {
+	hasZero := func(xs []T) bool { return slices.Contains(xs, 0) }
+	hasNonzero := func(xs []T) bool { return slices.IndexFunc(xs, func(v T) bool { return v != 0 }) >= 0 }
+	// float32 and byte rows: vectorised where the CPU allows.
+	if f, ok := any(hasZeroF32).(func([]T) bool); ok {
+		hasZero = f
+	}
+	if f, ok := any(hasNonzeroF32).(func([]T) bool); ok {
+		hasNonzero = f
+	}
+	if f, ok := any(hasNonzeroU8).(func([]T) bool); ok {
+		hasNonzero = f
+	}
+	if f, ok := any(func(xs []uint8) bool { return bytes.IndexByte(xs, 0) >= 0 }).(func([]T) bool); ok {
+		hasZero = f
+	}
 	f := family[T, uint8]{
 		partial: func(acc []uint8, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
 				func(o int, xs []T) {
 					switch {
 					case isAll && acc[o] == 1:
-						if slices.Contains(xs, 0) {
+						if hasZero(xs) {
 							acc[o] = 0
 						}
 					case !isAll && acc[o] == 0:
-						if slices.IndexFunc(xs, func(v T) bool { return v != 0 }) >= 0 {
+						if hasNonzero(xs) {
 							acc[o] = 1
 						}
 					}
