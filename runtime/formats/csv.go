@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -24,18 +23,11 @@ const MaxCSVBytes = 1 << 30
 // the binary formats, CSV is parsed at open: its shape is only known once
 // every line was read.
 func OpenCSV(path string, opts *Options) (*File, error) {
-	fh, err := os.Open(path)
+	fh, size, err := openRegular(path, CSV)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, wrap(path, CSV, "stat", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, errorf(path, CSV, "not a regular file")
-	}
 	var r io.Reader = bufio.NewReaderSize(fh, 64<<10)
 	var magic [2]byte
 	if n, _ := fh.ReadAt(magic[:], 0); n == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -51,7 +43,7 @@ func OpenCSV(path string, opts *Options) (*File, error) {
 		return nil, wrap(path, CSV, "", err)
 	}
 	f := newFile(path, CSV, nil)
-	f.Entries = []Entry{{Meta: d.Meta, Stored: "text", Bytes: st.Size()}}
+	f.Entries = []Entry{{Meta: d.Meta, Stored: "text", Bytes: size}}
 	f.Entries[0].load = func() (*tensor.Dense, error) {
 		if d == nil {
 			return nil, errorf(path, CSV, "loaded twice")

@@ -16,6 +16,7 @@ package formats
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -232,6 +233,26 @@ func (e *Error) Unwrap() error { return e.Err }
 
 func errorf(path string, kind Kind, format string, args ...any) error {
 	return &Error{Path: path, Format: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// openRegular opens path for reading and checks that it is a regular file
+// (not a directory, device or pipe), returning its size. On error nothing
+// stays open.
+func openRegular(path string, kind Kind) (*os.File, int64, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, 0, wrap(path, kind, "stat", err)
+	}
+	if !st.Mode().IsRegular() {
+		fh.Close()
+		return nil, 0, errorf(path, kind, "not a regular file")
+	}
+	return fh, st.Size(), nil
 }
 
 // wrap attaches the file name to an underlying error (I/O, decompression).

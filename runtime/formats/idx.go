@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -73,19 +72,10 @@ func readIDXHeader(r io.Reader) (idxHeader, error) {
 // decompressed by the entry's Load.
 func OpenIDX(path string, opts *Options) (*File, error) {
 	bad := func(format string, args ...any) error { return errorf(path, IDX, format, args...) }
-	fh, err := os.Open(path)
+	fh, size, err := openRegular(path, IDX)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fh.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		fh.Close()
-		if err == nil {
-			return nil, bad("not a regular file")
-		}
-		return nil, wrap(path, IDX, "stat", err)
-	}
-	size := st.Size()
 	var gz [2]byte
 	n, _ := fh.ReadAt(gz[:], 0)
 	zipped := n == 2 && gz[0] == 0x1f && gz[1] == 0x8b

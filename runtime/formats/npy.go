@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -243,24 +242,16 @@ func (h *npyHeader) noteConversions(f *File, keepHalf bool) {
 // OpenNpy parses an .npy file's header; the data is read by the entry's
 // Load from the open file.
 func OpenNpy(path string, opts *Options) (*File, error) {
-	fh, err := os.Open(path)
+	fh, size, err := openRegular(path, Npy)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fh.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		fh.Close()
-		if err == nil {
-			return nil, errorf(path, Npy, "not a regular file")
-		}
-		return nil, wrap(path, Npy, "stat", err)
-	}
-	h, err := readNpyHeader(bufio.NewReaderSize(io.NewSectionReader(fh, 0, st.Size()), 4096))
+	h, err := readNpyHeader(bufio.NewReaderSize(io.NewSectionReader(fh, 0, size), 4096))
 	if err != nil {
 		fh.Close()
 		return nil, errorf(path, Npy, "%v", err)
 	}
-	if avail := st.Size() - h.dataOff; avail != h.bytes {
+	if avail := size - h.dataOff; avail != h.bytes {
 		fh.Close()
 		if avail < h.bytes {
 			return nil, errorf(path, Npy, "%s%v needs %d bytes of data, but the file holds %d (truncated?)", h.descr, h.shape, h.bytes, avail)

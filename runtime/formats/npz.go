@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -21,19 +20,11 @@ const maxDeflateRatio = 1032
 // Members are decompressed by their entry's Load.
 func OpenNpz(path string, opts *Options) (*File, error) {
 	bad := func(format string, args ...any) error { return errorf(path, Npz, format, args...) }
-	fh, err := os.Open(path)
+	fh, size, err := openRegular(path, Npz)
 	if err != nil {
 		return nil, err
 	}
-	st, err := fh.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		fh.Close()
-		if err == nil {
-			return nil, bad("not a regular file")
-		}
-		return nil, wrap(path, Npz, "stat", err)
-	}
-	zr, err := zip.NewReader(fh, st.Size())
+	zr, err := zip.NewReader(fh, size)
 	// Member names are only record keys, never paths, so names that
 	// would be unsafe to extract are harmless here.
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {

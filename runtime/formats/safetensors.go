@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 
@@ -62,19 +61,11 @@ type stInfo struct {
 // lives until the File's last holder releases it.
 func OpenSafetensors(path string, opts *Options) (*File, error) {
 	bad := func(format string, args ...any) error { return errorf(path, Safetensors, format, args...) }
-	fh, err := os.Open(path)
+	fh, size, err := openRegular(path, Safetensors)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, wrap(path, Safetensors, "stat", err)
-	}
-	size := st.Size()
-	if !st.Mode().IsRegular() {
-		return nil, bad("not a regular file")
-	}
 	if size < 8 {
 		return nil, bad("file of %d bytes is too short for the 8-byte header length", size)
 	}
