@@ -51,8 +51,10 @@ type Engine struct {
 	wallStart time.Time
 	finished  bool
 	scratch   []*RefState
-	vetoed    []*RefState
-	metas     []tensor.Meta
+	// spare holds the states of dead refs for reuse (see Drop).
+	spare  []*RefState
+	vetoed []*RefState
+	metas  []tensor.Meta
 }
 
 // errNoRoom means the accelerator cannot hold what an op or prefetch
@@ -82,7 +84,13 @@ func (e *Engine) state(r *refs.Ref) *RefState {
 	if s, ok := r.Aux.(*RefState); ok {
 		return s
 	}
-	s := &RefState{ref: r}
+	var s *RefState
+	if n := len(e.spare); n > 0 {
+		s, e.spare = e.spare[n-1], e.spare[:n-1]
+		s.ref = r
+	} else {
+		s = &RefState{ref: r}
+	}
 	if e.dev != nil {
 		s.hostReady = e.dev.Host()
 	}
@@ -408,7 +416,7 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		donor.prefetched = false
 		e.resident.remove(donor)
 		donor.ref.Copies = nil
-		out.buf.Data.Shape = op.Out.Shape().Clone()
+		// The shapes are equal (inplaceInput): the buffer's header fits.
 	} else {
 		if err := e.makeRoom(op.Out.Bytes(), op.Seq, op, roomFor{what: "result of", op: op}, true); err != nil {
 			return err

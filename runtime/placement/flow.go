@@ -211,7 +211,7 @@ func (f *flow) Prefetch(e *Engine) error {
 	for len(*q) > 0 {
 		p := (*q)[0]
 		s := p.st
-		if s.ref.Aux != s || s.ref.State() != refs.Ready || s.buf != nil || p.at <= end {
+		if p.gen != s.gen || s.ref == nil || s.ref.Aux != s || s.ref.State() != refs.Ready || s.buf != nil || p.at <= end {
 			q.pop()
 			continue
 		}

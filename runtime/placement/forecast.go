@@ -69,7 +69,7 @@ func (f *forecast) observe(st *RefState, site uint32, seq uint64) {
 	}
 	h[slot].prev, h[slot].last = h[slot].last, seq
 	if p := h[slot].next(); p != 0 {
-		f.queue.push(pred{st: st, at: p})
+		f.queue.push(pred{st: st, at: p, gen: st.gen})
 	}
 }
 
@@ -92,8 +92,9 @@ func (h siteUse) next() uint64 {
 
 // pred is a queued prediction: st is read at op sequence at.
 type pred struct {
-	st *RefState
-	at uint64
+	st  *RefState
+	at  uint64
+	gen uint32 // st's generation when queued
 }
 
 // predQueue is a min-heap of predictions by position.

@@ -275,7 +275,7 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	if next, predicted := e.NextKey(s); predicted {
 		// Queue the prediction again: a prefetch on forecast may bring it
 		// back.
-		e.fc.queue.push(pred{st: s, at: next})
+		e.fc.queue.push(pred{st: s, at: next, gen: s.gen})
 	}
 	return nil
 }
@@ -329,8 +329,16 @@ func (e *Engine) Drop(rt *refs.Runtime, r *refs.Ref) {
 	if e.rec != nil {
 		e.rec.LogDeath(r.ID())
 	}
-	s.uses = nil
 	r.Aux = nil
+	if s.pins > 0 {
+		s.uses = nil
+		return // an op being placed still holds it
+	}
+	// Recycle the state, keeping its uses' array; the generation tells
+	// queued predictions for the dead ref from the new owner's.
+	clear(s.uses)
+	*s = RefState{uses: s.uses[:0], gen: s.gen + 1}
+	e.spare = append(e.spare, s)
 }
 
 // Sync waits for every engine. It implements refs.Executor.

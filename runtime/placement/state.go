@@ -45,6 +45,8 @@ type RefState struct {
 	key     uint64
 	keyPred bool
 	keyStep uint64
+	// gen counts the refs this state has served (states are reused).
+	gen uint32
 	// copy backs Ref.Copies, so that setting it allocates nothing.
 	copy [1]refs.DeviceCopy
 }

@@ -61,12 +61,15 @@ func (e *Engine) curSeq() uint64 {
 // prune drops s's recorded uses that ran or were cancelled.
 func (e *Engine) prune(s *RefState) {
 	cur := e.curSeq()
-	for len(s.uses) > 0 && (s.uses[0].Seq <= cur || s.uses[0].Cancelled()) {
-		s.uses[0] = nil
-		s.uses = s.uses[1:]
+	k := 0
+	for k < len(s.uses) && (s.uses[k].Seq <= cur || s.uses[k].Cancelled()) {
+		k++
 	}
-	if len(s.uses) == 0 {
-		s.uses = nil
+	if k > 0 {
+		// Shift rather than reslice, so that the array is reused.
+		n := copy(s.uses, s.uses[k:])
+		clear(s.uses[n:])
+		s.uses = s.uses[:n]
 	}
 }
 

@@ -22,6 +22,8 @@ type Device struct {
 	params Params
 	mem    timeline
 	pool   *refs.HostPool
+	// dense is Run's scratch list of input tensors.
+	dense []*tensor.Dense
 
 	// Free times of the engines and the host thread's clock: launches and
 	// copies are issued by the host, so none starts before host.
@@ -200,8 +202,7 @@ func (d *Device) CopyOut(dst *tensor.Dense, b *Buffer) (Span, error) {
 // after its inputs are ready and out's memory is allocated. flops is the
 // op's compute work (0 for memory-bound ops).
 func (d *Device) Run(name string, attrs any, out *Buffer, ins []*Buffer, flops int64) (Span, error) {
-	var buf [4]*tensor.Dense
-	dense := buf[:0]
+	dense := d.dense[:0] // reused: a local array would escape to the kernel
 	ready := max(d.compute, d.host, out.AllocAt)
 	bytes := out.bytes
 	for _, in := range ins {
@@ -209,7 +210,10 @@ func (d *Device) Run(name string, attrs any, out *Buffer, ins []*Buffer, flops i
 		ready = max(ready, in.ReadyAt)
 		bytes += in.bytes
 	}
-	if err := cpu.Run(name, out.Data, dense, attrs); err != nil {
+	d.dense = dense
+	err := cpu.Run(name, out.Data, dense, attrs)
+	clear(dense)
+	if err != nil {
 		return Span{}, err
 	}
 	s := Span{Start: ready}
