@@ -339,6 +339,19 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 // equal is == on values that are not both tensors: deep on lists and
 // records, by identity on functions and modules; none equals only none.
 func (fr *frame) equal(a, b Value, pos ast.Pos) (bool, error) {
+	return fr.equalAt(a, b, pos, 0)
+}
+
+// maxValueDepth bounds how deeply lists and records nest for the
+// operations that walk them (==, print, str), so that a list built by
+// l = [l] in a long loop is an error rather than a Go stack overflow.
+const maxValueDepth = 1000
+
+// equalAt is equal for values nested depth levels deep in the operands.
+func (fr *frame) equalAt(a, b Value, pos ast.Pos, depth int) (bool, error) {
+	if depth > maxValueDepth {
+		return false, fr.errorf(pos, "cannot compare values nested more than %d levels deep", maxValueDepth)
+	}
 	_, na := a.(NoneType)
 	_, nb := b.(NoneType)
 	if na || nb {
@@ -368,17 +381,23 @@ func (fr *frame) equal(a, b Value, pos ast.Pos) (bool, error) {
 		return ok && rangeEqual(x, y), nil
 	case *List:
 		y, ok := b.(*List)
+		if ok && x == y {
+			return true, nil // as in Python, a list equals itself
+		}
 		if !ok || len(x.Elems) != len(y.Elems) {
 			return false, nil
 		}
 		for i := range x.Elems {
-			if eq, err := fr.equal(x.Elems[i], y.Elems[i], pos); !eq || err != nil {
+			if eq, err := fr.equalAt(x.Elems[i], y.Elems[i], pos, depth+1); !eq || err != nil {
 				return false, err
 			}
 		}
 		return true, nil
 	case *Record:
 		y, ok := b.(*Record)
+		if ok && x == y {
+			return true, nil
+		}
 		if !ok || len(x.Keys) != len(y.Keys) {
 			return false, nil
 		}
@@ -386,7 +405,7 @@ func (fr *frame) equal(a, b Value, pos ast.Pos) (bool, error) {
 			if y.Keys[i] != k {
 				return false, nil
 			}
-			if eq, err := fr.equal(x.Values[i], y.Values[i], pos); !eq || err != nil {
+			if eq, err := fr.equalAt(x.Values[i], y.Values[i], pos, depth+1); !eq || err != nil {
 				return false, err
 			}
 		}

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -30,10 +31,27 @@ func (th *Thread) Format(v Value) (string, error) {
 }
 
 type formatter struct {
-	b    *strings.Builder
-	read func(*refs.Ref) (*tensor.Dense, error)
-	err  error
+	b     *strings.Builder
+	read  func(*refs.Ref) (*tensor.Dense, error)
+	err   error
+	depth int // of lists and records around the value being written
 }
+
+// enter goes one level into a list or record; past maxValueDepth it
+// writes "..." and fails instead.
+func (f *formatter) enter() bool {
+	if f.depth >= maxValueDepth {
+		f.b.WriteString("...")
+		if f.err == nil {
+			f.err = fmt.Errorf("cannot print a value nested more than %d levels deep", maxValueDepth)
+		}
+		return false
+	}
+	f.depth++
+	return true
+}
+
+func (f *formatter) leave() { f.depth-- }
 
 // value writes v; inner is set inside lists and records, where strings
 // are quoted.
@@ -63,6 +81,10 @@ func (f *formatter) value(v Value, inner bool) {
 	case Tensor:
 		f.tensor(x.Ref)
 	case *List:
+		if !f.enter() {
+			return
+		}
+		defer f.leave()
 		b.WriteByte('[')
 		for i, e := range x.Elems {
 			if i > 0 {
@@ -72,6 +94,10 @@ func (f *formatter) value(v Value, inner bool) {
 		}
 		b.WriteByte(']')
 	case *Record:
+		if !f.enter() {
+			return
+		}
+		defer f.leave()
 		b.WriteByte('{')
 		for i, k := range x.Keys {
 			if i > 0 {

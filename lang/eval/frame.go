@@ -158,6 +158,8 @@ func (th *Thread) setChunk(chunk, sp int) {
 
 // maybeCollect breaks garbage cycles when some value that may be part of
 // one lost a reference. Called at safe points: every reference is counted.
+// Where a run, a test or a REPL input ends, collectNow runs instead, with
+// no deferral (see collectRatio).
 func (th *Thread) maybeCollect() {
 	if len(th.col.roots) > 0 {
 		th.col.collect()

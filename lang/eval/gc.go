@@ -46,7 +46,22 @@ type gcNode interface {
 type collector struct {
 	rt    *refs.Runtime
 	roots []gcNode
+	// work is the number of nodes the latest collection examined, and
+	// waited the safe points with roots passed over since (see collect).
+	work, waited int
+	// visited counts the nodes examined over the collector's life.
+	visited int64
 }
+
+// collectRatio bounds the collector's work per safe point, amortized:
+// after a collection that examined w nodes, the next waits for
+// w/collectRatio safe points that have candidate roots. Small graphs,
+// the usual case, are thus examined at every safe point and freed as soon
+// as they become garbage; a program that keeps offering the same large
+// live graph as a root (a long chain of lists of closures in a captured
+// variable, extended in a loop) takes linear time instead of quadratic,
+// at the price of freeing a garbage cycle in such a graph a little later.
+const collectRatio = 64
 
 // possibleRoot records that n lost a reference but is still alive.
 func (c *collector) possibleRoot(n gcNode) {
@@ -91,8 +106,24 @@ func cyclicIn(vs []Value) *collector {
 	return nil
 }
 
-// collect runs trial deletion over the candidate roots.
+// collect runs trial deletion over the candidate roots at a safe point,
+// unless the latest collection was large and too few safe points have
+// passed since (see collectRatio).
 func (c *collector) collect() {
+	if len(c.roots) == 0 {
+		return
+	}
+	if c.work > collectRatio*(c.waited+1) {
+		c.waited++
+		return
+	}
+	c.collectNow()
+}
+
+// collectNow runs trial deletion over the candidate roots. The graph walks
+// use explicit stacks: a value may nest millions of levels deep.
+func (c *collector) collectNow() {
+	c.waited, c.work = 0, 0
 	if len(c.roots) == 0 {
 		return
 	}
@@ -100,7 +131,7 @@ func (c *collector) collect() {
 	for _, s := range c.roots {
 		h := s.header()
 		if h.color == purple && *s.count() > 0 {
-			markGray(s)
+			c.work += markGray(s)
 			roots = append(roots, s)
 		} else {
 			h.buffered = false
@@ -110,6 +141,7 @@ func (c *collector) collect() {
 		}
 	}
 	c.roots = c.roots[:0]
+	c.visited += int64(c.work)
 	for _, s := range roots {
 		scan(s)
 	}
@@ -119,49 +151,86 @@ func (c *collector) collect() {
 	}
 }
 
-func markGray(s gcNode) {
-	h := s.header()
-	if h.color == gray {
-		return
+// markGray colours gray everything reachable from s that is not gray yet,
+// taking away the references internal to that subgraph. It returns the
+// number of nodes it coloured.
+func markGray(s gcNode) int {
+	if s.header().color == gray {
+		return 0
 	}
-	h.color = gray
-	s.children(func(t gcNode) {
-		*t.count()--
-		markGray(t)
-	})
+	s.header().color = gray
+	n := 1
+	stack := []gcNode{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x.children(func(t gcNode) {
+			*t.count()--
+			if h := t.header(); h.color != gray {
+				h.color = gray
+				n++
+				stack = append(stack, t)
+			}
+		})
+	}
+	return n
 }
 
+// scan colours white the gray nodes that only internal references keep
+// alive, and restores (scanBlack) those an outside reference reaches.
 func scan(s gcNode) {
-	h := s.header()
-	if h.color != gray {
-		return
+	stack := []gcNode{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		h := x.header()
+		if h.color != gray {
+			continue
+		}
+		if *x.count() > 0 {
+			scanBlack(x)
+			continue
+		}
+		h.color = white
+		x.children(func(t gcNode) { stack = append(stack, t) })
 	}
-	if *s.count() > 0 {
-		scanBlack(s)
-		return
-	}
-	h.color = white
-	s.children(scan)
 }
 
+// scanBlack colours black everything reachable from s, putting back the
+// internal references markGray took away.
 func scanBlack(s gcNode) {
 	s.header().color = black
-	s.children(func(t gcNode) {
-		*t.count()++
-		if t.header().color != black {
-			scanBlack(t)
-		}
-	})
+	stack := []gcNode{s}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x.children(func(t gcNode) {
+			*t.count()++
+			if h := t.header(); h.color != black {
+				h.color = black
+				stack = append(stack, t)
+			}
+		})
+	}
 }
 
+// collectWhite frees the white (garbage) nodes reachable from s, children
+// before their parents.
 func (c *collector) collectWhite(s gcNode) {
-	h := s.header()
-	if h.color != white || h.buffered {
-		return
+	var order []gcNode
+	take := func(t gcNode) {
+		if h := t.header(); h.color == white && !h.buffered {
+			h.color = black
+			order = append(order, t)
+		}
 	}
-	h.color = black
-	s.children(c.collectWhite)
-	s.freeWhite(c.rt)
+	take(s)
+	for i := 0; i < len(order); i++ {
+		order[i].children(take)
+	}
+	for i := len(order) - 1; i >= 0; i-- {
+		order[i].freeWhite(c.rt)
+	}
 }
 
 func (l *List) header() *gcHeader { return &l.gc }

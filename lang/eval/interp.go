@@ -144,7 +144,7 @@ func (in *Interpreter) runTest(m *Module, t testCode) (err error) {
 	fr := th.push(nil, nil, nil, m, nil, m.code.nlocals)
 	_, err = t.body(fr)
 	th.pop(fr)
-	th.maybeCollect()
+	th.col.collectNow()
 	if ferr := in.flush(); err == nil {
 		err = ferr
 	}
@@ -204,7 +204,7 @@ func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 	fr := th.push(nil, nil, nil, m, nil, code.nlocals)
 	_, err = code.top(fr)
 	th.pop(fr)
-	th.maybeCollect()
+	th.col.collectNow()
 	v, th.replValue = th.replValue, nil
 	if err == nil {
 		err = in.flush()
@@ -251,7 +251,7 @@ func (in *Interpreter) Close() {
 	in.releaseModules()
 	releaseAll(in.th.RT, in.repl.globals)
 	clear(in.repl.globals)
-	in.th.maybeCollect()
+	in.th.col.collectNow()
 }
 
 // releaseModules drops the globals of every loaded module, newest first,
@@ -264,7 +264,7 @@ func (in *Interpreter) releaseModules() {
 		releaseAll(in.th.RT, g)
 	}
 	in.modules, in.order = map[string]*Module{}, nil
-	in.th.maybeCollect()
+	in.th.col.collectNow()
 }
 
 // recoverPanic turns a Go panic during evaluation into an internal error

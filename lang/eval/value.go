@@ -246,29 +246,78 @@ func Retain(rt *refs.Runtime, v Value) {
 
 // Release drops one reference; containers release their contents at zero.
 func Release(rt *refs.Runtime, v Value) {
+	// Values that die are freed from a work list rather than by
+	// recursion, so that no nesting depth (a list built by l = [l] a
+	// million times) can overflow the Go stack.
+	var dead []Value
+	release1(rt, v, &dead)
+	for len(dead) > 0 {
+		d := dead[len(dead)-1]
+		dead = dead[:len(dead)-1]
+		switch d := d.(type) {
+		case *List:
+			elems := d.Elems
+			d.Elems = nil
+			releaseInto(rt, elems, &dead)
+		case *Record:
+			vals := d.Values
+			d.Values = nil
+			releaseInto(rt, vals, &dead)
+		case *Closure:
+			cells, defs := d.cells, d.defaults
+			d.cells, d.defaults = nil, nil
+			for _, x := range cells {
+				release1(rt, x, &dead)
+			}
+			releaseInto(rt, defs, &dead)
+		case *cell:
+			x := d.v
+			d.v = nil
+			if x != nil {
+				release1(rt, x, &dead)
+			}
+		}
+	}
+}
+
+// release1 drops one reference to v; a container or cell whose count
+// reaches zero goes to dead for its contents to be released.
+func release1(rt *refs.Runtime, v Value, dead *[]Value) {
 	switch v := v.(type) {
 	case Tensor:
 		rt.Release(v.Ref)
 	case *List:
 		if v.rc--; v.rc == 0 {
-			v.free(rt)
+			*dead = append(*dead, v)
 		} else if v.gc.col != nil {
 			v.gc.col.possibleRoot(v)
 		}
 	case *Record:
 		if v.rc--; v.rc == 0 {
-			v.free(rt)
+			*dead = append(*dead, v)
 		} else if v.gc.col != nil {
 			v.gc.col.possibleRoot(v)
 		}
 	case *Closure:
 		if v.rc--; v.rc == 0 {
-			v.free(rt)
+			*dead = append(*dead, v)
 		} else if v.gc.col != nil {
 			v.gc.col.possibleRoot(v)
 		}
 	case *cell:
-		v.decref(rt)
+		if v.rc--; v.rc == 0 {
+			*dead = append(*dead, v)
+		} else {
+			v.gc.col.possibleRoot(v)
+		}
+	}
+}
+
+func releaseInto(rt *refs.Runtime, vs []Value, dead *[]Value) {
+	for _, v := range vs {
+		if v != nil {
+			release1(rt, v, dead)
+		}
 	}
 }
 
@@ -281,27 +330,6 @@ func releaseAll(rt *refs.Runtime, vs []Value) {
 	}
 }
 
-func (l *List) free(rt *refs.Runtime) {
-	elems := l.Elems
-	l.Elems = nil
-	releaseAll(rt, elems)
-}
-
-func (r *Record) free(rt *refs.Runtime) {
-	vals := r.Values
-	r.Values = nil
-	releaseAll(rt, vals)
-}
-
-func (c *Closure) free(rt *refs.Runtime) {
-	cells, defs := c.cells, c.defaults
-	c.cells, c.defaults = nil, nil
-	for _, x := range cells {
-		x.decref(rt)
-	}
-	releaseAll(rt, defs)
-}
-
 func newCell(v Value, col *collector) *cell { return &cell{v: v, rc: 1, gc: gcHeader{col: col}} }
 
 func (c *cell) incref() {
@@ -309,17 +337,7 @@ func (c *cell) incref() {
 	c.gc.color = black
 }
 
-func (c *cell) decref(rt *refs.Runtime) {
-	if c.rc--; c.rc == 0 {
-		v := c.v
-		c.v = nil
-		if v != nil {
-			Release(rt, v)
-		}
-	} else {
-		c.gc.col.possibleRoot(c)
-	}
-}
+func (c *cell) decref(rt *refs.Runtime) { Release(rt, c) }
 
 // set stores an owned value in the cell, releasing the previous one.
 func (c *cell) set(rt *refs.Runtime, v Value) {
