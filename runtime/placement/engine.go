@@ -268,7 +268,12 @@ func (e *Engine) observe(op *refs.Op) {
 	if e.fc.sites == nil {
 		e.fc.sites = map[refs.Site]uint32{}
 	}
-	site := e.fc.site(op.Site)
+	var site uint32
+	if s := e.State(op.Out); s != nil && s.site != 0 {
+		site = s.site // interned when op entered the window
+	} else {
+		site = e.fc.site(op.Site)
+	}
 	for i, in := range op.Inputs {
 		if in.State() == refs.Freed || repeated(op.Inputs, i) {
 			continue

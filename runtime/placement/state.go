@@ -45,6 +45,9 @@ type RefState struct {
 	key     uint64
 	keyPred bool
 	keyStep uint64
+	// site is the interned op site of the op that computes the ref (see
+	// forecast.site), set when the op enters the window.
+	site uint32
 	// gen counts the refs this state has served (states are reused).
 	gen uint32
 	// copy backs Ref.Copies, so that setting it allocates nothing.

@@ -18,6 +18,12 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 			return
 		}
 		e.seen = o.Seq
+		if e.fc.sites == nil {
+			e.fc.sites = map[refs.Site]uint32{}
+		}
+		if !o.Cancelled() {
+			e.state(o.Out).site = e.fc.site(o.Site)
+		}
 		if e.dev != nil && !o.Cancelled() {
 			out := e.state(o.Out)
 			out.flops, e.metas = flops(o, e.metas)
@@ -35,7 +41,13 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 		}
 	}
 	add(op)
-	for _, o := range ahead {
+	// The window is in program order and only grows at its end: find
+	// the ops not seen yet from there rather than scanning all of it.
+	k := len(ahead)
+	for k > 0 && ahead[k-1].Seq > e.seen {
+		k--
+	}
+	for _, o := range ahead[k:] {
 		add(o)
 	}
 }
@@ -135,7 +147,12 @@ func (e *Engine) NextKeyAfter(s *RefState, j uint64) uint64 {
 		}
 	}
 	last := s.uses[len(s.uses)-1]
-	site := e.fc.sites[last.Site]
+	var site uint32
+	if ls := e.State(last.Out); ls != nil {
+		site = ls.site
+	} else {
+		site = e.fc.sites[last.Site]
+	}
 	for _, h := range s.hist {
 		if h.site == site && h.period() > 0 {
 			if p := last.Seq + h.period(); p > e.windowEnd() {
