@@ -69,6 +69,9 @@ type Runtime struct {
 	// metas is Submit's scratch list of input metas, reused so that the
 	// per-op path does not allocate it.
 	metas []tensor.Meta
+	// lastDef is the op Submit looked up last: chains of the same op
+	// skip the registry's lock and map.
+	lastDef *ops.Def
 	// onLoad observes disk->host loads of lazy refs (see SetLoadObserver).
 	onLoad func(LoadEvent)
 	// obs sees creations and reads in program order (see SetObserver);
@@ -134,9 +137,13 @@ type promise struct {
 // reference for the caller. Shape and dtype are inferred now: a mismatch is
 // returned at once, before anything runs.
 func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref, error) {
-	def, ok := ops.Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown op %q", name)
+	def := rt.lastDef
+	if def == nil || def.Name != name {
+		var ok bool
+		if def, ok = ops.Lookup(name); !ok {
+			return nil, fmt.Errorf("unknown op %q", name)
+		}
+		rt.lastDef = def
 	}
 	metas := rt.metas[:0]
 	for _, in := range ins {

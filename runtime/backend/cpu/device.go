@@ -1,8 +1,11 @@
 package cpu
 
 import (
+	"fmt"
 	"sync"
+	"sync/atomic"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -27,6 +30,28 @@ var insPool = sync.Pool{New: func() any {
 	s := make([]*tensor.Dense, 0, 4)
 	return &s
 }}
+
+// lastKernel is the op whose kernel ExecuteOnHost found last: chains of
+// the same op skip the registry's lock and map.
+var lastKernel atomic.Pointer[defKernel]
+
+type defKernel struct {
+	def *ops.Def
+	k   Kernel
+}
+
+// kernelOf is the cpu kernel of def.
+func kernelOf(def *ops.Def) (Kernel, error) {
+	if c := lastKernel.Load(); c != nil && c.def == def {
+		return c.k, nil
+	}
+	k, ok := Lookup(def.Name)
+	if !ok {
+		return nil, fmt.Errorf("the cpu backend has no kernel for op %q", def.Name)
+	}
+	lastKernel.Store(&defKernel{def, k})
+	return k, nil
+}
 
 // ExecuteOnHost runs op with host kernels: it makes every input's host copy
 // valid, allocates (or steals) the output buffer and runs the kernel.
@@ -68,7 +93,11 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 			return ins, err
 		}
 	}
-	if err := Run(op.Def.Name, out, ins, op.Attrs); err != nil {
+	k, err := kernelOf(op.Def)
+	if err != nil {
+		return ins, err
+	}
+	if err := k(out, ins, op.Attrs); err != nil {
 		return ins, err
 	}
 	rt.SetHostValid(op.Out, true)
