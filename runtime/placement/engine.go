@@ -39,8 +39,9 @@ type Engine struct {
 	growing bool
 	// cumNs is the running sum of estimated op durations (RefState.cumNs).
 	cumNs int64
-	// step counts Execute calls; NextKey's memo is valid within one, and
-	// invalidated by observe (which changes the forecast) with step++.
+	// step counts Execute calls from 1; NextKey's memo is valid within
+	// one, and invalidated by observe (which changes the forecast) with
+	// step++.
 	step uint64
 
 	resident residentList

@@ -266,7 +266,7 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 	for ; f.upto <= j; f.upto++ {
 		k := f.upto
 		o := win[k]
-		if !o.Cancelled() && !(inplaceInput(o) >= 0 && o.Inputs[inplaceInput(o)].State() == refs.Pending) {
+		if ip := inplaceInput(o); !o.Cancelled() && !(ip >= 0 && o.Inputs[ip].State() == refs.Pending) {
 			b := o.Out.Bytes()
 			f.diff[k] += b
 			f.diff[f.lastIndex(e, o, win[0].Seq, n)+1] -= b

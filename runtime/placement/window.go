@@ -110,13 +110,20 @@ const NoUse = ^uint64(0)
 // window shows it, else the forecast's earliest prediction (which lies
 // beyond the window: a prediction that falls inside the window, where s
 // is not read, is contradicted and dropped), else NoUse.
-func (e *Engine) NextKey(s *RefState) (next uint64, predicted bool) {
+func (e *Engine) NextKey(s *RefState) (uint64, bool) {
 	// Within one step (one op, one window, one history) the key cannot
 	// change: strategies ask for it many times.
-	if e.step != 0 && s.keyStep == e.step {
-		return s.key, s.keyPred
+	if s.keyStep != e.step { // step starts at 1: a fresh state misses
+		e.nextKey(s)
 	}
-	next = e.NextUse(s)
+	return s.key, s.keyPred
+}
+
+// nextKey computes NextKey and memoizes it for the step; kept apart so
+// that NextKey's memoized path inlines.
+func (e *Engine) nextKey(s *RefState) {
+	var predicted bool
+	next := e.NextUse(s)
 	if next == 0 {
 		cur, end := e.curSeq(), e.windowEnd()
 		next = NoUse
@@ -128,7 +135,6 @@ func (e *Engine) NextKey(s *RefState) (next uint64, predicted bool) {
 		predicted = next != NoUse
 	}
 	s.key, s.keyPred, s.keyStep = next, predicted, e.step
-	return next, predicted
 }
 
 // NextKeyAfter is s's first use after op sequence j (j within the
