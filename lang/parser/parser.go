@@ -2,7 +2,10 @@
 //
 // The grammar is a set of participle structs (grammar.go) with expressions
 // parsed by precedence climbing (expr.go); convert.go turns the grammar
-// structs into ast nodes. The language reference is spec/syntax.md and the
+// structs into ast nodes. lexer.go scans by hand, token for token as the
+// lexDef rules say; fastparse.go builds the same grammar structs by plain
+// recursive descent for correct programs, and participle parses (and
+// explains) the rest. The language reference is spec/syntax.md and the
 // grammar, printed from the structs, is spec/grammar.ebnf.
 //
 // The trees it builds follow these conventions:
