@@ -132,10 +132,12 @@ func (e *Engine) release(s *RefState, reason string) {
 	s.buf = nil
 	e.resident.remove(s)
 	s.ref.Copies = nil
+	// The device reuses buf once freed: read it first.
+	at, n := buf.Release(), buf.Bytes()
 	e.dev.Free(buf)
-	e.emit(trace.Event{T: buf.Release(), Kind: trace.Free, Device: e.devName, Ref: s.ref.ID(), Bytes: buf.Bytes(), Reason: reason})
+	e.emit(trace.Event{T: at, Kind: trace.Free, Device: e.devName, Ref: s.ref.ID(), Bytes: n, Reason: reason})
 	if len(e.chain) > 0 {
-		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: buf.Bytes(), T: buf.Release(), Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: n, T: at, Used: e.dev.Used(), Capacity: e.dev.Capacity()}
 		for _, m := range e.chain {
 			m.OnFree(e, &ev)
 		}

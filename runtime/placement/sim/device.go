@@ -24,6 +24,8 @@ type Device struct {
 	pool   *refs.HostPool
 	// dense is Run's scratch list of input tensors.
 	dense []*tensor.Dense
+	// spare holds freed buffers for reuse by Alloc.
+	spare []*Buffer
 
 	// Free times of the engines and the host thread's clock: launches and
 	// copies are issued by the host, so none starts before host.
@@ -148,7 +150,14 @@ func (d *Device) Alloc(m tensor.Meta, earliest int64) (*Buffer, error) {
 		return nil, err
 	}
 	d.buffers++
-	return &Buffer{Data: data, AllocAt: at, ReadyAt: at, BusyUntil: at, bytes: n}, nil
+	var b *Buffer
+	if k := len(d.spare); k > 0 {
+		b, d.spare = d.spare[k-1], d.spare[:k-1]
+	} else {
+		b = new(Buffer)
+	}
+	*b = Buffer{Data: data, AllocAt: at, ReadyAt: at, BusyUntil: at, bytes: n}
+	return b, nil
 }
 
 // Release is when b's memory can be reused: after its contents arrived and
@@ -156,7 +165,9 @@ func (d *Device) Alloc(m tensor.Meta, earliest int64) (*Buffer, error) {
 func (b *Buffer) Release() int64 { return max(b.AllocAt, b.ReadyAt, b.BusyUntil) }
 
 // Free returns b's memory, released at b.Release(). Freeing twice is a
-// no-op.
+// no-op until the next Alloc: the device reuses freed Buffer structs, so
+// a caller must drop its pointer to b once it is done reading b's fields
+// after the Free.
 func (d *Device) Free(b *Buffer) {
 	if b == nil || b.freed {
 		return
@@ -166,6 +177,7 @@ func (d *Device) Free(b *Buffer) {
 	d.pool.Free(b.Data)
 	b.Data = nil
 	d.buffers--
+	d.spare = append(d.spare, b)
 }
 
 // CopyIn copies src into b on the host->device engine, starting no
