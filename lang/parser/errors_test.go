@@ -260,3 +260,24 @@ func TestIncomplete(t *testing.T) {
 		t.Error("Incomplete of a non-parser error")
 	}
 }
+
+// TestPythonHints checks the advice added to syntax errors that come from
+// Python habits.
+func TestPythonHints(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"def f(x):\n  return x", `t.tr:1:9: expected statement, found ":" (define a function with fn name(params) { ... })`},
+		{"def f(x) { }", "t.tr:1:1: expression statement must be a call (define a function with fn name(params) { ... })"},
+		{"let f = lambda x: x", `t.tr:1:17: expected statement, found ":" (write a lambda as fn(x) => x * 2)`},
+		{"if x > 1:\n  f(x)", `t.tr:1:9: expected '{', found ":" (tref writes blocks in braces: if x > 1 { ... }, not with ':')`},
+		{"for i in range(3):\n  f(i)", `t.tr:1:18: expected '{', found ":" (tref writes blocks in braces: if x > 1 { ... }, not with ':')`},
+		{"if a { } elif b { }", "t.tr:1:10: unexpected \"elif\" at end of statement (tref writes else if)\nt.tr:1:15: unexpected \"b\" at end of statement"},
+		{"// note\nf()", `t.tr:1:1: expected statement, found "//" (comments start with #)`},
+		{"while i < 3 { i++ }", `t.tr:1:17: expected expression after '+', found "+" (tref has no ++; write x += 1)`},
+		{"let r = {a: 1}\nf(a:1)", `t.tr:2:4: expected ',' or ')' in call arguments, found ":"`},
+	} {
+		_, err := ParseFile("t.tr", []byte(tt.src))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q:\n got %v\nwant %s", tt.src, err, tt.want)
+		}
+	}
+}

@@ -107,11 +107,14 @@ func parse(path string, src []byte, repl bool) (f *ast.File, err error) {
 	}
 	g, err := fileParser.ParseFromLexer(peek)
 	if err != nil {
-		return nil, ErrorList{syntaxError(err, toks)}
+		list := ErrorList{syntaxError(err, toks)}
+		addPythonHints(toks, list)
+		return nil, list
 	}
 	c := &converter{repl: repl, toks: toks}
 	f = &ast.File{Path: path, Stmts: c.stmts(g.Stmts)}
 	if err := c.errs.err(); err != nil {
+		addPythonHints(toks, c.errs)
 		return nil, err
 	}
 	return f, nil

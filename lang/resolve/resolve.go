@@ -309,7 +309,16 @@ func (r *resolver) visible(s *scope, withBuiltins bool) []string {
 	return names
 }
 
+// pythonNames are Python's spellings of tref's keywords.
+var pythonNames = map[string]string{
+	"True": "true", "False": "false", "None": "none", "null": "none", "nil": "none",
+	"elif": "else if", "def": "fn", "lambda": "fn",
+}
+
 func didYouMean(name string, candidates []string) string {
+	if k, ok := pythonNames[name]; ok {
+		return fmt.Sprintf("; tref writes %s", k)
+	}
 	if s := suggest(name, candidates); s != "" {
 		return fmt.Sprintf("; did you mean %q?", s)
 	}
