@@ -33,14 +33,19 @@ var constants = []struct {
 		{"mInf", "$0x7f800000"}, {"mNegInf", "$0xff800000"}, {"mNaN", "$0x7fc00000"},
 		{"mBias", "$127"},
 	}},
-	{`exp: x = n ln2 + r, |r| <= ln2/2; e^r by a degree-7 polynomial; 2^n as
-two factors, so that results down to the subnormals are scaled without
-overflowing an exponent field.`, []constant{
+	{`exp: x = n ln2 + r, |r| <= ln2/2, n = round(x log2e) from the low bits
+of x log2e + 1.5 2^23; e^r = 1 + r + E2 r² + ... + E6 r⁶ (minimax on
+|r| <= 0.361, 2.5e-9). The fast path (|x| < 87) adds n into the exponent
+field; the general one clamps x to [-104, 89] and scales by 2^n as two
+factors, which reaches the subnormals; both give the same results where
+the fast one applies.`, []constant{
 		{"mExpLo", "$-104.0"}, {"mExpHi", "$89.0"},
 		{"mLog2e", "$0x3fb8aa3b"}, {"mLn2Hi", "$0x3f318000"}, {"mLn2Lo", "$0xb95e8083"},
-		{"mExpP0", "$1.9875691500e-4"}, {"mExpP1", "$1.3981999507e-3"},
-		{"mExpP2", "$8.3334519073e-3"}, {"mExpP3", "$4.1665795894e-2"},
-		{"mExpP4", "$1.6666665459e-1"}, {"mExpP5", "$5.0000001201e-1"},
+	}},
+	{"", []constant{
+		{"mExpFastMax", "$87.0"}, {"mShifter", "$0x4b400000"},
+		{"mE2", "$0x3efffffd"}, {"mE3", "$0x3e2aa9e9"}, {"mE4", "$0x3d2aac94"},
+		{"mE5", "$0x3c0944ab"}, {"mE6", "$0x3ab54e72"},
 	}},
 	{`log: x = 2^e m, sqrt(1/2) <= m < sqrt(2); log(m) = f - f²/2 + f³ P(f)
 with f = m - 1.`, []constant{
@@ -53,8 +58,9 @@ with f = m - 1.`, []constant{
 		{"mLogP6", "$2.0000714765e-1"}, {"mLogP7", "$-2.4999993993e-1"},
 		{"mLogP8", "$3.3333331174e-1"},
 	}},
-	{`tanh: |x| < 0.625: x + x³ P(x²); else 1 - 2/(e^{2|x|} + 1); sign of x.`, []constant{
-		{"mTanhCut", "$0.625"},
+	{`tanh: |x| < 0.625: x + x³ P(x²); else 1 - 2/(e^{2|x|} + 1) with |x|
+clamped to 10 (where tanh rounds to 1); sign of x.`, []constant{
+		{"mTanhCut", "$0.625"}, {"mTanhMax", "$10.0"},
 		{"mTanhP0", "$-5.70498872745e-3"}, {"mTanhP1", "$2.06390887954e-2"},
 		{"mTanhP2", "$-5.37397155531e-2"}, {"mTanhP3", "$1.33314422036e-1"},
 		{"mTanhP4", "$-3.33332819422e-1"},
@@ -64,7 +70,7 @@ t = 2/(2+z), z >= 0 (Numerical Recipes' erfcc, relative error below
 1.2e-7 for every z); z² = x²/2 is carried as two floats so that its
 rounding does not reach the result. |x| is clamped to 15, where erfc
 has underflowed to 0.`, []constant{
-		{"mGeluMax", "$15.0"}, {"mSqrt1_2", "$0x3f3504f3"},
+		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$12.5"}, {"mSqrt1_2", "$0x3f3504f3"},
 		{"mErfc0", "$-1.26551223"}, {"mErfc1", "$1.00002368"},
 		{"mErfc2", "$0.37409196"}, {"mErfc3", "$0.09678418"},
 		{"mErfc4", "$-0.18628806"}, {"mErfc5", "$0.27886807"},
@@ -84,19 +90,42 @@ all positive so that x = -0 keeps r = -0); sin(r) or cos(r) by quadrant.`, []con
 	}},
 }
 
-// expPoly is P = e^R 2^N for a reduced R (|R| <= ln2/2 or a little more)
-// and N holding integral floats in [-190, 128]; N and T are clobbered.
-func expPoly(r, n, p, t string) string {
-	return strings.NewReplacer("<R>", r, "<N>", n, "<P>", p, "<T>", t).Replace(`
-	VMOVUPS mExpP0<>(SB), <P>
-	VFMADD213PS mExpP1<>(SB), <R>, <P>
-	VFMADD213PS mExpP2<>(SB), <R>, <P>
-	VFMADD213PS mExpP3<>(SB), <R>, <P>
-	VFMADD213PS mExpP4<>(SB), <R>, <P>
-	VFMADD213PS mExpP5<>(SB), <R>, <P>
-	VMULPS <R>, <R>, <T>
-	VFMADD213PS <R>, <T>, <P>
-	VADDPS mOne<>(SB), <P>, <P>
+// expReduce splits X = n ln2 + r: A = X log2e + 1.5 2^23, which holds
+// n = round(X log2e) in its low bits, B = n and X = r.
+func expReduce(x, a, b string) string {
+	return strings.NewReplacer("<X>", x, "<A>", a, "<B>", b).Replace(`
+	VMOVUPS mShifter<>(SB), <A>
+	VFMADD231PS mLog2e<>(SB), <X>, <A>
+	VSUBPS mShifter<>(SB), <A>, <B>
+	VFNMADD231PS mLn2Hi<>(SB), <B>, <X>
+	VFNMADD231PS mLn2Lo<>(SB), <B>, <X>`)
+}
+
+// expPoly is P = e^R for a reduced R.
+func expPoly(r, p string) string {
+	return strings.NewReplacer("<R>", r, "<P>", p).Replace(`
+	VMOVUPS mE6<>(SB), <P>
+	VFMADD213PS mE5<>(SB), <R>, <P>
+	VFMADD213PS mE4<>(SB), <R>, <P>
+	VFMADD213PS mE3<>(SB), <R>, <P>
+	VFMADD213PS mE2<>(SB), <R>, <P>
+	VFMADD213PS mOne<>(SB), <R>, <P>
+	VFMADD213PS mOne<>(SB), <R>, <P>`)
+}
+
+// scaleFast is X = P 2^n for A from expReduce, when the result is normal.
+func scaleFast(x, p, a string) string {
+	return strings.NewReplacer("<X>", x, "<P>", p, "<A>", a).Replace(`
+	VPSLLD $23, <A>, <A>
+	VPADDD <A>, <P>, <X>`)
+}
+
+// scale is X = P 2^N for N holding integral floats in [-190, 128], as two
+// factors, so that results down to the subnormals are scaled without
+// overflowing an exponent field; N and T are clobbered. For normal
+// results it equals scaleFast's.
+func scale(x, p, n, t string) string {
+	return strings.NewReplacer("<X>", x, "<P>", p, "<N>", n, "<T>", t).Replace(`
 	VCVTPS2DQ <N>, <N>
 	VPSRAD $1, <N>, <T>
 	VPSUBD <T>, <N>, <N>
@@ -105,7 +134,7 @@ func expPoly(r, n, p, t string) string {
 	VPSLLD $23, <T>, <T>
 	VPSLLD $23, <N>, <N>
 	VMULPS <T>, <P>, <P>
-	VMULPS <N>, <P>, <P>`)
+	VMULPS <N>, <P>, <X>`)
 }
 
 // exp is X = e^X with temporaries A, B, C; NaN stays NaN (the clamps
@@ -115,20 +144,34 @@ func exp(x, a, b, c string) string {
 	VMOVUPS mExpLo<>(SB), <A>
 	VMAXPS <X>, <A>, <X>
 	VMOVUPS mExpHi<>(SB), <A>
-	VMINPS <X>, <A>, <X>
-	VMULPS mLog2e<>(SB), <X>, <A>
-	VROUNDPS $0, <A>, <A>
-	VFNMADD231PS mLn2Hi<>(SB), <A>, <X>
-	VFNMADD231PS mLn2Lo<>(SB), <A>, <X>`) + expPoly(x, a, b, c) + "\n\tVMOVAPS " + b + ", " + x
+	VMINPS <X>, <A>, <X>`) + expReduce(x, a, b) + expPoly(x, a) + scale(x, a, b, c)
+}
+
+// expFast is X = e^X for |X| < 87 (the fast path's guard), NaN staying
+// NaN; A and B are clobbered. It gives exp's results.
+func expFast(x, a, b string) string {
+	return expReduce(x, a, b) + expPoly(x, b) + scaleFast(x, b, a)
+}
+
+// expGuard sets G to the lanes of X outside the fast path of exp(±|X|)
+// (|X| >= lim, or NaN).
+func expGuard(x, g, lim string) string {
+	return strings.NewReplacer("<X>", x, "<G>", g, "<L>", lim).Replace(`
+	VANDPS mAbs<>(SB), <X>, <G>
+	VCMPPS $5, <L><>(SB), <G>, <G>`)
 }
 
 // sigmoidParts sets E = e^{-|X|} and Y = the numerator of
 // sigmoid(X) = Y / (1 + E): 1 for X >= 0, else E (so that large negative
 // X keep their subnormal results).
-func sigmoidParts(x, y, e, a, b, c string) string {
+func sigmoidParts(x, y, e, a, b, c string, fast bool) string {
+	ex := exp(e, a, b, c)
+	if fast {
+		ex = expFast(e, a, b)
+	}
 	return strings.NewReplacer("<X>", x, "<Y>", y, "<E>", e, "<A>", a).Replace(`
 	VANDPS mAbs<>(SB), <X>, <E>
-	VXORPS mSign<>(SB), <E>, <E>`) + exp(e, a, b, c) + strings.NewReplacer("<X>", x, "<Y>", y, "<E>", e, "<A>", a).Replace(`
+	VXORPS mSign<>(SB), <E>, <E>`) + ex + strings.NewReplacer("<X>", x, "<Y>", y, "<E>", e, "<A>", a).Replace(`
 	VXORPS <A>, <A>, <A>
 	VCMPPS $13, <A>, <X>, <A>
 	VBLENDVPS <A>, mOne<>(SB), <E>, <Y>`)
@@ -145,25 +188,66 @@ type kernel struct {
 	// setup runs once before the loop (physical registers only, kept
 	// out of every way's range).
 	setup string
-	body  string
-	// guard, if set, computes {g} per block: nonzero lanes stop the row
-	// before that block (the function then returns how many elements it
-	// wrote).
-	guard    string
-	sig      string // the Go declaration, for the comment
-	frame    string
-	epilogue string
+	// body computes {x} for every input; fast, if set, does it for the
+	// blocks whose lanes guard leaves clear.
+	body, fast string
+	// guard, if set, computes a mask per block into {guardReg} ("g" if
+	// empty). With fast set, an iteration where some lane is set runs
+	// body instead; without, the row stops before that block and the
+	// function returns how many elements it wrote.
+	guard, guardReg string
+	sig             string // the Go declaration, for the comment
+	frame           string
+	epilogue        string
 }
 
 var kernels = []kernel{
 	{
 		name: "expF32AVX2", ways: 3,
-		regs: []string{"x", "a", "b", "c"},
+		regs:  []string{"x", "a", "b", "c"},
+		guard: expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
+		fast: expFast("{x}", "{a}", "{b}"),
 		body: exp("{x}", "{a}", "{b}", "{c}"),
 	},
 	{
 		name: "logF32AVX2", ways: 3,
 		regs: []string{"x", "a", "b", "c", "d"},
+		// Positive normal finite x take the fast path.
+		guard: `
+	VCMPPS $9, mMinNorm<>(SB), {x}, {a}
+	VCMPPS $0, mInf<>(SB), {x}, {b}
+	VORPS {b}, {a}, {a}`, guardReg: "a",
+		fast: `
+	// e = biased exponent - 126, m in [0.5, 1).
+	VPSRLD $23, {x}, {b}
+	VPSUBD mI126<>(SB), {b}, {b}
+	VCVTDQ2PS {b}, {b}
+	VANDPS mMant<>(SB), {x}, {x}
+	VORPS mHalfBits<>(SB), {x}, {x}
+	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
+	VCMPPS $1, mSqrtHf<>(SB), {x}, {a}
+	VANDPS {x}, {a}, {c}
+	VSUBPS mOne<>(SB), {x}, {x}
+	VADDPS {c}, {x}, {x}
+	VANDPS mOne<>(SB), {a}, {a}
+	VSUBPS {a}, {b}, {b}
+	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
+	VMULPS {x}, {x}, {c}
+	VMOVUPS mLogP0<>(SB), {a}
+	VFMADD213PS mLogP1<>(SB), {x}, {a}
+	VFMADD213PS mLogP2<>(SB), {x}, {a}
+	VFMADD213PS mLogP3<>(SB), {x}, {a}
+	VFMADD213PS mLogP4<>(SB), {x}, {a}
+	VFMADD213PS mLogP5<>(SB), {x}, {a}
+	VFMADD213PS mLogP6<>(SB), {x}, {a}
+	VFMADD213PS mLogP7<>(SB), {x}, {a}
+	VFMADD213PS mLogP8<>(SB), {x}, {a}
+	VMULPS {x}, {a}, {a}
+	VMULPS {c}, {a}, {a}
+	VFMADD231PS mLn2Lo<>(SB), {b}, {a}
+	VFNMADD231PS mHalf<>(SB), {c}, {a}
+	VADDPS {a}, {x}, {x}
+	VFMADD231PS mLn2Hi<>(SB), {b}, {x}`,
 		body: `
 	// Subnormals are scaled by 2^23 first (their exponent then less 23).
 	VMOVAPS {x}, {d}
@@ -230,7 +314,7 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	},
 	{
 		name: "tanhF32AVX2", ways: 2,
-		regs: []string{"x", "a", "b", "c", "d", "e", "f", "g"},
+		regs: []string{"x", "a", "b", "c", "d", "e", "f"},
 		body: `
 	VANDPS mSign<>(SB), {x}, {e}
 	VANDPS mAbs<>(SB), {x}, {a}
@@ -243,8 +327,10 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	VFMADD213PS mTanhP4<>(SB), {b}, {c}
 	VMULPS {b}, {c}, {c}
 	VFMADD213PS {a}, {a}, {c}
-	// Large |x|: 1 - 2/(e^{2a} + 1).
-	VADDPS {a}, {a}, {d}` + exp("{d}", "{b}", "{f}", "{g}") + `
+	// Large |x|: 1 - 2/(e^{2a} + 1), a clamped to 10.
+	VMOVUPS mTanhMax<>(SB), {d}
+	VMINPS {a}, {d}, {d}
+	VADDPS {d}, {d}, {d}` + expFast("{d}", "{b}", "{f}") + `
 	VADDPS mOne<>(SB), {d}, {d}
 	VMOVUPS mTwo<>(SB), {b}
 	VDIVPS {d}, {b}, {d}
@@ -256,66 +342,25 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	},
 	{
 		name: "sigmoidF32AVX2", ways: 2,
-		regs: []string{"x", "y", "e", "a", "b", "c"},
-		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}") + `
-	VADDPS mOne<>(SB), {e}, {e}
-	VDIVPS {e}, {y}, {x}`,
+		regs:  []string{"x", "y", "e", "a", "b", "c"},
+		guard: expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
+		fast: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", true) + sigmoidEnd,
+		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", false) + sigmoidEnd,
 	},
 	{
 		name: "siluF32AVX2", ways: 2,
-		doc:  "x sigmoid(x) as (x num) / (1 + e), one rounding fewer than the product.",
-		regs: []string{"x", "y", "e", "a", "b", "c"},
-		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}") + `
-	VADDPS mOne<>(SB), {e}, {e}
-	VMULPS {x}, {y}, {y}
-	VDIVPS {e}, {y}, {x}`,
+		doc:   "x sigmoid(x) as (x num) / (1 + e), one rounding fewer than the product.",
+		regs:  []string{"x", "y", "e", "a", "b", "c"},
+		guard: expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
+		fast: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", true) + siluEnd,
+		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", false) + siluEnd,
 	},
 	{
 		name: "geluF32AVX2", ways: 2,
-		regs: []string{"x", "a", "t", "p", "h", "l", "n"},
-		body: `
-	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
-	VANDPS mAbs<>(SB), {x}, {a}
-	VMOVUPS mGeluMax<>(SB), {t}
-	VMINPS {a}, {t}, {a}
-	VMOVUPS mTwo<>(SB), {p}
-	VMOVAPS {p}, {t}
-	VFMADD231PS mSqrt1_2<>(SB), {a}, {t}
-	VDIVPS {t}, {p}, {t}
-	// p = P(t).
-	VMOVUPS mErfc9<>(SB), {p}
-	VFMADD213PS mErfc8<>(SB), {t}, {p}
-	VFMADD213PS mErfc7<>(SB), {t}, {p}
-	VFMADD213PS mErfc6<>(SB), {t}, {p}
-	VFMADD213PS mErfc5<>(SB), {t}, {p}
-	VFMADD213PS mErfc4<>(SB), {t}, {p}
-	VFMADD213PS mErfc3<>(SB), {t}, {p}
-	VFMADD213PS mErfc2<>(SB), {t}, {p}
-	VFMADD213PS mErfc1<>(SB), {t}, {p}
-	VFMADD213PS mErfc0<>(SB), {t}, {p}
-	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
-	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
-	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
-	VMULPS {a}, {a}, {h}
-	VMOVAPS {h}, {l}
-	VFMSUB231PS {a}, {a}, {l}
-	VMULPS mHalf<>(SB), {h}, {h}
-	VFNMADD231PS mHalf<>(SB), {l}, {p}
-	VSUBPS {h}, {p}, {n}
-	VMULPS mLog2e<>(SB), {n}, {n}
-	VROUNDPS $0, {n}, {n}
-	VFMADD231PS mLn2Hi<>(SB), {n}, {h}
-	VSUBPS {h}, {p}, {p}
-	VFNMADD231PS mLn2Lo<>(SB), {n}, {p}` + expPoly("{p}", "{n}", "{h}", "{l}") + `
-	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
-	VMULPS {t}, {h}, {h}
-	VMULPS mHalf<>(SB), {h}, {h}
-	VMOVUPS mOne<>(SB), {l}
-	VSUBPS {h}, {l}, {l}
-	VXORPS {n}, {n}, {n}
-	VCMPPS $1, {n}, {x}, {n}
-	VBLENDVPS {n}, {h}, {l}, {l}
-	VMULPS {l}, {x}, {x}`,
+		regs:  []string{"x", "a", "t", "p", "h", "l", "n", "g"},
+		guard: expGuard("{x}", "{g}", "mGeluFastMax"),
+		fast:  geluHead + geluReduce + expPoly("{p}", "{l}") + scaleFast("{h}", "{l}", "{g}") + geluTail,
+		body:  geluHead + geluReduce + expPoly("{p}", "{l}") + scale("{h}", "{l}", "{n}", "{g}") + geluTail,
 	},
 	{
 		name: "sinCosF32AVX2", ways: 2,
@@ -367,6 +412,70 @@ it wrote, for the caller to do that block another way.`,
 	},
 }
 
+// sigmoidEnd and siluEnd finish sigmoid and silu from sigmoidParts.
+const (
+	sigmoidEnd = `
+	VADDPS mOne<>(SB), {e}, {e}
+	VDIVPS {e}, {y}, {x}`
+	siluEnd = `
+	VADDPS mOne<>(SB), {e}, {e}
+	VMULPS {x}, {y}, {y}
+	VDIVPS {e}, {y}, {x}`
+)
+
+// geluHead computes a, t, B = P(t) - l/2 in {p} and A = h/2 in {h};
+// geluReduce n = round((B - A) log2e) into {n} (and, for scaleFast, {g})
+// and the reduced argument r = B - (A + n ln2hi) - n ln2lo into {p}, where
+// A + n ln2hi is exact; geluTail finishes from e^{B - A} in {h}.
+const geluHead = `
+	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
+	VANDPS mAbs<>(SB), {x}, {a}
+	VMOVUPS mGeluMax<>(SB), {t}
+	VMINPS {a}, {t}, {a}
+	VMOVUPS mTwo<>(SB), {p}
+	VMOVAPS {p}, {t}
+	VFMADD231PS mSqrt1_2<>(SB), {a}, {t}
+	VDIVPS {t}, {p}, {t}
+	// p = P(t).
+	VMOVUPS mErfc9<>(SB), {p}
+	VFMADD213PS mErfc8<>(SB), {t}, {p}
+	VFMADD213PS mErfc7<>(SB), {t}, {p}
+	VFMADD213PS mErfc6<>(SB), {t}, {p}
+	VFMADD213PS mErfc5<>(SB), {t}, {p}
+	VFMADD213PS mErfc4<>(SB), {t}, {p}
+	VFMADD213PS mErfc3<>(SB), {t}, {p}
+	VFMADD213PS mErfc2<>(SB), {t}, {p}
+	VFMADD213PS mErfc1<>(SB), {t}, {p}
+	VFMADD213PS mErfc0<>(SB), {t}, {p}
+	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
+	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
+	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
+	VMULPS {a}, {a}, {h}
+	VMOVAPS {h}, {l}
+	VFMSUB231PS {a}, {a}, {l}
+	VMULPS mHalf<>(SB), {h}, {h}
+	VFNMADD231PS mHalf<>(SB), {l}, {p}`
+
+const geluReduce = `
+	VSUBPS {h}, {p}, {n}
+	VMOVUPS mShifter<>(SB), {g}
+	VFMADD231PS mLog2e<>(SB), {n}, {g}
+	VSUBPS mShifter<>(SB), {g}, {n}
+	VFMADD231PS mLn2Hi<>(SB), {n}, {h}
+	VSUBPS {h}, {p}, {p}
+	VFNMADD231PS mLn2Lo<>(SB), {n}, {p}`
+
+const geluTail = `
+	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
+	VMULPS {t}, {h}, {h}
+	VMULPS mHalf<>(SB), {h}, {h}
+	VMOVUPS mOne<>(SB), {l}
+	VSUBPS {h}, {l}, {l}
+	VXORPS {n}, {n}, {n}
+	VCMPPS $1, {n}, {x}, {n}
+	VBLENDVPS {n}, {h}, {l}, {l}
+	VMULPS {l}, {x}, {x}`
+
 // phys maps way w's symbolic registers to Y registers: way w takes the
 // block of len(regs) registers after way w-1's.
 func phys(k kernel, w int) *strings.Replacer {
@@ -412,6 +521,10 @@ func emit(b *bytes.Buffer, k kernel) {
 	if frame == "" {
 		frame = "$0-24"
 	}
+	gr := "{" + k.guardReg + "}"
+	if k.guardReg == "" {
+		gr = "{g}"
+	}
 	fmt.Fprintf(b, "\n// %s\n", sig)
 	if k.doc != "" {
 		for _, l := range strings.Split(k.doc, "\n") {
@@ -426,35 +539,45 @@ func emit(b *bytes.Buffer, k kernel) {
 	}
 	x := func(w int) string { return phys(k, w).Replace("{x}") }
 
-	// The main loop: ways blocks per iteration.
-	fmt.Fprintf(b, "\n%sloop:\n", lbl)
-	fmt.Fprintf(b, "\tLEAQ %d(AX), DX\n\tCMPQ DX, CX\n\tJGT %stail\n", 8*ways, lbl)
-	for w := range ways {
-		fmt.Fprintf(b, "\tVMOVUPS %d(SI)(AX*4), %s\n", 32*w, x(w))
-	}
-	if k.guard != "" {
-		interleave(b, k, k.guard, ways)
-		g0 := phys(k, 0).Replace("{g}")
-		for w := 1; w < ways; w++ {
-			fmt.Fprintf(b, "\tVORPS %s, %s, %s\n", phys(k, w).Replace("{g}"), g0, g0)
+	// blocks emits the loop over w blocks per iteration at label l,
+	// falling to next when fewer than w blocks are left.
+	blocks := func(l, next string, w int) {
+		fmt.Fprintf(b, "\n%s:\n", l)
+		fmt.Fprintf(b, "\tLEAQ %d(AX), DX\n\tCMPQ DX, CX\n\tJGT %s\n", 8*w, next)
+		for i := range w {
+			fmt.Fprintf(b, "\tVMOVUPS %d(SI)(AX*4), %s\n", 32*i, x(i))
 		}
-		fmt.Fprintf(b, "\tVMOVMSKPS %s, DX\n\tTESTL DX, DX\n\tJNZ %stail\n", g0, lbl)
+		body := k.body
+		if k.guard != "" {
+			interleave(b, k, k.guard, w)
+			g0 := phys(k, 0).Replace(gr)
+			for i := 1; i < w; i++ {
+				fmt.Fprintf(b, "\tVORPS %s, %s, %s\n", phys(k, i).Replace(gr), g0, g0)
+			}
+			fmt.Fprintf(b, "\tVMOVMSKPS %s, DX\n\tTESTL DX, DX\n", g0)
+			if k.fast == "" {
+				fmt.Fprintf(b, "\tJNZ %s\n", next)
+			} else {
+				// Guarded lanes take the general body.
+				fmt.Fprintf(b, "\tJNZ %sslow\n", l)
+				interleave(b, k, k.fast, w)
+				for i := range w {
+					fmt.Fprintf(b, "\tVMOVUPS %s, %d(DI)(AX*4)\n", x(i), 32*i)
+				}
+				fmt.Fprintf(b, "\tADDQ $%d, AX\n\tJMP %s\n", 8*w, l)
+				fmt.Fprintf(b, "\n%sslow:\n", l)
+			}
+		}
+		interleave(b, k, body, w)
+		for i := range w {
+			fmt.Fprintf(b, "\tVMOVUPS %s, %d(DI)(AX*4)\n", x(i), 32*i)
+		}
+		fmt.Fprintf(b, "\tADDQ $%d, AX\n\tJMP %s\n", 8*w, l)
 	}
-	interleave(b, k, k.body, ways)
-	for w := range ways {
-		fmt.Fprintf(b, "\tVMOVUPS %s, %d(DI)(AX*4)\n", x(w), 32*w)
+	if ways > 1 {
+		blocks(lbl+"loop", lbl+"tail", ways)
 	}
-	fmt.Fprintf(b, "\tADDQ $%d, AX\n\tJMP %sloop\n", 8*ways, lbl)
-
-	// The rest, one block at a time.
-	fmt.Fprintf(b, "\n%stail:\n\tCMPQ AX, CX\n\tJGE %sdone\n", lbl, lbl)
-	fmt.Fprintf(b, "\tVMOVUPS (SI)(AX*4), %s\n", x(0))
-	if k.guard != "" {
-		interleave(b, k, k.guard, 1)
-		fmt.Fprintf(b, "\tVMOVMSKPS %s, DX\n\tTESTL DX, DX\n\tJNZ %sdone\n", phys(k, 0).Replace("{g}"), lbl)
-	}
-	interleave(b, k, k.body, 1)
-	fmt.Fprintf(b, "\tVMOVUPS %s, (DI)(AX*4)\n\tADDQ $8, AX\n\tJMP %stail\n", x(0), lbl)
+	blocks(lbl+"tail", lbl+"done", 1)
 	fmt.Fprintf(b, "\n%sdone:\n", lbl)
 	if k.epilogue != "" {
 		fmt.Fprintf(b, "\t%s\n", k.epilogue)
