@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -601,6 +602,12 @@ func (g *gen) leaf(k kind) string {
 	return "0"
 }
 
+// Flags for longer soak runs of the generator.
+var (
+	genPrograms = flag.Int("gen.n", 0, "number of generated programs to run (default 1000, 200 with -short)")
+	genFirst    = flag.Int("gen.seed", 0, "seed of the first generated program")
+)
+
 // runGenerated runs src with a fresh runtime and returns its output; it
 // fails t on an error or a leaked ref.
 func runGenerated(t *testing.T, src string, lookahead int, noLiveness bool) string {
@@ -639,7 +646,10 @@ func TestGeneratedPrograms(t *testing.T) {
 	if testing.Short() {
 		n = 200
 	}
-	for seed := range uint64(n) {
+	if *genPrograms > 0 {
+		n = *genPrograms
+	}
+	for seed := uint64(*genFirst); seed < uint64(*genFirst+n); seed++ {
 		src := newGen(seed).program()
 		want := runGenerated(t, src, 8, false)
 		for _, alt := range []struct {
