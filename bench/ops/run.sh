@@ -4,6 +4,9 @@
 #
 #   bench/ops/run.sh [runs]      # default 5 runs of each program
 #   SMALL_ONLY=1 bench/ops/run.sh  # only part 1
+#   BASE=rev bench/ops/run.sh      # part 2 also for the kernels at git
+#                                  # revision rev (with today's benchmark
+#                                  # file), interleaved round by round
 #
 # 1. Small ops: a chain of 100k adds on [4] tensors through the whole stack
 #    (bench/ops/smallops.tr: evaluator, refs.Submit, window, cpu kernel)
@@ -70,18 +73,40 @@ echo "== 16M-element float32 kernels, best of $runs interleaved rounds"
 echo "   (GB/s: bytes read + written per wall second; cpu-GB/s: per CPU second, all threads)"
 cd "$root"
 go test -c -o "$tmp/cpu.test" ./runtime/backend/cpu
+bins=("$tmp/cpu.test")
+if [ -n "${BASE:-}" ]; then
+	mkdir "$tmp/base"
+	git archive "$BASE" | tar -x -C "$tmp/base"
+	cp runtime/backend/cpu/elementwise_bench_test.go runtime/backend/cpu/elementwise_cputime*_test.go "$tmp/base/runtime/backend/cpu/"
+	(cd "$tmp/base" && go test -c -o "$tmp/base.test" ./runtime/backend/cpu)
+	bins=("$tmp/base.test" "$tmp/cpu.test")
+	echo "   (base: the kernels at $BASE; each round runs base, then now)"
+fi
 for ((i = 0; i < runs; i++)); do
-	"$tmp/cpu.test" -test.run '^$' -test.bench 'Copy64MB|Elementwise16M|Reduce16M' -test.benchtime 5x
-done | awk '/^Benchmark/ {
-		name = $1; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
-		if (!(name in wall)) order[++n] = name
-		if ($5 + 0 > wall[name]) wall[name] = $5 + 0
-		if ($7 + 0 > cpu[name]) cpu[name] = $7 + 0
+	for b in "${bins[@]}"; do
+		tag=now
+		[ "$b" = "$tmp/base.test" ] && tag=base
+		"$b" -test.run '^$' -test.bench 'Copy64MB|Elementwise16M|Reduce16M' -test.benchtime 5x | sed "s/^Benchmark/$tag Benchmark/"
+	done
+done | awk '$2 ~ /^Benchmark/ {
+		tag = $1; name = $2; sub(/^Benchmark/, "", name); sub(/-[0-9]+$/, "", name)
+		if (!(name in seen)) { order[++n] = name; seen[name] = 1 }
+		if (tag == "base") {
+			hasBase = 1
+			if ($8 + 0 > bcpu[name]) bcpu[name] = $8 + 0
+		} else {
+			if ($6 + 0 > wall[name]) wall[name] = $6 + 0
+			if ($8 + 0 > cpu[name]) cpu[name] = $8 + 0
+		}
 	}
 	END {
-		printf "%-28s %8s %8s %10s %8s\n", "kernel", "GB/s", "/ copy", "cpu-GB/s", "/ copy"
+		printf "%-28s %8s %8s %10s %8s", "kernel", "GB/s", "/ copy", "cpu-GB/s", "/ copy"
+		if (hasBase) printf " %10s %8s", "base cpu", "/ copy"
+		printf "\n"
 		for (i = 1; i <= n; i++) {
 			k = order[i]
-			printf "%-28s %8.1f %7.2fx %10.1f %7.2fx\n", k, wall[k] / 1000, wall[k] / wall["Copy64MB"], cpu[k], cpu[k] / cpu["Copy64MB"]
+			printf "%-28s %8.1f %7.2fx %10.1f %7.2fx", k, wall[k] / 1000, wall[k] / wall["Copy64MB"], cpu[k], cpu[k] / cpu["Copy64MB"]
+			if (hasBase) printf " %10.1f %7.2fx", bcpu[k], bcpu[k] / bcpu["Copy64MB"]
+			printf "\n"
 		}
 	}'
