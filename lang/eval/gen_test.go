@@ -663,3 +663,71 @@ func TestGeneratedPrograms(t *testing.T) {
 		}
 	}
 }
+
+// TestGeneratedProgramsInREPL feeds generated programs to the REPL one
+// top-level statement at a time (as a piped session would) and compares
+// the output with running them as files: the REPL resolves names
+// differently (later inputs see earlier ones, nothing is dropped early)
+// but must compute the same. After Close nothing may be alive.
+func TestGeneratedProgramsInREPL(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 50
+	}
+	if *genPrograms > 0 {
+		n = *genPrograms
+	}
+	for seed := uint64(*genFirst); seed < uint64(*genFirst+n); seed++ {
+		src := newGen(seed).program()
+		want := runGenerated(t, src, 8, false)
+		s := newSession(t, 8)
+		for _, stmt := range topLevelStatements(src) {
+			v, err := s.in.EvalREPL(stmt)
+			if err != nil {
+				t.Fatalf("seed %d: %v\nat input:\n%s\nprogram:\n%s", seed, err, stmt, numbered(src))
+			}
+			eval.Release(s.rt, v)
+		}
+		s.in.Close()
+		if got := s.out.String(); got != want {
+			t.Fatalf("seed %d: REPL output differs:\n%s\nwant:\n%s\nprogram:\n%s", seed, got, want, numbered(src))
+		}
+		if n := s.rt.LiveRefs(); n != 0 {
+			t.Fatalf("seed %d: %d refs alive after Close", seed, n)
+		}
+	}
+}
+
+// topLevelStatements splits a generated program into its top-level
+// statements: a statement ends at a line where no bracket is left open.
+func topLevelStatements(src string) []string {
+	var out []string
+	var cur strings.Builder
+	depth := 0
+	for _, line := range strings.Split(src, "\n") {
+		if strings.TrimSpace(line) == "" && depth == 0 {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		inString := false
+		for i := 0; i < len(line); i++ {
+			switch c := line[i]; {
+			case c == '\\' && inString:
+				i++
+			case c == '"':
+				inString = !inString
+			case inString:
+			case c == '(' || c == '[' || c == '{':
+				depth++
+			case c == ')' || c == ']' || c == '}':
+				depth--
+			}
+		}
+		if depth == 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	return out
+}
