@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -730,4 +731,46 @@ func topLevelStatements(src string) []string {
 		}
 	}
 	return out
+}
+
+// TestGeneratedProgramsFailWhereTheErrorIs puts a failing statement
+// between two top-level statements of generated programs: the run must
+// print what the statements before it print, fail at that line, and
+// leave nothing alive, with and without liveness.
+func TestGeneratedProgramsFailWhereTheErrorIs(t *testing.T) {
+	n := 200
+	if testing.Short() {
+		n = 50
+	}
+	failing := []string{
+		"print([1, 2][5])",
+		"let zz = ones([2]) + ones([3])",
+		"assert 1 == 2, \"stop\"",
+		"print((fn(x) => x // 0)(7))",
+	}
+	for seed := range uint64(n) {
+		stmts := topLevelStatements(newGen(seed).program())
+		k := int(seed % uint64(len(stmts)+1))
+		prefix := strings.Join(stmts[:k], "")
+		line := strings.Count(prefix, "\n") + 1
+		src := prefix + failing[seed%uint64(len(failing))] + "\n" + strings.Join(stmts[k:], "")
+		want := runGenerated(t, prefix, 8, false)
+		for _, noLiveness := range []bool{false, true} {
+			rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
+			var out bytes.Buffer
+			in := eval.NewInterpreter(eval.Config{RT: rt, Universe: testUniverse(), Stdout: &out, NoLiveness: noLiveness})
+			err := in.RunSource("gen.tr", []byte(src))
+			in.Close()
+			var e *eval.Error
+			if !errors.As(err, &e) || e.Pos.Line != line {
+				t.Fatalf("seed %d: got error %v, want one at line %d\nprogram:\n%s", seed, err, line, numbered(src))
+			}
+			if out.String() != want {
+				t.Fatalf("seed %d: output before the error differs:\n%s\nwant:\n%s\nprogram:\n%s", seed, out.String(), want, numbered(src))
+			}
+			if n := rt.LiveRefs(); n != 0 {
+				t.Fatalf("seed %d: %d refs alive after the error\nprogram:\n%s", seed, n, numbered(src))
+			}
+		}
+	}
 }
