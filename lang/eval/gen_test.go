@@ -742,13 +742,16 @@ func TestGeneratedProgramsFailWhereTheErrorIs(t *testing.T) {
 	if testing.Short() {
 		n = 50
 	}
+	if *genPrograms > 0 {
+		n = *genPrograms
+	}
 	failing := []string{
 		"print([1, 2][5])",
 		"let zz = ones([2]) + ones([3])",
 		"assert 1 == 2, \"stop\"",
 		"print((fn(x) => x // 0)(7))",
 	}
-	for seed := range uint64(n) {
+	for seed := uint64(*genFirst); seed < uint64(*genFirst+n); seed++ {
 		stmts := topLevelStatements(newGen(seed).program())
 		k := int(seed % uint64(len(stmts)+1))
 		prefix := strings.Join(stmts[:k], "")
