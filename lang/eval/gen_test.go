@@ -539,9 +539,12 @@ func (g *gen) expr(k kind, depth int) string {
 		}
 		return fmt.Sprintf("%s.reshape([2, 3])", sub(kMat)+".reshape([6])")
 	case kList:
-		switch g.r.IntN(5) {
+		switch g.r.IntN(6) {
 		case 0:
 			return fmt.Sprintf("(%s[:4] + %s[-4:])", sub(kList), sub(kList))
+		case 4:
+			// Any bounds and step: the slice may be empty, so add one.
+			return fmt.Sprintf("(%s[%s:%s:%s] + [%s])", sub(kList), sub(kInt), sub(kInt), g.step(), sub(kInt))
 		case 1:
 			return fmt.Sprintf("%s[::-1]", sub(kList))
 		case 2:
@@ -580,10 +583,18 @@ func (g *gen) expr(k kind, depth int) string {
 	return g.leaf(k)
 }
 
+// step writes a slice step: small, extreme, never zero.
+func (g *gen) step() string {
+	return []string{"1", "-1", "2", "-3", "9223372036854775807", "(-9223372036854775807 - 1)"}[g.r.IntN(6)]
+}
+
 // leaf writes a literal or a constructor of kind k.
 func (g *gen) leaf(k kind) string {
 	switch k {
 	case kInt:
+		if g.r.IntN(25) == 0 {
+			return []string{"9223372036854775807", "(-9223372036854775807 - 1)", "4611686018427387904"}[g.r.IntN(3)]
+		}
 		return fmt.Sprint(g.r.IntN(7) - 2)
 	case kFloat:
 		return []string{"0.5", "1.25", "-2.0", "3.0", "1e-3"}[g.r.IntN(5)]
