@@ -59,9 +59,6 @@ C8(mE6, $0x3ab54e72)
 C8(mMinNorm, $0x00800000)
 C8(mTwo23, $8388608.0)
 C8(m23, $23.0)
-C8(mI126, $126)
-C8(mMant, $0x007fffff)
-C8(mHalfBits, $0x3f000000)
 C8(mSqrtHf, $0x3f3504f3)
 C8(mLogP0, $7.0376836292e-2)
 C8(mLogP1, $-1.1514610310e-1)
@@ -73,15 +70,15 @@ C8(mLogP6, $2.0000714765e-1)
 C8(mLogP7, $-2.4999993993e-1)
 C8(mLogP8, $3.3333331174e-1)
 
-// tanh: |x| < 0.625: x + x³ P(x²); else 1 - 2/(e^{2|x|} + 1) with |x|
-// clamped to 10 (where tanh rounds to 1); sign of x.
-C8(mTanhCut, $0.625)
+// tanh(|x|) = E / (E + 2), E = expm1(2|x|) = 2^n (r + r² M(r)) + 2^n - 1
+// with 2|x| = n ln2 + r (M minimax on |r| <= 0.361, relative error of
+// expm1(r) 1.7e-8); |x| clamped to 10 (where tanh rounds to 1); sign of x.
 C8(mTanhMax, $10.0)
-C8(mTanhP0, $-5.70498872745e-3)
-C8(mTanhP1, $2.06390887954e-2)
-C8(mTanhP2, $-5.37397155531e-2)
-C8(mTanhP3, $1.33314422036e-1)
-C8(mTanhP4, $-3.33332819422e-1)
+C8(mM0, $0x3effffff)
+C8(mM1, $0x3e2aaa4a)
+C8(mM2, $0x3d2aab52)
+C8(mM3, $0x3c091f15)
+C8(mM4, $0x3ab5f444)
 
 // gelu: x Φ(x), Φ(x) = erfc(-x/√2)/2. erfc(z) = t exp(-z² + P(t)),
 // t = 2/(2+z), z >= 0 (Numerical Recipes' erfcc, relative error below
@@ -363,42 +360,24 @@ logloop:
 	VMOVMSKPS Y1, DX
 	TESTL DX, DX
 	JNZ logloopslow
-	// e = biased exponent - 126, m in [0.5, 1).
-	VPSRLD $23, Y0, Y2
-	VPSRLD $23, Y5, Y7
-	VPSRLD $23, Y10, Y12
-	VPSUBD mI126<>(SB), Y2, Y2
-	VPSUBD mI126<>(SB), Y7, Y7
-	VPSUBD mI126<>(SB), Y12, Y12
+	VPSUBD mSqrtHf<>(SB), Y0, Y3
+	VPSUBD mSqrtHf<>(SB), Y5, Y8
+	VPSUBD mSqrtHf<>(SB), Y10, Y13
+	VPSRAD $23, Y3, Y2
+	VPSRAD $23, Y8, Y7
+	VPSRAD $23, Y13, Y12
+	VPSLLD $23, Y2, Y3
+	VPSLLD $23, Y7, Y8
+	VPSLLD $23, Y12, Y13
+	VPSUBD Y3, Y0, Y0
+	VPSUBD Y8, Y5, Y5
+	VPSUBD Y13, Y10, Y10
 	VCVTDQ2PS Y2, Y2
 	VCVTDQ2PS Y7, Y7
 	VCVTDQ2PS Y12, Y12
-	VANDPS mMant<>(SB), Y0, Y0
-	VANDPS mMant<>(SB), Y5, Y5
-	VANDPS mMant<>(SB), Y10, Y10
-	VORPS mHalfBits<>(SB), Y0, Y0
-	VORPS mHalfBits<>(SB), Y5, Y5
-	VORPS mHalfBits<>(SB), Y10, Y10
-	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
-	VCMPPS $1, mSqrtHf<>(SB), Y0, Y1
-	VCMPPS $1, mSqrtHf<>(SB), Y5, Y6
-	VCMPPS $1, mSqrtHf<>(SB), Y10, Y11
-	VANDPS Y0, Y1, Y3
-	VANDPS Y5, Y6, Y8
-	VANDPS Y10, Y11, Y13
 	VSUBPS mOne<>(SB), Y0, Y0
 	VSUBPS mOne<>(SB), Y5, Y5
 	VSUBPS mOne<>(SB), Y10, Y10
-	VADDPS Y3, Y0, Y0
-	VADDPS Y8, Y5, Y5
-	VADDPS Y13, Y10, Y10
-	VANDPS mOne<>(SB), Y1, Y1
-	VANDPS mOne<>(SB), Y6, Y6
-	VANDPS mOne<>(SB), Y11, Y11
-	VSUBPS Y1, Y2, Y2
-	VSUBPS Y6, Y7, Y7
-	VSUBPS Y11, Y12, Y12
-	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
 	VMULPS Y0, Y0, Y3
 	VMULPS Y5, Y5, Y8
 	VMULPS Y10, Y10, Y13
@@ -470,45 +449,27 @@ logloopslow:
 	VANDPS m23<>(SB), Y1, Y1
 	VANDPS m23<>(SB), Y6, Y6
 	VANDPS m23<>(SB), Y11, Y11
-	// e = biased exponent - 126, m in [0.5, 1).
-	VPSRLD $23, Y0, Y2
-	VPSRLD $23, Y5, Y7
-	VPSRLD $23, Y10, Y12
-	VPSUBD mI126<>(SB), Y2, Y2
-	VPSUBD mI126<>(SB), Y7, Y7
-	VPSUBD mI126<>(SB), Y12, Y12
+	VPSUBD mSqrtHf<>(SB), Y0, Y3
+	VPSUBD mSqrtHf<>(SB), Y5, Y8
+	VPSUBD mSqrtHf<>(SB), Y10, Y13
+	VPSRAD $23, Y3, Y2
+	VPSRAD $23, Y8, Y7
+	VPSRAD $23, Y13, Y12
+	VPSLLD $23, Y2, Y3
+	VPSLLD $23, Y7, Y8
+	VPSLLD $23, Y12, Y13
+	VPSUBD Y3, Y0, Y0
+	VPSUBD Y8, Y5, Y5
+	VPSUBD Y13, Y10, Y10
 	VCVTDQ2PS Y2, Y2
 	VCVTDQ2PS Y7, Y7
 	VCVTDQ2PS Y12, Y12
-	VSUBPS Y1, Y2, Y2
-	VSUBPS Y6, Y7, Y7
-	VSUBPS Y11, Y12, Y12
-	VANDPS mMant<>(SB), Y0, Y0
-	VANDPS mMant<>(SB), Y5, Y5
-	VANDPS mMant<>(SB), Y10, Y10
-	VORPS mHalfBits<>(SB), Y0, Y0
-	VORPS mHalfBits<>(SB), Y5, Y5
-	VORPS mHalfBits<>(SB), Y10, Y10
-	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
-	VCMPPS $1, mSqrtHf<>(SB), Y0, Y1
-	VCMPPS $1, mSqrtHf<>(SB), Y5, Y6
-	VCMPPS $1, mSqrtHf<>(SB), Y10, Y11
-	VANDPS Y0, Y1, Y3
-	VANDPS Y5, Y6, Y8
-	VANDPS Y10, Y11, Y13
 	VSUBPS mOne<>(SB), Y0, Y0
 	VSUBPS mOne<>(SB), Y5, Y5
 	VSUBPS mOne<>(SB), Y10, Y10
-	VADDPS Y3, Y0, Y0
-	VADDPS Y8, Y5, Y5
-	VADDPS Y13, Y10, Y10
-	VANDPS mOne<>(SB), Y1, Y1
-	VANDPS mOne<>(SB), Y6, Y6
-	VANDPS mOne<>(SB), Y11, Y11
 	VSUBPS Y1, Y2, Y2
 	VSUBPS Y6, Y7, Y7
 	VSUBPS Y11, Y12, Y12
-	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
 	VMULPS Y0, Y0, Y3
 	VMULPS Y5, Y5, Y8
 	VMULPS Y10, Y10, Y13
@@ -596,20 +557,12 @@ logtail:
 	VMOVMSKPS Y1, DX
 	TESTL DX, DX
 	JNZ logtailslow
-	// e = biased exponent - 126, m in [0.5, 1).
-	VPSRLD $23, Y0, Y2
-	VPSUBD mI126<>(SB), Y2, Y2
+	VPSUBD mSqrtHf<>(SB), Y0, Y3
+	VPSRAD $23, Y3, Y2
+	VPSLLD $23, Y2, Y3
+	VPSUBD Y3, Y0, Y0
 	VCVTDQ2PS Y2, Y2
-	VANDPS mMant<>(SB), Y0, Y0
-	VORPS mHalfBits<>(SB), Y0, Y0
-	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
-	VCMPPS $1, mSqrtHf<>(SB), Y0, Y1
-	VANDPS Y0, Y1, Y3
 	VSUBPS mOne<>(SB), Y0, Y0
-	VADDPS Y3, Y0, Y0
-	VANDPS mOne<>(SB), Y1, Y1
-	VSUBPS Y1, Y2, Y2
-	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
 	VMULPS Y0, Y0, Y3
 	VMOVUPS mLogP0<>(SB), Y1
 	VFMADD213PS mLogP1<>(SB), Y0, Y1
@@ -637,21 +590,13 @@ logtailslow:
 	VMULPS mTwo23<>(SB), Y4, Y2
 	VBLENDVPS Y1, Y2, Y4, Y0
 	VANDPS m23<>(SB), Y1, Y1
-	// e = biased exponent - 126, m in [0.5, 1).
-	VPSRLD $23, Y0, Y2
-	VPSUBD mI126<>(SB), Y2, Y2
+	VPSUBD mSqrtHf<>(SB), Y0, Y3
+	VPSRAD $23, Y3, Y2
+	VPSLLD $23, Y2, Y3
+	VPSUBD Y3, Y0, Y0
 	VCVTDQ2PS Y2, Y2
-	VSUBPS Y1, Y2, Y2
-	VANDPS mMant<>(SB), Y0, Y0
-	VORPS mHalfBits<>(SB), Y0, Y0
-	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
-	VCMPPS $1, mSqrtHf<>(SB), Y0, Y1
-	VANDPS Y0, Y1, Y3
 	VSUBPS mOne<>(SB), Y0, Y0
-	VADDPS Y3, Y0, Y0
-	VANDPS mOne<>(SB), Y1, Y1
 	VSUBPS Y1, Y2, Y2
-	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
 	VMULPS Y0, Y0, Y3
 	VMOVUPS mLogP0<>(SB), Y1
 	VFMADD213PS mLogP1<>(SB), Y0, Y1
@@ -785,81 +730,59 @@ tanhloop:
 	CMPQ DX, CX
 	JGT tanhtail
 	VMOVUPS 0(SI)(AX*4), Y0
-	VMOVUPS 32(SI)(AX*4), Y7
-	VANDPS mSign<>(SB), Y0, Y5
-	VANDPS mSign<>(SB), Y7, Y12
-	VANDPS mAbs<>(SB), Y0, Y1
-	VANDPS mAbs<>(SB), Y7, Y8
-	// Small |x|: a + a (a² P(a²)).
-	VMULPS Y1, Y1, Y2
-	VMULPS Y8, Y8, Y9
-	VMOVUPS mTanhP0<>(SB), Y3
-	VMOVUPS mTanhP0<>(SB), Y10
-	VFMADD213PS mTanhP1<>(SB), Y2, Y3
-	VFMADD213PS mTanhP1<>(SB), Y9, Y10
-	VFMADD213PS mTanhP2<>(SB), Y2, Y3
-	VFMADD213PS mTanhP2<>(SB), Y9, Y10
-	VFMADD213PS mTanhP3<>(SB), Y2, Y3
-	VFMADD213PS mTanhP3<>(SB), Y9, Y10
-	VFMADD213PS mTanhP4<>(SB), Y2, Y3
-	VFMADD213PS mTanhP4<>(SB), Y9, Y10
-	VMULPS Y2, Y3, Y3
-	VMULPS Y9, Y10, Y10
-	VFMADD213PS Y1, Y1, Y3
-	VFMADD213PS Y8, Y8, Y10
-	// Large |x|: 1 - 2/(e^{2a} + 1), a clamped to 10.
-	VMOVUPS mTanhMax<>(SB), Y4
-	VMOVUPS mTanhMax<>(SB), Y11
-	VMINPS Y1, Y4, Y4
-	VMINPS Y8, Y11, Y11
-	VADDPS Y4, Y4, Y4
-	VADDPS Y11, Y11, Y11
-	VMOVUPS mShifter<>(SB), Y2
+	VMOVUPS 32(SI)(AX*4), Y6
+	VANDPS mSign<>(SB), Y0, Y1
+	VANDPS mSign<>(SB), Y6, Y7
+	VANDPS mAbs<>(SB), Y0, Y2
+	VANDPS mAbs<>(SB), Y6, Y8
+	VMOVUPS mTanhMax<>(SB), Y3
+	VMOVUPS mTanhMax<>(SB), Y9
+	VMINPS Y2, Y3, Y2
+	VMINPS Y8, Y9, Y8
+	VADDPS Y2, Y2, Y2
+	VADDPS Y8, Y8, Y8
+	VMOVUPS mShifter<>(SB), Y3
 	VMOVUPS mShifter<>(SB), Y9
-	VFMADD231PS mLog2e<>(SB), Y4, Y2
-	VFMADD231PS mLog2e<>(SB), Y11, Y9
-	VSUBPS mShifter<>(SB), Y2, Y6
-	VSUBPS mShifter<>(SB), Y9, Y13
-	VFNMADD231PS mLn2Hi<>(SB), Y6, Y4
-	VFNMADD231PS mLn2Hi<>(SB), Y13, Y11
-	VFNMADD231PS mLn2Lo<>(SB), Y6, Y4
-	VFNMADD231PS mLn2Lo<>(SB), Y13, Y11
-	VMOVUPS mE6<>(SB), Y6
-	VMOVUPS mE6<>(SB), Y13
-	VFMADD213PS mE5<>(SB), Y4, Y6
-	VFMADD213PS mE5<>(SB), Y11, Y13
-	VFMADD213PS mE4<>(SB), Y4, Y6
-	VFMADD213PS mE4<>(SB), Y11, Y13
-	VFMADD213PS mE3<>(SB), Y4, Y6
-	VFMADD213PS mE3<>(SB), Y11, Y13
-	VFMADD213PS mE2<>(SB), Y4, Y6
-	VFMADD213PS mE2<>(SB), Y11, Y13
-	VFMADD213PS mOne<>(SB), Y4, Y6
-	VFMADD213PS mOne<>(SB), Y11, Y13
-	VFMADD213PS mOne<>(SB), Y4, Y6
-	VFMADD213PS mOne<>(SB), Y11, Y13
-	VPSLLD $23, Y2, Y2
+	VFMADD231PS mLog2e<>(SB), Y2, Y3
+	VFMADD231PS mLog2e<>(SB), Y8, Y9
+	VSUBPS mShifter<>(SB), Y3, Y4
+	VSUBPS mShifter<>(SB), Y9, Y10
+	VFNMADD231PS mLn2Hi<>(SB), Y4, Y2
+	VFNMADD231PS mLn2Hi<>(SB), Y10, Y8
+	VFNMADD231PS mLn2Lo<>(SB), Y4, Y2
+	VFNMADD231PS mLn2Lo<>(SB), Y10, Y8
+	// p = expm1(r) = r + r² M(r)
+	VMOVUPS mM4<>(SB), Y5
+	VMOVUPS mM4<>(SB), Y11
+	VFMADD213PS mM3<>(SB), Y2, Y5
+	VFMADD213PS mM3<>(SB), Y8, Y11
+	VFMADD213PS mM2<>(SB), Y2, Y5
+	VFMADD213PS mM2<>(SB), Y8, Y11
+	VFMADD213PS mM1<>(SB), Y2, Y5
+	VFMADD213PS mM1<>(SB), Y8, Y11
+	VFMADD213PS mM0<>(SB), Y2, Y5
+	VFMADD213PS mM0<>(SB), Y8, Y11
+	VMULPS Y2, Y2, Y4
+	VMULPS Y8, Y8, Y10
+	VFMADD213PS Y2, Y4, Y5
+	VFMADD213PS Y8, Y10, Y11
+	// E = 2^n p + (2^n - 1); tanh = E / (E + 2).
+	VPSLLD $23, Y3, Y3
 	VPSLLD $23, Y9, Y9
-	VPADDD Y2, Y6, Y4
-	VPADDD Y9, Y13, Y11
-	VADDPS mOne<>(SB), Y4, Y4
-	VADDPS mOne<>(SB), Y11, Y11
-	VMOVUPS mTwo<>(SB), Y2
-	VMOVUPS mTwo<>(SB), Y9
-	VDIVPS Y4, Y2, Y4
-	VDIVPS Y11, Y9, Y11
-	VMOVUPS mOne<>(SB), Y2
-	VMOVUPS mOne<>(SB), Y9
-	VSUBPS Y4, Y2, Y4
-	VSUBPS Y11, Y9, Y11
-	VCMPPS $1, mTanhCut<>(SB), Y1, Y2
-	VCMPPS $1, mTanhCut<>(SB), Y8, Y9
-	VBLENDVPS Y2, Y3, Y4, Y4
-	VBLENDVPS Y9, Y10, Y11, Y11
-	VORPS Y5, Y4, Y0
-	VORPS Y12, Y11, Y7
+	VPADDD mOne<>(SB), Y3, Y3
+	VPADDD mOne<>(SB), Y9, Y9
+	VSUBPS mOne<>(SB), Y3, Y4
+	VSUBPS mOne<>(SB), Y9, Y10
+	VFMADD213PS Y4, Y3, Y5
+	VFMADD213PS Y10, Y9, Y11
+	VADDPS mTwo<>(SB), Y5, Y3
+	VADDPS mTwo<>(SB), Y11, Y9
+	VDIVPS Y3, Y5, Y5
+	VDIVPS Y9, Y11, Y11
+	VORPS Y1, Y5, Y0
+	VORPS Y7, Y11, Y6
 	VMOVUPS Y0, 0(DI)(AX*4)
-	VMOVUPS Y7, 32(DI)(AX*4)
+	VMOVUPS Y6, 32(DI)(AX*4)
 	ADDQ $16, AX
 	JMP tanhloop
 
@@ -868,43 +791,32 @@ tanhtail:
 	CMPQ DX, CX
 	JGT tanhdone
 	VMOVUPS 0(SI)(AX*4), Y0
-	VANDPS mSign<>(SB), Y0, Y5
-	VANDPS mAbs<>(SB), Y0, Y1
-	// Small |x|: a + a (a² P(a²)).
-	VMULPS Y1, Y1, Y2
-	VMOVUPS mTanhP0<>(SB), Y3
-	VFMADD213PS mTanhP1<>(SB), Y2, Y3
-	VFMADD213PS mTanhP2<>(SB), Y2, Y3
-	VFMADD213PS mTanhP3<>(SB), Y2, Y3
-	VFMADD213PS mTanhP4<>(SB), Y2, Y3
-	VMULPS Y2, Y3, Y3
-	VFMADD213PS Y1, Y1, Y3
-	// Large |x|: 1 - 2/(e^{2a} + 1), a clamped to 10.
-	VMOVUPS mTanhMax<>(SB), Y4
-	VMINPS Y1, Y4, Y4
-	VADDPS Y4, Y4, Y4
-	VMOVUPS mShifter<>(SB), Y2
-	VFMADD231PS mLog2e<>(SB), Y4, Y2
-	VSUBPS mShifter<>(SB), Y2, Y6
-	VFNMADD231PS mLn2Hi<>(SB), Y6, Y4
-	VFNMADD231PS mLn2Lo<>(SB), Y6, Y4
-	VMOVUPS mE6<>(SB), Y6
-	VFMADD213PS mE5<>(SB), Y4, Y6
-	VFMADD213PS mE4<>(SB), Y4, Y6
-	VFMADD213PS mE3<>(SB), Y4, Y6
-	VFMADD213PS mE2<>(SB), Y4, Y6
-	VFMADD213PS mOne<>(SB), Y4, Y6
-	VFMADD213PS mOne<>(SB), Y4, Y6
-	VPSLLD $23, Y2, Y2
-	VPADDD Y2, Y6, Y4
-	VADDPS mOne<>(SB), Y4, Y4
-	VMOVUPS mTwo<>(SB), Y2
-	VDIVPS Y4, Y2, Y4
-	VMOVUPS mOne<>(SB), Y2
-	VSUBPS Y4, Y2, Y4
-	VCMPPS $1, mTanhCut<>(SB), Y1, Y2
-	VBLENDVPS Y2, Y3, Y4, Y4
-	VORPS Y5, Y4, Y0
+	VANDPS mSign<>(SB), Y0, Y1
+	VANDPS mAbs<>(SB), Y0, Y2
+	VMOVUPS mTanhMax<>(SB), Y3
+	VMINPS Y2, Y3, Y2
+	VADDPS Y2, Y2, Y2
+	VMOVUPS mShifter<>(SB), Y3
+	VFMADD231PS mLog2e<>(SB), Y2, Y3
+	VSUBPS mShifter<>(SB), Y3, Y4
+	VFNMADD231PS mLn2Hi<>(SB), Y4, Y2
+	VFNMADD231PS mLn2Lo<>(SB), Y4, Y2
+	// p = expm1(r) = r + r² M(r)
+	VMOVUPS mM4<>(SB), Y5
+	VFMADD213PS mM3<>(SB), Y2, Y5
+	VFMADD213PS mM2<>(SB), Y2, Y5
+	VFMADD213PS mM1<>(SB), Y2, Y5
+	VFMADD213PS mM0<>(SB), Y2, Y5
+	VMULPS Y2, Y2, Y4
+	VFMADD213PS Y2, Y4, Y5
+	// E = 2^n p + (2^n - 1); tanh = E / (E + 2).
+	VPSLLD $23, Y3, Y3
+	VPADDD mOne<>(SB), Y3, Y3
+	VSUBPS mOne<>(SB), Y3, Y4
+	VFMADD213PS Y4, Y3, Y5
+	VADDPS mTwo<>(SB), Y5, Y3
+	VDIVPS Y3, Y5, Y5
+	VORPS Y1, Y5, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
 	ADDQ $8, AX
 	JMP tanhtail

@@ -50,7 +50,6 @@ the fast one applies.`, []constant{
 	{`log: x = 2^e m, sqrt(1/2) <= m < sqrt(2); log(m) = f - f²/2 + f³ P(f)
 with f = m - 1.`, []constant{
 		{"mMinNorm", "$0x00800000"}, {"mTwo23", "$8388608.0"}, {"m23", "$23.0"},
-		{"mI126", "$126"}, {"mMant", "$0x007fffff"}, {"mHalfBits", "$0x3f000000"},
 		{"mSqrtHf", "$0x3f3504f3"},
 		{"mLogP0", "$7.0376836292e-2"}, {"mLogP1", "$-1.1514610310e-1"},
 		{"mLogP2", "$1.1676998740e-1"}, {"mLogP3", "$-1.2420140846e-1"},
@@ -58,12 +57,12 @@ with f = m - 1.`, []constant{
 		{"mLogP6", "$2.0000714765e-1"}, {"mLogP7", "$-2.4999993993e-1"},
 		{"mLogP8", "$3.3333331174e-1"},
 	}},
-	{`tanh: |x| < 0.625: x + x³ P(x²); else 1 - 2/(e^{2|x|} + 1) with |x|
-clamped to 10 (where tanh rounds to 1); sign of x.`, []constant{
-		{"mTanhCut", "$0.625"}, {"mTanhMax", "$10.0"},
-		{"mTanhP0", "$-5.70498872745e-3"}, {"mTanhP1", "$2.06390887954e-2"},
-		{"mTanhP2", "$-5.37397155531e-2"}, {"mTanhP3", "$1.33314422036e-1"},
-		{"mTanhP4", "$-3.33332819422e-1"},
+	{`tanh(|x|) = E / (E + 2), E = expm1(2|x|) = 2^n (r + r² M(r)) + 2^n - 1
+with 2|x| = n ln2 + r (M minimax on |r| <= 0.361, relative error of
+expm1(r) 1.7e-8); |x| clamped to 10 (where tanh rounds to 1); sign of x.`, []constant{
+		{"mTanhMax", "$10.0"},
+		{"mM0", "$0x3effffff"}, {"mM1", "$0x3e2aaa4a"}, {"mM2", "$0x3d2aab52"},
+		{"mM3", "$0x3c091f15"}, {"mM4", "$0x3ab5f444"},
 	}},
 	{`gelu: x Φ(x), Φ(x) = erfc(-x/√2)/2. erfc(z) = t exp(-z² + P(t)),
 t = 2/(2+z), z >= 0 (Numerical Recipes' erfcc, relative error below
@@ -217,75 +216,15 @@ var kernels = []kernel{
 	VCMPPS $9, mMinNorm<>(SB), {x}, {a}
 	VCMPPS $0, mInf<>(SB), {x}, {b}
 	VORPS {b}, {a}, {a}`, guardReg: "a",
-		fast: `
-	// e = biased exponent - 126, m in [0.5, 1).
-	VPSRLD $23, {x}, {b}
-	VPSUBD mI126<>(SB), {b}, {b}
-	VCVTDQ2PS {b}, {b}
-	VANDPS mMant<>(SB), {x}, {x}
-	VORPS mHalfBits<>(SB), {x}, {x}
-	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
-	VCMPPS $1, mSqrtHf<>(SB), {x}, {a}
-	VANDPS {x}, {a}, {c}
-	VSUBPS mOne<>(SB), {x}, {x}
-	VADDPS {c}, {x}, {x}
-	VANDPS mOne<>(SB), {a}, {a}
-	VSUBPS {a}, {b}, {b}
-	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
-	VMULPS {x}, {x}, {c}
-	VMOVUPS mLogP0<>(SB), {a}
-	VFMADD213PS mLogP1<>(SB), {x}, {a}
-	VFMADD213PS mLogP2<>(SB), {x}, {a}
-	VFMADD213PS mLogP3<>(SB), {x}, {a}
-	VFMADD213PS mLogP4<>(SB), {x}, {a}
-	VFMADD213PS mLogP5<>(SB), {x}, {a}
-	VFMADD213PS mLogP6<>(SB), {x}, {a}
-	VFMADD213PS mLogP7<>(SB), {x}, {a}
-	VFMADD213PS mLogP8<>(SB), {x}, {a}
-	VMULPS {x}, {a}, {a}
-	VMULPS {c}, {a}, {a}
-	VFMADD231PS mLn2Lo<>(SB), {b}, {a}
-	VFNMADD231PS mHalf<>(SB), {c}, {a}
-	VADDPS {a}, {x}, {x}
-	VFMADD231PS mLn2Hi<>(SB), {b}, {x}`,
+		fast: logSplit + logPoly,
 		body: `
 	// Subnormals are scaled by 2^23 first (their exponent then less 23).
 	VMOVAPS {x}, {d}
 	VCMPPS $1, mMinNorm<>(SB), {d}, {a}
 	VMULPS mTwo23<>(SB), {d}, {b}
 	VBLENDVPS {a}, {b}, {d}, {x}
-	VANDPS m23<>(SB), {a}, {a}
-	// e = biased exponent - 126, m in [0.5, 1).
-	VPSRLD $23, {x}, {b}
-	VPSUBD mI126<>(SB), {b}, {b}
-	VCVTDQ2PS {b}, {b}
-	VSUBPS {a}, {b}, {b}
-	VANDPS mMant<>(SB), {x}, {x}
-	VORPS mHalfBits<>(SB), {x}, {x}
-	// m < sqrt(1/2): f = 2m - 1 and e - 1; else f = m - 1.
-	VCMPPS $1, mSqrtHf<>(SB), {x}, {a}
-	VANDPS {x}, {a}, {c}
-	VSUBPS mOne<>(SB), {x}, {x}
-	VADDPS {c}, {x}, {x}
-	VANDPS mOne<>(SB), {a}, {a}
-	VSUBPS {a}, {b}, {b}
-	// log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi.
-	VMULPS {x}, {x}, {c}
-	VMOVUPS mLogP0<>(SB), {a}
-	VFMADD213PS mLogP1<>(SB), {x}, {a}
-	VFMADD213PS mLogP2<>(SB), {x}, {a}
-	VFMADD213PS mLogP3<>(SB), {x}, {a}
-	VFMADD213PS mLogP4<>(SB), {x}, {a}
-	VFMADD213PS mLogP5<>(SB), {x}, {a}
-	VFMADD213PS mLogP6<>(SB), {x}, {a}
-	VFMADD213PS mLogP7<>(SB), {x}, {a}
-	VFMADD213PS mLogP8<>(SB), {x}, {a}
-	VMULPS {x}, {a}, {a}
-	VMULPS {c}, {a}, {a}
-	VFMADD231PS mLn2Lo<>(SB), {b}, {a}
-	VFNMADD231PS mHalf<>(SB), {c}, {a}
-	VADDPS {a}, {x}, {x}
-	VFMADD231PS mLn2Hi<>(SB), {b}, {x}
+	VANDPS m23<>(SB), {a}, {a}` + logSplit + `
+	VSUBPS {a}, {b}, {b}` + logPoly + `
 	// +inf stays +inf, ±0 gives -inf, x < 0 and NaN give NaN.
 	VCMPPS $0, mInf<>(SB), {d}, {a}
 	VBLENDVPS {a}, {d}, {x}, {x}
@@ -314,31 +253,29 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	},
 	{
 		name: "tanhF32AVX2", ways: 2,
-		regs: []string{"x", "a", "b", "c", "d", "e", "f"},
+		regs: []string{"x", "e", "u", "s", "n", "q"},
 		body: `
 	VANDPS mSign<>(SB), {x}, {e}
-	VANDPS mAbs<>(SB), {x}, {a}
-	// Small |x|: a + a (a² P(a²)).
-	VMULPS {a}, {a}, {b}
-	VMOVUPS mTanhP0<>(SB), {c}
-	VFMADD213PS mTanhP1<>(SB), {b}, {c}
-	VFMADD213PS mTanhP2<>(SB), {b}, {c}
-	VFMADD213PS mTanhP3<>(SB), {b}, {c}
-	VFMADD213PS mTanhP4<>(SB), {b}, {c}
-	VMULPS {b}, {c}, {c}
-	VFMADD213PS {a}, {a}, {c}
-	// Large |x|: 1 - 2/(e^{2a} + 1), a clamped to 10.
-	VMOVUPS mTanhMax<>(SB), {d}
-	VMINPS {a}, {d}, {d}
-	VADDPS {d}, {d}, {d}` + expFast("{d}", "{b}", "{f}") + `
-	VADDPS mOne<>(SB), {d}, {d}
-	VMOVUPS mTwo<>(SB), {b}
-	VDIVPS {d}, {b}, {d}
-	VMOVUPS mOne<>(SB), {b}
-	VSUBPS {d}, {b}, {d}
-	VCMPPS $1, mTanhCut<>(SB), {a}, {b}
-	VBLENDVPS {b}, {c}, {d}, {d}
-	VORPS {e}, {d}, {x}`,
+	VANDPS mAbs<>(SB), {x}, {u}
+	VMOVUPS mTanhMax<>(SB), {s}
+	VMINPS {u}, {s}, {u}
+	VADDPS {u}, {u}, {u}` + expReduce("{u}", "{s}", "{n}") + `
+	// p = expm1(r) = r + r² M(r)
+	VMOVUPS mM4<>(SB), {q}
+	VFMADD213PS mM3<>(SB), {u}, {q}
+	VFMADD213PS mM2<>(SB), {u}, {q}
+	VFMADD213PS mM1<>(SB), {u}, {q}
+	VFMADD213PS mM0<>(SB), {u}, {q}
+	VMULPS {u}, {u}, {n}
+	VFMADD213PS {u}, {n}, {q}
+	// E = 2^n p + (2^n - 1); tanh = E / (E + 2).
+	VPSLLD $23, {s}, {s}
+	VPADDD mOne<>(SB), {s}, {s}
+	VSUBPS mOne<>(SB), {s}, {n}
+	VFMADD213PS {n}, {s}, {q}
+	VADDPS mTwo<>(SB), {q}, {s}
+	VDIVPS {s}, {q}, {q}
+	VORPS {e}, {q}, {x}`,
 	},
 	{
 		name: "sigmoidF32AVX2", ways: 2,
@@ -411,6 +348,37 @@ it wrote, for the caller to do that block another way.`,
 	VXORPS {g}, {s}, {x}`,
 	},
 }
+
+// logSplit writes a positive normal {x} as 2^e m, sqrt(1/2) <= m <
+// sqrt(2), on the bits: k = (bits - bits(sqrt(1/2))) >> 23 is e, and bits
+// - k<<23 are m's. It leaves e in {b} and f = m - 1 (exact) in {x}.
+const logSplit = `
+	VPSUBD mSqrtHf<>(SB), {x}, {c}
+	VPSRAD $23, {c}, {b}
+	VPSLLD $23, {b}, {c}
+	VPSUBD {c}, {x}, {x}
+	VCVTDQ2PS {b}, {b}
+	VSUBPS mOne<>(SB), {x}, {x}`
+
+// logPoly is log = f + (f³ P(f) + e ln2lo - f²/2) + e ln2hi from
+// logSplit's f in {x} and e in {b}.
+const logPoly = `
+	VMULPS {x}, {x}, {c}
+	VMOVUPS mLogP0<>(SB), {a}
+	VFMADD213PS mLogP1<>(SB), {x}, {a}
+	VFMADD213PS mLogP2<>(SB), {x}, {a}
+	VFMADD213PS mLogP3<>(SB), {x}, {a}
+	VFMADD213PS mLogP4<>(SB), {x}, {a}
+	VFMADD213PS mLogP5<>(SB), {x}, {a}
+	VFMADD213PS mLogP6<>(SB), {x}, {a}
+	VFMADD213PS mLogP7<>(SB), {x}, {a}
+	VFMADD213PS mLogP8<>(SB), {x}, {a}
+	VMULPS {x}, {a}, {a}
+	VMULPS {c}, {a}, {a}
+	VFMADD231PS mLn2Lo<>(SB), {b}, {a}
+	VFNMADD231PS mHalf<>(SB), {c}, {a}
+	VADDPS {a}, {x}, {x}
+	VFMADD231PS mLn2Hi<>(SB), {b}, {x}`
 
 // sigmoidEnd and siluEnd finish sigmoid and silu from sigmoidParts.
 const (

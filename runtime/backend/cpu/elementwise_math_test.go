@@ -21,7 +21,7 @@ var mathTol = map[string]float64{
 	"log":     1.5,
 	"sqrt":    0.5,
 	"rsqrt":   1.6,
-	"tanh":    2,
+	"tanh":    2.5,
 	"sigmoid": 2.5,
 	"silu":    3,
 	"gelu":    8,
