@@ -84,7 +84,7 @@ func optDType(fname string, v eval.Value) (dt tensor.DType, ok bool, err error) 
 	case eval.String:
 		d, ok := tensor.ParseDType(string(v))
 		if !ok {
-			return tensor.Invalid, false, fmt.Errorf("%s: unknown dtype %q (float32, float64, int64, uint8, bool)", fname, string(v))
+			return tensor.Invalid, false, fmt.Errorf("%s: unknown dtype %q (float32, float64, float16, bfloat16, int64, uint8, bool)", fname, string(v))
 		}
 		return d, true, nil
 	}
