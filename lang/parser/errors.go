@@ -2,9 +2,7 @@ package parser
 
 import (
 	"errors"
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/tref-lang/tref/lang/ast"
 )
@@ -25,10 +23,6 @@ func (e Error) Error() string {
 	return e.Pos.String() + ": " + e.Msg
 }
 
-// maxPrinted is how many errors ErrorList.Error shows before summarising
-// the rest, as go/scanner does.
-const maxPrinted = 10
-
 // ErrorList is a list of syntax errors sorted by position. ParseFile and
 // ParseREPL return one whenever they fail.
 type ErrorList []*Error
@@ -38,43 +32,16 @@ func (l *ErrorList) add(pos ast.Pos, msg string) {
 }
 
 // Len, Less and Swap sort the list by file, line and column.
-func (l ErrorList) Len() int      { return len(l) }
-func (l ErrorList) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
-func (l ErrorList) Less(i, j int) bool {
-	a, b := l[i].Pos, l[j].Pos
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.Col < b.Col
-}
+func (l ErrorList) Len() int           { return len(l) }
+func (l ErrorList) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
+func (l ErrorList) Less(i, j int) bool { return l[i].Pos.Before(l[j].Pos) }
 
-// Error prints one error per line, at most 10, then "and N more errors".
-func (l ErrorList) Error() string {
-	var b strings.Builder
-	for i, e := range l {
-		if i == maxPrinted {
-			fmt.Fprintf(&b, "\nand %d more errors", len(l)-maxPrinted)
-			break
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.Error())
-	}
-	return b.String()
-}
+// Error prints one error per line, at most ast.MaxPrintedErrors, then
+// "and N more errors".
+func (l ErrorList) Error() string { return ast.JoinErrors(l) }
 
 // Unwrap gives the errors to errors.Is and errors.As.
-func (l ErrorList) Unwrap() []error {
-	out := make([]error, len(l))
-	for i, e := range l {
-		out[i] = e
-	}
-	return out
-}
+func (l ErrorList) Unwrap() []error { return ast.UnwrapErrors(l) }
 
 // err sorts the list and returns it, or nil when it is empty.
 func (l ErrorList) err() error {
