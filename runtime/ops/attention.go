@@ -56,9 +56,9 @@ func Attention(q, k, v tensor.Shape) (AttentionDims, error) {
 		return d, fmt.Errorf("attention: the batch dimensions of q %v, k %v and v %v do not broadcast", q, k, v)
 	}
 	d.Batch = batch
-	d.QBatch = padOnes(qb, len(batch))
-	d.KBatch = padOnes(kb, len(batch))
-	d.VBatch = padOnes(vb, len(batch))
+	d.QBatch = PadOnes(qb, len(batch))
+	d.KBatch = PadOnes(kb, len(batch))
+	d.VBatch = PadOnes(vb, len(batch))
 	d.Shape = append(batch.Clone(), d.L, d.Ev)
 	return d, nil
 }

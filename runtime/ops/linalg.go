@@ -62,8 +62,8 @@ func Matmul(a, b tensor.Shape) (MatmulDims, error) {
 		return d, fmt.Errorf("matmul: the batch dimensions of shapes %v and %v do not broadcast: %v", a, b, err)
 	}
 	d.Batch = batch
-	d.ABatch = padOnes(aBatch, len(batch))
-	d.BBatch = padOnes(bBatch, len(batch))
+	d.ABatch = PadOnes(aBatch, len(batch))
+	d.BBatch = PadOnes(bBatch, len(batch))
 	d.Out = batch.Clone()
 	if len(a) > 1 {
 		d.Out = append(d.Out, d.M)
@@ -74,8 +74,9 @@ func Matmul(a, b tensor.Shape) (MatmulDims, error) {
 	return d, nil
 }
 
-// padOnes left-pads s with ones to rank n.
-func padOnes(s tensor.Shape, n int) tensor.Shape {
+// PadOnes left-pads s with ones to rank n (a shape broadcast against a
+// higher-rank one).
+func PadOnes(s tensor.Shape, n int) tensor.Shape {
 	out := make(tensor.Shape, n)
 	for i := range out {
 		out[i] = 1

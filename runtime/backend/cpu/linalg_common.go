@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -180,7 +181,7 @@ func broadcastRows[T any](dst []T, dshape tensor.Shape, src []T, sshape tensor.S
 		return
 	}
 	rank := len(dshape)
-	ss := padOnesShape(sshape, rank)
+	ss := ops.PadOnes(sshape, rank)
 	strides := ss.Strides()
 	for i := range ss {
 		if ss[i] == 1 {
@@ -214,14 +215,4 @@ func broadcastRows[T any](dst []T, dshape tensor.Shape, src []T, sshape tensor.S
 			idx[i] = 0
 		}
 	}
-}
-
-// padOnesShape left-pads s with ones to rank n.
-func padOnesShape(s tensor.Shape, n int) tensor.Shape {
-	out := make(tensor.Shape, n)
-	for i := range out {
-		out[i] = 1
-	}
-	copy(out[n-len(s):], s)
-	return out
 }
