@@ -26,12 +26,13 @@ func openTorch(cfg placement.Config) (refs.Executor, error) {
 		// machine without a GPU costs nothing.
 		return nil, errors.New("no NVIDIA GPU on this machine (no /dev/nvidiactl)")
 	}
+	if cfg.Mem > 0 && cfg.Device != "torch:cpu" {
+		// Refused before loading libtorch, which would be wasted.
+		return nil, errors.New("--mem on a CUDA device needs the placement engine's CUDA path, which is not built yet; run without --mem (all tensors resident) or on sim")
+	}
 	dev, err := torch.Open(cfg.Device, "")
 	if err != nil {
-		return nil, err
-	}
-	if cfg.Mem > 0 && cfg.Device != "torch:cpu" {
-		return nil, errors.New("--mem on a CUDA device needs the placement engine's CUDA path, which is not built yet; run without --mem (all tensors resident) or on sim")
+		return nil, err // not a nil *Device in a non-nil interface
 	}
 	return dev, nil
 }
