@@ -59,6 +59,21 @@ func BenchmarkCopy64MB(b *testing.B) {
 	measure(b, 2*4*benchN, func() { copy(dst.F32(), src.F32()) })
 }
 
+// BenchmarkCopy64MBParallel is the same copy split the way the kernels
+// split their work (parallelFor, GOMAXPROCS goroutines): the machine's copy
+// bandwidth when every core moves memory, the fair reference for kernels
+// that use every core.
+func BenchmarkCopy64MBParallel(b *testing.B) {
+	src, dst := benchDense(tensor.Float32, benchN), benchDense(tensor.Float32, benchN)
+	s, d := src.F32(), dst.F32()
+	measure(b, 2*4*benchN, func() {
+		parallelFor(benchN, func(lo, hi int) error {
+			copy(d[lo:hi], s[lo:hi])
+			return nil
+		})
+	})
+}
+
 func BenchmarkElementwise16M(b *testing.B) {
 	x := benchDense(tensor.Float32, 4096, 4096)
 	y := benchDense(tensor.Float32, 4096, 4096)
