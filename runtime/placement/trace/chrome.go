@@ -5,23 +5,38 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 )
 
 // Chrome writes the trace-event JSON that Perfetto and chrome://tracing
 // open: one process per device, with ops, each copy engine, stalls and
-// placement decisions on separate threads (tracks; disk reads get one
-// when there are any), and resident memory
+// placement decisions on separate threads (tracks), and resident memory
 // as a counter per device.
+//
+// The output keeps to the rules of Perfetto's JSON importer (docs/trace.md
+// lists them): a thread is named before its first event and only when it
+// has one; thread ids are unique across processes; slices that overlap on
+// one engine (disk reads, which all sit at the host's virtual time) go to
+// extra lanes ("disk reads 2"), since the importer drops a slice that
+// overlaps another on its thread without nesting in it; and each slice's
+// dur is written so that ts + dur, added in float64 as importers do, does
+// not pass the next slice's ts.
 type Chrome struct {
 	w     *bufio.Writer
 	n     int
+	err   error
 	pids  map[string]int
 	mem   []memDelta
 	order int
-	// diskTrack marks the processes whose disk reads track is named.
-	diskTrack map[int]bool
+	// named marks the thread ids whose thread_name is written.
+	named map[int]bool
+	// lanes holds, per process and track, the end (ns) of the last slice
+	// on each of its lanes.
+	lanes map[laneKey][]int64
 }
+
+type laneKey struct{ pid, track int }
 
 type memDelta struct {
 	device string
@@ -32,7 +47,7 @@ type memDelta struct {
 	order int
 }
 
-// The tracks (thread ids) of each device's process.
+// The tracks of each device's process.
 const (
 	tidCompute = 1 + iota
 	tidH2D
@@ -49,9 +64,18 @@ var trackNames = map[int]string{
 	tidDisk: "disk reads",
 }
 
+// Thread ids are pid*tidsPerPid + track*lanesPerTrack + lane: unique
+// across processes (Perfetto's importer finds a thread_name's thread by
+// tid alone in some versions) and never equal to a pid (which would make
+// the thread the process's main thread).
+const (
+	lanesPerTrack = 1000
+	tidsPerPid    = 10 * lanesPerTrack
+)
+
 // NewChrome makes a chrome sink writing to w.
 func NewChrome(w io.Writer) *Chrome {
-	c := &Chrome{w: bufio.NewWriter(w), pids: map[string]int{}, diskTrack: map[int]bool{}}
+	c := &Chrome{w: bufio.NewWriter(w), pids: map[string]int{}, named: map[int]bool{}, lanes: map[laneKey][]int64{}}
 	c.w.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
 	return c
 }
@@ -63,14 +87,18 @@ type chromeEvent struct {
 	Ts    float64        `json:"ts"`
 	Dur   *float64       `json:"dur,omitempty"`
 	Pid   int            `json:"pid"`
-	Tid   int            `json:"tid"`
+	Tid   int            `json:"tid,omitempty"`
 	Scope string         `json:"s,omitempty"`
 	Args  map[string]any `json:"args,omitempty"`
 }
 
 func (c *Chrome) write(e chromeEvent) error {
+	if c.err != nil {
+		return c.err
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
+		c.err = err
 		return err
 	}
 	if c.n > 0 {
@@ -78,8 +106,8 @@ func (c *Chrome) write(e chromeEvent) error {
 	}
 	c.w.WriteByte('\n')
 	c.n++
-	_, err = c.w.Write(b)
-	return err
+	_, c.err = c.w.Write(b)
+	return c.err
 }
 
 // pid gives each device a process, named once.
@@ -90,13 +118,64 @@ func (c *Chrome) pid(device string) int {
 	p := len(c.pids) + 1
 	c.pids[device] = p
 	c.write(chromeEvent{Name: "process_name", Ph: "M", Pid: p, Args: map[string]any{"name": device}})
-	for tid := tidCompute; tid <= tidDecision; tid++ {
-		c.write(chromeEvent{Name: "thread_name", Ph: "M", Pid: p, Tid: tid, Args: map[string]any{"name": trackNames[tid]}})
-	}
 	return p
 }
 
+// thread returns the thread id of a lane of pid's track, naming the
+// thread on first use.
+func (c *Chrome) thread(pid, track, lane int) int {
+	tid := pid*tidsPerPid + track*lanesPerTrack + lane
+	if !c.named[tid] {
+		c.named[tid] = true
+		name := trackNames[track]
+		if lane > 0 {
+			name = fmt.Sprintf("%s %d", name, lane+1)
+		}
+		c.write(chromeEvent{Name: "thread_name", Ph: "M", Pid: pid, Tid: tid, Args: map[string]any{"name": name}})
+	}
+	return tid
+}
+
+// lane picks the first lane of pid's track whose last slice ends by t,
+// opening a new lane when none does, and records that the lane is busy
+// until end. Slices on one lane thus follow each other without overlap,
+// whatever order they arrive in.
+func (c *Chrome) lane(pid, track int, t, end int64) int {
+	k := laneKey{pid, track}
+	ends := c.lanes[k]
+	i := 0
+	for i < len(ends) && ends[i] > t {
+		i++
+	}
+	if i == len(ends) {
+		if i == lanesPerTrack-1 {
+			// Never seen: a thousand slices overlapping at once. Share the
+			// last lane rather than collide with the next track's ids.
+			i--
+		} else {
+			ends = append(ends, 0)
+		}
+	}
+	ends[i] = max(ends[i], end)
+	c.lanes[k] = ends
+	return i
+}
+
 func micros(ns int64) float64 { return float64(ns) / 1e3 }
+
+// spanMicros converts a span to the trace's microseconds: ts exactly as
+// micros, and dur lowered by the ulps needed so that ts + dur in float64
+// (how Chrome's and DevTools' importers find a slice's end) does not pass
+// the end's own micros value, which is the next slice's ts. Rounded to
+// whole nanoseconds, as Perfetto reads them, both are unchanged.
+func spanMicros(t, d int64) (ts, dur float64) {
+	ts, dur = micros(t), micros(d)
+	end := micros(t + d)
+	for dur > 0 && ts+dur > end {
+		dur = math.Nextafter(dur, 0)
+	}
+	return ts, dur
+}
 
 // Event writes ops and copies as complete events, decisions as instants,
 // and keeps allocations for the memory counters.
@@ -119,19 +198,21 @@ func (c *Chrome) Event(e *Event) error {
 	if e.Reason != "" {
 		args["reason"] = e.Reason
 	}
-	span := func(name, cat string, tid int) error {
-		d := micros(e.Dur)
-		return c.write(chromeEvent{Name: name, Cat: cat, Ph: "X", Ts: micros(e.T), Dur: &d, Pid: pid, Tid: tid, Args: args})
+	span := func(name, cat string, track int) error {
+		d := max(e.Dur, 0)
+		tid := c.thread(pid, track, c.lane(pid, track, e.T, e.T+d))
+		ts, dur := spanMicros(e.T, d)
+		return c.write(chromeEvent{Name: name, Cat: cat, Ph: "X", Ts: ts, Dur: &dur, Pid: pid, Tid: tid, Args: args})
 	}
 	switch e.Kind {
 	case OpStart:
 		return nil // the op_end event carries the span
 	case OpEnd:
-		tid := tidCompute
+		track := tidCompute
 		if e.Stream == StreamHost {
-			tid = tidHost
+			track = tidHost
 		}
-		return span(e.Op, "op", tid)
+		return span(e.Op, "op", track)
 	case H2D:
 		return span(fmt.Sprintf("h2d #%d", e.Ref), "copy", tidH2D)
 	case D2H:
@@ -139,11 +220,6 @@ func (c *Chrome) Event(e *Event) error {
 	case Stall:
 		return span("stall", "stall", tidStall)
 	case DiskRead:
-		if !c.diskTrack[pid] {
-			// Named on first use: most traces read nothing from disk.
-			c.diskTrack[pid] = true
-			c.write(chromeEvent{Name: "thread_name", Ph: "M", Pid: pid, Tid: tidDisk, Args: map[string]any{"name": trackNames[tidDisk]}})
-		}
 		return span(fmt.Sprintf("disk read #%d", e.Ref), "copy", tidDisk)
 	case Alloc, Free:
 		delta := e.Bytes
@@ -157,7 +233,8 @@ func (c *Chrome) Event(e *Event) error {
 	if e.Ref != 0 {
 		name += fmt.Sprintf(" #%d", e.Ref)
 	}
-	return c.write(chromeEvent{Name: name, Cat: "decision", Ph: "i", Scope: "t", Ts: micros(e.T), Pid: pid, Tid: tidDecision, Args: args})
+	tid := c.thread(pid, tidDecision, 0)
+	return c.write(chromeEvent{Name: name, Cat: "decision", Ph: "i", Scope: "t", Ts: micros(e.T), Pid: pid, Tid: tid, Args: args})
 }
 
 // Counter keeps an absolute memory sample.
@@ -167,10 +244,15 @@ func (c *Chrome) Counter(device string, t, bytes int64) error {
 	return nil
 }
 
-// Close writes the memory counters in time order and the totals.
+// Close writes the memory counters in time order and the totals. A
+// counter is named "resident" with the one series "bytes": Perfetto names
+// its track "resident bytes" (the event's name and the arg's key).
 func (c *Chrome) Close(t *Totals) error {
 	for _, p := range memoryCurves(c.mem) {
-		c.write(chromeEvent{Name: "resident bytes", Ph: "C", Ts: micros(p.t), Pid: c.pid(p.device), Args: map[string]any{"bytes": p.bytes}})
+		c.write(chromeEvent{Name: "resident", Ph: "C", Ts: micros(p.t), Pid: c.pid(p.device), Args: map[string]any{"bytes": p.bytes}})
+	}
+	if c.err != nil {
+		return c.err
 	}
 	sum, err := json.Marshal(t)
 	if err != nil {
