@@ -357,24 +357,34 @@ func eachBlock[T number, A any](acc []A, x []T, p plan, o0, o1, k0, k1 int,
 
 func sumFamily[T number, A float64 | int64]() family[T, A] {
 	row := sumRow[T, A]
-	col := func(accs []A, xs []T) {
-		accs = accs[:len(xs)]
-		for j, v := range xs {
-			accs[j] += A(v)
+	cols := func(accs []A, xs []T, stride, rows int) {
+		for k := range rows {
+			r := xs[k*stride : k*stride+len(accs)]
+			for j, v := range r {
+				accs[j] += A(v)
+			}
 		}
 	}
 	// float32 into float64: vectorised where the CPU allows.
-	if f, ok := any(sumF32).(func([]T) A); ok {
+	if f, ok := any(rowSumF32).(func([]T) A); ok {
 		row = f
 	}
-	if f, ok := any(colAddF32).(func([]A, []T)); ok {
-		col = f
+	if f, ok := any(colSumF32).(func([]A, []T, int, int)); ok {
+		cols = f
 	}
 	return family[T, A]{
 		partial: func(acc []A, x []T, p plan, o0, o1, k0, k1 int) {
-			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) { acc[o] += row(xs) },
-				func(_, _ int, xs []T, accs []A) { col(accs, xs) })
+			for o := o0; o < o1; o++ {
+				base := o * p.r * p.inner
+				if p.inner == 1 {
+					acc[o] += row(x[base+k0 : base+k1])
+					continue
+				}
+				accs := acc[o*p.inner : (o+1)*p.inner]
+				for k := k0; k < k1; k += colRows {
+					cols(accs, x[base+k*p.inner:], p.inner, min(colRows, k1-k))
+				}
+			}
 		},
 		merge: func(dst, src []A) {
 			for i, v := range src {
@@ -383,6 +393,11 @@ func sumFamily[T number, A float64 | int64]() family[T, A] {
 		},
 	}
 }
+
+// colRows is how many rows a column sum adds into registers before it
+// updates the accumulator row: each update then reads and writes the
+// accumulators once for colRows rows of input.
+const colRows = 8
 
 // sumRow adds a contiguous row with eight independent accumulators, which
 // keeps the adder pipeline full.
@@ -483,11 +498,12 @@ const momentBlock = 2048
 
 // momentFamily computes the moments of contiguous rows (inner = 1).
 func momentFamily[T number]() family[T, moments] {
-	sum, sqdev := sumRow[T, float64], sqDevRow[T]
-	if f, ok := any(sumF32).(func([]T) float64); ok {
+	sum := sumRow[T, float64]
+	sqdev := func(x []T, mean float64, _ int) float64 { return sqDevRow(x, mean) }
+	if f, ok := any(rowSumF32).(func([]T) float64); ok {
 		sum = f
 	}
-	if f, ok := any(sqDevF32).(func([]T, float64) float64); ok {
+	if f, ok := any(sqDevF32).(func([]T, float64, int) float64); ok {
 		sqdev = f
 	}
 	return family[T, moments]{
@@ -499,7 +515,9 @@ func momentFamily[T number]() family[T, moments] {
 					b := row[lo:min(lo+momentBlock, len(row))]
 					nb := float64(len(b))
 					mean := sum(b) / nb
-					m = m.merge(moments{nb, mean, sqdev(b, mean)})
+					// The second pass, from the cache, prefetches
+					// the next block.
+					m = m.merge(moments{nb, mean, sqdev(b, mean, 4*momentBlock)})
 				}
 				acc[o] = m
 			}
@@ -561,7 +579,7 @@ func squaredDeviations[T number](x []T, p plan) []float64 {
 // branches.
 func maxFamily[T number]() family[T, T] {
 	row := maxRow[T]
-	if f, ok := any(maxF32).(func([]T) T); ok {
+	if f, ok := any(rowMaxF32).(func([]T) T); ok {
 		row = f
 	}
 	return family[T, T]{
@@ -618,7 +636,7 @@ func minRow[T number](xs []T) T {
 
 func minFamily[T number]() family[T, T] {
 	row := minRow[T]
-	if f, ok := any(minF32).(func([]T) T); ok {
+	if f, ok := any(rowMinF32).(func([]T) T); ok {
 		row = f
 	}
 	return family[T, T]{

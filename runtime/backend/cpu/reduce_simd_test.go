@@ -16,7 +16,7 @@ import (
 func TestArgRowF32MatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	special := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 3, -3}
-	_, _, vectorised := argRowF32(make([]float32, 16), true)
+	_, _, vectorised := argRowF32(make([]float32, 32), true)
 	for _, n := range append(rangeInts(0, 141), 1000, 4099) {
 		for trial := range 4 {
 			xs := make([]float32, n)
@@ -41,7 +41,7 @@ func TestArgRowF32MatchesScan(t *testing.T) {
 				for _, isMax := range []bool{true, false} {
 					best, bi, ok := argRowF32(x, isMax)
 					if !ok {
-						if vectorised && n >= 16 && nanAt < 0 {
+						if vectorised && n >= 32 {
 							t.Fatalf("n=%d: no vectorised result without NaN", n)
 						}
 						continue
@@ -75,7 +75,7 @@ func TestSqDevF32MatchesScalar(t *testing.T) {
 			x[i] = float32(rng.NormFloat64()*3 + 100)
 		}
 		mean := 100.25
-		got, want := sqDevF32(x, mean), sqDevRow(x, mean)
+		got, want := sqDevF32(x, mean, 0), sqDevRow(x, mean)
 		if math.Abs(got-want) > 1e-12*(1+want) {
 			t.Fatalf("n=%d: %v, want %v", n, got, want)
 		}
