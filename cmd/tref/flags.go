@@ -38,8 +38,9 @@ type Config struct {
 	CheckLeaks bool
 	// NoLiveness turns off freeing variables at their last use.
 	NoLiveness bool
-	// Sim is the cost model of the simulated device; zero fields mean the
-	// defaults of RUNTIME.md.
+	// Sim is the cost model of the simulated device; zero rates mean the
+	// defaults of RUNTIME.md (the flags accept none), and so does a zero
+	// latency unless set explicitly.
 	Sim SimCost
 	// Trace says where `tref trace` writes its events.
 	Trace TraceOutput
@@ -53,8 +54,11 @@ type SimCost struct {
 	Flops float64
 	// MemBandwidth is device memory bytes per second, for memory-bound ops.
 	MemBandwidth float64
-	// Latency is the cost of one kernel launch.
-	Latency time.Duration
+	// Latency is the cost of one kernel launch and of one copy;
+	// LatencySet tells an explicit --sim-latency 0 (no latency) from no
+	// flag (the default).
+	Latency    time.Duration
+	LatencySet bool
 }
 
 // TraceOutput is the output of `tref trace`.
@@ -125,8 +129,12 @@ var flagDefs = []flagDef{
 		func(c *Config, s string) (err error) { c.Sim.Flops, err = parseSI(s); return err }},
 	{"sim-membw", "RATE", "device memory bandwidth, e.g. 900GB/s", groupSim,
 		func(c *Config, s string) (err error) { c.Sim.MemBandwidth, err = parseRate(s); return err }},
-	{"sim-latency", "DUR", "cost of one kernel launch, e.g. 5us", groupSim,
-		func(c *Config, s string) (err error) { c.Sim.Latency, err = parseDuration(s); return err }},
+	{"sim-latency", "DUR", "cost of each kernel launch and copy, e.g. 5us (0 for none)", groupSim,
+		func(c *Config, s string) (err error) {
+			c.Sim.Latency, err = parseDuration(s)
+			c.Sim.LatencySet = err == nil
+			return err
+		}},
 	{"format", "FMT", "text|jsonl|chrome (default text)", groupTrace,
 		setString(func(c *Config) *string { return &c.Trace.Format }, oneOf(traceFormats))},
 	{"o", "FILE", "write the trace to FILE instead of stdout", groupTrace,

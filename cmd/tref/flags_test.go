@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tref-lang/tref/runtime/placement/sim"
 )
 
 func TestParseSize(t *testing.T) {
@@ -85,7 +87,7 @@ func TestParseCommandFlagsAnywhere(t *testing.T) {
 	want := Config{
 		Device: "sim:0", Mem: 1 << 30, Strategy: "lru", Lookahead: 0, Seed: 7, SeedSet: true,
 		MemStats: true, CheckLeaks: true, NoLiveness: true,
-		Sim:   SimCost{Latency: 5 * time.Microsecond, Bandwidth: 12e9},
+		Sim:   SimCost{Latency: 5 * time.Microsecond, LatencySet: true, Bandwidth: 12e9},
 		Trace: TraceOutput{Format: "jsonl", Out: "t.jsonl"},
 	}
 	if *cfg != want {
@@ -151,5 +153,37 @@ func TestDoubleDashEndsFlags(t *testing.T) {
 	_, pos, _, done := parseCommand(commands["check"], []string{"a.tr", "--", "--memstats"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if done || !slices.Equal(pos, []string{"a.tr", "--memstats"}) {
 		t.Errorf("positional = %q (done=%v)", pos, done)
+	}
+}
+
+// TestSimFlagsZero: --sim-latency 0 means no latency, not the default;
+// the rate flags refuse 0 rather than fall back to their default.
+func TestSimFlagsZero(t *testing.T) {
+	latency := func(args ...string) int64 {
+		t.Helper()
+		var stderr bytes.Buffer
+		cfg, _, _, done := parseCommand(commands["trace"], append(args, "m.tr"), &bytes.Buffer{}, &stderr)
+		if done {
+			t.Fatalf("%q: %s", args, stderr.String())
+		}
+		return placementConfig(cfg, "sim:0").Sim.WithDefaults().LatencyNs
+	}
+	if got := latency("--sim-latency", "0"); got != 0 {
+		t.Errorf("--sim-latency 0: latency %d ns, want 0", got)
+	}
+	if got := latency("--sim-latency=0s"); got != 0 {
+		t.Errorf("--sim-latency=0s: latency %d ns, want 0", got)
+	}
+	if got := latency(); got != sim.DefaultLatencyNs {
+		t.Errorf("no --sim-latency: latency %d ns, want the default %d", got, sim.DefaultLatencyNs)
+	}
+	if got := latency("--sim-latency", "2us"); got != 2000 {
+		t.Errorf("--sim-latency 2us: latency %d ns, want 2000", got)
+	}
+	for _, flag := range []string{"--sim-bw", "--sim-flops", "--sim-membw"} {
+		var stderr bytes.Buffer
+		if _, _, _, done := parseCommand(commands["trace"], []string{flag, "0", "m.tr"}, &bytes.Buffer{}, &stderr); !done {
+			t.Errorf("%s 0: accepted, want an error (a zero rate is not the default)", flag)
+		}
 	}
 }

@@ -26,13 +26,17 @@ func init() {
 
 // placementConfig maps the command line to the engine's configuration.
 func placementConfig(cfg *Config, dev string) placement.Config {
+	latency := cfg.Sim.Latency.Nanoseconds()
+	if cfg.Sim.LatencySet && latency == 0 {
+		latency = -1 // sim.Params: 0 is the default latency, a negative one none
+	}
 	return placement.Config{
 		Device:    dev,
 		Mem:       cfg.Mem,
 		Strategy:  cfg.Strategy,
 		Lookahead: cfg.Lookahead,
 		Sim: sim.Params{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
-			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: cfg.Sim.Latency.Nanoseconds()},
+			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency},
 	}
 }
 
