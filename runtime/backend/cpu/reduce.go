@@ -356,7 +356,7 @@ func eachBlock[T number, A any](acc []A, x []T, p plan, o0, o1, k0, k1 int,
 }
 
 func sumFamily[T number, A float64 | int64]() family[T, A] {
-	row := sumRow[T, A]
+	var rows func(acc []A, x []T, p plan, o0, o1, k0, k1 int)
 	cols := func(accs []A, xs []T, stride, rows int) {
 		for k := range rows {
 			r := xs[k*stride : k*stride+len(accs)]
@@ -366,18 +366,22 @@ func sumFamily[T number, A float64 | int64]() family[T, A] {
 		}
 	}
 	// float32 into float64: vectorised where the CPU allows.
-	if f, ok := any(rowSumF32).(func([]T) A); ok {
-		row = f
+	if f, ok := any(sumRowsF32).(func([]A, []T, plan, int, int, int, int)); ok {
+		rows = f
 	}
 	if f, ok := any(colSumF32).(func([]A, []T, int, int)); ok {
 		cols = f
 	}
 	return family[T, A]{
 		partial: func(acc []A, x []T, p plan, o0, o1, k0, k1 int) {
+			if p.inner == 1 && rows != nil {
+				rows(acc, x, p, o0, o1, k0, k1)
+				return
+			}
 			for o := o0; o < o1; o++ {
 				base := o * p.r * p.inner
 				if p.inner == 1 {
-					acc[o] += row(x[base+k0 : base+k1])
+					acc[o] += sumRow[T, A](x[base+k0 : base+k1])
 					continue
 				}
 				accs := acc[o*p.inner : (o+1)*p.inner]
@@ -498,15 +502,7 @@ const momentBlock = 2048
 
 // momentFamily computes the moments of contiguous rows (inner = 1).
 func momentFamily[T number]() family[T, moments] {
-	sum := sumRow[T, float64]
-	sqdev := func(x []T, mean float64, _ int) float64 { return sqDevRow(x, mean) }
-	if f, ok := any(rowSumF32).(func([]T) float64); ok {
-		sum = f
-	}
-	if f, ok := any(sqDevF32).(func([]T, float64, int) float64); ok {
-		sqdev = f
-	}
-	return family[T, moments]{
+	f := family[T, moments]{
 		partial: func(acc []moments, x []T, p plan, o0, o1, k0, k1 int) {
 			for o := o0; o < o1; o++ {
 				row := x[o*p.r+k0 : o*p.r+k1]
@@ -514,10 +510,8 @@ func momentFamily[T number]() family[T, moments] {
 				for lo := 0; lo < len(row); lo += momentBlock {
 					b := row[lo:min(lo+momentBlock, len(row))]
 					nb := float64(len(b))
-					mean := sum(b) / nb
-					// The second pass, from the cache, prefetches
-					// the next block.
-					m = m.merge(moments{nb, mean, sqdev(b, mean, 4*momentBlock)})
+					mean := sumRow[T, float64](b) / nb
+					m = m.merge(moments{nb, mean, sqDevRow(b, mean)})
 				}
 				acc[o] = m
 			}
@@ -528,6 +522,10 @@ func momentFamily[T number]() family[T, moments] {
 			}
 		},
 	}
+	if rows, ok := any(momentRowsF32).(func([]moments, []T, plan, int, int, int, int)); ok {
+		f.partial = rows
+	}
+	return f
 }
 
 // sqDevRow is the float64 sum of (x[i] - mean)².
@@ -578,15 +576,11 @@ func squaredDeviations[T number](x []T, p plan) []float64 {
 // torch does (once NaN, the result stays NaN) and compile without
 // branches.
 func maxFamily[T number]() family[T, T] {
-	row := maxRow[T]
-	if f, ok := any(rowMaxF32).(func([]T) T); ok {
-		row = f
-	}
-	return family[T, T]{
+	f := family[T, T]{
 		init: minValue[T](),
 		partial: func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) { acc[o] = max(acc[o], row(xs)) },
+				func(o int, xs []T) { acc[o] = max(acc[o], maxRow(xs)) },
 				func(_, _ int, xs []T, accs []T) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
@@ -600,6 +594,17 @@ func maxFamily[T number]() family[T, T] {
 			}
 		},
 	}
+	if rows, ok := any(extRowsF32(true)).(func([]T, []T, plan, int, int, int, int)); ok {
+		partial := f.partial
+		f.partial = func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
+			if p.inner == 1 {
+				rows(acc, x, p, o0, o1, k0, k1)
+				return
+			}
+			partial(acc, x, p, o0, o1, k0, k1)
+		}
+	}
+	return f
 }
 
 // maxRow is the largest element of xs (the identity when empty), with four
@@ -635,15 +640,11 @@ func minRow[T number](xs []T) T {
 }
 
 func minFamily[T number]() family[T, T] {
-	row := minRow[T]
-	if f, ok := any(rowMinF32).(func([]T) T); ok {
-		row = f
-	}
-	return family[T, T]{
+	f := family[T, T]{
 		init: maxValue[T](),
 		partial: func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
-				func(o int, xs []T) { acc[o] = min(acc[o], row(xs)) },
+				func(o int, xs []T) { acc[o] = min(acc[o], minRow(xs)) },
 				func(_, _ int, xs []T, accs []T) {
 					accs = accs[:len(xs)]
 					for j, v := range xs {
@@ -657,6 +658,17 @@ func minFamily[T number]() family[T, T] {
 			}
 		},
 	}
+	if rows, ok := any(extRowsF32(false)).(func([]T, []T, plan, int, int, int, int)); ok {
+		partial := f.partial
+		f.partial = func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
+			if p.inner == 1 {
+				rows(acc, x, p, o0, o1, k0, k1)
+				return
+			}
+			partial(acc, x, p, o0, o1, k0, k1)
+		}
+	}
+	return f
 }
 
 // minValue is the identity of max: -inf, or the type's smallest integer.
@@ -705,12 +717,7 @@ func argBetter[T number](v T, cur argAcc[T], isMax bool) bool {
 }
 
 func argFamily[T number](isMax bool) family[T, argAcc[T]] {
-	// float32 rows: vectorised where the CPU allows.
-	simd := func([]T, bool) (T, int, bool) { var z T; return z, 0, false }
-	if f, ok := any(argRowF32).(func([]T, bool) (T, int, bool)); ok {
-		simd = f
-	}
-	return family[T, argAcc[T]]{
+	f := family[T, argAcc[T]]{
 		init: argAcc[T]{i: -1},
 		partial: func(acc []argAcc[T], x []T, p plan, o0, o1, k0, k1 int) {
 			eachBlock(acc, x, p, o0, o1, k0, k1,
@@ -718,10 +725,7 @@ func argFamily[T number](isMax bool) family[T, argAcc[T]] {
 					if len(xs) == 0 {
 						return
 					}
-					best, bi, ok := simd(xs, isMax)
-					if !ok {
-						best, bi = argScan(xs, isMax)
-					}
+					best, bi := argScan(xs, isMax)
 					if e := (argAcc[T]{best, int64(k0 + bi)}); argBetter(e.v, acc[o], isMax) {
 						acc[o] = e
 					}
@@ -743,6 +747,17 @@ func argFamily[T number](isMax bool) family[T, argAcc[T]] {
 			}
 		},
 	}
+	if rows, ok := any(argRowsF32(isMax)).(func([]argAcc[T], []T, plan, int, int, int, int)); ok {
+		partial := f.partial
+		f.partial = func(acc []argAcc[T], x []T, p plan, o0, o1, k0, k1 int) {
+			if p.inner == 1 {
+				rows(acc, x, p, o0, o1, k0, k1)
+				return
+			}
+			partial(acc, x, p, o0, o1, k0, k1)
+		}
+	}
+	return f
 }
 
 // argScan is the value and index of the first largest (isMax) or smallest

@@ -9,19 +9,22 @@ import "math"
 // speed.
 
 //go:noescape
-func sumF32Stream(x *float32, n int, pf int) float64
+func sum4F32AVX2(x *float32, n int, stride int, out *[4]float64)
+
+//go:noescape
+func max4F32AVX2(x *float32, n int, stride int, out *[4]float32) (nan int)
+
+//go:noescape
+func min4F32AVX2(x *float32, n int, stride int, out *[4]float32) (nan int)
 
 //go:noescape
 func sqDevF32Stream(x *float32, n int, mean float64, pf int) float64
 
 //go:noescape
-func maxF32Stream(x *float32, n int, pf int) (m float32, nan bool)
-
-//go:noescape
-func minF32Stream(x *float32, n int, pf int) (m float32, nan bool)
-
-//go:noescape
 func indexEqF32AVX2(x *float32, n int, v float32) int
+
+//go:noescape
+func indexUnordF32AVX2(x *float32, n int, v float32) int
 
 //go:noescape
 func colSumF32AVX2(acc *float64, x *float32, stride int, rows int, n int)
@@ -35,48 +38,72 @@ func hasNonzeroF32AVX2(x *float32, n int) bool
 //go:noescape
 func hasNonzeroU8AVX2(x *uint8, n int) bool
 
-// argRowF32 is the value and index of the first largest (isMax) or
-// smallest element of a float32 row, or of its first NaN. ok is false when
-// the vectorised path does not apply (no AVX2, or a row shorter than 32):
-// the caller scans instead. The row is taken in blocks that stay in the L1
-// cache: a block's extremum costs what max costs, and only a block that
-// beats the best so far is searched again for the first index of its
-// extremum (on random data a handful of blocks per row). A block holding a
-// NaN is scanned for it, and the scan stops there.
-func argRowF32(xs []float32, isMax bool) (best float32, bi int, ok bool) {
-	if !simdAVX2 || len(xs) < 32 {
-		return 0, 0, false
+// sum4F32 is the float64 sum of each of the four rows x[i*stride:][:n].
+func sum4F32(x []float32, n, stride int) (s [4]float64) {
+	if n <= 0 {
+		return s
 	}
-	bi = -1
-	for lo := 0; lo < len(xs); lo += argBlock {
-		b := xs[lo:min(lo+argBlock, len(xs))]
-		m, nan := extremumStream(b, isMax)
-		if nan {
-			v, i := argScan(b, isMax)
-			return v, lo + i, true
+	x = x[:3*stride+n]
+	m := 0
+	if simdAVX2 {
+		if m = n &^ 15; m > 0 {
+			sum4F32AVX2(&x[0], m, stride, &s)
 		}
-		if bi >= 0 && !(isMax && m > best || !isMax && m < best) {
-			continue
-		}
-		i := indexEqF32(b, m)
-		if i == len(b) {
-			return 0, 0, false // unreachable: m is one of b's elements
-		}
-		best, bi = m, lo+i
 	}
-	return best, bi, true
+	if m < n {
+		for i := range s {
+			s[i] += sumRow[float32, float64](x[i*stride+m : i*stride+n])
+		}
+	}
+	return s
 }
 
-// argBlock is the block of argRowF32: 8 KB of float32, in the L1 cache
-// when a block is searched again.
-const argBlock = 2048
+// ext4F32 is the max (isMax) or min of each of the four rows
+// x[i*stride:][:n] (the identity when n is 0), and a mask of the rows
+// holding a NaN (bit i for row i; m[i] is then meaningless).
+func ext4F32(x []float32, n, stride int, isMax bool) (m [4]float32, nan int) {
+	init := float32(math.Inf(1))
+	if isMax {
+		init = float32(math.Inf(-1))
+	}
+	m = [4]float32{init, init, init, init}
+	if n <= 0 {
+		return m, 0
+	}
+	x = x[:3*stride+n]
+	k := 0
+	if simdAVX2 {
+		if k = n &^ 15; k > 0 {
+			if isMax {
+				nan = max4F32AVX2(&x[0], k, stride, &m)
+			} else {
+				nan = min4F32AVX2(&x[0], k, stride, &m)
+			}
+		}
+	}
+	for i := range m {
+		for _, v := range x[i*stride+k : i*stride+n] {
+			switch {
+			case v != v:
+				nan |= 1 << i
+			case isMax:
+				m[i] = max(m[i], v)
+			default:
+				m[i] = min(m[i], v)
+			}
+		}
+	}
+	return m, nan
+}
 
 // indexEqF32 is the first i with x[i] == v (-0 equals +0), or len(x).
 func indexEqF32(x []float32, v float32) int {
-	m := len(x) &^ 7
-	if m > 0 {
-		if i := indexEqF32AVX2(&x[0], m, v); i < m {
-			return i
+	m := 0
+	if simdAVX2 {
+		if m = len(x) &^ 7; m > 0 {
+			if i := indexEqF32AVX2(&x[0], m, v); i < m {
+				return i
+			}
 		}
 	}
 	for i := m; i < len(x); i++ {
@@ -87,24 +114,28 @@ func indexEqF32(x []float32, v float32) int {
 	return len(x)
 }
 
-// streamAhead is how far ahead of their reads, in bytes, the streaming
-// kernels prefetch.
-const streamAhead = 1024
-
-// rowSumF32 is the float64 sum of a float32 row.
-func rowSumF32(x []float32) float64 {
-	m, s := 0, 0.0
+// indexNaNF32 is the index of the first NaN of x, or len(x).
+func indexNaNF32(x []float32) int {
+	m := 0
 	if simdAVX2 {
-		if m = len(x) &^ 31; m > 0 {
-			s = sumF32Stream(&x[0], m, streamAhead)
+		if m = len(x) &^ 7; m > 0 {
+			if i := indexUnordF32AVX2(&x[0], m, 0); i < m {
+				return i
+			}
 		}
 	}
-	return s + sumRow[float32, float64](x[m:])
+	for i := m; i < len(x); i++ {
+		if x[i] != x[i] {
+			return i
+		}
+	}
+	return len(x)
 }
 
 // sqDevF32 is the float64 sum of (x[i] - mean)², prefetching pf bytes
-// ahead of its reads (var/std pass the next block's distance, so that the
-// block's second pass, from the cache, overlaps the next block's fetch).
+// ahead of its reads (var/std pass the distance to the row's next block,
+// so that the block's second pass, from the cache, overlaps the next
+// block's fetch).
 func sqDevF32(x []float32, mean float64, pf int) float64 {
 	m, s := 0, 0.0
 	if simdAVX2 {
@@ -113,52 +144,6 @@ func sqDevF32(x []float32, mean float64, pf int) float64 {
 		}
 	}
 	return s + sqDevRow(x[m:], mean)
-}
-
-// rowMaxF32 and rowMinF32 are the largest and smallest element of a
-// float32 row (NaN if any element is NaN; the identity when empty).
-func rowMaxF32(x []float32) float32 { return extremumNaN(x, true) }
-
-func rowMinF32(x []float32) float32 { return extremumNaN(x, false) }
-
-func extremumNaN(x []float32, isMax bool) float32 {
-	m, nan := extremumStream(x, isMax)
-	if nan {
-		return float32(math.NaN())
-	}
-	return m
-}
-
-// extremumStream is the max (isMax) or min of x and whether x holds a NaN
-// (m is then meaningless).
-func extremumStream(x []float32, isMax bool) (m float32, nan bool) {
-	n := 0
-	if simdAVX2 {
-		if n = len(x) &^ 31; n > 0 {
-			if isMax {
-				m, nan = maxF32Stream(&x[0], n, streamAhead)
-			} else {
-				m, nan = minF32Stream(&x[0], n, streamAhead)
-			}
-			if nan {
-				return m, true
-			}
-		}
-	}
-	for _, v := range x[n:] {
-		if v != v {
-			return v, true
-		}
-	}
-	switch {
-	case n == 0 && isMax:
-		return maxRow(x), false
-	case n == 0:
-		return minRow(x), false
-	case isMax:
-		return max(m, maxRow(x[n:])), false
-	}
-	return min(m, minRow(x[n:])), false
 }
 
 // colSumF32 adds rows float32 rows of len(acc) columns, stride elements

@@ -2,23 +2,66 @@
 
 package cpu
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
-// argRowF32 has no vectorised path on this platform: the caller scans.
-func argRowF32([]float32, bool) (float32, int, bool) { return 0, 0, false }
+// sum4F32 is the float64 sum of each of the four rows x[i*stride:][:n].
+func sum4F32(x []float32, n, stride int) (s [4]float64) {
+	if n <= 0 {
+		return s
+	}
+	for i := range s {
+		s[i] = sumRow[float32, float64](x[i*stride : i*stride+n])
+	}
+	return s
+}
 
-// rowSumF32 is the float64 sum of a float32 row.
-func rowSumF32(x []float32) float64 { return sumRow[float32, float64](x) }
+// ext4F32 is the max (isMax) or min of each of the four rows
+// x[i*stride:][:n] (the identity when n is 0), and a mask of the rows
+// holding a NaN (bit i for row i; m[i] is then meaningless).
+func ext4F32(x []float32, n, stride int, isMax bool) (m [4]float32, nan int) {
+	for i := range m {
+		if n <= 0 {
+			m[i] = float32(math.Inf(1))
+			if isMax {
+				m[i] = float32(math.Inf(-1))
+			}
+			continue
+		}
+		row := x[i*stride : i*stride+n]
+		if isMax {
+			m[i] = maxRow(row)
+		} else {
+			m[i] = minRow(row)
+		}
+		if m[i] != m[i] {
+			nan |= 1 << i
+		}
+	}
+	return m, nan
+}
+
+// indexEqF32 is the first i with x[i] == v (-0 equals +0), or len(x).
+func indexEqF32(x []float32, v float32) int {
+	if i := slices.IndexFunc(x, func(e float32) bool { return e == v }); i >= 0 {
+		return i
+	}
+	return len(x)
+}
+
+// indexNaNF32 is the index of the first NaN of x, or len(x).
+func indexNaNF32(x []float32) int {
+	if i := slices.IndexFunc(x, func(e float32) bool { return e != e }); i >= 0 {
+		return i
+	}
+	return len(x)
+}
 
 // sqDevF32 is the float64 sum of (x[i] - mean)² (pf, a prefetch distance,
 // has no use here).
 func sqDevF32(x []float32, mean float64, _ int) float64 { return sqDevRow(x, mean) }
-
-// rowMaxF32 is the largest element of a float32 row (NaN if any is NaN).
-func rowMaxF32(x []float32) float32 { return maxRow(x) }
-
-// rowMinF32 is the smallest element of a float32 row (NaN if any is NaN).
-func rowMinF32(x []float32) float32 { return minRow(x) }
 
 // colSumF32 adds rows float32 rows of len(acc) columns, stride elements
 // apart in x, into float64 column accumulators, row after row.

@@ -13,45 +13,49 @@ import (
 // and argmin, the squared deviations and moments of var/std, and the zero
 // tests of any/all.
 
-func TestArgRowF32MatchesScan(t *testing.T) {
+// TestArg4F32MatchesScan checks the blocked four-row argmax/argmin
+// against argScan on every row, for rows around the kernel's 16 and the
+// block's 2048, ties, ±0, ±inf and NaN at the start, middle and end, in
+// groups of rows (stride n and more) and alone (stride 0).
+func TestArg4F32MatchesScan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	special := []float32{float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 3, -3}
-	_, _, vectorised := argRowF32(make([]float32, 32), true)
-	for _, n := range append(rangeInts(0, 141), 1000, 4099) {
+	lens := append(rangeInts(1, 70), 2047, 2048, 2049, 4096+17, 3*argBlock+5)
+	for _, n := range lens {
 		for trial := range 4 {
-			xs := make([]float32, n)
-			for i := range xs {
+			stride := n + trial // rows not aligned alike
+			x := make([]float32, 4*stride)
+			for i := range x {
 				switch trial {
 				case 0:
-					xs[i] = float32(rng.NormFloat64())
+					x[i] = float32(rng.NormFloat64())
 				case 1: // ties everywhere
-					xs[i] = float32(rng.IntN(3))
+					x[i] = float32(rng.IntN(3))
 				case 2:
-					xs[i] = special[rng.IntN(len(special))]
+					x[i] = special[rng.IntN(len(special))]
 				default:
-					xs[i] = float32(math.Inf(-1))
+					x[i] = float32(math.Inf(-1))
 				}
 			}
-			for _, nanAt := range []int{-1, 0, n / 3, n - 1} {
-				x := xs
-				if nanAt >= 0 && nanAt < n {
-					x = append([]float32(nil), xs...)
-					x[nanAt] = float32(math.NaN())
-				}
-				for _, isMax := range []bool{true, false} {
-					best, bi, ok := argRowF32(x, isMax)
-					if !ok {
-						if vectorised && n >= 32 {
-							t.Fatalf("n=%d: no vectorised result without NaN", n)
-						}
-						continue
+			// Row 1 gets a NaN early, row 2 two late ones, row 3 one at
+			// its end.
+			if trial > 0 {
+				x[stride+n/5] = float32(math.NaN())
+				x[2*stride+n-1-n/3] = float32(math.NaN())
+				x[2*stride+n-1] = float32(math.NaN())
+				x[3*stride+n-1] = float32(math.NaN())
+			}
+			for _, isMax := range []bool{true, false} {
+				best, idx := arg4F32(x, n, stride, 4, isMax)
+				for i := range 4 {
+					row := x[i*stride : i*stride+n]
+					wv, wi := argScan(row, isMax)
+					if idx[i] != wi || !(best[i] == wv || best[i] != best[i] && wv != wv) {
+						t.Fatalf("n=%d trial %d row %d max=%v: (%v, %d), want (%v, %d)", n, trial, i, isMax, best[i], idx[i], wv, wi)
 					}
-					if n == 0 {
-						t.Fatal("a result for an empty row")
-					}
-					wv, wi := argScan(x, isMax)
-					if bi != wi || !(best == wv || best != best && wv != wv) {
-						t.Fatalf("n=%d trial %d NaN at %d max=%v: (%v, %d), want (%v, %d)", n, trial, nanAt, isMax, best, bi, wv, wi)
+					b1, i1 := arg4F32(row, n, 0, 1, isMax)
+					if i1[0] != wi {
+						t.Fatalf("n=%d trial %d row %d alone max=%v: (%v, %d), want index %d", n, trial, i, isMax, b1[0], i1[0], wi)
 					}
 				}
 			}
