@@ -80,24 +80,36 @@ C8(mM2, $0x3d2aab52)
 C8(mM3, $0x3c091f15)
 C8(mM4, $0x3ab5f444)
 
-// gelu: x Φ(x), Φ(x) = erfc(-x/√2)/2. erfc(z) = t exp(-z² + P(t)),
-// t = 2/(2+z), z >= 0 (Numerical Recipes' erfcc, relative error below
-// 1.2e-7 for every z); z² = x²/2 is carried as two floats so that its
-// rounding does not reach the result. |x| is clamped to 15, where erfc
-// has underflowed to 0.
+// gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
+// = e^{-x²/2} R(|x|). R = N/D, degrees 4 and 5 in |x|, is a minimax fit of
+// erfcx(|x|/√2)/2 on [0, 15] (relative error 3e-8 with these float32
+// coefficients; N's are halved here, so the quotient is R/2); e^{-x²/2} =
+// 2^n e^{v/2} with x² = h + l carried as two floats, n = round(-h log2e/2)
+// and v = -(h + l) - 2n ln2 (so that the rounding of x² does not reach the
+// result); e^{v/2} = 1 + (v + v² Q(v))/2, Q exp's polynomial scaled to v.
+// The fast path takes |x| < 12.5, where E is normal; the general one clamps
+// |x| to 15, where E has underflowed to 0.
 C8(mGeluMax, $15.0)
 C8(mGeluFastMax, $12.5)
-C8(mSqrt1_2, $0x3f3504f3)
-C8(mErfc0, $-1.26551223)
-C8(mErfc1, $1.00002368)
-C8(mErfc2, $0.37409196)
-C8(mErfc3, $0.09678418)
-C8(mErfc4, $-0.18628806)
-C8(mErfc5, $0.27886807)
-C8(mErfc6, $-1.13520398)
-C8(mErfc7, $1.48851587)
-C8(mErfc8, $-0.82215223)
-C8(mErfc9, $0.17087277)
+C8(mGeluNegMax, $-15.0)
+C8(mGeluN0, $0.25)
+C8(mGeluN1, $0x3e60e9ca)
+C8(mGeluN2, $0x3dbc6274)
+C8(mGeluN3, $0x3ca77308)
+C8(mGeluN4, $0x3b0817e4)
+C8(mGeluD1, $0x3fd695fe)
+C8(mGeluD2, $0x3f9a4f6e)
+C8(mGeluD3, $0x3ef15c8b)
+C8(mGeluD4, $0x3dd1e111)
+C8(mGeluD5, $0x3c2a90dc)
+C8(mNegHalfLog2e, $0xbf38aa3b)
+C8(m2Ln2Hi, $0x3fb18000)
+C8(m2Ln2Lo, $0xb9de8083)
+C8(mGeluQ0, $0x3e7ffffd)
+C8(mGeluQ1, $0x3d2aa9e9)
+C8(mGeluQ2, $0x3baaac94)
+C8(mGeluQ3, $0x3a0944ab)
+C8(mGeluQ4, $0x38354e72)
 
 // sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
 // (the first two short enough that j times them is exact for |x| <= 8192;
@@ -1273,230 +1285,214 @@ geluloop:
 	JGT gelutail
 	VMOVUPS 0(SI)(AX*4), Y0
 	VMOVUPS 32(SI)(AX*4), Y8
-	VANDPS mAbs<>(SB), Y0, Y7
-	VANDPS mAbs<>(SB), Y8, Y15
-	VCMPPS $5, mGeluFastMax<>(SB), Y7, Y7
-	VCMPPS $5, mGeluFastMax<>(SB), Y15, Y15
-	VORPS Y15, Y7, Y7
-	VMOVMSKPS Y7, DX
-	TESTL DX, DX
-	JNZ geluloopslow
-	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
 	VANDPS mAbs<>(SB), Y0, Y1
 	VANDPS mAbs<>(SB), Y8, Y9
-	VMOVUPS mGeluMax<>(SB), Y2
-	VMOVUPS mGeluMax<>(SB), Y10
-	VMINPS Y1, Y2, Y1
-	VMINPS Y9, Y10, Y9
-	VMOVUPS mTwo<>(SB), Y3
-	VMOVUPS mTwo<>(SB), Y11
-	VMOVAPS Y3, Y2
-	VMOVAPS Y11, Y10
-	VFMADD231PS mSqrt1_2<>(SB), Y1, Y2
-	VFMADD231PS mSqrt1_2<>(SB), Y9, Y10
-	VDIVPS Y2, Y3, Y2
-	VDIVPS Y10, Y11, Y10
-	// p = P(t).
-	VMOVUPS mErfc9<>(SB), Y3
-	VMOVUPS mErfc9<>(SB), Y11
-	VFMADD213PS mErfc8<>(SB), Y2, Y3
-	VFMADD213PS mErfc8<>(SB), Y10, Y11
-	VFMADD213PS mErfc7<>(SB), Y2, Y3
-	VFMADD213PS mErfc7<>(SB), Y10, Y11
-	VFMADD213PS mErfc6<>(SB), Y2, Y3
-	VFMADD213PS mErfc6<>(SB), Y10, Y11
-	VFMADD213PS mErfc5<>(SB), Y2, Y3
-	VFMADD213PS mErfc5<>(SB), Y10, Y11
-	VFMADD213PS mErfc4<>(SB), Y2, Y3
-	VFMADD213PS mErfc4<>(SB), Y10, Y11
-	VFMADD213PS mErfc3<>(SB), Y2, Y3
-	VFMADD213PS mErfc3<>(SB), Y10, Y11
-	VFMADD213PS mErfc2<>(SB), Y2, Y3
-	VFMADD213PS mErfc2<>(SB), Y10, Y11
-	VFMADD213PS mErfc1<>(SB), Y2, Y3
-	VFMADD213PS mErfc1<>(SB), Y10, Y11
-	VFMADD213PS mErfc0<>(SB), Y2, Y3
-	VFMADD213PS mErfc0<>(SB), Y10, Y11
-	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
-	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
-	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
-	VMULPS Y1, Y1, Y4
-	VMULPS Y9, Y9, Y12
-	VMOVAPS Y4, Y5
-	VMOVAPS Y12, Y13
-	VFMSUB231PS Y1, Y1, Y5
-	VFMSUB231PS Y9, Y9, Y13
-	VMULPS mHalf<>(SB), Y4, Y4
-	VMULPS mHalf<>(SB), Y12, Y12
-	VFNMADD231PS mHalf<>(SB), Y5, Y3
-	VFNMADD231PS mHalf<>(SB), Y13, Y11
-	VSUBPS Y4, Y3, Y6
-	VSUBPS Y12, Y11, Y14
-	VMOVUPS mShifter<>(SB), Y7
-	VMOVUPS mShifter<>(SB), Y15
-	VFMADD231PS mLog2e<>(SB), Y6, Y7
-	VFMADD231PS mLog2e<>(SB), Y14, Y15
-	VSUBPS mShifter<>(SB), Y7, Y6
-	VSUBPS mShifter<>(SB), Y15, Y14
-	VFMADD231PS mLn2Hi<>(SB), Y6, Y4
-	VFMADD231PS mLn2Hi<>(SB), Y14, Y12
-	VSUBPS Y4, Y3, Y3
-	VSUBPS Y12, Y11, Y11
-	VFNMADD231PS mLn2Lo<>(SB), Y6, Y3
-	VFNMADD231PS mLn2Lo<>(SB), Y14, Y11
-	VMOVUPS mE6<>(SB), Y5
-	VMOVUPS mE6<>(SB), Y13
-	VFMADD213PS mE5<>(SB), Y3, Y5
-	VFMADD213PS mE5<>(SB), Y11, Y13
-	VFMADD213PS mE4<>(SB), Y3, Y5
-	VFMADD213PS mE4<>(SB), Y11, Y13
-	VFMADD213PS mE3<>(SB), Y3, Y5
-	VFMADD213PS mE3<>(SB), Y11, Y13
-	VFMADD213PS mE2<>(SB), Y3, Y5
-	VFMADD213PS mE2<>(SB), Y11, Y13
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y11, Y13
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y11, Y13
-	VPSLLD $23, Y7, Y7
-	VPSLLD $23, Y15, Y15
-	VPADDD Y7, Y5, Y4
-	VPADDD Y15, Y13, Y12
-	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
-	VMULPS Y2, Y4, Y4
-	VMULPS Y10, Y12, Y12
-	VMULPS mHalf<>(SB), Y4, Y4
-	VMULPS mHalf<>(SB), Y12, Y12
-	VMOVUPS mOne<>(SB), Y5
-	VMOVUPS mOne<>(SB), Y13
-	VSUBPS Y4, Y5, Y5
-	VSUBPS Y12, Y13, Y13
-	VXORPS Y6, Y6, Y6
-	VXORPS Y14, Y14, Y14
-	VCMPPS $1, Y6, Y0, Y6
-	VCMPPS $1, Y14, Y8, Y14
-	VBLENDVPS Y6, Y4, Y5, Y5
-	VBLENDVPS Y14, Y12, Y13, Y13
-	VMULPS Y5, Y0, Y0
-	VMULPS Y13, Y8, Y8
+	VPCMPGTD mGeluFastMax<>(SB), Y1, Y6
+	VPCMPGTD mGeluFastMax<>(SB), Y9, Y14
+	VORPS Y14, Y6, Y6
+	VMOVMSKPS Y6, DX
+	TESTL DX, DX
+	JNZ geluloopslow
+	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
+	VMULPS Y1, Y1, Y2
+	VMULPS Y9, Y9, Y10
+	VMOVUPS mGeluN1<>(SB), Y3
+	VMOVUPS mGeluN1<>(SB), Y11
+	VFMADD213PS mGeluN0<>(SB), Y1, Y3
+	VFMADD213PS mGeluN0<>(SB), Y9, Y11
+	VMOVUPS mGeluN3<>(SB), Y4
+	VMOVUPS mGeluN3<>(SB), Y12
+	VFMADD213PS mGeluN2<>(SB), Y1, Y4
+	VFMADD213PS mGeluN2<>(SB), Y9, Y12
+	VFMADD231PS mGeluN4<>(SB), Y2, Y4
+	VFMADD231PS mGeluN4<>(SB), Y10, Y12
+	VFMADD213PS Y3, Y2, Y4
+	VFMADD213PS Y11, Y10, Y12
+	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
+	VMOVUPS mGeluD5<>(SB), Y3
+	VMOVUPS mGeluD5<>(SB), Y11
+	VFMADD213PS mGeluD4<>(SB), Y1, Y3
+	VFMADD213PS mGeluD4<>(SB), Y9, Y11
+	VMOVUPS mGeluD3<>(SB), Y5
+	VMOVUPS mGeluD3<>(SB), Y13
+	VFMADD213PS mGeluD2<>(SB), Y1, Y5
+	VFMADD213PS mGeluD2<>(SB), Y9, Y13
+	VFMADD213PS Y5, Y2, Y3
+	VFMADD213PS Y13, Y10, Y11
+	VMOVUPS mGeluD1<>(SB), Y5
+	VMOVUPS mGeluD1<>(SB), Y13
+	VFMADD213PS mOne<>(SB), Y1, Y5
+	VFMADD213PS mOne<>(SB), Y9, Y13
+	VFMADD213PS Y5, Y2, Y3
+	VFMADD213PS Y13, Y10, Y11
+	VDIVPS Y3, Y4, Y4
+	VDIVPS Y11, Y12, Y12
+	VMOVAPS Y2, Y3
+	VMOVAPS Y10, Y11
+	VFMSUB231PS Y1, Y1, Y3
+	VFMSUB231PS Y9, Y9, Y11
+	VMOVUPS mShifter<>(SB), Y6
+	VMOVUPS mShifter<>(SB), Y14
+	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
+	VFMADD231PS mNegHalfLog2e<>(SB), Y10, Y14
+	VSUBPS mShifter<>(SB), Y6, Y7
+	VSUBPS mShifter<>(SB), Y14, Y15
+	VFMADD231PS m2Ln2Lo<>(SB), Y7, Y3
+	VFMADD231PS m2Ln2Lo<>(SB), Y15, Y11
+	VFNMSUB132PS m2Ln2Hi<>(SB), Y2, Y7
+	VFNMSUB132PS m2Ln2Hi<>(SB), Y10, Y15
+	VSUBPS Y3, Y7, Y7
+	VSUBPS Y11, Y15, Y15
+	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
+	VMULPS Y7, Y7, Y3
+	VMULPS Y15, Y15, Y11
+	VMULPS Y3, Y3, Y5
+	VMULPS Y11, Y11, Y13
+	VMOVUPS mGeluQ1<>(SB), Y1
+	VMOVUPS mGeluQ1<>(SB), Y9
+	VFMADD213PS mGeluQ0<>(SB), Y7, Y1
+	VFMADD213PS mGeluQ0<>(SB), Y15, Y9
+	VMOVUPS mGeluQ3<>(SB), Y2
+	VMOVUPS mGeluQ3<>(SB), Y10
+	VFMADD213PS mGeluQ2<>(SB), Y7, Y2
+	VFMADD213PS mGeluQ2<>(SB), Y15, Y10
+	VFMADD231PS mGeluQ4<>(SB), Y3, Y2
+	VFMADD231PS mGeluQ4<>(SB), Y11, Y10
+	VFMADD213PS Y7, Y3, Y1
+	VFMADD213PS Y15, Y11, Y9
+	VFMADD213PS Y1, Y5, Y2
+	VFMADD213PS Y9, Y13, Y10
+	VADDPS Y4, Y4, Y1
+	VADDPS Y12, Y12, Y9
+	VFMADD213PS Y1, Y4, Y2
+	VFMADD213PS Y9, Y12, Y10
+	// E = 2^n (R + R/2 (v + v² Q)), 2^n added to the exponent; w = -|x|.
+	VPSLLD $23, Y6, Y6
+	VPSLLD $23, Y14, Y14
+	VPADDD Y6, Y2, Y2
+	VPADDD Y14, Y10, Y10
+	VORPS mSign<>(SB), Y0, Y3
+	VORPS mSign<>(SB), Y8, Y11
+	VBLENDVPS Y0, mSign<>(SB), Y0, Y0
+	VBLENDVPS Y8, mSign<>(SB), Y8, Y8
+	VFMADD231PS Y3, Y2, Y0
+	VFMADD231PS Y11, Y10, Y8
 	VMOVUPS Y0, 0(DI)(AX*4)
 	VMOVUPS Y8, 32(DI)(AX*4)
 	ADDQ $16, AX
 	JMP geluloop
 
 geluloopslow:
-	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
-	VANDPS mAbs<>(SB), Y0, Y1
-	VANDPS mAbs<>(SB), Y8, Y9
-	VMOVUPS mGeluMax<>(SB), Y2
-	VMOVUPS mGeluMax<>(SB), Y10
-	VMINPS Y1, Y2, Y1
-	VMINPS Y9, Y10, Y9
-	VMOVUPS mTwo<>(SB), Y3
-	VMOVUPS mTwo<>(SB), Y11
-	VMOVAPS Y3, Y2
-	VMOVAPS Y11, Y10
-	VFMADD231PS mSqrt1_2<>(SB), Y1, Y2
-	VFMADD231PS mSqrt1_2<>(SB), Y9, Y10
-	VDIVPS Y2, Y3, Y2
-	VDIVPS Y10, Y11, Y10
-	// p = P(t).
-	VMOVUPS mErfc9<>(SB), Y3
-	VMOVUPS mErfc9<>(SB), Y11
-	VFMADD213PS mErfc8<>(SB), Y2, Y3
-	VFMADD213PS mErfc8<>(SB), Y10, Y11
-	VFMADD213PS mErfc7<>(SB), Y2, Y3
-	VFMADD213PS mErfc7<>(SB), Y10, Y11
-	VFMADD213PS mErfc6<>(SB), Y2, Y3
-	VFMADD213PS mErfc6<>(SB), Y10, Y11
-	VFMADD213PS mErfc5<>(SB), Y2, Y3
-	VFMADD213PS mErfc5<>(SB), Y10, Y11
-	VFMADD213PS mErfc4<>(SB), Y2, Y3
-	VFMADD213PS mErfc4<>(SB), Y10, Y11
-	VFMADD213PS mErfc3<>(SB), Y2, Y3
-	VFMADD213PS mErfc3<>(SB), Y10, Y11
-	VFMADD213PS mErfc2<>(SB), Y2, Y3
-	VFMADD213PS mErfc2<>(SB), Y10, Y11
-	VFMADD213PS mErfc1<>(SB), Y2, Y3
-	VFMADD213PS mErfc1<>(SB), Y10, Y11
-	VFMADD213PS mErfc0<>(SB), Y2, Y3
-	VFMADD213PS mErfc0<>(SB), Y10, Y11
-	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
-	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
-	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
-	VMULPS Y1, Y1, Y4
-	VMULPS Y9, Y9, Y12
-	VMOVAPS Y4, Y5
-	VMOVAPS Y12, Y13
-	VFMSUB231PS Y1, Y1, Y5
-	VFMSUB231PS Y9, Y9, Y13
-	VMULPS mHalf<>(SB), Y4, Y4
-	VMULPS mHalf<>(SB), Y12, Y12
-	VFNMADD231PS mHalf<>(SB), Y5, Y3
-	VFNMADD231PS mHalf<>(SB), Y13, Y11
-	VSUBPS Y4, Y3, Y6
-	VSUBPS Y12, Y11, Y14
-	VMOVUPS mShifter<>(SB), Y7
-	VMOVUPS mShifter<>(SB), Y15
-	VFMADD231PS mLog2e<>(SB), Y6, Y7
-	VFMADD231PS mLog2e<>(SB), Y14, Y15
-	VSUBPS mShifter<>(SB), Y7, Y6
-	VSUBPS mShifter<>(SB), Y15, Y14
-	VFMADD231PS mLn2Hi<>(SB), Y6, Y4
-	VFMADD231PS mLn2Hi<>(SB), Y14, Y12
-	VSUBPS Y4, Y3, Y3
-	VSUBPS Y12, Y11, Y11
-	VFNMADD231PS mLn2Lo<>(SB), Y6, Y3
-	VFNMADD231PS mLn2Lo<>(SB), Y14, Y11
-	VMOVUPS mE6<>(SB), Y5
-	VMOVUPS mE6<>(SB), Y13
-	VFMADD213PS mE5<>(SB), Y3, Y5
-	VFMADD213PS mE5<>(SB), Y11, Y13
-	VFMADD213PS mE4<>(SB), Y3, Y5
-	VFMADD213PS mE4<>(SB), Y11, Y13
-	VFMADD213PS mE3<>(SB), Y3, Y5
-	VFMADD213PS mE3<>(SB), Y11, Y13
-	VFMADD213PS mE2<>(SB), Y3, Y5
-	VFMADD213PS mE2<>(SB), Y11, Y13
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y11, Y13
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y11, Y13
-	VCVTPS2DQ Y6, Y6
-	VCVTPS2DQ Y14, Y14
-	VPSRAD $1, Y6, Y7
-	VPSRAD $1, Y14, Y15
-	VPSUBD Y7, Y6, Y6
-	VPSUBD Y15, Y14, Y14
-	VPADDD mBias<>(SB), Y7, Y7
-	VPADDD mBias<>(SB), Y15, Y15
+	VMOVUPS mGeluMax<>(SB), Y3
+	VMOVUPS mGeluMax<>(SB), Y11
+	VMINPS Y1, Y3, Y1
+	VMINPS Y9, Y11, Y9
+	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
+	VMULPS Y1, Y1, Y2
+	VMULPS Y9, Y9, Y10
+	VMOVUPS mGeluN1<>(SB), Y3
+	VMOVUPS mGeluN1<>(SB), Y11
+	VFMADD213PS mGeluN0<>(SB), Y1, Y3
+	VFMADD213PS mGeluN0<>(SB), Y9, Y11
+	VMOVUPS mGeluN3<>(SB), Y4
+	VMOVUPS mGeluN3<>(SB), Y12
+	VFMADD213PS mGeluN2<>(SB), Y1, Y4
+	VFMADD213PS mGeluN2<>(SB), Y9, Y12
+	VFMADD231PS mGeluN4<>(SB), Y2, Y4
+	VFMADD231PS mGeluN4<>(SB), Y10, Y12
+	VFMADD213PS Y3, Y2, Y4
+	VFMADD213PS Y11, Y10, Y12
+	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
+	VMOVUPS mGeluD5<>(SB), Y3
+	VMOVUPS mGeluD5<>(SB), Y11
+	VFMADD213PS mGeluD4<>(SB), Y1, Y3
+	VFMADD213PS mGeluD4<>(SB), Y9, Y11
+	VMOVUPS mGeluD3<>(SB), Y5
+	VMOVUPS mGeluD3<>(SB), Y13
+	VFMADD213PS mGeluD2<>(SB), Y1, Y5
+	VFMADD213PS mGeluD2<>(SB), Y9, Y13
+	VFMADD213PS Y5, Y2, Y3
+	VFMADD213PS Y13, Y10, Y11
+	VMOVUPS mGeluD1<>(SB), Y5
+	VMOVUPS mGeluD1<>(SB), Y13
+	VFMADD213PS mOne<>(SB), Y1, Y5
+	VFMADD213PS mOne<>(SB), Y9, Y13
+	VFMADD213PS Y5, Y2, Y3
+	VFMADD213PS Y13, Y10, Y11
+	VDIVPS Y3, Y4, Y4
+	VDIVPS Y11, Y12, Y12
+	VMOVAPS Y2, Y3
+	VMOVAPS Y10, Y11
+	VFMSUB231PS Y1, Y1, Y3
+	VFMSUB231PS Y9, Y9, Y11
+	VMOVUPS mShifter<>(SB), Y6
+	VMOVUPS mShifter<>(SB), Y14
+	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
+	VFMADD231PS mNegHalfLog2e<>(SB), Y10, Y14
+	VSUBPS mShifter<>(SB), Y6, Y7
+	VSUBPS mShifter<>(SB), Y14, Y15
+	VFMADD231PS m2Ln2Lo<>(SB), Y7, Y3
+	VFMADD231PS m2Ln2Lo<>(SB), Y15, Y11
+	VFNMSUB132PS m2Ln2Hi<>(SB), Y2, Y7
+	VFNMSUB132PS m2Ln2Hi<>(SB), Y10, Y15
+	VSUBPS Y3, Y7, Y7
+	VSUBPS Y11, Y15, Y15
+	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
+	VMULPS Y7, Y7, Y3
+	VMULPS Y15, Y15, Y11
+	VMULPS Y3, Y3, Y5
+	VMULPS Y11, Y11, Y13
+	VMOVUPS mGeluQ1<>(SB), Y1
+	VMOVUPS mGeluQ1<>(SB), Y9
+	VFMADD213PS mGeluQ0<>(SB), Y7, Y1
+	VFMADD213PS mGeluQ0<>(SB), Y15, Y9
+	VMOVUPS mGeluQ3<>(SB), Y2
+	VMOVUPS mGeluQ3<>(SB), Y10
+	VFMADD213PS mGeluQ2<>(SB), Y7, Y2
+	VFMADD213PS mGeluQ2<>(SB), Y15, Y10
+	VFMADD231PS mGeluQ4<>(SB), Y3, Y2
+	VFMADD231PS mGeluQ4<>(SB), Y11, Y10
+	VFMADD213PS Y7, Y3, Y1
+	VFMADD213PS Y15, Y11, Y9
+	VFMADD213PS Y1, Y5, Y2
+	VFMADD213PS Y9, Y13, Y10
+	VADDPS Y4, Y4, Y1
+	VADDPS Y12, Y12, Y9
+	VFMADD213PS Y1, Y4, Y2
+	VFMADD213PS Y9, Y12, Y10
+	// E = 2^n (R + R/2 (v + v² Q)), 2^n as two factors.
+	VSUBPS mShifter<>(SB), Y6, Y7
+	VSUBPS mShifter<>(SB), Y14, Y15
+	VCVTPS2DQ Y7, Y7
+	VCVTPS2DQ Y15, Y15
+	VPSRAD $1, Y7, Y6
+	VPSRAD $1, Y15, Y14
+	VPSUBD Y6, Y7, Y7
+	VPSUBD Y14, Y15, Y15
 	VPADDD mBias<>(SB), Y6, Y6
 	VPADDD mBias<>(SB), Y14, Y14
-	VPSLLD $23, Y7, Y7
-	VPSLLD $23, Y15, Y15
+	VPADDD mBias<>(SB), Y7, Y7
+	VPADDD mBias<>(SB), Y15, Y15
 	VPSLLD $23, Y6, Y6
 	VPSLLD $23, Y14, Y14
-	VMULPS Y7, Y5, Y5
-	VMULPS Y15, Y13, Y13
-	VMULPS Y6, Y5, Y4
-	VMULPS Y14, Y13, Y12
-	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
-	VMULPS Y2, Y4, Y4
-	VMULPS Y10, Y12, Y12
-	VMULPS mHalf<>(SB), Y4, Y4
-	VMULPS mHalf<>(SB), Y12, Y12
-	VMOVUPS mOne<>(SB), Y5
-	VMOVUPS mOne<>(SB), Y13
-	VSUBPS Y4, Y5, Y5
-	VSUBPS Y12, Y13, Y13
-	VXORPS Y6, Y6, Y6
-	VXORPS Y14, Y14, Y14
-	VCMPPS $1, Y6, Y0, Y6
-	VCMPPS $1, Y14, Y8, Y14
-	VBLENDVPS Y6, Y4, Y5, Y5
-	VBLENDVPS Y14, Y12, Y13, Y13
-	VMULPS Y5, Y0, Y0
-	VMULPS Y13, Y8, Y8
+	VPSLLD $23, Y7, Y7
+	VPSLLD $23, Y15, Y15
+	VMULPS Y6, Y2, Y2
+	VMULPS Y14, Y10, Y10
+	VMULPS Y7, Y2, Y2
+	VMULPS Y15, Y10, Y10
+	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
+	// gives +inf); -|x| wherever the fast path applies.
+	VORPS mSign<>(SB), Y0, Y3
+	VORPS mSign<>(SB), Y8, Y11
+	VMAXPS mGeluNegMax<>(SB), Y3, Y3
+	VMAXPS mGeluNegMax<>(SB), Y11, Y11
+	VBLENDVPS Y0, Y0, Y3, Y3
+	VBLENDVPS Y8, Y8, Y11, Y11
+	VBLENDVPS Y0, mSign<>(SB), Y0, Y0
+	VBLENDVPS Y8, mSign<>(SB), Y8, Y8
+	VFMADD231PS Y3, Y2, Y0
+	VFMADD231PS Y11, Y10, Y8
 	VMOVUPS Y0, 0(DI)(AX*4)
 	VMOVUPS Y8, 32(DI)(AX*4)
 	ADDQ $16, AX
@@ -1507,127 +1503,118 @@ gelutail:
 	CMPQ DX, CX
 	JGT geludone
 	VMOVUPS 0(SI)(AX*4), Y0
-	VANDPS mAbs<>(SB), Y0, Y7
-	VCMPPS $5, mGeluFastMax<>(SB), Y7, Y7
-	VMOVMSKPS Y7, DX
+	VANDPS mAbs<>(SB), Y0, Y1
+	VPCMPGTD mGeluFastMax<>(SB), Y1, Y6
+	VMOVMSKPS Y6, DX
 	TESTL DX, DX
 	JNZ gelutailslow
-	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
-	VANDPS mAbs<>(SB), Y0, Y1
-	VMOVUPS mGeluMax<>(SB), Y2
-	VMINPS Y1, Y2, Y1
-	VMOVUPS mTwo<>(SB), Y3
-	VMOVAPS Y3, Y2
-	VFMADD231PS mSqrt1_2<>(SB), Y1, Y2
-	VDIVPS Y2, Y3, Y2
-	// p = P(t).
-	VMOVUPS mErfc9<>(SB), Y3
-	VFMADD213PS mErfc8<>(SB), Y2, Y3
-	VFMADD213PS mErfc7<>(SB), Y2, Y3
-	VFMADD213PS mErfc6<>(SB), Y2, Y3
-	VFMADD213PS mErfc5<>(SB), Y2, Y3
-	VFMADD213PS mErfc4<>(SB), Y2, Y3
-	VFMADD213PS mErfc3<>(SB), Y2, Y3
-	VFMADD213PS mErfc2<>(SB), Y2, Y3
-	VFMADD213PS mErfc1<>(SB), Y2, Y3
-	VFMADD213PS mErfc0<>(SB), Y2, Y3
-	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
-	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
-	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
-	VMULPS Y1, Y1, Y4
-	VMOVAPS Y4, Y5
-	VFMSUB231PS Y1, Y1, Y5
-	VMULPS mHalf<>(SB), Y4, Y4
-	VFNMADD231PS mHalf<>(SB), Y5, Y3
-	VSUBPS Y4, Y3, Y6
-	VMOVUPS mShifter<>(SB), Y7
-	VFMADD231PS mLog2e<>(SB), Y6, Y7
-	VSUBPS mShifter<>(SB), Y7, Y6
-	VFMADD231PS mLn2Hi<>(SB), Y6, Y4
-	VSUBPS Y4, Y3, Y3
-	VFNMADD231PS mLn2Lo<>(SB), Y6, Y3
-	VMOVUPS mE6<>(SB), Y5
-	VFMADD213PS mE5<>(SB), Y3, Y5
-	VFMADD213PS mE4<>(SB), Y3, Y5
-	VFMADD213PS mE3<>(SB), Y3, Y5
-	VFMADD213PS mE2<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VPSLLD $23, Y7, Y7
-	VPADDD Y7, Y5, Y4
-	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
-	VMULPS Y2, Y4, Y4
-	VMULPS mHalf<>(SB), Y4, Y4
-	VMOVUPS mOne<>(SB), Y5
-	VSUBPS Y4, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VCMPPS $1, Y6, Y0, Y6
-	VBLENDVPS Y6, Y4, Y5, Y5
-	VMULPS Y5, Y0, Y0
+	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
+	VMULPS Y1, Y1, Y2
+	VMOVUPS mGeluN1<>(SB), Y3
+	VFMADD213PS mGeluN0<>(SB), Y1, Y3
+	VMOVUPS mGeluN3<>(SB), Y4
+	VFMADD213PS mGeluN2<>(SB), Y1, Y4
+	VFMADD231PS mGeluN4<>(SB), Y2, Y4
+	VFMADD213PS Y3, Y2, Y4
+	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
+	VMOVUPS mGeluD5<>(SB), Y3
+	VFMADD213PS mGeluD4<>(SB), Y1, Y3
+	VMOVUPS mGeluD3<>(SB), Y5
+	VFMADD213PS mGeluD2<>(SB), Y1, Y5
+	VFMADD213PS Y5, Y2, Y3
+	VMOVUPS mGeluD1<>(SB), Y5
+	VFMADD213PS mOne<>(SB), Y1, Y5
+	VFMADD213PS Y5, Y2, Y3
+	VDIVPS Y3, Y4, Y4
+	VMOVAPS Y2, Y3
+	VFMSUB231PS Y1, Y1, Y3
+	VMOVUPS mShifter<>(SB), Y6
+	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
+	VSUBPS mShifter<>(SB), Y6, Y7
+	VFMADD231PS m2Ln2Lo<>(SB), Y7, Y3
+	VFNMSUB132PS m2Ln2Hi<>(SB), Y2, Y7
+	VSUBPS Y3, Y7, Y7
+	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
+	VMULPS Y7, Y7, Y3
+	VMULPS Y3, Y3, Y5
+	VMOVUPS mGeluQ1<>(SB), Y1
+	VFMADD213PS mGeluQ0<>(SB), Y7, Y1
+	VMOVUPS mGeluQ3<>(SB), Y2
+	VFMADD213PS mGeluQ2<>(SB), Y7, Y2
+	VFMADD231PS mGeluQ4<>(SB), Y3, Y2
+	VFMADD213PS Y7, Y3, Y1
+	VFMADD213PS Y1, Y5, Y2
+	VADDPS Y4, Y4, Y1
+	VFMADD213PS Y1, Y4, Y2
+	// E = 2^n (R + R/2 (v + v² Q)), 2^n added to the exponent; w = -|x|.
+	VPSLLD $23, Y6, Y6
+	VPADDD Y6, Y2, Y2
+	VORPS mSign<>(SB), Y0, Y3
+	VBLENDVPS Y0, mSign<>(SB), Y0, Y0
+	VFMADD231PS Y3, Y2, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
 	ADDQ $8, AX
 	JMP gelutail
 
 gelutailslow:
-	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
-	VANDPS mAbs<>(SB), Y0, Y1
-	VMOVUPS mGeluMax<>(SB), Y2
-	VMINPS Y1, Y2, Y1
-	VMOVUPS mTwo<>(SB), Y3
-	VMOVAPS Y3, Y2
-	VFMADD231PS mSqrt1_2<>(SB), Y1, Y2
-	VDIVPS Y2, Y3, Y2
-	// p = P(t).
-	VMOVUPS mErfc9<>(SB), Y3
-	VFMADD213PS mErfc8<>(SB), Y2, Y3
-	VFMADD213PS mErfc7<>(SB), Y2, Y3
-	VFMADD213PS mErfc6<>(SB), Y2, Y3
-	VFMADD213PS mErfc5<>(SB), Y2, Y3
-	VFMADD213PS mErfc4<>(SB), Y2, Y3
-	VFMADD213PS mErfc3<>(SB), Y2, Y3
-	VFMADD213PS mErfc2<>(SB), Y2, Y3
-	VFMADD213PS mErfc1<>(SB), Y2, Y3
-	VFMADD213PS mErfc0<>(SB), Y2, Y3
-	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
-	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
-	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
-	VMULPS Y1, Y1, Y4
-	VMOVAPS Y4, Y5
-	VFMSUB231PS Y1, Y1, Y5
-	VMULPS mHalf<>(SB), Y4, Y4
-	VFNMADD231PS mHalf<>(SB), Y5, Y3
-	VSUBPS Y4, Y3, Y6
-	VMOVUPS mShifter<>(SB), Y7
-	VFMADD231PS mLog2e<>(SB), Y6, Y7
-	VSUBPS mShifter<>(SB), Y7, Y6
-	VFMADD231PS mLn2Hi<>(SB), Y6, Y4
-	VSUBPS Y4, Y3, Y3
-	VFNMADD231PS mLn2Lo<>(SB), Y6, Y3
-	VMOVUPS mE6<>(SB), Y5
-	VFMADD213PS mE5<>(SB), Y3, Y5
-	VFMADD213PS mE4<>(SB), Y3, Y5
-	VFMADD213PS mE3<>(SB), Y3, Y5
-	VFMADD213PS mE2<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VFMADD213PS mOne<>(SB), Y3, Y5
-	VCVTPS2DQ Y6, Y6
-	VPSRAD $1, Y6, Y7
-	VPSUBD Y7, Y6, Y6
-	VPADDD mBias<>(SB), Y7, Y7
+	VMOVUPS mGeluMax<>(SB), Y3
+	VMINPS Y1, Y3, Y1
+	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
+	VMULPS Y1, Y1, Y2
+	VMOVUPS mGeluN1<>(SB), Y3
+	VFMADD213PS mGeluN0<>(SB), Y1, Y3
+	VMOVUPS mGeluN3<>(SB), Y4
+	VFMADD213PS mGeluN2<>(SB), Y1, Y4
+	VFMADD231PS mGeluN4<>(SB), Y2, Y4
+	VFMADD213PS Y3, Y2, Y4
+	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
+	VMOVUPS mGeluD5<>(SB), Y3
+	VFMADD213PS mGeluD4<>(SB), Y1, Y3
+	VMOVUPS mGeluD3<>(SB), Y5
+	VFMADD213PS mGeluD2<>(SB), Y1, Y5
+	VFMADD213PS Y5, Y2, Y3
+	VMOVUPS mGeluD1<>(SB), Y5
+	VFMADD213PS mOne<>(SB), Y1, Y5
+	VFMADD213PS Y5, Y2, Y3
+	VDIVPS Y3, Y4, Y4
+	VMOVAPS Y2, Y3
+	VFMSUB231PS Y1, Y1, Y3
+	VMOVUPS mShifter<>(SB), Y6
+	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
+	VSUBPS mShifter<>(SB), Y6, Y7
+	VFMADD231PS m2Ln2Lo<>(SB), Y7, Y3
+	VFNMSUB132PS m2Ln2Hi<>(SB), Y2, Y7
+	VSUBPS Y3, Y7, Y7
+	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
+	VMULPS Y7, Y7, Y3
+	VMULPS Y3, Y3, Y5
+	VMOVUPS mGeluQ1<>(SB), Y1
+	VFMADD213PS mGeluQ0<>(SB), Y7, Y1
+	VMOVUPS mGeluQ3<>(SB), Y2
+	VFMADD213PS mGeluQ2<>(SB), Y7, Y2
+	VFMADD231PS mGeluQ4<>(SB), Y3, Y2
+	VFMADD213PS Y7, Y3, Y1
+	VFMADD213PS Y1, Y5, Y2
+	VADDPS Y4, Y4, Y1
+	VFMADD213PS Y1, Y4, Y2
+	// E = 2^n (R + R/2 (v + v² Q)), 2^n as two factors.
+	VSUBPS mShifter<>(SB), Y6, Y7
+	VCVTPS2DQ Y7, Y7
+	VPSRAD $1, Y7, Y6
+	VPSUBD Y6, Y7, Y7
 	VPADDD mBias<>(SB), Y6, Y6
-	VPSLLD $23, Y7, Y7
+	VPADDD mBias<>(SB), Y7, Y7
 	VPSLLD $23, Y6, Y6
-	VMULPS Y7, Y5, Y5
-	VMULPS Y6, Y5, Y4
-	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
-	VMULPS Y2, Y4, Y4
-	VMULPS mHalf<>(SB), Y4, Y4
-	VMOVUPS mOne<>(SB), Y5
-	VSUBPS Y4, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VCMPPS $1, Y6, Y0, Y6
-	VBLENDVPS Y6, Y4, Y5, Y5
-	VMULPS Y5, Y0, Y0
+	VPSLLD $23, Y7, Y7
+	VMULPS Y6, Y2, Y2
+	VMULPS Y7, Y2, Y2
+	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
+	// gives +inf); -|x| wherever the fast path applies.
+	VORPS mSign<>(SB), Y0, Y3
+	VMAXPS mGeluNegMax<>(SB), Y3, Y3
+	VBLENDVPS Y0, Y0, Y3, Y3
+	VBLENDVPS Y0, mSign<>(SB), Y0, Y0
+	VFMADD231PS Y3, Y2, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
 	ADDQ $8, AX
 	JMP gelutail

@@ -64,17 +64,23 @@ expm1(r) 1.7e-8); |x| clamped to 10 (where tanh rounds to 1); sign of x.`, []con
 		{"mM0", "$0x3effffff"}, {"mM1", "$0x3e2aaa4a"}, {"mM2", "$0x3d2aab52"},
 		{"mM3", "$0x3c091f15"}, {"mM4", "$0x3ab5f444"},
 	}},
-	{`gelu: x Φ(x), Φ(x) = erfc(-x/√2)/2. erfc(z) = t exp(-z² + P(t)),
-t = 2/(2+z), z >= 0 (Numerical Recipes' erfcc, relative error below
-1.2e-7 for every z); z² = x²/2 is carried as two floats so that its
-rounding does not reach the result. |x| is clamped to 15, where erfc
-has underflowed to 0.`, []constant{
-		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$12.5"}, {"mSqrt1_2", "$0x3f3504f3"},
-		{"mErfc0", "$-1.26551223"}, {"mErfc1", "$1.00002368"},
-		{"mErfc2", "$0.37409196"}, {"mErfc3", "$0.09678418"},
-		{"mErfc4", "$-0.18628806"}, {"mErfc5", "$0.27886807"},
-		{"mErfc6", "$-1.13520398"}, {"mErfc7", "$1.48851587"},
-		{"mErfc8", "$-0.82215223"}, {"mErfc9", "$0.17087277"},
+	{`gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
+= e^{-x²/2} R(|x|). R = N/D, degrees 4 and 5 in |x|, is a minimax fit of
+erfcx(|x|/√2)/2 on [0, 15] (relative error 3e-8 with these float32
+coefficients; N's are halved here, so the quotient is R/2); e^{-x²/2} =
+2^n e^{v/2} with x² = h + l carried as two floats, n = round(-h log2e/2)
+and v = -(h + l) - 2n ln2 (so that the rounding of x² does not reach the
+result); e^{v/2} = 1 + (v + v² Q(v))/2, Q exp's polynomial scaled to v.
+The fast path takes |x| < 12.5, where E is normal; the general one clamps
+|x| to 15, where E has underflowed to 0.`, []constant{
+		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$12.5"}, {"mGeluNegMax", "$-15.0"},
+		{"mGeluN0", "$0.25"}, {"mGeluN1", "$0x3e60e9ca"}, {"mGeluN2", "$0x3dbc6274"},
+		{"mGeluN3", "$0x3ca77308"}, {"mGeluN4", "$0x3b0817e4"},
+		{"mGeluD1", "$0x3fd695fe"}, {"mGeluD2", "$0x3f9a4f6e"}, {"mGeluD3", "$0x3ef15c8b"},
+		{"mGeluD4", "$0x3dd1e111"}, {"mGeluD5", "$0x3c2a90dc"},
+		{"mNegHalfLog2e", "$0xbf38aa3b"}, {"m2Ln2Hi", "$0x3fb18000"}, {"m2Ln2Lo", "$0xb9de8083"},
+		{"mGeluQ0", "$0x3e7ffffd"}, {"mGeluQ1", "$0x3d2aa9e9"}, {"mGeluQ2", "$0x3baaac94"},
+		{"mGeluQ3", "$0x3a0944ab"}, {"mGeluQ4", "$0x38354e72"},
 	}},
 	{`sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
 (the first two short enough that j times them is exact for |x| <= 8192;
@@ -294,10 +300,27 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	},
 	{
 		name: "geluF32AVX2", ways: 2,
-		regs:  []string{"x", "a", "t", "p", "h", "l", "n", "g"},
-		guard: expGuard("{x}", "{g}", "mGeluFastMax"),
-		fast:  geluHead + geluReduce + expPoly("{p}", "{l}") + scaleFast("{h}", "{l}", "{g}") + geluTail,
-		body:  geluHead + geluReduce + expPoly("{p}", "{l}") + scale("{h}", "{l}", "{n}", "{g}") + geluTail,
+		regs: []string{"x", "a", "b", "c", "d", "e", "k", "n"},
+		// a = |x|; lanes with a > 12.5 (or NaN: compared as integers) take
+		// the general body.
+		guard: `
+	VANDPS mAbs<>(SB), {x}, {a}
+	VPCMPGTD mGeluFastMax<>(SB), {a}, {k}`, guardReg: "k",
+		fast: geluRational + geluExp + `
+	// E = 2^n (R + R/2 (v + v² Q)), 2^n added to the exponent; w = -|x|.
+	VPSLLD $23, {k}, {k}
+	VPADDD {k}, {b}, {b}
+	VORPS mSign<>(SB), {x}, {c}` + geluTail,
+		body: `
+	VMOVUPS mGeluMax<>(SB), {c}
+	VMINPS {a}, {c}, {a}` + geluRational + geluExp + `
+	// E = 2^n (R + R/2 (v + v² Q)), 2^n as two factors.
+	VSUBPS mShifter<>(SB), {k}, {n}` + scale("{b}", "{b}", "{n}", "{k}") + `
+	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
+	// gives +inf); -|x| wherever the fast path applies.
+	VORPS mSign<>(SB), {x}, {c}
+	VMAXPS mGeluNegMax<>(SB), {c}, {c}
+	VBLENDVPS {x}, {x}, {c}, {c}` + geluTail,
 	},
 	{
 		name: "sinCosF32AVX2", ways: 2,
@@ -391,58 +414,59 @@ const (
 	VDIVPS {e}, {y}, {x}`
 )
 
-// geluHead computes a, t, B = P(t) - l/2 in {p} and A = h/2 in {h};
-// geluReduce n = round((B - A) log2e) into {n} (and, for scaleFast, {g})
-// and the reduced argument r = B - (A + n ln2hi) - n ln2lo into {p}, where
-// A + n ln2hi is exact; geluTail finishes from e^{B - A} in {h}.
-const geluHead = `
-	// a = min(|x|, 15) (NaN kept), t = 2/(2 + a/√2).
-	VANDPS mAbs<>(SB), {x}, {a}
-	VMOVUPS mGeluMax<>(SB), {t}
-	VMINPS {a}, {t}, {a}
-	VMOVUPS mTwo<>(SB), {p}
-	VMOVAPS {p}, {t}
-	VFMADD231PS mSqrt1_2<>(SB), {a}, {t}
-	VDIVPS {t}, {p}, {t}
-	// p = P(t).
-	VMOVUPS mErfc9<>(SB), {p}
-	VFMADD213PS mErfc8<>(SB), {t}, {p}
-	VFMADD213PS mErfc7<>(SB), {t}, {p}
-	VFMADD213PS mErfc6<>(SB), {t}, {p}
-	VFMADD213PS mErfc5<>(SB), {t}, {p}
-	VFMADD213PS mErfc4<>(SB), {t}, {p}
-	VFMADD213PS mErfc3<>(SB), {t}, {p}
-	VFMADD213PS mErfc2<>(SB), {t}, {p}
-	VFMADD213PS mErfc1<>(SB), {t}, {p}
-	VFMADD213PS mErfc0<>(SB), {t}, {p}
-	// z² = (h + l)/2 exactly, h = a*a; B = P(t) - l/2, A = h/2;
-	// e^{B - A} with n = round((B - A) log2e) and the reduced argument
-	// r = B - (A + n ln2hi) - n ln2lo, where A + n ln2hi is exact.
-	VMULPS {a}, {a}, {h}
-	VMOVAPS {h}, {l}
-	VFMSUB231PS {a}, {a}, {l}
-	VMULPS mHalf<>(SB), {h}, {h}
-	VFNMADD231PS mHalf<>(SB), {l}, {p}`
+// geluRational computes R/2 = (N/2)/D from a = |x| in {a} into {d}, and
+// h = a² into {b}.
+const geluRational = `
+	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
+	VMULPS {a}, {a}, {b}
+	VMOVUPS mGeluN1<>(SB), {c}
+	VFMADD213PS mGeluN0<>(SB), {a}, {c}
+	VMOVUPS mGeluN3<>(SB), {d}
+	VFMADD213PS mGeluN2<>(SB), {a}, {d}
+	VFMADD231PS mGeluN4<>(SB), {b}, {d}
+	VFMADD213PS {c}, {b}, {d}
+	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
+	VMOVUPS mGeluD5<>(SB), {c}
+	VFMADD213PS mGeluD4<>(SB), {a}, {c}
+	VMOVUPS mGeluD3<>(SB), {e}
+	VFMADD213PS mGeluD2<>(SB), {a}, {e}
+	VFMADD213PS {e}, {b}, {c}
+	VMOVUPS mGeluD1<>(SB), {e}
+	VFMADD213PS mOne<>(SB), {a}, {e}
+	VFMADD213PS {e}, {b}, {c}
+	VDIVPS {c}, {d}, {d}`
 
-const geluReduce = `
-	VSUBPS {h}, {p}, {n}
-	VMOVUPS mShifter<>(SB), {g}
-	VFMADD231PS mLog2e<>(SB), {n}, {g}
-	VSUBPS mShifter<>(SB), {g}, {n}
-	VFMADD231PS mLn2Hi<>(SB), {n}, {h}
-	VSUBPS {h}, {p}, {p}
-	VFNMADD231PS mLn2Lo<>(SB), {n}, {p}`
+// geluExp computes, from a in {a}, h = a² in {b} and R/2 in {d}: l = a² - h,
+// n = round(-h log2e/2) (in the low bits of {k}), u = 2n ln2lo + l,
+// s = -(2n ln2hi) - h (exact), v = s - u, v + v² Q(v), and
+// E 2^-n = R + R/2 (v + v² Q(v)) into {b}.
+const geluExp = `
+	VMOVAPS {b}, {c}
+	VFMSUB231PS {a}, {a}, {c}
+	VMOVUPS mShifter<>(SB), {k}
+	VFMADD231PS mNegHalfLog2e<>(SB), {b}, {k}
+	VSUBPS mShifter<>(SB), {k}, {n}
+	VFMADD231PS m2Ln2Lo<>(SB), {n}, {c}
+	VFNMSUB132PS m2Ln2Hi<>(SB), {b}, {n}
+	VSUBPS {c}, {n}, {n}
+	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
+	VMULPS {n}, {n}, {c}
+	VMULPS {c}, {c}, {e}
+	VMOVUPS mGeluQ1<>(SB), {a}
+	VFMADD213PS mGeluQ0<>(SB), {n}, {a}
+	VMOVUPS mGeluQ3<>(SB), {b}
+	VFMADD213PS mGeluQ2<>(SB), {n}, {b}
+	VFMADD231PS mGeluQ4<>(SB), {c}, {b}
+	VFMADD213PS {n}, {c}, {a}
+	VFMADD213PS {a}, {e}, {b}
+	VADDPS {d}, {d}, {a}
+	VFMADD213PS {a}, {d}, {b}`
 
+// geluTail finishes from E in {b} and w in {c}: gelu = x Φ = w E + z, z = x
+// for x >= 0, else -0 (x = -0 included: the sign bit of x chooses).
 const geluTail = `
-	// E = erfc(a/√2) = t e^{...}; Φ = E/2 for x < 0, else 1 - E/2.
-	VMULPS {t}, {h}, {h}
-	VMULPS mHalf<>(SB), {h}, {h}
-	VMOVUPS mOne<>(SB), {l}
-	VSUBPS {h}, {l}, {l}
-	VXORPS {n}, {n}, {n}
-	VCMPPS $1, {n}, {x}, {n}
-	VBLENDVPS {n}, {h}, {l}, {l}
-	VMULPS {l}, {x}, {x}`
+	VBLENDVPS {x}, mSign<>(SB), {x}, {x}
+	VFMADD231PS {c}, {b}, {x}`
 
 // phys maps way w's symbolic registers to Y registers: way w takes the
 // block of len(regs) registers after way w-1's.
