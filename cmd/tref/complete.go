@@ -48,24 +48,26 @@ func (r *repl) complete(line string, pos int) (head string, completions []string
 	return head, slices.Compact(completions), tail
 }
 
-// fieldNames lists what may follow `base.`: a record's keys, a tensor's
-// fields and methods, the builtins (as methods) for other values. base
-// must be a chain of names, so evaluating it has no effects; anything
-// else completes nothing.
+// fieldNames lists what may follow `base.`: a record's keys, a module's
+// members, a tensor's fields and methods, the builtins (as methods) for
+// other values. base must be a chain of names, looked up without
+// evaluating anything; anything else completes nothing.
 func (r *repl) fieldNames(base string) []string {
-	for _, part := range strings.Split(base, ".") {
+	path := strings.Split(base, ".")
+	for _, part := range path {
 		if !isName(part) {
 			return nil
 		}
 	}
-	v, err := r.s.in.EvalREPL(base)
-	if err != nil || v == nil {
+	v, ok := r.s.in.Lookup(path)
+	if !ok {
 		return nil
 	}
-	defer eval.Release(r.s.rt, v)
 	switch v := v.(type) {
 	case *eval.Record:
 		return slices.Clone(v.Keys)
+	case *eval.Module:
+		return v.Members()
 	case eval.Tensor, eval.Bool, eval.Int, eval.Float32, eval.Float64:
 		return slices.Concat(tensorFields, stdlib.Names())
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
@@ -18,8 +17,9 @@ import (
 // own runtime on the host: hooks see host numbers and strings, never the
 // model's tensors, and cannot submit ops into the runtime they steer.
 type scriptHooks struct {
-	in      *eval.Interpreter
-	defined map[string]bool
+	in *eval.Interpreter
+	// fns are the hook functions the policy defines, by name (owned).
+	fns map[string]eval.Value
 }
 
 // hookModule is the name the policy module is bound to.
@@ -32,7 +32,7 @@ func loadHooks(path string) (*scriptHooks, error) {
 		return nil, err
 	}
 	rt := refs.New(&cpu.Device{}, refs.Options{})
-	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe()}), defined: map[string]bool{}}
+	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe()}), fns: map[string]eval.Value{}}
 	v, err := h.in.EvalREPL(fmt.Sprintf("import %s as %s", hookQuote(abs), hookModule))
 	if err != nil {
 		return nil, fmt.Errorf("--hooks %s: %w", path, err)
@@ -48,8 +48,7 @@ func loadHooks(path string) (*scriptHooks, error) {
 			eval.Release(rt, v)
 			return nil, fmt.Errorf("--hooks %s: %s is a %s, want a function of one event record", path, name, v.Type())
 		}
-		eval.Release(rt, v)
-		h.defined[name], found = true, true
+		h.fns[name], found = v, true
 	}
 	if !found {
 		return nil, fmt.Errorf("--hooks %s defines none of the hook functions %s", path, strings.Join(placement.HookNames, ", "))
@@ -58,43 +57,43 @@ func loadHooks(path string) (*scriptHooks, error) {
 }
 
 // Has reports whether the policy defines a hook.
-func (h *scriptHooks) Has(name string) bool { return h.defined[name] }
+func (h *scriptHooks) Has(name string) bool { return h.fns[name] != nil }
 
-// Call calls a hook with a record literal built from fields.
+// Call calls a hook with the event record built from fields.
 func (h *scriptHooks) Call(name string, fields []placement.HookField) (any, error) {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s.%s({", hookModule, name)
+	fn := h.fns[name]
+	if fn == nil {
+		return nil, fmt.Errorf("internal: the policy defines no hook %s", name)
+	}
+	keys := make([]string, len(fields))
+	vals := make([]eval.Value, len(fields))
 	for i, f := range fields {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(f.Name + ": ")
+		keys[i] = f.Name
 		switch v := f.Value.(type) {
 		case string:
-			b.WriteString(hookQuote(v))
+			vals[i] = eval.String(v)
 		case int64:
-			b.WriteString(strconv.FormatInt(v, 10))
+			vals[i] = eval.Int(v)
 		case bool:
-			b.WriteString(strconv.FormatBool(v))
+			vals[i] = eval.Bool(v)
 		case []int64:
-			b.WriteByte('[')
+			elems := make([]eval.Value, len(v))
 			for j, n := range v {
-				if j > 0 {
-					b.WriteString(", ")
-				}
-				b.WriteString(strconv.FormatInt(n, 10))
+				elems[j] = eval.Int(n)
 			}
-			b.WriteByte(']')
+			vals[i] = eval.NewList(elems)
 		default:
 			return nil, fmt.Errorf("internal: hook field %s has type %T", f.Name, v)
 		}
 	}
-	b.WriteString("})")
-	v, err := h.in.EvalREPL(b.String())
+	rt := h.in.Thread().RT
+	ev := eval.NewRecord(keys, vals)
+	defer eval.Release(rt, ev)
+	v, err := h.in.Call(fn, ev)
 	if err != nil {
 		return nil, err
 	}
-	defer eval.Release(h.in.Thread().RT, v)
+	defer eval.Release(rt, v)
 	switch v := v.(type) {
 	case eval.NoneType:
 		return nil, nil

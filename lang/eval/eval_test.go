@@ -122,8 +122,8 @@ func TestREPL(t *testing.T) {
 		{"f(2)", "20"},
 		{"let y = 3", "none"}, // re-declaring at the prompt rebinds
 		{"f(2)", "6"},
-		{"undefined_thing", `error: <repl>:1:1: undefined name "undefined_thing"`},
-		{"[1][9]", "error: <repl>:1:4: index 9 is out of range for list of length 1"},
+		{"undefined_thing", `error: <repl>:8:1: undefined name "undefined_thing"`}, // inputs number their lines on
+		{"[1][9]", "error: <repl>:9:4: index 9 is out of range for list of length 1"},
 		{"x.sum()", "2.0"}, // the session survives errors
 		{"live()", "1"},
 		{"del x", "none"},

@@ -44,6 +44,10 @@ type Interpreter struct {
 
 	repl        *Module
 	replGlobals []*ast.Binding
+	// replText is the session's REPL inputs so far, one after the other;
+	// replLine is the line the next input starts on.
+	replText []byte
+	replLine int
 
 	intr atomic.Bool
 }
@@ -79,8 +83,8 @@ func NewInterpreter(cfg Config) *Interpreter {
 // script functions between runs).
 func (in *Interpreter) Thread() *Thread { return in.th }
 
-// Source returns the text of a file the interpreter read (or the latest
-// REPL input, under parser.ReplFile), for quoting in error messages.
+// Source returns the text of a file the interpreter read (or the REPL
+// session's inputs, under parser.ReplFile), for quoting in error messages.
 func (in *Interpreter) Source(path string) []byte { return in.sources[path] }
 
 // Interrupt aborts the current evaluation with an "interrupted" error at
@@ -171,8 +175,22 @@ func (in *Interpreter) CheckFile(path string) error {
 func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 	in.intr.Store(false)
 	defer in.recoverPanic(&err)
-	in.sources[parser.ReplFile] = []byte(src)
-	f, err := parser.ParseREPL([]byte(src))
+	// Inputs number their lines on from the previous one, so that a
+	// position in an earlier input (a function it defined) names the
+	// right line; an input still open (more lines to come) is not kept.
+	first := max(in.replLine, 1)
+	text := append(in.replText[:len(in.replText):len(in.replText)], src...)
+	if !strings.HasSuffix(src, "\n") {
+		text = append(text, '\n')
+	}
+	in.sources[parser.ReplFile] = text
+	f, err := parser.ParseREPLAt([]byte(src), first)
+	if err == nil || !parser.Incomplete(err) {
+		in.replText, in.replLine = text, first+strings.Count(src, "\n")+1
+		if strings.HasSuffix(src, "\n") {
+			in.replLine--
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +248,49 @@ func (th *Thread) setREPLValue(v Value) {
 		Release(th.RT, th.replValue)
 	}
 	th.replValue = v
+}
+
+// Lookup returns the value a chain of names denotes in the REPL session
+// (["m", "w"] for `m.w`: a binding, then record fields or module members),
+// borrowed, without evaluating anything.
+func (in *Interpreter) Lookup(path []string) (Value, bool) {
+	var v Value = in.repl
+	for _, name := range path {
+		var ok bool
+		switch x := v.(type) {
+		case *Module:
+			v, ok = x.Member(name)
+		case *Record:
+			v, ok = x.Get(name)
+		}
+		if !ok {
+			return nil, false
+		}
+		if c, isCell := v.(*cell); isCell {
+			v = c.v
+		}
+	}
+	return v, true
+}
+
+// Call calls a function value with borrowed arguments from outside any
+// evaluation (a tool calling into a script, as placement hooks do), runs
+// the ops it submitted and returns an owned result.
+func (in *Interpreter) Call(fn Value, args ...Value) (v Value, err error) {
+	in.intr.Store(false)
+	defer in.recoverPanic(&err)
+	v, err = in.th.Call(fn, args, nil)
+	in.th.col.collectNow()
+	if err == nil {
+		err = in.flush()
+	}
+	if err != nil {
+		if v != nil {
+			Release(in.th.RT, v)
+		}
+		return nil, err
+	}
+	return v, nil
 }
 
 // Globals lists the names bound in the REPL session, sorted.

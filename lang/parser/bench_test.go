@@ -50,7 +50,7 @@ func BenchmarkScan(b *testing.B) {
 			prog := strings.Repeat("let h = x @ w.T + b[1, 2:3] # comment\n", N*6)
 			b.SetBytes(int64(len(prog)))
 			for i := 0; i < b.N; i++ {
-				scan("b.tr", []byte(prog))
+				scan("b.tr", []byte(prog), 1)
 			}
 		})
 	}

@@ -281,3 +281,17 @@ func TestPythonHints(t *testing.T) {
 		}
 	}
 }
+
+func TestParseREPLAtNumbersLinesOn(t *testing.T) {
+	_, err := ParseREPLAt([]byte("let x = 1\nlet = 2\n"), 7)
+	if want := `<repl>:8:5: expected name after 'let', found "="`; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+	f, err := ParseREPLAt([]byte("\n  y\n"), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Stmts[0].Span(); got.Line != 4 || got.Col != 3 {
+		t.Errorf("statement at %v, want line 4 column 3", got)
+	}
+}

@@ -14,7 +14,7 @@ import (
 // fastOnly parses src with the fast parser alone: ok is false where parse
 // would fall back to participle.
 func fastOnly(path string, src []byte, repl bool) (f *ast.File, ok bool) {
-	toks, errs := scan(path, src)
+	toks, errs := scan(path, src, 1)
 	if len(errs) > 0 || checkNesting(toks) != nil {
 		return nil, false
 	}
@@ -35,7 +35,7 @@ func fastOnly(path string, src []byte, repl bool) (f *ast.File, ok bool) {
 func slowParse(path string, src []byte, repl bool) (*ast.File, error) {
 	useFastParser = false
 	defer func() { useFastParser = true }()
-	return parse(path, src, repl)
+	return parse(path, src, repl, 1)
 }
 
 // compareParsers checks that the fast parser accepts exactly the programs

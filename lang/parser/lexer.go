@@ -59,11 +59,11 @@ var (
 // checks this against lexDef on every test input and FuzzScan on
 // arbitrary ones): the regexp engine behind lexDef costs microseconds per
 // token, a large share of a parse.
-func scan(path string, src []byte) ([]lexer.Token, ErrorList) {
+func scan(path string, src []byte, first int) ([]lexer.Token, ErrorList) {
 	// A byte order mark is invisible in editors; skipping it keeps the
 	// columns of the first line what the user sees.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
-	s := scanner{path: path, src: string(src), line: 1, col: 1}
+	s := scanner{path: path, src: string(src), line: first, col: 1}
 	// Most tokens are a few bytes long; this spares regrowing the slice.
 	s.toks = make([]lexer.Token, 0, len(src)/4+1)
 	for s.i < len(s.src) {

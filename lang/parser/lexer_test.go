@@ -132,7 +132,7 @@ func FuzzScan(f *testing.F) {
 
 func compareScans(t *testing.T, src string) {
 	t.Helper()
-	got, gotErrs := scan("f.tr", []byte(src))
+	got, gotErrs := scan("f.tr", []byte(src), 1)
 	want, wantErrs := refScan("f.tr", []byte(src))
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("scan(%q):\n got %s\nwant %s", src, showTokens(got), showTokens(want))

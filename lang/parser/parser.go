@@ -62,18 +62,25 @@ const maxNesting = 200
 // ErrorList: every lexical error, or the first syntax error, or every
 // error found while building the tree.
 func ParseFile(path string, src []byte) (*ast.File, error) {
-	return parse(path, src, false)
+	return parse(path, src, false, 1)
 }
 
 // ParseREPL parses one REPL input. It differs from ParseFile in accepting a
 // bare expression as a statement (the REPL prints its value); positions
 // name the file "<repl>".
 func ParseREPL(src []byte) (*ast.File, error) {
-	return parse(ReplFile, src, true)
+	return ParseREPLAt(src, 1)
 }
 
-func parse(path string, src []byte, repl bool) (f *ast.File, err error) {
-	toks, errs := scan(path, src)
+// ParseREPLAt is ParseREPL for an input whose first line is line first of
+// the session: a REPL numbers its inputs' lines on from one input to the
+// next, so that every position in the session names one line.
+func ParseREPLAt(src []byte, first int) (*ast.File, error) {
+	return parse(ReplFile, src, true, max(first, 1))
+}
+
+func parse(path string, src []byte, repl bool, first int) (f *ast.File, err error) {
+	toks, errs := scan(path, src, first)
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
