@@ -125,17 +125,22 @@ func momentRowsF32(acc []moments, x []float32, p plan, o0, o1, k0, k1 int) {
 // whose pass prefetches the row's next block) and merged with Chan's
 // formula, which keeps the accuracy of two passes over the whole row.
 func moments4F32(x []float32, n, stride, streams int) (ms [4]moments) {
-	for lo := 0; lo < n; lo += momentBlock {
-		nb := min(momentBlock, n-lo)
+	for lo := 0; lo < n; lo += moment4Block {
+		nb := min(moment4Block, n-lo)
 		s := sum4F32(x[lo:], nb, stride)
 		for i := range streams {
 			b := x[i*stride+lo : i*stride+lo+nb]
 			mean := s[i] / float64(nb)
-			ms[i] = ms[i].merge(moments{float64(nb), mean, sqDevF32(b, mean, 4*momentBlock)})
+			ms[i] = ms[i].merge(moments{float64(nb), mean, sqDevF32(b, mean, 4*moment4Block)})
 		}
 	}
 	return ms
 }
+
+// moment4Block is the block of moments4F32: four rows' blocks and the
+// next four, which their second passes prefetch, take 16 KB of the L1
+// cache.
+const moment4Block = 512
 
 // argRowsF32 is argFamily's partial for float32 rows.
 func argRowsF32(isMax bool) func(acc []argAcc[float32], x []float32, p plan, o0, o1, k0, k1 int) {
@@ -214,6 +219,6 @@ func arg4F32(x []float32, n, stride, streams int, isMax bool) (best [4]float32, 
 	return best, idx
 }
 
-// argBlock is the block of arg4F32: 8 KB of float32, in the L1 cache when
-// a block is searched again.
-const argBlock = 2048
+// argBlock is the block of arg4F32: four rows' blocks take 16 KB, in the
+// L1 cache when a block is searched again.
+const argBlock = 1024
