@@ -4,9 +4,9 @@ package cpu
 
 import "math"
 
-// AVX2 paths of row reductions (reduce_amd64.s); the scalar loops of
-// argmax/argmin, var/std and any/all reached a fifth to a third of memory
-// speed.
+// AVX2 paths of row reductions (reduce_amd64.s): the four-row sums and
+// extrema, squared deviations, searches and column sums of the float32
+// reductions (reduce_f32.go), and the zero tests of any/all.
 
 //go:noescape
 func sum4F32AVX2(x *float32, n int, stride int, out *[4]float64)
