@@ -116,7 +116,7 @@ func newEngine(cfg Config, dev *sim.Device) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{dev: dev, devName: HostDevice, strategy: st, rec: cfg.Trace, wallStart: time.Now(), step: 1}
+	e := &Engine{dev: dev, devName: HostDevice, strategy: st, rec: cfg.Trace, wallStart: time.Now()}
 	if dev != nil {
 		e.devName = dev.Name()
 	}

@@ -39,10 +39,8 @@ type Engine struct {
 	growing bool
 	// cumNs is the running sum of estimated op durations (RefState.cumNs).
 	cumNs int64
-	// step counts Execute calls from 1; NextKey's memo is valid within
-	// one, and invalidated by observe (which changes the forecast) with
-	// step++.
-	step uint64
+	// keys validates NextKey's memo across steps (see keyCache).
+	keys keyCache
 
 	resident residentList
 	fc       forecast
@@ -148,8 +146,16 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 	}
 	e.absorb(op, ahead)
 	e.cur, e.window = op, ahead
-	e.step++
-	defer func() { e.cur, e.window = nil, nil }()
+	e.keys.begin(op, e.windowEnd())
+	for _, in := range op.Inputs {
+		if s := e.State(in); s != nil {
+			forgetKey(s) // op was its next use
+		}
+	}
+	defer func() {
+		e.cur, e.window = nil, nil
+		e.keys.finish()
+	}()
 
 	device, ws := HostDevice, workingSet(op)
 	if e.dev != nil && e.strategy.OnDevice(e, op) {
@@ -265,7 +271,6 @@ func inplaceInput(op *refs.Op) int {
 // observe feeds the forecast with op's reads and marks prefetched copies
 // as used.
 func (e *Engine) observe(op *refs.Op) {
-	e.step++ // the history changes: forget memoized keys
 	if e.fc.sites == nil {
 		e.fc.sites = map[refs.Site]uint32{}
 	}
@@ -282,6 +287,7 @@ func (e *Engine) observe(op *refs.Op) {
 		if s := e.State(in); s != nil {
 			s.lastUse = op.Seq
 			e.fc.observe(s, site, op.Seq)
+			forgetKey(s) // its forecast changed
 		}
 	}
 }

@@ -332,8 +332,12 @@ func (e *Engine) Drop(rt *refs.Runtime, r *refs.Ref) {
 		e.rec.LogDeath(r.ID())
 	}
 	r.Aux = nil
+	if r.State() == refs.Pending {
+		e.keys.forgetAll() // its op was cancelled: other refs' next uses may change
+	}
 	if s.pins > 0 {
 		s.uses = nil
+		forgetKey(s)
 		return // an op being placed still holds it
 	}
 	// Recycle the state, keeping its uses' array; the generation tells

@@ -41,10 +41,11 @@ type RefState struct {
 	// this one (a prefix sum, so that estimates over the window cost
 	// O(1)); ws is the op's working set.
 	cumNs, ws int64
-	// key, keyPred and keyStep memoize NextKey during one step.
-	key     uint64
-	keyPred bool
-	keyStep uint64
+	// key and keyPred memoize NextKey, valid in epoch keyEpoch (never 0)
+	// while the window ends before keyLimit (see keyCache).
+	key, keyLimit uint64
+	keyPred       bool
+	keyEpoch      uint64
 	// site is the interned op site of the op that computes the ref (see
 	// forecast.site), set when the op enters the window.
 	site uint32

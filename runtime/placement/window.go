@@ -37,6 +37,7 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 			if !repeated(o.Inputs, i) {
 				s := e.state(in)
 				s.uses = append(s.uses, o)
+				forgetKey(s) // o may be its next use
 			}
 		}
 	}
@@ -111,16 +112,16 @@ const NoUse = ^uint64(0)
 // beyond the window: a prediction that falls inside the window, where s
 // is not read, is contradicted and dropped), else NoUse.
 func (e *Engine) NextKey(s *RefState) (uint64, bool) {
-	// Within one step (one op, one window, one history) the key cannot
-	// change: strategies ask for it many times.
-	if s.keyStep != e.step { // step starts at 1: a fresh state misses
+	// The key is memoized until something changes it (see keyCache):
+	// strategies ask for it many times, and most keys outlive the step.
+	if s.keyEpoch != e.keys.epoch || s.keyLimit <= e.keys.end {
 		e.nextKey(s)
 	}
 	return s.key, s.keyPred
 }
 
-// nextKey computes NextKey and memoizes it for the step; kept apart so
-// that NextKey's memoized path inlines.
+// nextKey computes NextKey and memoizes it; kept apart so that NextKey's
+// memoized path inlines.
 func (e *Engine) nextKey(s *RefState) {
 	var predicted bool
 	next := e.NextUse(s)
@@ -134,7 +135,11 @@ func (e *Engine) nextKey(s *RefState) {
 		}
 		predicted = next != NoUse
 	}
-	s.key, s.keyPred, s.keyStep = next, predicted, e.step
+	s.key, s.keyPred = next, predicted
+	s.keyEpoch, s.keyLimit = e.keys.epoch, keyLimit(next, predicted)
+	if e.cur == nil {
+		forgetKey(s) // computed without a window: not for later lookups
+	}
 }
 
 // NextKeyAfter is s's first use after op sequence j (j within the
