@@ -190,6 +190,9 @@ type kernel struct {
 	regs []string
 	// ways is how many blocks of 8 one loop iteration interleaves.
 	ways int
+	// consts are constants held in the top registers for the whole row
+	// (loaded once before the loop); the body names them {=name}.
+	consts []string
 	// setup runs once before the loop (physical registers only, kept
 	// out of every way's range).
 	setup string
@@ -299,21 +302,24 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", false) + siluEnd,
 	},
 	{
-		name: "geluF32AVX2", ways: 2,
-		regs: []string{"x", "a", "b", "c", "d", "e", "k", "n"},
+		name: "geluF32AVX2", ways: 1,
+		regs:   []string{"x", "a", "b", "c", "d", "e", "k", "n"},
+		consts: geluHeld,
 		// a = |x|; lanes with a > 12.5 (or NaN: compared as integers) take
 		// the general body.
 		guard: `
 	VANDPS mAbs<>(SB), {x}, {a}
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {k}`, guardReg: "k",
-		fast: geluRational + geluExp + `
-	// E = 2^n (R + R/2 (v + v² Q)), 2^n added to the exponent; w = -|x|.
+		fast: held(geluHeld, geluRational("{x}")+geluExp("{x}")) + `
+	// gelu = (w 2^n) (E 2^-n) + z, w = -|x|, 2^n added to w's exponent
+	// (n = 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
+	// applies).
 	VPSLLD $23, {k}, {k}
-	VPADDD {k}, {b}, {b}
-	VORPS mSign<>(SB), {x}, {c}` + geluTail,
+	VORPS mSign<>(SB), {x}, {c}
+	VPADDD {k}, {c}, {c}` + geluTail,
 		body: `
 	VMOVUPS mGeluMax<>(SB), {c}
-	VMINPS {a}, {c}, {a}` + geluRational + geluExp + `
+	VMINPS {a}, {c}, {a}` + held(geluHeld, geluRational("{a}")+geluExp("{a}")) + `
 	// E = 2^n (R + R/2 (v + v² Q)), 2^n as two factors.
 	VSUBPS mShifter<>(SB), {k}, {n}` + scale("{b}", "{b}", "{n}", "{k}") + `
 	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
@@ -414,11 +420,24 @@ const (
 	VDIVPS {e}, {y}, {x}`
 )
 
+// geluHeld are the constants gelu keeps in registers.
+var geluHeld = []string{"mShifter", "mGeluN1", "mGeluN3", "mGeluD5", "mGeluD3", "mGeluD1", "mGeluQ1", "mGeluQ3"}
+
+// held rewrites code's loads of the constants names into copies of the
+// registers that hold them.
+func held(names []string, code string) string {
+	for _, c := range names {
+		code = strings.ReplaceAll(code, "VMOVUPS "+c+"<>(SB),", "VMOVAPS {="+c+"},")
+	}
+	return code
+}
+
 // geluRational computes R/2 = (N/2)/D from a = |x| in {a} into {d}, and
-// h = a² into {b}.
-const geluRational = `
+// h = a² into {b} from a or x in X.
+func geluRational(x string) string {
+	return strings.ReplaceAll(`
 	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
-	VMULPS {a}, {a}, {b}
+	VMULPS <X>, <X>, {b}
 	VMOVUPS mGeluN1<>(SB), {c}
 	VFMADD213PS mGeluN0<>(SB), {a}, {c}
 	VMOVUPS mGeluN3<>(SB), {d}
@@ -434,15 +453,17 @@ const geluRational = `
 	VMOVUPS mGeluD1<>(SB), {e}
 	VFMADD213PS mOne<>(SB), {a}, {e}
 	VFMADD213PS {e}, {b}, {c}
-	VDIVPS {c}, {d}, {d}`
+	VDIVPS {c}, {d}, {d}`, "<X>", x)
+}
 
-// geluExp computes, from a in {a}, h = a² in {b} and R/2 in {d}: l = a² - h,
+// geluExp computes, from a in {a} or x in X, h = a² in {b} and R/2 in {d}: l = a² - h,
 // n = round(-h log2e/2) (in the low bits of {k}), u = 2n ln2lo + l,
 // s = -(2n ln2hi) - h (exact), v = s - u, v + v² Q(v), and
 // E 2^-n = R + R/2 (v + v² Q(v)) into {b}.
-const geluExp = `
+func geluExp(x string) string {
+	return strings.ReplaceAll(`
 	VMOVAPS {b}, {c}
-	VFMSUB231PS {a}, {a}, {c}
+	VFMSUB231PS <X>, <X>, {c}
 	VMOVUPS mShifter<>(SB), {k}
 	VFMADD231PS mNegHalfLog2e<>(SB), {b}, {k}
 	VSUBPS mShifter<>(SB), {k}, {n}
@@ -460,12 +481,14 @@ const geluExp = `
 	VFMADD213PS {n}, {c}, {a}
 	VFMADD213PS {a}, {e}, {b}
 	VADDPS {d}, {d}, {a}
-	VFMADD213PS {a}, {d}, {b}`
+	VFMADD213PS {a}, {d}, {b}`, "<X>", x)
+}
 
 // geluTail finishes from E in {b} and w in {c}: gelu = x Φ = w E + z, z = x
-// for x >= 0, else -0 (x = -0 included: the sign bit of x chooses).
+// for x >= 0, else -0 (x = -0 included): the unsigned minimum of the bits
+// of x and of -0.
 const geluTail = `
-	VBLENDVPS {x}, mSign<>(SB), {x}, {x}
+	VPMINUD mSign<>(SB), {x}, {x}
 	VFMADD231PS {c}, {b}, {x}`
 
 // phys maps way w's symbolic registers to Y registers: way w takes the
@@ -474,6 +497,9 @@ func phys(k kernel, w int) *strings.Replacer {
 	var pairs []string
 	for i, r := range k.regs {
 		pairs = append(pairs, "{"+r+"}", fmt.Sprintf("Y%d", w*len(k.regs)+i))
+	}
+	for i, c := range k.consts {
+		pairs = append(pairs, "{="+c+"}", fmt.Sprintf("Y%d", 16-len(k.consts)+i))
 	}
 	return strings.NewReplacer(pairs...)
 }
@@ -502,7 +528,7 @@ func interleave(b *bytes.Buffer, k kernel, body string, ways int) {
 
 func emit(b *bytes.Buffer, k kernel) {
 	ways := k.ways
-	if n := ways * len(k.regs); n > 16 || k.setup != "" && n > 15 {
+	if n := ways*len(k.regs) + len(k.consts); n > 16 || k.setup != "" && n > 15 {
 		log.Fatalf("%s: %d ways of %d registers do not fit", k.name, ways, len(k.regs))
 	}
 	sig := k.sig
@@ -528,6 +554,9 @@ func emit(b *bytes.Buffer, k kernel) {
 	fmt.Fprintf(b, "\tMOVQ o+0(FP), DI\n\tMOVQ a+8(FP), SI\n\tMOVQ n+16(FP), CX\n\tXORQ AX, AX\n")
 	if k.setup != "" {
 		fmt.Fprintf(b, "\t%s\n", k.setup)
+	}
+	for i, c := range k.consts {
+		fmt.Fprintf(b, "\tVMOVUPS %s<>(SB), Y%d\n", c, 16-len(k.consts)+i)
 	}
 	x := func(w int) string { return phys(k, w).Replace("{x}") }
 
