@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
@@ -41,6 +42,13 @@ type Engine struct {
 	cumNs int64
 	// keys validates NextKey's memo across steps (see keyCache).
 	keys keyCache
+	// lostUse is the earliest next use of a ref that an op of the window
+	// may read and that is not on the accelerator although it was when
+	// the strategy last looked (it reset lostUse to NoUse): an evicted
+	// ref, or a result computed on the host (0 then, as after ops were
+	// skipped). A strategy that resumes a scan of the window where it
+	// stopped last time rescans from that use.
+	lostUse uint64
 
 	resident residentList
 	fc       forecast
@@ -146,7 +154,9 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 	}
 	e.absorb(op, ahead)
 	e.cur, e.window = op, ahead
-	e.keys.begin(op, e.windowEnd())
+	if e.keys.begin(op, e.windowEnd()) {
+		e.lostUse = 0 // ops were skipped
+	}
 	for _, in := range op.Inputs {
 		if s := e.State(in); s != nil {
 			forgetKey(s) // op was its next use
@@ -268,6 +278,38 @@ func inplaceInput(op *refs.Op) int {
 	return -1
 }
 
+// inplaceOf is inplaceInput(op), with the comparison of metas done once
+// when op entered the window.
+func (e *Engine) inplaceOf(op *refs.Op) int {
+	s := e.State(op.Out)
+	if s == nil || !s.costed || len(op.Def.Inplace) > 8 {
+		return inplaceInput(op)
+	}
+	for m := s.inplace; m != 0; m &= m - 1 {
+		if i := op.Def.Inplace[bits.TrailingZeros8(m)]; i < len(op.Inputs) && op.Inputs[i].Count() == 1 {
+			return i
+		}
+	}
+	return -1
+}
+
+// inplaceMetas is the bit set of op.Def.Inplace's entries that name an
+// input with the output's meta (see RefState.inplace).
+func inplaceMetas(op *refs.Op) uint8 {
+	var m uint8
+	for k, i := range op.Def.Inplace {
+		if k >= 8 {
+			break
+		}
+		if i < len(op.Inputs) {
+			if in := op.Inputs[i]; in.DType() == op.Out.DType() && in.Shape().Equal(op.Out.Shape()) {
+				m |= 1 << k
+			}
+		}
+	}
+	return m
+}
+
 // observe feeds the forecast with op's reads and marks prefetched copies
 // as used.
 func (e *Engine) observe(op *refs.Op) {
@@ -348,6 +390,7 @@ func opBytes(op *refs.Op) int64 {
 // runOnHost runs op with the cpu kernels. Inputs held only by the
 // accelerator are copied back first (ToHost, through the runtime).
 func (e *Engine) runOnHost(op *refs.Op) error {
+	e.lostUse = 0 // the result is not on the accelerator
 	start := time.Now()
 	if err := cpu.ExecuteOnHost(e.rt, op, true); err != nil {
 		return err

@@ -26,6 +26,9 @@ type flow struct {
 	// curEnd estimates when the current op ends, in virtual time, and
 	// curCum is its prefix sum of durations (see Engine.opCum).
 	curEnd, curCum int64
+	// resume is the sequence number of the window's op at which the last
+	// prefetch scan stopped (see scanFrom), 0 before the first.
+	resume uint64
 }
 
 func init() { RegisterStrategy("flow", func() Strategy { return &flow{} }) }
@@ -177,7 +180,8 @@ func (f *flow) Prefetch(e *Engine) error {
 	}
 	f.strict = true
 	defer func() { f.strict = false }()
-	for j, o := range win {
+	for j := f.scanFrom(e, win); j < len(win); j++ {
+		o := win[j]
 		if _, ws := e.opCum(o); o.Cancelled() || ws > capacity {
 			continue
 		}
@@ -190,6 +194,7 @@ func (f *flow) Prefetch(e *Engine) error {
 				continue
 			}
 			f.fetching, f.early = s.Bytes(), false
+			f.resume = o.Seq
 			ok, err := e.Prefetch(s, o.Seq, f.reserveAt(e, win, j), false)
 			if err != nil || !ok {
 				return err
@@ -199,6 +204,7 @@ func (f *flow) Prefetch(e *Engine) error {
 			}
 		}
 	}
+	f.resume = e.windowEnd() + 1
 	if !e.growing {
 		return nil // draining: the script's steady state may be over
 	}
@@ -229,6 +235,29 @@ func (f *flow) Prefetch(e *Engine) error {
 	return nil
 }
 
+// scanFrom is the index in win at which the prefetch scan starts. A scan
+// stops at the first operand it cannot prefetch; the ops before it then
+// have every operand that is ready on the accelerator (or on its way),
+// and they keep them until a ref leaves the accelerator while one of them
+// still reads it (Engine.lostUse). So the scan resumes where the last one
+// stopped unless that happened: it would find nothing to do before. (The
+// lazy reserveAt still sums the results from the window's start.)
+func (f *flow) scanFrom(e *Engine, win []*refs.Op) int {
+	resume := f.resume
+	if e.lostUse < resume {
+		resume = 0
+	}
+	e.lostUse = NoUse
+	if len(win) == 0 || resume <= win[0].Seq || resume > e.windowEnd()+1 {
+		return 0
+	}
+	j := int(resume - win[0].Seq)
+	if j < len(win) && win[j].Seq != resume {
+		return 0 // not numbered in order: never seen, but cheap to check
+	}
+	return j
+}
+
 // estimate sets the origin of the window's time estimates: the current
 // op ends at curEnd, and the ops after it follow back to back (their
 // durations are prefix sums kept by the engine).
@@ -243,7 +272,7 @@ func (f *flow) beginReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
 	f.diff = resize(f.diff, n+1)
 	f.run, f.upto = 0, 0
 	f.curOut = 0
-	if inplaceInput(cur) < 0 {
+	if e.inplaceOf(cur) < 0 {
 		f.curOut = cur.Out.Bytes()
 	}
 	f.top = f.curOut
@@ -266,7 +295,7 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 	for ; f.upto <= j; f.upto++ {
 		k := f.upto
 		o := win[k]
-		if ip := inplaceInput(o); !o.Cancelled() && !(ip >= 0 && o.Inputs[ip].State() == refs.Pending) {
+		if ip := e.inplaceOf(o); !o.Cancelled() && !(ip >= 0 && o.Inputs[ip].State() == refs.Pending) {
 			b := o.Out.Bytes()
 			f.diff[k] += b
 			f.diff[f.lastIndex(e, o, win[0].Seq, n)+1] -= b

@@ -30,12 +30,15 @@ type keyCache struct {
 	last uint64
 }
 
-// begin starts the step of op, whose window ends at end.
-func (k *keyCache) begin(op *refs.Op, end uint64) {
-	if k.epoch == 0 || op.Seq != k.last+1 {
+// begin starts the step of op, whose window ends at end, and reports
+// whether that starts a new epoch.
+func (k *keyCache) begin(op *refs.Op, end uint64) bool {
+	skipped := k.epoch == 0 || op.Seq != k.last+1
+	if skipped {
 		k.epoch++ // ops were skipped (or a new stream began)
 	}
 	k.last, k.end = op.Seq, end
+	return skipped
 }
 
 // finish ends a step.

@@ -3,6 +3,7 @@ package placement
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tref-lang/tref/runtime/placement/sim"
 	"github.com/tref-lang/tref/runtime/placement/trace"
@@ -15,16 +16,10 @@ import (
 func (e *Engine) candidates() []*RefState {
 	c := e.scratch[:0]
 	for s := e.resident.head; s != nil; s = s.next {
-		if s.pins > 0 || s.keep {
+		if s.pins > 0 || s.keep || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
 			continue
 		}
-		vetoed := false
-		for _, v := range e.vetoed {
-			vetoed = vetoed || v == s
-		}
-		if !vetoed {
-			c = append(c, s)
-		}
+		c = append(c, s)
 	}
 	e.scratch = c
 	return c
@@ -274,7 +269,9 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	}
 	e.emit(trace.Event{T: e.now(), Kind: trace.Evict, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
 	e.release(s, "evicted")
-	if next, predicted := e.NextKey(s); predicted {
+	next, predicted := e.NextKey(s)
+	e.lostUse = min(e.lostUse, next)
+	if predicted {
 		// Queue the prediction again: a prefetch on forecast may bring it
 		// back.
 		e.fc.queue.push(pred{st: s, at: next, gen: s.gen})

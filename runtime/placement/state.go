@@ -7,45 +7,50 @@ import (
 
 // RefState is the engine's bookkeeping for one ref, kept in Ref.Aux.
 type RefState struct {
-	ref *refs.Ref
+	// The fields that the victim search reads for every resident ref come
+	// first, to share a cache line.
+
+	// next and prev link the resident refs, least recently used first.
+	next, prev *RefState
+	// key and keyPred memoize NextKey, valid in epoch keyEpoch (never 0)
+	// while the window ends before keyLimit (see keyCache).
+	key, keyLimit, keyEpoch uint64
+	ref                     *refs.Ref
 	// buf is the accelerator copy (always valid: tensors are immutable),
 	// nil when the ref has none. A copy on its way (a prefetch) counts.
 	buf *sim.Buffer
-	// hostReady is when the host copy became valid, in virtual time.
-	hostReady int64
-	// uses are the window's ops that read the ref, in program order; ops
-	// already run or cancelled are pruned lazily.
-	uses []*refs.Op
 	// pins counts the ops being executed that hold the ref on the device.
 	pins int
 	// keep and offload are placement hints (hint_keep, hint_offload, or a
 	// middleware's pin).
 	keep, offload bool
+	keyPred       bool
 	// prefetched marks a copy that a prefetch brought and no op used yet.
 	prefetched bool
 	// fromForecast marks that prefetch as made on a forecast (beyond the
 	// window); early marks one that broke Belady's order to avoid a stall.
 	fromForecast bool
 	early        bool
-	// prev and next link the resident refs, least recently used first.
-	prev, next *RefState
-	// hist is the forecast's record of the ref's uses per op site.
-	hist [histSites]siteUse
 	// lastUse is the sequence number of the last op that read the ref.
 	lastUse uint64
+	// hostReady is when the host copy became valid, in virtual time.
+	hostReady int64
+	// uses are the window's ops that read the ref, in program order; ops
+	// already run or cancelled are pruned lazily.
+	uses []*refs.Op
+	// hist is the forecast's record of the ref's uses per op site.
+	hist [histSites]siteUse
 	// flops and estNs are the work and the cost model's duration of the op
 	// that computes the ref (once costed), for the timing estimates.
 	flops, estNs int64
 	costed       bool
+	// inplace has bit i set when input Def.Inplace[i] of the op that
+	// computes the ref has the ref's meta (see inplaceInput), once costed.
+	inplace uint8
 	// cumNs is the sum of estNs over the ops from the first absorbed to
 	// this one (a prefix sum, so that estimates over the window cost
 	// O(1)); ws is the op's working set.
 	cumNs, ws int64
-	// key and keyPred memoize NextKey, valid in epoch keyEpoch (never 0)
-	// while the window ends before keyLimit (see keyCache).
-	key, keyLimit uint64
-	keyPred       bool
-	keyEpoch      uint64
 	// site is the interned op site of the op that computes the ref (see
 	// forecast.site), set when the op enters the window.
 	site uint32

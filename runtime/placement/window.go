@@ -28,6 +28,7 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 			out := e.state(o.Out)
 			out.flops, e.metas = flops(o, e.metas)
 			out.costed = true
+			out.inplace = inplaceMetas(o)
 			out.estNs = e.dev.Params().OpNs(out.flops, opBytes(o))
 			e.cumNs += out.estNs
 			out.cumNs = e.cumNs
