@@ -45,9 +45,6 @@ func subSVF32(o, a *float32, s float32, n int)
 func divSVF32(o, a *float32, s float32, n int)
 
 //go:noescape
-func sumF32AVX2(x *float32, n int) float64
-
-//go:noescape
 func maxVVF32(o, a, b *float32, n int)
 
 //go:noescape
@@ -64,9 +61,6 @@ func clampF32AVX2(o, a *float32, lo, hi float32, n int)
 
 //go:noescape
 func bitsF32AVX2(o, a *float32, and, xor uint32, n int)
-
-//go:noescape
-func colAddF32AVX2(acc *float64, x *float32, n int)
 
 // simdRowF32 returns the vectorised row function of op name, or nil when
 // there is none (or no AVX2). generic finishes the tails.
@@ -114,51 +108,6 @@ func simdRowF32(name string, generic func(o, a, b []float32) error) func(o, a, b
 	}
 }
 
-// sumF32 is the float64 sum of a float32 row.
-func sumF32(x []float32) float64 {
-	m := 0
-	s := 0.0
-	if simdAVX2 {
-		if m = len(x) &^ 7; m > 0 {
-			s = sumF32AVX2(&x[0], m)
-		}
-	}
-	return s + sumRow[float32, float64](x[m:])
-}
-
-//go:noescape
-func maxF32AVX2(x *float32, n int) (m float32, nan bool)
-
-//go:noescape
-func minF32AVX2(x *float32, n int) (m float32, nan bool)
-
-// maxF32 and minF32 are the largest and smallest element of a float32 row
-// (NaN if any element is NaN; the identity when empty).
-func maxF32(x []float32) float32 { return extremumF32(x, maxF32AVX2, maxRow[float32], true) }
-
-func minF32(x []float32) float32 { return extremumF32(x, minF32AVX2, minRow[float32], false) }
-
-func extremumF32(x []float32, simd func(*float32, int) (float32, bool), scalar func([]float32) float32, isMax bool) float32 {
-	m := 0
-	var r float32
-	if simdAVX2 {
-		if m = len(x) &^ 7; m > 0 {
-			var nan bool
-			if r, nan = simd(&x[0], m); nan {
-				return float32(math.NaN())
-			}
-		}
-	}
-	t := scalar(x[m:])
-	if m == 0 {
-		return t
-	}
-	if isMax {
-		return max(r, t)
-	}
-	return min(r, t)
-}
-
 // simdUnaryF32 returns the vectorised row of a float32 unary op (neg, abs,
 // relu), or nil. generic finishes the tails.
 func simdUnaryF32(name string, generic func(o, a []float32)) func(o, a []float32) {
@@ -197,19 +146,5 @@ func simdClampF32(lo, hi float32, generic func(o, a []float32)) func(o, a []floa
 			clampF32AVX2(&o[0], &a[0], lo, hi, m)
 		}
 		generic(o[m:], a[m:])
-	}
-}
-
-// colAddF32 adds a float32 row into float64 column accumulators.
-func colAddF32(acc []float64, x []float32) {
-	acc = acc[:len(x)]
-	m := 0
-	if simdAVX2 {
-		if m = len(x) &^ 7; m > 0 {
-			colAddF32AVX2(&acc[0], &x[0], m)
-		}
-	}
-	for j := m; j < len(x); j++ {
-		acc[j] += float64(x[j])
 	}
 }

@@ -435,44 +435,6 @@ func TestSIMDRowsMatchGeneric(t *testing.T) {
 	}
 }
 
-func TestSumF32MatchesScalar(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	for n := range 100 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-		}
-		got, want := sumF32(x), sumRow[float32, float64](x)
-		if math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
-			t.Fatalf("n=%d: sumF32 = %v, want %v", n, got, want)
-		}
-	}
-}
-
-func TestExtremumF32MatchesScalar(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 14))
-	for n := range 80 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64() * 100)
-		}
-		for _, nanAt := range []int{-1, 0, n / 2, n - 1} {
-			y := slices.Clone(x)
-			if nanAt >= 0 && nanAt < n {
-				y[nanAt] = float32(math.NaN())
-			}
-			for _, c := range []struct {
-				name      string
-				got, want float32
-			}{{"max", maxF32(y), maxRow(y)}, {"min", minF32(y), minRow(y)}} {
-				if c.got != c.want && !(c.got != c.got && c.want != c.want) {
-					t.Fatalf("%s n=%d NaN at %d: %v, want %v", c.name, n, nanAt, c.got, c.want)
-				}
-			}
-		}
-	}
-}
-
 // sameF32s compares element by element, NaN equal to NaN (and -0 to 0).
 func sameF32s(a, b []float32) bool {
 	if len(a) != len(b) {
@@ -538,23 +500,6 @@ func TestSIMDUnaryMatchesGeneric(t *testing.T) {
 			if !sameF32s(a, want) {
 				t.Fatalf("%s n=%d in place: %v, want %v", name, n, a, want)
 			}
-		}
-	}
-}
-
-func TestColAddF32(t *testing.T) {
-	rng := rand.New(rand.NewPCG(17, 18))
-	for n := range 40 {
-		x := make([]float32, n)
-		acc, want := make([]float64, n), make([]float64, n)
-		for i := range x {
-			x[i] = float32(rng.NormFloat64())
-			acc[i] = rng.NormFloat64()
-			want[i] = acc[i] + float64(x[i])
-		}
-		colAddF32(acc, x)
-		if !slices.Equal(acc, want) {
-			t.Fatalf("n=%d: %v, want %v", n, acc, want)
 		}
 	}
 }
