@@ -1,0 +1,185 @@
+package placement
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// checkedFlow is flow with the checks of its accelerators: before every
+// prefetch scan and victim search, every memoized next-use key must equal
+// a fresh computation, and the ops that the scan skips (see scanFrom) must
+// have every ready operand on the accelerator.
+type checkedFlow struct {
+	*flow
+	t testing.TB
+	// keys counts memoized keys checked (hits, not recomputed), skipped
+	// the ops the scan skipped.
+	keys, skipped int
+}
+
+func (c *checkedFlow) checkKeys(e *Engine, states func(yield func(*RefState) bool)) {
+	for s := range states {
+		memo := s.keyEpoch == e.keys.epoch && s.keyLimit > e.keys.end
+		key, pred := e.NextKey(s)
+		forgetKey(s)
+		fresh, fpred := e.NextKey(s)
+		if key != fresh || pred != fpred {
+			c.t.Fatalf("op %d: ref#%d has memoized key %d (predicted %v), computed afresh %d (predicted %v)",
+				e.curSeq(), s.ref.ID(), key, pred, fresh, fpred)
+		}
+		if memo {
+			c.keys++
+		}
+	}
+}
+
+// windowStates lists the states of the window's operands and the
+// resident refs.
+func windowStates(e *Engine) func(yield func(*RefState) bool) {
+	return func(yield func(*RefState) bool) {
+		for _, o := range append([]*refs.Op{e.cur}, e.window...) {
+			for _, in := range o.Inputs {
+				if s := e.State(in); s != nil && !yield(s) {
+					return
+				}
+			}
+		}
+		for s := e.resident.head; s != nil; s = s.next {
+			if !yield(s) {
+				return
+			}
+		}
+	}
+}
+
+func (c *checkedFlow) Prefetch(e *Engine) error {
+	c.checkKeys(e, windowStates(e))
+	win := e.window
+	if e.lostUse >= c.resume && len(win) > 0 && c.resume > win[0].Seq {
+		for _, o := range win {
+			if o.Seq >= c.resume {
+				break
+			}
+			if _, ws := e.opCum(o); o.Cancelled() || ws > e.dev.Capacity() {
+				continue
+			}
+			for _, in := range o.Inputs {
+				if s := e.State(in); in.State() == refs.Ready && (s == nil || s.buf == nil) {
+					c.t.Fatalf("op %d: the scan resumes at op %d, but op %d reads ref#%d, which is not on the accelerator",
+						e.curSeq(), c.resume, o.Seq, in.ID())
+				}
+			}
+			c.skipped++
+		}
+	}
+	return c.flow.Prefetch(e)
+}
+
+func (c *checkedFlow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
+	c.checkKeys(e, func(yield func(*RefState) bool) {
+		for _, s := range cands {
+			if !yield(s) {
+				return
+			}
+		}
+	})
+	return c.flow.Victim(e, cands, need, before)
+}
+
+// TestFlowAccelerators runs random programs (those of the differential
+// test: loops, hints, reads, host fallbacks, cancelled ops) under flow
+// with the checks of checkedFlow, and checks that the memo and the
+// resumed scan were used.
+func TestFlowAccelerators(t *testing.T) {
+	programs := 300
+	if testing.Short() {
+		programs = 60
+	}
+	var keys, skipped int
+	var epochs uint64
+	for seed := range programs {
+		rng := rand.New(rand.NewPCG(uint64(seed), 11))
+		p := genProgram(rng)
+		lookahead := []int{1, 3, 8, 64}[rng.IntN(4)]
+		for _, budget := range []int64{p.maxWS, p.maxWS * 3 / 2, p.maxWS / 2} {
+			h := newHarness(t, "flow", budget, lookahead)
+			c := &checkedFlow{flow: h.eng.strategy.(*flow), t: t}
+			h.eng.strategy = c
+			t.Run(fmt.Sprintf("seed%d/mem%d/la%d", seed, budget, lookahead), func(t *testing.T) {
+				c.t = t
+				h.t = t
+				p.run(h)
+			})
+			keys += c.keys
+			skipped += c.skipped
+			epochs += h.eng.keys.epoch
+		}
+	}
+	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs", keys, skipped, epochs)
+	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) {
+		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops) or new epochs (%d)", keys, skipped, epochs)
+	}
+}
+
+// TestKeyCacheEpochs checks when the memo of every key is dropped at
+// once: at the first op, after a gap in the sequence numbers (skipped
+// ops), and on forgetAll; not between consecutive ops.
+func TestKeyCacheEpochs(t *testing.T) {
+	var k keyCache
+	op := func(seq uint64) *refs.Op { return &refs.Op{Seq: seq} }
+	if !k.begin(op(1), 5) || k.epoch != 1 || k.end != 5 {
+		t.Fatalf("first op: epoch %d, end %d; want a new epoch 1 and end 5", k.epoch, k.end)
+	}
+	k.finish()
+	if k.end != NoUse {
+		t.Fatalf("outside a step the end is %d, want NoUse (every lookup misses)", k.end)
+	}
+	if k.begin(op(2), 6) || k.epoch != 1 {
+		t.Fatalf("consecutive op: epoch %d, want 1 kept", k.epoch)
+	}
+	if !k.begin(op(4), 7) || k.epoch != 2 {
+		t.Fatalf("op 4 after op 2: epoch %d, want a new epoch 2", k.epoch)
+	}
+	k.forgetAll()
+	if k.epoch != 3 {
+		t.Fatalf("forgetAll: epoch %d, want 3", k.epoch)
+	}
+	if keyLimit(9, true) != 9 || keyLimit(9, false) != NoUse {
+		t.Fatalf("keyLimit: a prediction expires when the window reaches it, an exact key never")
+	}
+}
+
+// TestKeyMemoInvalidation follows one weight's key through the events
+// that change it: its reader runs, a reader enters the window, the
+// forecast learns its period, the window reaches a prediction that does
+// not come true, and a cancelled op.
+func TestKeyMemoInvalidation(t *testing.T) {
+	h := newHarness(t, "flow", 1<<20, 2)
+	c := &checkedFlow{flow: h.eng.strategy.(*flow), t: t}
+	h.eng.strategy = c
+	w := h.host(1, 4, 4)
+	x := h.host(2, 1, 4)
+	// Two passes that read w at the same site, then ops that do not read
+	// it (its prediction falls inside the window and is dropped), one of
+	// them cancelled (its result released before it runs).
+	for range 3 {
+		y := h.opAt("w:1", "ptest_matmul", x, w)
+		z := h.opAt("w:2", "ptest_relu", y)
+		h.rt.Release(y)
+		h.rt.Release(z)
+	}
+	for range 6 {
+		y := h.opAt("r:1", "ptest_relu", x)
+		h.rt.Release(x)
+		x = y
+	}
+	dead := h.opAt("r:2", "ptest_relu", x)
+	h.rt.Release(dead)
+	h.finish(w, x)
+	if c.keys == 0 {
+		t.Fatal("no memoized key was checked")
+	}
+}
