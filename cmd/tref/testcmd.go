@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/diag"
+	"github.com/tref-lang/tref/lang/parser"
 )
 
 // test runs the test blocks of every .tr file under paths, each file in a
@@ -77,7 +79,10 @@ func headline(err error) string {
 
 // findScripts expands paths into .tr files: a file is taken as given, a
 // directory is walked for *.tr, skipping directories named testdata or
-// starting with "." or "_" (as the go command does).
+// starting with "." or "_" (as the go command does), and files that hold
+// no test block: running their top level (a training script, a model
+// run) would test nothing. A file that does not parse is kept, so that
+// its error is reported.
 func findScripts(paths []string) ([]string, error) {
 	var files []string
 	for _, root := range paths {
@@ -100,7 +105,14 @@ func findScripts(paths []string) ([]string, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(name, ".tr") {
+			if !strings.HasSuffix(name, ".tr") {
+				return nil
+			}
+			has, err := hasTests(path)
+			if err != nil {
+				return err
+			}
+			if has {
 				files = append(files, path)
 			}
 			return nil
@@ -110,4 +122,23 @@ func findScripts(paths []string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// hasTests reports whether the script at path has a test block at its top
+// level, or does not parse (so that running it reports the error).
+func hasTests(path string) (bool, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	f, err := parser.ParseFile(path, src)
+	if err != nil {
+		return true, nil
+	}
+	for _, st := range f.Stmts {
+		if _, ok := st.(*ast.TestStmt); ok {
+			return true, nil
+		}
+	}
+	return false, nil
 }
