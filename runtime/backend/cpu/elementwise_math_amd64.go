@@ -12,8 +12,8 @@ import (
 
 // AVX2+FMA rows of the float32 math ops (elementwise_math_amd64.s, written
 // by elementwise_math_gen.go). The scalar rows compute in float64 through
-// package math, about 10 ns an element; these take 1 to 4 ns per block of
-// 8 elements.
+// package math, about 10 ns an element; these take 2 to 6 ns per block of
+// 8 elements (BenchmarkMathRows).
 
 // simdMath is whether the vectorised math rows can run.
 var simdMath = cpu.X86.HasAVX2 && cpu.X86.HasFMA
