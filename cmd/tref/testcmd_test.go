@@ -9,12 +9,19 @@ import (
 
 func TestFindScripts(t *testing.T) {
 	dir := t.TempDir()
-	for _, f := range []string{"a.tr", "b.txt", "sub/c.tr", "sub/testdata/skip.tr", ".hidden/skip.tr", "_x/skip.tr", "z.tr"} {
+	// Files under a directory count when they have a test block or do
+	// not parse; a file named explicitly always counts.
+	for f, src := range map[string]string{
+		"a.tr": `test "a" { assert true }`, "b.txt": `test "b" { }`,
+		"sub/c.tr": "let = 1", "sub/notests.tr": `print("x")`,
+		"sub/testdata/skip.tr": "", ".hidden/skip.tr": `test "h" { }`, "_x/skip.tr": `test "x" { }`,
+		"z.tr": "let x = 1\ntest \"z\" { assert x == 1 }",
+	} {
 		path := filepath.Join(dir, f)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, nil, 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
