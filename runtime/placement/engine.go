@@ -47,8 +47,11 @@ type Engine struct {
 	// the strategy last looked (it reset lostUse to NoUse): an evicted
 	// ref, or a result computed on the host (0 then, as after ops were
 	// skipped). A strategy that resumes a scan of the window where it
-	// stopped last time rescans from that use.
-	lostUse uint64
+	// stopped last time rescans from that use. lostTail is the same for a
+	// second reader (flow's queue of copies, see flow.queueTail), which
+	// also needs gainedTail: the latest use by the window's ops of a ref
+	// that came to the accelerator since it last looked (0 when none).
+	lostUse, lostTail, gainedTail uint64
 
 	resident residentList
 	fc       forecast
@@ -155,7 +158,7 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 	e.absorb(op, ahead)
 	e.cur, e.window = op, ahead
 	if e.keys.begin(op, e.windowEnd()) {
-		e.lostUse = 0 // ops were skipped
+		e.lose(0) // ops were skipped
 	}
 	for _, in := range op.Inputs {
 		if s := e.State(in); s != nil {
@@ -387,10 +390,18 @@ func opBytes(op *refs.Op) int64 {
 	return n
 }
 
+// lose records that a ref the window's op of sequence next reads (any op
+// for 0) is not on the accelerator although it may have been when the
+// strategy last looked (see lostUse).
+func (e *Engine) lose(next uint64) {
+	e.lostUse = min(e.lostUse, next)
+	e.lostTail = min(e.lostTail, next)
+}
+
 // runOnHost runs op with the cpu kernels. Inputs held only by the
 // accelerator are copied back first (ToHost, through the runtime).
 func (e *Engine) runOnHost(op *refs.Op) error {
-	e.lostUse = 0 // the result is not on the accelerator
+	e.lose(0) // the result is not on the accelerator
 	start := time.Now()
 	if err := cpu.ExecuteOnHost(e.rt, op, true); err != nil {
 		return err

@@ -1,6 +1,11 @@
 package placement
 
-import "github.com/tref-lang/tref/runtime/refs"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tref-lang/tref/runtime/refs"
+)
 
 // flow is the Flow strategy made real: Belady's furthest-next-use
 // eviction over the exact window plus the forecast, prefetching in order
@@ -29,6 +34,10 @@ type flow struct {
 	// resume is the sequence number of the window's op at which the last
 	// prefetch scan stopped (see scanFrom), 0 before the first.
 	resume uint64
+	// released is Victim's list of the refs Belady would evict first.
+	released []release
+	// queue is queueTail's running sum of the window's copies.
+	queue copyQueue
 }
 
 func init() { RegisterStrategy("flow", func() Strategy { return &flow{} }) }
@@ -47,14 +56,16 @@ func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
 // policy would pick when the prefetched ref is needed: when a ref read
 // before then will next be read after the victim (or neither has a known
 // use and it is read later), Belady would evict that ref instead once its
-// read is done, and the prefetch waits for it. Waiting has a price when
-// the copy then arrives after its op should start; breaking Belady's order
-// has one too, the victim's copy again later. The prefetch breaks the
-// order only when, by the cost model, waiting would delay the op by more
-// than half that copy's time, and only while the copies prefetched out of
-// order and not yet used stay within a lead of a sixth of the capacity.
-// Beyond the window (forecasts) the order is never broken.
-func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *RefState {
+// read is done, and the prefetch waits until such refs have freed the
+// room it lacks. Waiting has a price when the copy then arrives after its
+// op should start, and the copies after it in order of need, which queue
+// behind it on the copy engine, later still; breaking Belady's order has
+// one too, the victim's copy again later. The prefetch breaks the order
+// only when, by the cost model, waiting would delay the window's ops by
+// more than half that copy's time, and only while the copies prefetched
+// out of order and not yet used stay within a lead of a sixth of the
+// capacity. Beyond the window (forecasts) the order is never broken.
+func (f *flow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
 	var best *RefState
 	var bestKey uint64
 	for _, c := range cands {
@@ -72,7 +83,9 @@ func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *Ref
 	if best == nil || !f.strict {
 		return best
 	}
-	wait := int64(-1) // when Belady's victim is released, if one is read first
+	// The refs Belady would evict before best, with when their last read
+	// before the prefetched ref ends.
+	f.released = f.released[:0]
 	for s := e.resident.head; s != nil; s = s.next {
 		if s.keep {
 			continue
@@ -84,25 +97,196 @@ func (f *flow) Victim(e *Engine, cands []*RefState, _ int64, before uint64) *Ref
 		// more recently used than best: with no use known for either,
 		// Belady's order (most recently used first) would take s.
 		if after := e.NextKeyAfter(s, before); after > bestKey || after == NoUse && bestKey == NoUse {
-			wait = max(wait, f.lastReadEnd(e, s, before))
+			f.released = insertRelease(f.released, release{at: f.lastReadEnd(e, s, before), bytes: s.Bytes()})
 		}
 	}
-	if wait < 0 {
+	if len(f.released) == 0 {
 		return best
 	}
-	need := f.startOf(e, before)
-	if need < 0 || f.earlyBytes+f.fetching > e.dev.Capacity()/leadDiv {
+	start := f.startOf(e, before)
+	if start < 0 || f.earlyBytes+f.fetching > e.dev.Capacity()/leadDiv {
 		return nil
 	}
+	wait := f.roomAt(e.dev.Used() + need - e.dev.Capacity())
 	p := e.dev.Params()
 	copyNs := p.CopyNs(f.fetching, p.H2D)
 	arriveNow := max(best.buf.Release(), e.dev.H2DFree()) + copyNs
 	arriveLater := max(wait, e.dev.H2DFree()) + copyNs
-	if arriveLater-max(need, arriveNow) <= p.CopyNs(best.Bytes(), p.H2D)/2 {
+	threshold := p.CopyNs(best.Bytes(), p.H2D) / 2
+	if arriveLater-max(start, arriveNow) > threshold {
+		// Late on its own already: the copies behind it only add.
+		f.early = true
+		return best
+	}
+	if !f.queueLate(e, before, start, arriveNow, arriveLater, threshold) {
 		return nil // waiting costs less than fetching best again
 	}
 	f.early = true
 	return best
+}
+
+// release is a ref Belady would evict before the victim: its bytes are
+// free once its last read before the prefetched use ends, at.
+type release struct{ at, bytes int64 }
+
+// insertRelease adds r to rs, kept in order of release (they are few).
+func insertRelease(rs []release, r release) []release {
+	rs = append(rs, r)
+	i := len(rs) - 1
+	for ; i > 0 && rs[i-1].at > r.at; i-- {
+		rs[i] = rs[i-1]
+	}
+	rs[i] = r
+	return rs
+}
+
+// roomAt is when the released refs have freed short bytes: the end of the
+// read after which their sum, in order of release, first reaches short
+// (the last release when it never does).
+func (f *flow) roomAt(short int64) int64 {
+	var sum int64
+	for _, r := range f.released {
+		sum += r.bytes
+		if sum >= short {
+			return r.at
+		}
+	}
+	return f.released[len(f.released)-1].at
+}
+
+// queueLate reports whether waiting delays the window's ops by more
+// than threshold when the ref prefetched for the op of sequence seq
+// (starting at start) arrives at later instead of now. The copies of
+// the later ops' operands still on the host follow it back to back on
+// the copy engine, in order of need, so the wait delays them too. With
+// M the most that an op's operands, their copies summed from now, end
+// after its estimated start, the ops are late by max(0, M) now and by
+// max(0, M + later - now) after waiting: the delay exceeds threshold
+// exactly when later - now does and M > threshold - (later - now).
+func (f *flow) queueLate(e *Engine, seq uint64, start, now, later, threshold int64) bool {
+	d := later - now
+	if d <= threshold {
+		return false
+	}
+	m := now - start
+	if tail := f.queueTail(e, seq); tail != noTail {
+		m = max(m, now+tail)
+	}
+	return m > threshold-d
+}
+
+// queueTail is, for the ref prefetched for the op of sequence seq, how
+// late the copies after it arrive relative to its own arrival: the
+// window's later ops' operands still on the host follow it back to back
+// on the copy engine, in order of need, so that they arrive late by at
+// most arrival + queueTail, the largest of their copy times summed so
+// far minus their op's estimated start; noTail when no copy follows.
+func (f *flow) queueTail(e *Engine, seq uint64) int64 {
+	q := &f.queue
+	if !q.valid || q.epoch != e.keys.epoch || e.lostTail <= q.end || e.gainedTail > q.at || seq < q.at || seq-q.base > maxQueueSpan {
+		q.reset(seq, e.keys.epoch)
+	}
+	e.lostTail, e.gainedTail = NoUse, 0
+	q.extend(e)
+	q.advance(seq)
+	if q.head == len(q.dq) {
+		return noTail
+	}
+	// An op starts at f.curEnd - f.curCum + (its cumNs - its estNs).
+	return q.dq[q.head].v - q.sumThrough(seq) - (f.curEnd - f.curCum)
+}
+
+// copyQueue is queueTail's running sum, kept from step to step: the
+// prefetch scan stops at the same op, or a later one, until a ref that
+// an op after it reads leaves the accelerator (Engine.lostTail) or comes
+// to it (Engine.gainedTail), or an op is cancelled or skipped (a new
+// epoch of the key cache), which start the sum again. Over the window's
+// ops after base up to end, sums holds the copy time of their operands
+// on the host, summed in order of need through each op, and dq, from
+// head on, the ops after at with such operands whose keys (the sum
+// through the op minus its start less the estimates' origin) decrease:
+// the front is the largest after at.
+type copyQueue struct {
+	valid         bool
+	epoch         uint64
+	base, end, at uint64
+	sums          []tailOp
+	dq            []tailOp
+	head          int
+}
+
+// tailOp is an op of copyQueue.sums (v the sum through it) or dq (v its
+// key).
+type tailOp struct {
+	seq uint64
+	v   int64
+}
+
+// maxQueueSpan bounds how far copyQueue's queries move from its base
+// before it starts again, so that its sums stay short.
+const maxQueueSpan = 1024
+
+// noTail is queueTail's answer when no copy follows.
+const noTail = -1 << 62
+
+// reset empties the queue for queries from the op of sequence seq on.
+func (q *copyQueue) reset(seq, epoch uint64) {
+	q.valid, q.epoch, q.base, q.end, q.at = true, epoch, seq, seq, seq
+	q.sums, q.dq, q.head = q.sums[:0], q.dq[:0], 0
+}
+
+// extend adds the window's ops after end.
+func (q *copyQueue) extend(e *Engine) {
+	p := e.dev.Params()
+	var buf [4]*refs.Ref
+	win := e.window
+	j, _ := slices.BinarySearchFunc(win, q.end+1, func(o *refs.Op, seq uint64) int { return cmp.Compare(o.Seq, seq) })
+	for ; j < len(win); j++ {
+		o := win[j]
+		var sum int64
+		if n := len(q.sums); n > 0 {
+			sum = q.sums[n-1].v
+		}
+		missing := false
+		if !o.Cancelled() {
+			for _, in := range opInputs(o, buf[:]) {
+				if in.State() == refs.Ready && e.state(in).buf == nil {
+					sum += p.CopyNs(in.Bytes(), p.H2D)
+					missing = true
+				}
+			}
+		}
+		q.sums = append(q.sums, tailOp{seq: o.Seq, v: sum})
+		q.end = o.Seq
+		if missing {
+			cum, _ := e.opCum(o)
+			key := sum - (cum - e.EstNs(o))
+			for len(q.dq) > q.head && q.dq[len(q.dq)-1].v <= key {
+				q.dq = q.dq[:len(q.dq)-1]
+			}
+			q.dq = append(q.dq, tailOp{seq: o.Seq, v: key})
+		}
+	}
+}
+
+// advance drops the ops up to seq from the front.
+func (q *copyQueue) advance(seq uint64) {
+	q.at = seq
+	for q.head < len(q.dq) && q.dq[q.head].seq <= seq {
+		q.head++
+	}
+}
+
+// sumThrough is the copy time summed through the op of sequence seq.
+func (q *copyQueue) sumThrough(seq uint64) int64 {
+	i, found := slices.BinarySearchFunc(q.sums, seq, func(o tailOp, seq uint64) int { return cmp.Compare(o.seq, seq) })
+	if found {
+		return q.sums[i].v
+	}
+	if i == 0 {
+		return 0
+	}
+	return q.sums[i-1].v
 }
 
 // leadDiv bounds the copies prefetched out of Belady's order and not yet

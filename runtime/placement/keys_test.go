@@ -16,8 +16,35 @@ type checkedFlow struct {
 	*flow
 	t testing.TB
 	// keys counts memoized keys checked (hits, not recomputed), skipped
-	// the ops the scan skipped.
-	keys, skipped int
+	// the ops the scan skipped, tails the copy queues checked that were
+	// kept from an earlier query.
+	keys, skipped, tails int
+}
+
+// checkTail checks that queueTail, with its running sum kept from earlier
+// queries, says what a sum started afresh says.
+func (c *checkedFlow) checkTail(e *Engine, seq uint64) {
+	if seq <= e.curSeq() || seq > e.windowEnd() {
+		return
+	}
+	q := c.queue
+	kept := q.valid && q.epoch == e.keys.epoch && e.lostTail > q.end && e.gainedTail <= q.at && seq >= q.at && seq-q.base <= maxQueueSpan
+	got := c.queueTail(e, seq)
+	var fresh copyQueue
+	fresh.reset(seq, e.keys.epoch)
+	fresh.extend(e)
+	fresh.advance(seq)
+	want := int64(noTail)
+	if fresh.head < len(fresh.dq) {
+		want = fresh.dq[fresh.head].v - fresh.sumThrough(seq) - (c.curEnd - c.curCum)
+	}
+	if got != want {
+		c.t.Fatalf("op %d: queueTail(%d) = %d from the sum kept since op %d (base %d, end %d), %d afresh",
+			e.curSeq(), seq, got, q.at, q.base, q.end, want)
+	}
+	if kept && q.end > seq {
+		c.tails++
+	}
 }
 
 func (c *checkedFlow) checkKeys(e *Engine, states func(yield func(*RefState) bool)) {
@@ -86,6 +113,9 @@ func (c *checkedFlow) Victim(e *Engine, cands []*RefState, need int64, before ui
 			}
 		}
 	})
+	if c.strict {
+		c.checkTail(e, before)
+	}
 	return c.flow.Victim(e, cands, need, before)
 }
 
@@ -98,7 +128,7 @@ func TestFlowAccelerators(t *testing.T) {
 	if testing.Short() {
 		programs = 60
 	}
-	var keys, skipped int
+	var keys, skipped, tails int
 	var epochs uint64
 	for seed := range programs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
@@ -115,12 +145,13 @@ func TestFlowAccelerators(t *testing.T) {
 			})
 			keys += c.keys
 			skipped += c.skipped
+			tails += c.tails
 			epochs += h.eng.keys.epoch
 		}
 	}
-	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs", keys, skipped, epochs)
-	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) {
-		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops) or new epochs (%d)", keys, skipped, epochs)
+	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs, %d kept copy queues", keys, skipped, epochs, tails)
+	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) || tails == 0 {
+		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops), new epochs (%d) or kept copy queues (%d)", keys, skipped, epochs, tails)
 	}
 }
 

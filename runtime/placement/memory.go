@@ -159,6 +159,9 @@ func (e *Engine) copyIn(s *RefState, reason string, notBefore int64) error {
 	s.buf = buf
 	e.resident.pushBack(s)
 	s.setCopy(e.devName)
+	if n := len(s.uses); n > 0 {
+		e.gainedTail = max(e.gainedTail, s.uses[n-1].Seq)
+	}
 	e.moved(s, trace.H2D, span, reason)
 	return nil
 }
@@ -270,7 +273,7 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	e.emit(trace.Event{T: e.now(), Kind: trace.Evict, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
 	e.release(s, "evicted")
 	next, predicted := e.NextKey(s)
-	e.lostUse = min(e.lostUse, next)
+	e.lose(next)
 	if predicted {
 		// Queue the prediction again: a prefetch on forecast may bring it
 		// back.
