@@ -72,11 +72,12 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 			return Int(len(shape)), true, nil
 		case "device":
 			if t, ok := x.(Tensor); ok {
-				d := t.Ref.Device()
-				if d == "" {
-					d = "pending"
+				// Where the data is now: a tensor still being computed
+				// is computed first (it has no place before).
+				if err := fr.th.RT.Force(t.Ref); err != nil {
+					return nil, true, fr.wrap(site.pos, err)
 				}
-				return String(d), true, nil
+				return String(t.Ref.Device()), true, nil
 			}
 			return String("cpu"), true, nil
 		case "T":
