@@ -301,6 +301,21 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 			}
 		case *List:
 			if y, ok := b.(*List); ok {
+				if x.rc == 1 {
+					// The only reference to x is the one this operator
+					// consumes: nothing can see x change, so it grows in
+					// place (amortised, so that `l = l + [v]` in a loop
+					// is linear) and becomes the result.
+					for _, e := range y.Elems {
+						Retain(fr.th.RT, e)
+					}
+					x.Elems = append(x.Elems, y.Elems...)
+					if x.gc.col == nil {
+						x.gc.col = cyclicIn(y.Elems)
+					}
+					Retain(fr.th.RT, x) // the caller releases a
+					return x, nil
+				}
 				out := make([]Value, 0, len(x.Elems)+len(y.Elems))
 				for _, e := range x.Elems {
 					Retain(fr.th.RT, e)
