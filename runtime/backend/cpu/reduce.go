@@ -594,15 +594,24 @@ func maxFamily[T number]() family[T, T] {
 			}
 		},
 	}
-	if rows, ok := any(extRowsF32(true)).(func([]T, []T, plan, int, int, int, int)); ok {
-		partial := f.partial
-		f.partial = func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
-			if p.inner == 1 {
-				rows(acc, x, p, o0, o1, k0, k1)
-				return
-			}
-			partial(acc, x, p, o0, o1, k0, k1)
+	return withRows(f, any(extRowsF32(true)))
+}
+
+// withRows makes f take rows, when it is a kernel for T (the float32
+// kernels over several rows at once), for reductions over the last
+// dimension (inner == 1).
+func withRows[T number](f family[T, T], rows any) family[T, T] {
+	r, ok := rows.(func([]T, []T, plan, int, int, int, int))
+	if !ok {
+		return f
+	}
+	partial := f.partial
+	f.partial = func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
+		if p.inner == 1 {
+			r(acc, x, p, o0, o1, k0, k1)
+			return
 		}
+		partial(acc, x, p, o0, o1, k0, k1)
 	}
 	return f
 }
@@ -658,17 +667,7 @@ func minFamily[T number]() family[T, T] {
 			}
 		},
 	}
-	if rows, ok := any(extRowsF32(false)).(func([]T, []T, plan, int, int, int, int)); ok {
-		partial := f.partial
-		f.partial = func(acc []T, x []T, p plan, o0, o1, k0, k1 int) {
-			if p.inner == 1 {
-				rows(acc, x, p, o0, o1, k0, k1)
-				return
-			}
-			partial(acc, x, p, o0, o1, k0, k1)
-		}
-	}
-	return f
+	return withRows(f, any(extRowsF32(false)))
 }
 
 // minValue is the identity of max: -inf, or the type's smallest integer.
