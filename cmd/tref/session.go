@@ -28,17 +28,23 @@ func (c *cli) newSession(cfg *Config) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.newSessionWith(cfg, ex, c.stdout), nil
+}
+
+// newSessionWith is newSession over the executor ex, with the scripts'
+// output going to stdout.
+func (c *cli) newSessionWith(cfg *Config, ex refs.Executor, stdout io.Writer) *session {
 	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
 	in := eval.NewInterpreter(eval.Config{
 		RT:         rt,
 		Universe:   c.universe,
-		Stdout:     c.stdout,
+		Stdout:     stdout,
 		NoLiveness: cfg.NoLiveness,
 	})
 	if cfg.SeedSet {
 		in.Thread().RNG = rng.New(uint64(cfg.Seed))
 	}
-	return &session{c: c, cfg: cfg, rt: rt, in: in}, nil
+	return &session{c: c, cfg: cfg, rt: rt, in: in}
 }
 
 // sources finds the text of a file named in an error: what the

@@ -6,13 +6,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/sim"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/runtime/rng"
 	"github.com/tref-lang/tref/stdlib"
 )
 
@@ -129,15 +127,10 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
+	s := c.newSessionWith(cfg, ex, scriptOut)
 	if eng, ok := ex.(*placement.Engine); ok {
-		eng.Attach(rt) // disk->host reads before the first op show too
+		eng.Attach(s.rt) // disk->host reads before the first op show too
 	}
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: scriptOut, NoLiveness: cfg.NoLiveness})
-	if cfg.SeedSet {
-		in.Thread().RNG = rng.New(uint64(cfg.Seed))
-	}
-	s := &session{c: c, cfg: cfg, rt: rt, in: in}
 	code = 0
 	if err := s.in.RunFile(pos[0]); err != nil {
 		s.report(err)
