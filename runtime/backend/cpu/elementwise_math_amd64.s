@@ -81,35 +81,35 @@ C8(mM3, $0x3c091f15)
 C8(mM4, $0x3ab5f444)
 
 // gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
-// = e^{-x²/2} R(|x|). R = N/D, degrees 4 and 5 in |x|, is a minimax fit of
-// erfcx(|x|/√2)/2 on [0, 15] (relative error 3e-8 with these float32
-// coefficients; N's are halved here, so the quotient is R/2); e^{-x²/2} =
-// 2^n e^{v/2} with x² = h + l carried as two floats, n = round(-h log2e/2)
-// and v = -(h + l) - 2n ln2 (so that the rounding of x² does not reach the
-// result); e^{v/2} = 1 + (v + v² Q(v))/2, Q exp's polynomial scaled to v.
-// The fast path takes |x| < 12.5, where E is normal; the general one clamps
-// |x| to 15, where E has underflowed to 0.
+// = e^{-x²/2} R(|x|). R = s N/D, N and D monic of degrees 4 and 5 in |x|,
+// is a minimax fit of erfcx(|x|/√2)/2 on [0, 14.3] (relative error 3.2e-8
+// with these float32 coefficients); e^{-x²/2} = 2^n e^{v/2} with x² = h + l
+// carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2) - l,
+// where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
+// needs no low part; s e^{v/2} = P(v), P of degree 5 (minimax, relative
+// error 8.4e-8), by Horner's scheme, the scale s folded into P. The fast
+// path takes |x| < 12.5, where E is normal; the general one clamps |x| to
+// 15, where E has underflowed to 0.
 C8(mGeluMax, $15.0)
 C8(mGeluFastMax, $12.5)
 C8(mGeluNegMax, $-15.0)
-C8(mGeluN0, $0.25)
-C8(mGeluN1, $0x3e60e9ca)
-C8(mGeluN2, $0x3dbc6274)
-C8(mGeluN3, $0x3ca77308)
-C8(mGeluN4, $0x3b0817e4)
-C8(mGeluD1, $0x3fd695fe)
-C8(mGeluD2, $0x3f9a4f6e)
-C8(mGeluD3, $0x3ef15c8b)
-C8(mGeluD4, $0x3dd1e111)
-C8(mGeluD5, $0x3c2a90dc)
 C8(mNegHalfLog2e, $0xbf38aa3b)
-C8(m2Ln2Hi, $0x3fb18000)
-C8(m2Ln2Lo, $0xb9de8083)
-C8(mGeluQ0, $0x3e7ffffd)
-C8(mGeluQ1, $0x3d2aa9e9)
-C8(mGeluQ2, $0x3baaac94)
-C8(mGeluQ3, $0x3a0944ab)
-C8(mGeluQ4, $0x38354e72)
+C8(m2Ln2, $0x3fb17218)
+C8(mGeluP0, $0x3ecc42cb)
+C8(mGeluP1, $0x3e4c42c6)
+C8(mGeluP2, $0x3d4c41a1)
+C8(mGeluP3, $0x3c082e6f)
+C8(mGeluP4, $0x3a88fd07)
+C8(mGeluP5, $0x38d8f190)
+C8(mGeluN0, $0x42f3d7f5)
+C8(mGeluN1, $0x42d58cc1)
+C8(mGeluN2, $0x42326cc1)
+C8(mGeluN3, $0x411e20d8)
+C8(mGeluD0, $0x42c28fb5)
+C8(mGeluD1, $0x4322d05a)
+C8(mGeluD2, $0x42e9b6bc)
+C8(mGeluD3, $0x42365e27)
+C8(mGeluD4, $0x411e23f4)
 
 // sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
 // (the first two short enough that j times them is exact for |x| <= 8192;
@@ -1244,14 +1244,12 @@ TEXT ·geluF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
 	XORQ AX, AX
-	VMOVUPS mShifter<>(SB), Y8
-	VMOVUPS mGeluN1<>(SB), Y9
-	VMOVUPS mGeluN3<>(SB), Y10
-	VMOVUPS mGeluD5<>(SB), Y11
-	VMOVUPS mGeluD3<>(SB), Y12
-	VMOVUPS mGeluD1<>(SB), Y13
-	VMOVUPS mGeluQ1<>(SB), Y14
-	VMOVUPS mGeluQ3<>(SB), Y15
+	VMOVUPS mShifter<>(SB), Y10
+	VMOVUPS mGeluP5<>(SB), Y11
+	VMOVUPS mGeluN1<>(SB), Y12
+	VMOVUPS mGeluN3<>(SB), Y13
+	VMOVUPS mGeluD3<>(SB), Y14
+	VMOVUPS mGeluD1<>(SB), Y15
 
 gelutail:
 	LEAQ 8(AX), DX
@@ -1263,44 +1261,38 @@ gelutail:
 	VMOVMSKPS Y6, DX
 	TESTL DX, DX
 	JNZ gelutailslow
-	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
 	VMULPS Y0, Y0, Y2
-	VMOVAPS Y9, Y3
-	VFMADD213PS mGeluN0<>(SB), Y1, Y3
-	VMOVAPS Y10, Y4
-	VFMADD213PS mGeluN2<>(SB), Y1, Y4
-	VFMADD231PS mGeluN4<>(SB), Y2, Y4
-	VFMADD213PS Y3, Y2, Y4
-	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
-	VMOVAPS Y11, Y3
-	VFMADD213PS mGeluD4<>(SB), Y1, Y3
-	VMOVAPS Y12, Y5
-	VFMADD213PS mGeluD2<>(SB), Y1, Y5
-	VFMADD213PS Y5, Y2, Y3
-	VMOVAPS Y13, Y5
-	VFMADD213PS mOne<>(SB), Y1, Y5
-	VFMADD213PS Y5, Y2, Y3
-	VDIVPS Y3, Y4, Y4
 	VMOVAPS Y2, Y3
 	VFMSUB231PS Y0, Y0, Y3
-	VMOVAPS Y8, Y6
+	VMOVAPS Y10, Y6
 	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
 	VSUBPS mShifter<>(SB), Y6, Y7
-	VFMADD231PS m2Ln2Lo<>(SB), Y7, Y3
-	VFNMSUB132PS m2Ln2Hi<>(SB), Y2, Y7
+	VFNMSUB132PS m2Ln2<>(SB), Y2, Y7
 	VSUBPS Y3, Y7, Y7
-	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
-	VMULPS Y7, Y7, Y3
-	VMULPS Y3, Y3, Y5
-	VMOVAPS Y14, Y1
-	VFMADD213PS mGeluQ0<>(SB), Y7, Y1
-	VMOVAPS Y15, Y2
-	VFMADD213PS mGeluQ2<>(SB), Y7, Y2
-	VFMADD231PS mGeluQ4<>(SB), Y3, Y2
-	VFMADD213PS Y7, Y3, Y1
-	VFMADD213PS Y1, Y5, Y2
-	VADDPS Y4, Y4, Y1
-	VFMADD213PS Y1, Y4, Y2
+	// P = P0 + v (P1 + v (P2 + v (P3 + v (P4 + v P5))))
+	VMOVAPS Y11, Y3
+	VFMADD213PS mGeluP4<>(SB), Y7, Y3
+	VFMADD213PS mGeluP3<>(SB), Y7, Y3
+	VFMADD213PS mGeluP2<>(SB), Y7, Y3
+	VFMADD213PS mGeluP1<>(SB), Y7, Y3
+	VFMADD213PS mGeluP0<>(SB), Y7, Y3
+	// N = (N0 + N1 a) + h ((N2 + N3 a) + h)
+	VMOVAPS Y12, Y4
+	VFMADD213PS mGeluN0<>(SB), Y1, Y4
+	VMOVAPS Y13, Y5
+	VFMADD213PS mGeluN2<>(SB), Y1, Y5
+	VADDPS Y2, Y5, Y5
+	VFMADD213PS Y4, Y2, Y5
+	// D = (D0 + D1 a) + h ((D2 + D3 a) + h (D4 + a))
+	VADDPS mGeluD4<>(SB), Y1, Y4
+	VMOVAPS Y14, Y7
+	VFMADD213PS mGeluD2<>(SB), Y1, Y7
+	VFMADD231PS Y4, Y2, Y7
+	VMOVAPS Y15, Y4
+	VFMADD213PS mGeluD0<>(SB), Y1, Y4
+	VFMADD213PS Y4, Y2, Y7
+	VDIVPS Y7, Y5, Y5
+	VMULPS Y3, Y5, Y2
 	// gelu = (w 2^n) (E 2^-n) + z, w = -|x|, 2^n added to w's exponent
 	// (n = 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
 	// applies).
@@ -1316,45 +1308,39 @@ gelutail:
 gelutailslow:
 	VMOVUPS mGeluMax<>(SB), Y3
 	VMINPS Y1, Y3, Y1
-	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
 	VMULPS Y1, Y1, Y2
-	VMOVAPS Y9, Y3
-	VFMADD213PS mGeluN0<>(SB), Y1, Y3
-	VMOVAPS Y10, Y4
-	VFMADD213PS mGeluN2<>(SB), Y1, Y4
-	VFMADD231PS mGeluN4<>(SB), Y2, Y4
-	VFMADD213PS Y3, Y2, Y4
-	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
-	VMOVAPS Y11, Y3
-	VFMADD213PS mGeluD4<>(SB), Y1, Y3
-	VMOVAPS Y12, Y5
-	VFMADD213PS mGeluD2<>(SB), Y1, Y5
-	VFMADD213PS Y5, Y2, Y3
-	VMOVAPS Y13, Y5
-	VFMADD213PS mOne<>(SB), Y1, Y5
-	VFMADD213PS Y5, Y2, Y3
-	VDIVPS Y3, Y4, Y4
 	VMOVAPS Y2, Y3
 	VFMSUB231PS Y1, Y1, Y3
-	VMOVAPS Y8, Y6
+	VMOVAPS Y10, Y6
 	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
 	VSUBPS mShifter<>(SB), Y6, Y7
-	VFMADD231PS m2Ln2Lo<>(SB), Y7, Y3
-	VFNMSUB132PS m2Ln2Hi<>(SB), Y2, Y7
+	VFNMSUB132PS m2Ln2<>(SB), Y2, Y7
 	VSUBPS Y3, Y7, Y7
-	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
-	VMULPS Y7, Y7, Y3
-	VMULPS Y3, Y3, Y5
-	VMOVAPS Y14, Y1
-	VFMADD213PS mGeluQ0<>(SB), Y7, Y1
-	VMOVAPS Y15, Y2
-	VFMADD213PS mGeluQ2<>(SB), Y7, Y2
-	VFMADD231PS mGeluQ4<>(SB), Y3, Y2
-	VFMADD213PS Y7, Y3, Y1
-	VFMADD213PS Y1, Y5, Y2
-	VADDPS Y4, Y4, Y1
-	VFMADD213PS Y1, Y4, Y2
-	// E = 2^n (R + R/2 (v + v² Q)), 2^n as two factors.
+	// P = P0 + v (P1 + v (P2 + v (P3 + v (P4 + v P5))))
+	VMOVAPS Y11, Y3
+	VFMADD213PS mGeluP4<>(SB), Y7, Y3
+	VFMADD213PS mGeluP3<>(SB), Y7, Y3
+	VFMADD213PS mGeluP2<>(SB), Y7, Y3
+	VFMADD213PS mGeluP1<>(SB), Y7, Y3
+	VFMADD213PS mGeluP0<>(SB), Y7, Y3
+	// N = (N0 + N1 a) + h ((N2 + N3 a) + h)
+	VMOVAPS Y12, Y4
+	VFMADD213PS mGeluN0<>(SB), Y1, Y4
+	VMOVAPS Y13, Y5
+	VFMADD213PS mGeluN2<>(SB), Y1, Y5
+	VADDPS Y2, Y5, Y5
+	VFMADD213PS Y4, Y2, Y5
+	// D = (D0 + D1 a) + h ((D2 + D3 a) + h (D4 + a))
+	VADDPS mGeluD4<>(SB), Y1, Y4
+	VMOVAPS Y14, Y7
+	VFMADD213PS mGeluD2<>(SB), Y1, Y7
+	VFMADD231PS Y4, Y2, Y7
+	VMOVAPS Y15, Y4
+	VFMADD213PS mGeluD0<>(SB), Y1, Y4
+	VFMADD213PS Y4, Y2, Y7
+	VDIVPS Y7, Y5, Y5
+	VMULPS Y3, Y5, Y2
+	// E = 2^n P N/D, 2^n as two factors.
 	VSUBPS mShifter<>(SB), Y6, Y7
 	VCVTPS2DQ Y7, Y7
 	VPSRAD $1, Y7, Y6

@@ -65,22 +65,23 @@ expm1(r) 1.7e-8); |x| clamped to 10 (where tanh rounds to 1); sign of x.`, []con
 		{"mM3", "$0x3c091f15"}, {"mM4", "$0x3ab5f444"},
 	}},
 	{`gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
-= e^{-x²/2} R(|x|). R = N/D, degrees 4 and 5 in |x|, is a minimax fit of
-erfcx(|x|/√2)/2 on [0, 15] (relative error 3e-8 with these float32
-coefficients; N's are halved here, so the quotient is R/2); e^{-x²/2} =
-2^n e^{v/2} with x² = h + l carried as two floats, n = round(-h log2e/2)
-and v = -(h + l) - 2n ln2 (so that the rounding of x² does not reach the
-result); e^{v/2} = 1 + (v + v² Q(v))/2, Q exp's polynomial scaled to v.
-The fast path takes |x| < 12.5, where E is normal; the general one clamps
-|x| to 15, where E has underflowed to 0.`, []constant{
+= e^{-x²/2} R(|x|). R = s N/D, N and D monic of degrees 4 and 5 in |x|,
+is a minimax fit of erfcx(|x|/√2)/2 on [0, 14.3] (relative error 3.2e-8
+with these float32 coefficients); e^{-x²/2} = 2^n e^{v/2} with x² = h + l
+carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2) - l,
+where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
+needs no low part; s e^{v/2} = P(v), P of degree 5 (minimax, relative
+error 8.4e-8), by Horner's scheme, the scale s folded into P. The fast
+path takes |x| < 12.5, where E is normal; the general one clamps |x| to
+15, where E has underflowed to 0.`, []constant{
 		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$12.5"}, {"mGeluNegMax", "$-15.0"},
-		{"mGeluN0", "$0.25"}, {"mGeluN1", "$0x3e60e9ca"}, {"mGeluN2", "$0x3dbc6274"},
-		{"mGeluN3", "$0x3ca77308"}, {"mGeluN4", "$0x3b0817e4"},
-		{"mGeluD1", "$0x3fd695fe"}, {"mGeluD2", "$0x3f9a4f6e"}, {"mGeluD3", "$0x3ef15c8b"},
-		{"mGeluD4", "$0x3dd1e111"}, {"mGeluD5", "$0x3c2a90dc"},
-		{"mNegHalfLog2e", "$0xbf38aa3b"}, {"m2Ln2Hi", "$0x3fb18000"}, {"m2Ln2Lo", "$0xb9de8083"},
-		{"mGeluQ0", "$0x3e7ffffd"}, {"mGeluQ1", "$0x3d2aa9e9"}, {"mGeluQ2", "$0x3baaac94"},
-		{"mGeluQ3", "$0x3a0944ab"}, {"mGeluQ4", "$0x38354e72"},
+		{"mNegHalfLog2e", "$0xbf38aa3b"}, {"m2Ln2", "$0x3fb17218"},
+		{"mGeluP0", "$0x3ecc42cb"}, {"mGeluP1", "$0x3e4c42c6"}, {"mGeluP2", "$0x3d4c41a1"},
+		{"mGeluP3", "$0x3c082e6f"}, {"mGeluP4", "$0x3a88fd07"}, {"mGeluP5", "$0x38d8f190"},
+		{"mGeluN0", "$0x42f3d7f5"}, {"mGeluN1", "$0x42d58cc1"}, {"mGeluN2", "$0x42326cc1"},
+		{"mGeluN3", "$0x411e20d8"},
+		{"mGeluD0", "$0x42c28fb5"}, {"mGeluD1", "$0x4322d05a"}, {"mGeluD2", "$0x42e9b6bc"},
+		{"mGeluD3", "$0x42365e27"}, {"mGeluD4", "$0x411e23f4"},
 	}},
 	{`sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
 (the first two short enough that j times them is exact for |x| <= 8192;
@@ -311,7 +312,7 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 		guard: `
 	VANDPS mAbs<>(SB), {x}, {a}
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {k}`, guardReg: "k",
-		fast: held(geluHeld, geluRational("{x}")+geluExp("{x}")) + `
+		fast: held(geluHeld, geluE("{x}")) + `
 	// gelu = (w 2^n) (E 2^-n) + z, w = -|x|, 2^n added to w's exponent
 	// (n = 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
 	// applies).
@@ -320,8 +321,8 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	VPADDD {k}, {c}, {c}` + geluTail,
 		body: `
 	VMOVUPS mGeluMax<>(SB), {c}
-	VMINPS {a}, {c}, {a}` + held(geluHeld, geluRational("{a}")+geluExp("{a}")) + `
-	// E = 2^n (R + R/2 (v + v² Q)), 2^n as two factors.
+	VMINPS {a}, {c}, {a}` + held(geluHeld, geluE("{a}")) + `
+	// E = 2^n P N/D, 2^n as two factors.
 	VSUBPS mShifter<>(SB), {k}, {n}` + scale("{b}", "{b}", "{n}", "{k}") + `
 	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
 	// gives +inf); -|x| wherever the fast path applies.
@@ -430,7 +431,7 @@ const (
 )
 
 // geluHeld are the constants gelu keeps in registers.
-var geluHeld = []string{"mShifter", "mGeluN1", "mGeluN3", "mGeluD5", "mGeluD3", "mGeluD1", "mGeluQ1", "mGeluQ3"}
+var geluHeld = []string{"mShifter", "mGeluP5", "mGeluN1", "mGeluN3", "mGeluD3", "mGeluD1"}
 
 // held rewrites code's loads of the constants names into copies of the
 // registers that hold them.
@@ -441,56 +442,45 @@ func held(names []string, code string) string {
 	return code
 }
 
-// geluRational computes R/2 = (N/2)/D from a = |x| in {a} into {d}, and
-// h = a² into {b} from a or x in X.
-func geluRational(x string) string {
+// geluE computes E 2^-n = P(v) N/D into {b} from a = |x| in {a} and from
+// a or x in X (the square's source), leaving n in the low bits of {k}:
+// h = a² in {b}, l = a² - h, v = -(h + 2n ln2) - l (one rounding: n ln2
+// and h are exact within the FMA, and |v| <= ln2), P(v) by Horner's
+// scheme, N and D by Estrin's in a, their monic leading terms added.
+func geluE(x string) string {
 	return strings.ReplaceAll(`
-	// N/2 = (N0 + N1 a) + a² ((N2 + N3 a) + a² N4)
 	VMULPS <X>, <X>, {b}
-	VMOVUPS mGeluN1<>(SB), {c}
-	VFMADD213PS mGeluN0<>(SB), {a}, {c}
-	VMOVUPS mGeluN3<>(SB), {d}
-	VFMADD213PS mGeluN2<>(SB), {a}, {d}
-	VFMADD231PS mGeluN4<>(SB), {b}, {d}
-	VFMADD213PS {c}, {b}, {d}
-	// D = (1 + D1 a) + a² ((D2 + D3 a) + a² (D4 + D5 a))
-	VMOVUPS mGeluD5<>(SB), {c}
-	VFMADD213PS mGeluD4<>(SB), {a}, {c}
-	VMOVUPS mGeluD3<>(SB), {e}
-	VFMADD213PS mGeluD2<>(SB), {a}, {e}
-	VFMADD213PS {e}, {b}, {c}
-	VMOVUPS mGeluD1<>(SB), {e}
-	VFMADD213PS mOne<>(SB), {a}, {e}
-	VFMADD213PS {e}, {b}, {c}
-	VDIVPS {c}, {d}, {d}`, "<X>", x)
-}
-
-// geluExp computes, from a in {a} or x in X, h = a² in {b} and R/2 in {d}: l = a² - h,
-// n = round(-h log2e/2) (in the low bits of {k}), u = 2n ln2lo + l,
-// s = -(2n ln2hi) - h (exact), v = s - u, v + v² Q(v), and
-// E 2^-n = R + R/2 (v + v² Q(v)) into {b}.
-func geluExp(x string) string {
-	return strings.ReplaceAll(`
 	VMOVAPS {b}, {c}
 	VFMSUB231PS <X>, <X>, {c}
 	VMOVUPS mShifter<>(SB), {k}
 	VFMADD231PS mNegHalfLog2e<>(SB), {b}, {k}
 	VSUBPS mShifter<>(SB), {k}, {n}
-	VFMADD231PS m2Ln2Lo<>(SB), {n}, {c}
-	VFNMSUB132PS m2Ln2Hi<>(SB), {b}, {n}
+	VFNMSUB132PS m2Ln2<>(SB), {b}, {n}
 	VSUBPS {c}, {n}, {n}
-	// v + v² (Q0 + Q1 v) + v⁴ ((Q2 + Q3 v) + v² Q4)
-	VMULPS {n}, {n}, {c}
-	VMULPS {c}, {c}, {e}
-	VMOVUPS mGeluQ1<>(SB), {a}
-	VFMADD213PS mGeluQ0<>(SB), {n}, {a}
-	VMOVUPS mGeluQ3<>(SB), {b}
-	VFMADD213PS mGeluQ2<>(SB), {n}, {b}
-	VFMADD231PS mGeluQ4<>(SB), {c}, {b}
-	VFMADD213PS {n}, {c}, {a}
-	VFMADD213PS {a}, {e}, {b}
-	VADDPS {d}, {d}, {a}
-	VFMADD213PS {a}, {d}, {b}`, "<X>", x)
+	// P = P0 + v (P1 + v (P2 + v (P3 + v (P4 + v P5))))
+	VMOVUPS mGeluP5<>(SB), {c}
+	VFMADD213PS mGeluP4<>(SB), {n}, {c}
+	VFMADD213PS mGeluP3<>(SB), {n}, {c}
+	VFMADD213PS mGeluP2<>(SB), {n}, {c}
+	VFMADD213PS mGeluP1<>(SB), {n}, {c}
+	VFMADD213PS mGeluP0<>(SB), {n}, {c}
+	// N = (N0 + N1 a) + h ((N2 + N3 a) + h)
+	VMOVUPS mGeluN1<>(SB), {d}
+	VFMADD213PS mGeluN0<>(SB), {a}, {d}
+	VMOVUPS mGeluN3<>(SB), {e}
+	VFMADD213PS mGeluN2<>(SB), {a}, {e}
+	VADDPS {b}, {e}, {e}
+	VFMADD213PS {d}, {b}, {e}
+	// D = (D0 + D1 a) + h ((D2 + D3 a) + h (D4 + a))
+	VADDPS mGeluD4<>(SB), {a}, {d}
+	VMOVUPS mGeluD3<>(SB), {n}
+	VFMADD213PS mGeluD2<>(SB), {a}, {n}
+	VFMADD231PS {d}, {b}, {n}
+	VMOVUPS mGeluD1<>(SB), {d}
+	VFMADD213PS mGeluD0<>(SB), {a}, {d}
+	VFMADD213PS {d}, {b}, {n}
+	VDIVPS {n}, {e}, {e}
+	VMULPS {c}, {e}, {b}`, "<X>", x)
 }
 
 // geluTail finishes from E in {b} and w in {c}: gelu = x Φ = w E + z, z = x
