@@ -60,7 +60,8 @@ type Engine struct {
 	// wallStart is the origin of event times without a simulated device.
 	wallStart time.Time
 	finished  bool
-	scratch   []*RefState
+	// scratch is candidates' list, held the resident refs it set apart.
+	scratch, held []*RefState
 	// spare holds the states of dead refs for reuse (see Drop).
 	spare  []*RefState
 	vetoed []*RefState
@@ -101,6 +102,7 @@ func (e *Engine) state(r *refs.Ref) *RefState {
 	} else {
 		s = &RefState{ref: r}
 	}
+	s.bytes = r.Bytes() // a ref's meta never changes
 	if e.dev != nil {
 		s.hostReady = e.dev.Host()
 	}
@@ -284,7 +286,12 @@ func inplaceInput(op *refs.Op) int {
 // inplaceOf is inplaceInput(op), with the comparison of metas done once
 // when op entered the window.
 func (e *Engine) inplaceOf(op *refs.Op) int {
-	s := e.State(op.Out)
+	return e.inplaceWith(op, e.State(op.Out))
+}
+
+// inplaceWith is inplaceOf(op) given the state of op's result (nil when
+// it has none).
+func (e *Engine) inplaceWith(op *refs.Op, s *RefState) int {
 	if s == nil || !s.costed || len(op.Def.Inplace) > 8 {
 		return inplaceInput(op)
 	}

@@ -34,8 +34,10 @@ type flow struct {
 	// resume is the sequence number of the window's op at which the last
 	// prefetch scan stopped (see scanFrom), 0 before the first.
 	resume uint64
-	// released is Victim's list of the refs Belady would evict first.
+	// released is Victim's list of the refs Belady would evict first, and
+	// reads the resident refs read before the prefetched ref.
 	released []release
+	reads    []*RefState
 	// queue is queueTail's running sum of the window's copies.
 	queue copyQueue
 }
@@ -68,36 +70,43 @@ func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
 func (f *flow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
 	var best *RefState
 	var bestKey uint64
+	reads := f.reads[:0]
+	strict := f.strict
+	epoch, end := e.keys.epoch, e.keys.end
 	for _, c := range cands {
-		key, _ := e.NextKey(c)
+		key := c.key
+		if c.keyEpoch != epoch || c.keyLimit <= end {
+			key, _ = e.NextKey(c) // not memoized (see NextKey)
+		}
+		if key <= before {
+			if strict {
+				reads = append(reads, c) // read before the prefetched ref
+			}
+			if !c.offload {
+				continue
+			}
+		}
 		if c.offload {
 			key = NoUse
 		}
-		if key <= before {
-			continue
-		}
-		if best == nil || flowBefore(c, key, best, bestKey) {
+		// flowBefore, its first comparison inline.
+		if best == nil || key > bestKey || key == bestKey && flowBefore(c, key, best, bestKey) {
 			best, bestKey = c, key
 		}
 	}
+	f.reads = reads
 	if best == nil || !f.strict {
 		return best
 	}
 	// The refs Belady would evict before best, with when their last read
 	// before the prefetched ref ends.
 	f.released = f.released[:0]
-	for s := e.resident.head; s != nil; s = s.next {
-		if s.keep {
-			continue
-		}
-		if key, _ := e.NextKey(s); key > before && s.pins == 0 {
-			continue // a candidate, not read before the prefetched ref
-		}
+	for _, s := range f.readBefore(e, cands, before) {
 		// s is read before the prefetched ref, so after that read it is
 		// more recently used than best: with no use known for either,
 		// Belady's order (most recently used first) would take s.
-		if after := e.NextKeyAfter(s, before); after > bestKey || after == NoUse && bestKey == NoUse {
-			f.released = insertRelease(f.released, release{at: f.lastReadEnd(e, s, before), bytes: s.Bytes()})
+		if after, last := f.readsOf(e, s, before); after > bestKey || after == NoUse && bestKey == NoUse {
+			f.released = insertRelease(f.released, release{at: f.readEnd(e, last), bytes: s.Bytes()})
 		}
 	}
 	if len(f.released) == 0 {
@@ -183,7 +192,7 @@ func (f *flow) queueLate(e *Engine, seq uint64, start, now, later, threshold int
 // far minus their op's estimated start; noTail when no copy follows.
 func (f *flow) queueTail(e *Engine, seq uint64) int64 {
 	q := &f.queue
-	if !q.valid || q.epoch != e.keys.epoch || e.lostTail <= q.end || e.gainedTail > q.at || seq < q.at || seq-q.base > maxQueueSpan {
+	if !q.keeps(e, seq) {
 		q.reset(seq, e.keys.epoch)
 	}
 	e.lostTail, e.gainedTail = NoUse, 0
@@ -198,9 +207,10 @@ func (f *flow) queueTail(e *Engine, seq uint64) int64 {
 
 // copyQueue is queueTail's running sum, kept from step to step: the
 // prefetch scan stops at the same op, or a later one, until a ref that
-// an op after it reads leaves the accelerator (Engine.lostTail) or comes
-// to it (Engine.gainedTail), or an op is cancelled or skipped (a new
-// epoch of the key cache), which start the sum again. Over the window's
+// an op after it reads leaves the accelerator (Engine.lostTail), a ref
+// that an op after the queried one reads comes to it (Engine.gainedTail),
+// or an op is cancelled or skipped (a new epoch of the key cache), which
+// start the sum again (see keeps). Over the window's
 // ops after base up to end, sums holds the copy time of their operands
 // on the host, summed in order of need through each op, and dq, from
 // head on, the ops after at with such operands whose keys (the sum
@@ -229,6 +239,17 @@ const maxQueueSpan = 1024
 // noTail is queueTail's answer when no copy follows.
 const noTail = -1 << 62
 
+// keeps reports whether the sum kept since the last query still answers
+// a query for the op of sequence seq. A ref that came to the accelerator
+// since then and is read only by ops up to seq changes nothing that the
+// query reads: the sums of the ops after seq all lose its copy time, as
+// does the sum through seq that the answer subtracts, so their
+// differences and order are unchanged; the ops up to seq leave the queue.
+func (q *copyQueue) keeps(e *Engine, seq uint64) bool {
+	return q.valid && q.epoch == e.keys.epoch && e.lostTail > q.end && e.gainedTail <= seq &&
+		seq >= q.at && seq-q.base <= maxQueueSpan
+}
+
 // reset empties the queue for queries from the op of sequence seq on.
 func (q *copyQueue) reset(seq, epoch uint64) {
 	q.valid, q.epoch, q.base, q.end, q.at = true, epoch, seq, seq, seq
@@ -240,7 +261,12 @@ func (q *copyQueue) extend(e *Engine) {
 	p := e.dev.Params()
 	var buf [4]*refs.Ref
 	win := e.window
-	j, _ := slices.BinarySearchFunc(win, q.end+1, func(o *refs.Op, seq uint64) int { return cmp.Compare(o.Seq, seq) })
+	j := len(win)
+	if len(win) > 0 && q.end >= win[0].Seq && q.end-win[0].Seq < uint64(len(win)) && win[q.end-win[0].Seq].Seq == q.end {
+		j = int(q.end-win[0].Seq) + 1 // the window is numbered in order
+	} else {
+		j, _ = slices.BinarySearchFunc(win, q.end+1, func(o *refs.Op, seq uint64) int { return cmp.Compare(o.Seq, seq) })
+	}
 	for ; j < len(win); j++ {
 		o := win[j]
 		var sum int64
@@ -279,6 +305,9 @@ func (q *copyQueue) advance(seq uint64) {
 
 // sumThrough is the copy time summed through the op of sequence seq.
 func (q *copyQueue) sumThrough(seq uint64) int64 {
+	if k := seq - q.base - 1; seq > q.base && k < uint64(len(q.sums)) && q.sums[k].seq == seq {
+		return q.sums[k].v // the sums are numbered in order from base
+	}
 	i, found := slices.BinarySearchFunc(q.sums, seq, func(o tailOp, seq uint64) int { return cmp.Compare(o.seq, seq) })
 	if found {
 		return q.sums[i].v
@@ -304,19 +333,62 @@ func (f *flow) startOf(e *Engine, seq uint64) int64 {
 	return f.curEnd + cum - f.curCum - e.EstNs(o)
 }
 
-// lastReadEnd estimates when s's last read before seq ends.
-func (f *flow) lastReadEnd(e *Engine, s *RefState, seq uint64) int64 {
-	end := f.curEnd // s is read by the current op
-	for _, u := range s.uses {
-		if u.Seq >= seq {
-			break
+// readBefore lists the resident refs, not kept, that an op up to seq
+// reads (the current op's operands among them): those of cands that
+// Victim found (f.reads) and the others, pinned or vetoed, that
+// Engine.candidates set apart when it listed cands; a walk of the
+// resident refs when cands is not that list.
+func (f *flow) readBefore(e *Engine, cands []*RefState, seq uint64) []*RefState {
+	reads := f.reads
+	if !e.heldWith(cands) {
+		reads = reads[:0]
+		for s := e.resident.head; s != nil; s = s.next {
+			if key, _ := e.NextKey(s); !s.keep && (key <= seq || s.pins > 0) {
+				reads = append(reads, s)
+			}
 		}
-		if !u.Cancelled() && u.Seq > e.curSeq() {
-			cum, _ := e.opCum(u)
-			end = f.curEnd + cum - f.curCum
+		f.reads = reads
+		return reads
+	}
+	for _, s := range e.held {
+		if key, _ := e.NextKey(s); key <= seq || s.pins > 0 {
+			reads = append(reads, s)
 		}
 	}
-	return end
+	f.reads = reads
+	return reads
+}
+
+// readsOf is, for s read before seq, e.NextKeyAfter(s, seq) and s's last
+// read before seq after the current op (nil when none), in one walk of
+// its uses.
+func (f *flow) readsOf(e *Engine, s *RefState, seq uint64) (after uint64, last *refs.Op) {
+	e.prune(s)
+	if len(s.uses) == 0 {
+		after, _ = e.NextKey(s)
+		return after, nil
+	}
+	cur := e.curSeq()
+	for _, u := range s.uses {
+		switch {
+		case u.Cancelled():
+		case u.Seq > seq:
+			return u.Seq, last
+		case u.Seq < seq && u.Seq > cur:
+			last = u
+		}
+	}
+	return e.predictedAfter(s), last
+}
+
+// readEnd estimates when the read by op u ends: the current op's end when
+// u is nil.
+func (f *flow) readEnd(e *Engine, u *refs.Op) int64 {
+	if u == nil {
+		return f.curEnd
+	}
+	cum, _ := e.opCum(u)
+	return f.curEnd + cum - f.curCum
 }
 
 // flowBefore reports whether c (next use key) is a better victim than b.
@@ -464,7 +536,7 @@ func (f *flow) beginReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
 		// The current op's result, unless it dies at once, lives until
 		// its last reader.
 		f.diff[0] += f.curOut
-		f.diff[f.lastIndex(e, cur, win[0].Seq, n)+1] -= f.curOut
+		f.diff[f.lastIndex(e.State(cur.Out), cur, win[0].Seq, n)+1] -= f.curOut
 	}
 }
 
@@ -475,29 +547,43 @@ func (f *flow) beginReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
 // buffer adds nothing. It extends the computation only as far as asked,
 // in order: the prefetch scan rarely looks at the whole window.
 func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
-	n := len(win)
-	for ; f.upto <= j; f.upto++ {
-		k := f.upto
-		o := win[k]
-		if ip := e.inplaceOf(o); !o.Cancelled() && !(ip >= 0 && o.Inputs[ip].State() == refs.Pending) {
-			b := o.Out.Bytes()
-			f.diff[k] += b
-			f.diff[f.lastIndex(e, o, win[0].Seq, n)+1] -= b
-		}
-		f.run += f.diff[k]
-		f.top = max(f.top, f.run)
+	if f.upto > j {
+		return f.top
 	}
-	return f.top
+	n := len(win)
+	first := win[0].Seq
+	diff, run, top := f.diff[:n+1], f.run, f.top
+	for k := f.upto; k <= j; k++ {
+		o := win[k]
+		if !o.Cancelled() {
+			s := e.State(o.Out)
+			if ip := e.inplaceWith(o, s); ip < 0 || o.Inputs[ip].State() != refs.Pending {
+				var b int64
+				if s != nil {
+					b = s.bytes
+				} else {
+					b = o.Out.Bytes()
+				}
+				diff[k] += b
+				diff[f.lastIndex(s, o, first, n)+1] -= b
+			}
+		}
+		run += diff[k]
+		top = max(top, run)
+	}
+	f.upto, f.run, f.top = j+1, run, top
+	return top
 }
 
-// lastIndex is the window index up to which o's result lives.
-func (f *flow) lastIndex(e *Engine, o *refs.Op, first uint64, n int) int {
+// lastIndex is the window index up to which o's result lives; s is the
+// result's state (nil when it has none).
+func (f *flow) lastIndex(s *RefState, o *refs.Op, first uint64, n int) int {
 	end := 0
 	if o.Seq >= first {
 		end = int(o.Seq - first)
 	}
 	live := 0
-	if s := e.State(o.Out); s != nil {
+	if s != nil {
 		// Its readers are all in the window (it is pending), in order.
 		for i := len(s.uses) - 1; i >= 0; i-- {
 			u := s.uses[i]

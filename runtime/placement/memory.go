@@ -12,17 +12,29 @@ import (
 
 // candidates lists the resident refs that may be evicted now, least
 // recently used first: not pinned by the op being run, not kept by a hint,
-// not vetoed during this search.
+// not vetoed during this search. It sets apart in e.held the others not
+// kept (pinned or vetoed), which a strategy may need too (see heldWith).
 func (e *Engine) candidates() []*RefState {
-	c := e.scratch[:0]
+	c, h := e.scratch[:0], e.held[:0]
 	for s := e.resident.head; s != nil; s = s.next {
-		if s.pins > 0 || s.keep || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
+		if s.keep {
+			continue
+		}
+		if s.pins > 0 || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
+			h = append(h, s)
 			continue
 		}
 		c = append(c, s)
 	}
-	e.scratch = c
+	e.scratch, e.held = c, h
 	return c
+}
+
+// heldWith reports whether e.held goes with cands: whether cands is the
+// list that candidates returned last (the resident refs have not changed
+// since, as Victim is called right after).
+func (e *Engine) heldWith(cands []*RefState) bool {
+	return len(cands) > 0 && len(cands) == len(e.scratch) && &cands[0] == &e.scratch[0]
 }
 
 // makeRoom evicts until need more bytes fit the budget. before is the

@@ -8,19 +8,22 @@ import (
 // RefState is the engine's bookkeeping for one ref, kept in Ref.Aux.
 type RefState struct {
 	// The fields that the victim search reads for every resident ref come
-	// first, to share a cache line.
+	// first, to share a cache line (64 bytes).
 
-	// next and prev link the resident refs, least recently used first.
-	next, prev *RefState
+	// next links the resident refs, least recently used first.
+	next *RefState
 	// key and keyPred memoize NextKey, valid in epoch keyEpoch (never 0)
 	// while the window ends before keyLimit (see keyCache).
 	key, keyLimit, keyEpoch uint64
 	ref                     *refs.Ref
+	// bytes is the ref's size (Bytes), kept so as not to multiply out its
+	// shape at every look.
+	bytes int64
 	// buf is the accelerator copy (always valid: tensors are immutable),
 	// nil when the ref has none. A copy on its way (a prefetch) counts.
 	buf *sim.Buffer
 	// pins counts the ops being executed that hold the ref on the device.
-	pins int
+	pins int32
 	// keep and offload are placement hints (hint_keep, hint_offload, or a
 	// middleware's pin).
 	keep, offload bool
@@ -31,6 +34,8 @@ type RefState struct {
 	// window); early marks one that broke Belady's order to avoid a stall.
 	fromForecast bool
 	early        bool
+	// prev links the resident refs backwards.
+	prev *RefState
 	// lastUse is the sequence number of the last op that read the ref.
 	lastUse uint64
 	// hostReady is when the host copy became valid, in virtual time.
@@ -70,7 +75,7 @@ func (s *RefState) setCopy(device string) {
 func (s *RefState) Ref() *refs.Ref { return s.ref }
 
 // Bytes is the ref's size.
-func (s *RefState) Bytes() int64 { return s.ref.Bytes() }
+func (s *RefState) Bytes() int64 { return s.bytes }
 
 // Resident reports whether the accelerator holds (or is receiving) a copy.
 func (s *RefState) Resident() bool { return s.buf != nil }

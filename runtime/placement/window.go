@@ -158,6 +158,14 @@ func (e *Engine) NextKeyAfter(s *RefState, j uint64) uint64 {
 			return u.Seq
 		}
 	}
+	return e.predictedAfter(s)
+}
+
+// predictedAfter is NextKeyAfter for s when the window reads it (s.uses,
+// pruned, is not empty) only up to the op asked about: the forecast's
+// period at the site of its last read there added to that read, when
+// that lies beyond the window; else NoUse.
+func (e *Engine) predictedAfter(s *RefState) uint64 {
 	last := s.uses[len(s.uses)-1]
 	var site uint32
 	if ls := e.State(last.Out); ls != nil {
