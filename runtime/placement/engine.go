@@ -60,8 +60,7 @@ type Engine struct {
 	// wallStart is the origin of event times without a simulated device.
 	wallStart time.Time
 	finished  bool
-	// scratch is candidates' list, held the resident refs it set apart.
-	scratch, held []*RefState
+	scratch   []*RefState
 	// spare holds the states of dead refs for reuse (see Drop).
 	spare  []*RefState
 	vetoed []*RefState

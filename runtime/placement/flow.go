@@ -2,6 +2,7 @@ package placement
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 
 	"github.com/tref-lang/tref/runtime/refs"
@@ -70,38 +71,89 @@ func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
 func (f *flow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
 	var best *RefState
 	var bestKey uint64
-	reads := f.reads[:0]
-	strict := f.strict
 	epoch, end := e.keys.epoch, e.keys.end
 	for _, c := range cands {
 		key := c.key
 		if c.keyEpoch != epoch || c.keyLimit <= end {
 			key, _ = e.NextKey(c) // not memoized (see NextKey)
 		}
-		if key <= before {
-			if strict {
-				reads = append(reads, c) // read before the prefetched ref
-			}
-			if !c.offload {
-				continue
-			}
-		}
 		if c.offload {
 			key = NoUse
 		}
 		// flowBefore, its first comparison inline.
-		if best == nil || key > bestKey || key == bestKey && flowBefore(c, key, best, bestKey) {
+		if key > before && (best == nil || key > bestKey || key == bestKey && flowBefore(c, key, best, bestKey)) {
 			best, bestKey = c, key
 		}
 	}
-	f.reads = reads
 	if best == nil || !f.strict {
 		return best
 	}
+	// The refs read before the prefetched one: those of the resident
+	// refs, not kept, that an op up to it reads (the current op's
+	// operands among them).
+	reads := f.reads[:0]
+	for s := e.resident.head; s != nil; s = s.next {
+		if key, _ := e.NextKey(s); !s.keep && (key <= before || s.pins > 0) {
+			reads = append(reads, s)
+		}
+	}
+	f.reads = reads
+	return f.decide(e, best, bestKey, need, before)
+}
+
+// victimResident is Victim over the candidates that Engine.candidates
+// would list, found in one walk of the resident refs (see
+// residentSearcher), which also lists the refs read before the
+// prefetched one.
+func (f *flow) victimResident(e *Engine, need int64, before uint64) *RefState {
+	var best *RefState
+	var bestKey uint64
+	reads := f.reads[:0]
+	strict := f.strict
+	epoch, end := e.keys.epoch, e.keys.end
+	for s := e.resident.head; s != nil; s = s.next {
+		if s.keep {
+			continue
+		}
+		key := s.key
+		if s.keyEpoch != epoch || s.keyLimit <= end {
+			key, _ = e.NextKey(s) // not memoized (see NextKey)
+		}
+		if s.pins > 0 || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
+			// Not a candidate; read before the prefetched ref when pinned
+			// (an operand of the current op).
+			if strict && (key <= before || s.pins > 0) {
+				reads = append(reads, s)
+			}
+			continue
+		}
+		if key <= before && strict {
+			reads = append(reads, s)
+		}
+		if s.offload {
+			key = NoUse
+		}
+		// flowBefore, its first comparison inline.
+		if key > before && (best == nil || key > bestKey || key == bestKey && flowBefore(s, key, best, bestKey)) {
+			best, bestKey = s, key
+		}
+	}
+	f.reads = reads
+	if best == nil || !strict {
+		return best
+	}
+	return f.decide(e, best, bestKey, need, before)
+}
+
+// decide is Victim's answer in strict mode, best (with next use key
+// bestKey) being the candidate used furthest in the future and f.reads
+// the resident refs read before the prefetched one: best, or nil to wait
+// for the refs Belady would evict first.
+func (f *flow) decide(e *Engine, best *RefState, bestKey uint64, need int64, before uint64) *RefState {
 	// The refs Belady would evict before best, with when their last read
 	// before the prefetched ref ends.
 	f.released = f.released[:0]
-	for _, s := range f.readBefore(e, cands, before) {
+	for _, s := range f.reads {
 		// s is read before the prefetched ref, so after that read it is
 		// more recently used than best: with no use known for either,
 		// Belady's order (most recently used first) would take s.
@@ -333,32 +385,6 @@ func (f *flow) startOf(e *Engine, seq uint64) int64 {
 	return f.curEnd + cum - f.curCum - e.EstNs(o)
 }
 
-// readBefore lists the resident refs, not kept, that an op up to seq
-// reads (the current op's operands among them): those of cands that
-// Victim found (f.reads) and the others, pinned or vetoed, that
-// Engine.candidates set apart when it listed cands; a walk of the
-// resident refs when cands is not that list.
-func (f *flow) readBefore(e *Engine, cands []*RefState, seq uint64) []*RefState {
-	reads := f.reads
-	if !e.heldWith(cands) {
-		reads = reads[:0]
-		for s := e.resident.head; s != nil; s = s.next {
-			if key, _ := e.NextKey(s); !s.keep && (key <= seq || s.pins > 0) {
-				reads = append(reads, s)
-			}
-		}
-		f.reads = reads
-		return reads
-	}
-	for _, s := range e.held {
-		if key, _ := e.NextKey(s); key <= seq || s.pins > 0 {
-			reads = append(reads, s)
-		}
-	}
-	f.reads = reads
-	return reads
-}
-
 // readsOf is, for s read before seq, e.NextKeyAfter(s, seq) and s's last
 // read before seq after the current op (nil when none), in one walk of
 // its uses.
@@ -555,17 +581,40 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 	diff, run, top := f.diff[:n+1], f.run, f.top
 	for k := f.upto; k <= j; k++ {
 		o := win[k]
-		if !o.Cancelled() {
-			s := e.State(o.Out)
-			if ip := e.inplaceWith(o, s); ip < 0 || o.Inputs[ip].State() != refs.Pending {
-				var b int64
-				if s != nil {
-					b = s.bytes
-				} else {
-					b = o.Out.Bytes()
+		if o.Cancelled() {
+			run += diff[k]
+			top = max(top, run)
+			continue
+		}
+		s := e.State(o.Out)
+		if s == nil || !s.costed || len(o.Def.Inplace) > 8 || o.Seq < first {
+			f.addResult(e, o, s, k, first, diff)
+		} else {
+			// addResult, inlined by hand for the common case (a costed
+			// op): this loop runs for every op before the scan's stop at
+			// every step, and a call would spill its registers.
+			ip := -1
+			for m := s.inplace; m != 0; m &= m - 1 {
+				if i := o.Def.Inplace[bits.TrailingZeros8(m)]; i < len(o.Inputs) && o.Inputs[i].Count() == 1 {
+					ip = i
+					break
 				}
-				diff[k] += b
-				diff[f.lastIndex(s, o, first, n)+1] -= b
+			}
+			if ip < 0 || o.Inputs[ip].State() != refs.Pending {
+				end, live := int(o.Seq-first), 0
+				for i := len(s.uses) - 1; i >= 0; i-- {
+					if u := s.uses[i]; u.Seq > o.Seq && !u.Cancelled() {
+						if live == 0 {
+							end = max(end, int(u.Seq-first))
+						}
+						live++
+					}
+				}
+				if int(o.Out.Count()) > live || end > n-1 {
+					end = n - 1
+				}
+				diff[k] += s.bytes
+				diff[end+1] -= s.bytes
 			}
 		}
 		run += diff[k]
@@ -573,6 +622,19 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 	}
 	f.upto, f.run, f.top = j+1, run, top
 	return top
+}
+
+// addResult adds to diff, for the op o at index k of the window, its
+// result's bytes from k to the last index where it lives, unless o takes
+// over a dying operand's buffer; s is the result's state (nil when it
+// has none).
+func (f *flow) addResult(e *Engine, o *refs.Op, s *RefState, k int, first uint64, diff []int64) {
+	if ip := e.inplaceWith(o, s); ip >= 0 && o.Inputs[ip].State() == refs.Pending {
+		return
+	}
+	b := o.Out.Bytes()
+	diff[k] += b
+	diff[f.lastIndex(s, o, first, len(diff)-1)+1] -= b
 }
 
 // lastIndex is the window index up to which o's result lives; s is the

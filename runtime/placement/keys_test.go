@@ -19,17 +19,18 @@ type checkedFlow struct {
 	t testing.TB
 	// keys counts memoized keys checked (hits, not recomputed), skipped
 	// the ops the scan skipped, tails the copy queues checked that were
-	// kept from an earlier query, held the victim searches whose refs
-	// read before the prefetched one came from Engine.candidates' lists
-	// rather than a walk of the resident refs (walked: the others).
-	keys, skipped, tails, held, walked int
+	// kept from an earlier query, walks and lists the victim searches
+	// checked that walked the resident refs and that went through Victim
+	// with Engine.candidates' list.
+	keys, skipped, tails, walks, lists int
 }
 
 // wantReleased is what Victim's list of the refs Belady would evict before
 // the victim must hold, computed as plainly as possible: the best
-// candidate, then a walk of every resident ref, its next use after before
-// and its last read before it found from its uses one by one.
-func wantReleased(e *Engine, cands []*RefState, before uint64) []release {
+// candidate (returned too), then a walk of every resident ref, its next
+// use after before and its last read before it found from its uses one
+// by one.
+func wantReleased(e *Engine, cands []*RefState, before uint64) ([]release, *RefState) {
 	var best *RefState
 	var bestKey uint64
 	for _, c := range cands {
@@ -42,7 +43,7 @@ func wantReleased(e *Engine, cands []*RefState, before uint64) []release {
 		}
 	}
 	if best == nil {
-		return nil
+		return nil, nil
 	}
 	f := &flow{}
 	f.estimate(e)
@@ -62,13 +63,14 @@ func wantReleased(e *Engine, cands []*RefState, before uint64) []release {
 			rs = append(rs, release{at: end, bytes: s.Bytes()})
 		}
 	}
-	return rs
+	return rs, best
 }
 
 // checkReleased checks that Victim's list of released refs holds what
-// wantReleased says, in any order of equal release times.
-func (c *checkedFlow) checkReleased(e *Engine, cands []*RefState, before uint64, got []release) {
-	want := wantReleased(e, cands, before)
+// wantReleased says, in any order of equal release times, and returns the
+// best candidate.
+func (c *checkedFlow) checkReleased(e *Engine, cands []*RefState, before uint64, got []release) *RefState {
+	want, best := wantReleased(e, cands, before)
 	got = slices.Clone(got)
 	order := func(a, b release) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.bytes, b.bytes)) }
 	slices.SortFunc(got, order)
@@ -76,6 +78,7 @@ func (c *checkedFlow) checkReleased(e *Engine, cands []*RefState, before uint64,
 	if !slices.Equal(got, want) {
 		c.t.Fatalf("op %d: Victim for op %d released %v, a walk of the resident refs %v", e.curSeq(), before, got, want)
 	}
+	return best
 }
 
 // checkTail checks that queueTail, with its running sum kept from earlier
@@ -162,7 +165,14 @@ func (c *checkedFlow) Prefetch(e *Engine) error {
 	return c.flow.Prefetch(e)
 }
 
-func (c *checkedFlow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
+// victimResident checks, before every victim search, the memoized keys
+// of the candidates and the copy queue, and after it that the refs it
+// found Belady would evict first are those a plain walk finds, and that
+// its victim is the best candidate. One search in four goes through
+// Victim with Engine.candidates' list (the path of other callers), the
+// others through the walk of the resident refs that the engine takes.
+func (c *checkedFlow) victimResident(e *Engine, need int64, before uint64) *RefState {
+	cands := slices.Clone(e.candidates())
 	c.checkKeys(e, func(yield func(*RefState) bool) {
 		for _, s := range cands {
 			if !yield(s) {
@@ -171,23 +181,32 @@ func (c *checkedFlow) Victim(e *Engine, cands []*RefState, need int64, before ui
 		}
 	})
 	if !c.strict {
-		return c.flow.Victim(e, cands, need, before)
+		v := c.flow.victimResident(e, need, before)
+		if want := c.flow.Victim(e, cands, need, before); v != want {
+			c.t.Fatalf("op %d: the walk of the resident refs found victim %v, the list of candidates %v", e.curSeq(), v, want)
+		}
+		return v
 	}
 	c.checkTail(e, before)
 	// A release at -1 marks the list: Victim empties it when it computes it.
 	mark := release{at: -1, bytes: -1}
 	c.released = append(c.released[:0], mark)
-	if (c.held+c.walked)%4 == 3 {
-		cands = slices.Clone(cands) // not candidates' list: Victim walks the resident refs
+	listed := (c.walks+c.lists)%4 == 3
+	var v *RefState
+	if listed {
+		v = c.flow.Victim(e, cands, need, before)
+	} else {
+		v = c.flow.victimResident(e, need, before)
 	}
-	held := e.heldWith(cands)
-	v := c.flow.Victim(e, cands, need, before)
 	if len(c.released) == 0 || c.released[0] != mark {
-		c.checkReleased(e, cands, before, c.released)
-		if held {
-			c.held++
+		best := c.checkReleased(e, cands, before, c.released)
+		if v != nil && v != best {
+			c.t.Fatalf("op %d: Victim for op %d chose ref#%d, the best candidate is ref#%d", e.curSeq(), before, v.ref.ID(), best.ref.ID())
+		}
+		if listed {
+			c.lists++
 		} else {
-			c.walked++
+			c.walks++
 		}
 	}
 	return v
@@ -202,7 +221,7 @@ func TestFlowAccelerators(t *testing.T) {
 	if testing.Short() {
 		programs = 60
 	}
-	var keys, skipped, tails, held, walked int
+	var keys, skipped, tails, walks, lists int
 	var epochs uint64
 	for seed := range programs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
@@ -226,16 +245,16 @@ func TestFlowAccelerators(t *testing.T) {
 			keys += c.keys
 			skipped += c.skipped
 			tails += c.tails
-			held += c.held
-			walked += c.walked
+			walks += c.walks
+			lists += c.lists
 			epochs += h.eng.keys.epoch
 		}
 	}
-	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs, %d kept copy queues, %d searches on candidates' lists, %d on other lists",
-		keys, skipped, epochs, tails, held, walked)
-	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) || tails == 0 || held == 0 || walked == 0 {
-		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops), new epochs (%d), kept copy queues (%d), candidates' lists (%d searches) or other lists (%d)",
-			keys, skipped, epochs, tails, held, walked)
+	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs, %d kept copy queues, %d searches by walks of the resident refs, %d by lists of candidates",
+		keys, skipped, epochs, tails, walks, lists)
+	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) || tails == 0 || walks == 0 || lists == 0 {
+		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops), new epochs (%d), kept copy queues (%d), the walk of the resident refs (%d searches) or the list of candidates (%d)",
+			keys, skipped, epochs, tails, walks, lists)
 	}
 }
 

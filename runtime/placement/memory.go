@@ -12,29 +12,25 @@ import (
 
 // candidates lists the resident refs that may be evicted now, least
 // recently used first: not pinned by the op being run, not kept by a hint,
-// not vetoed during this search. It sets apart in e.held the others not
-// kept (pinned or vetoed), which a strategy may need too (see heldWith).
+// not vetoed during this search.
 func (e *Engine) candidates() []*RefState {
-	c, h := e.scratch[:0], e.held[:0]
+	c := e.scratch[:0]
 	for s := e.resident.head; s != nil; s = s.next {
-		if s.keep {
-			continue
-		}
-		if s.pins > 0 || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
-			h = append(h, s)
+		if s.pins > 0 || s.keep || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
 			continue
 		}
 		c = append(c, s)
 	}
-	e.scratch, e.held = c, h
+	e.scratch = c
 	return c
 }
 
-// heldWith reports whether e.held goes with cands: whether cands is the
-// list that candidates returned last (the resident refs have not changed
-// since, as Victim is called right after).
-func (e *Engine) heldWith(cands []*RefState) bool {
-	return len(cands) > 0 && len(cands) == len(e.scratch) && &cands[0] == &e.scratch[0]
+// residentSearcher is a Strategy that finds its victim in a walk of the
+// resident refs rather than in the list of candidates, which it would
+// walk again (flow): victimResident answers as Victim would over
+// Engine.candidates' list, nil when that is empty.
+type residentSearcher interface {
+	victimResident(e *Engine, need int64, before uint64) *RefState
 }
 
 // makeRoom evicts until need more bytes fit the budget. before is the
@@ -46,9 +42,10 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor
 	e.vetoed = e.vetoed[:0]
 	retried := false
 	for e.dev.Used()+need > e.dev.Capacity() {
-		cands := e.candidates()
 		var v *RefState
-		if len(cands) > 0 {
+		if rs, ok := e.strategy.(residentSearcher); ok {
+			v = rs.victimResident(e, need, before)
+		} else if cands := e.candidates(); len(cands) > 0 {
 			v = e.strategy.Victim(e, cands, need, before)
 		}
 		if v == nil {

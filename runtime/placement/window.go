@@ -129,8 +129,8 @@ func (e *Engine) nextKey(s *RefState) {
 	if next == 0 {
 		cur, end := e.curSeq(), e.windowEnd()
 		next = NoUse
-		for _, h := range s.hist {
-			if p := h.next(); p > cur && p > end && p < next {
+		for i := range s.hist { // by index: ranging over the array copies it
+			if p := s.hist[i].next(); p > cur && p > end && p < next {
 				next = p
 			}
 		}
@@ -173,8 +173,8 @@ func (e *Engine) predictedAfter(s *RefState) uint64 {
 	} else {
 		site = e.fc.sites[last.Site]
 	}
-	for _, h := range s.hist {
-		if h.site == site && h.period() > 0 {
+	for i := range s.hist {
+		if h := &s.hist[i]; h.site == site && h.period() > 0 {
 			if p := last.Seq + h.period(); p > e.windowEnd() {
 				return p
 			}
