@@ -81,35 +81,45 @@ C8(mM3, $0x3c091f15)
 C8(mM4, $0x3ab5f444)
 
 // gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
-// = e^{-x²/2} R(|x|). R = s N/D, N and D monic of degrees 4 and 5 in |x|,
-// is a minimax fit of erfcx(|x|/√2)/2 on [0, 14.3] (relative error 3.2e-8
-// with these float32 coefficients); e^{-x²/2} = 2^n e^{v/2} with x² = h + l
-// carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2) - l,
-// where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
+// = e^{-x²/2} R(|x|). R = s N/D, N and D of degrees 3 and 4 in a = |x|
+// and monic, is a minimax fit of erfcx(a/√2)/2 on [0, 7.05] (relative error
+// 1.3e-8 with these float32 coefficients); lanes with a > 7 take instead
+// RW = s NW/DW of degrees 4 and 5 (DW monic, NW's leading coefficient
+// about 1), fitted on [0, 14.3] (4.4e-8). e^{-x²/2} = 2^n e^{v/2} with x² =
+// h + l carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2)
+// - l, where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
 // needs no low part; s e^{v/2} = P(v), P of degree 5 (minimax, relative
-// error 8.4e-8), by Horner's scheme, the scale s folded into P. The fast
-// path takes |x| < 12.5, where E is normal; the general one clamps |x| to
-// 15, where E has underflowed to 0.
+// error 8.1e-8), by Horner's scheme, the scale s folded into P. The fast
+// path takes a <= 7; the general one clamps a to 15, where E has
+// underflowed to 0.
 C8(mGeluMax, $15.0)
-C8(mGeluFastMax, $12.5)
+C8(mGeluFastMax, $7.0)
 C8(mGeluNegMax, $-15.0)
 C8(mNegHalfLog2e, $0xbf38aa3b)
 C8(m2Ln2, $0x3fb17218)
-C8(mGeluP0, $0x3ecc42cb)
-C8(mGeluP1, $0x3e4c42c6)
-C8(mGeluP2, $0x3d4c41a1)
-C8(mGeluP3, $0x3c082e6f)
-C8(mGeluP4, $0x3a88fd07)
-C8(mGeluP5, $0x38d8f190)
-C8(mGeluN0, $0x42f3d7f5)
-C8(mGeluN1, $0x42d58cc1)
-C8(mGeluN2, $0x42326cc1)
-C8(mGeluN3, $0x411e20d8)
-C8(mGeluD0, $0x42c28fb5)
-C8(mGeluD1, $0x4322d05a)
-C8(mGeluD2, $0x42e9b6bc)
-C8(mGeluD3, $0x42365e27)
-C8(mGeluD4, $0x411e23f4)
+C8(mGeluP0, $0x3ecc2b2e)
+C8(mGeluP1, $0x3e4c2b29)
+C8(mGeluP2, $0x3d4c2a04)
+C8(mGeluP3, $0x3c081eb1)
+C8(mGeluP4, $0x3a88ed31)
+C8(mGeluP5, $0x38d8d87b)
+C8(mGeluN0, $0x420bafcf)
+C8(mGeluN1, $0x41be4218)
+C8(mGeluN2, $0x40f0836c)
+C8(mGeluD0, $0x41decf51)
+C8(mGeluD1, $0x4224c19e)
+C8(mGeluD2, $0x41c77938)
+C8(mGeluD3, $0x40f00032)
+C8(mGeluWN0, $0x42f3f429)
+C8(mGeluWN1, $0x42d5a574)
+C8(mGeluWN2, $0x42328164)
+C8(mGeluWN3, $0x411e3322)
+C8(mGeluWN4, $0x3f800ece)
+C8(mGeluWD0, $0x42c28fb5)
+C8(mGeluWD1, $0x4322d05a)
+C8(mGeluWD2, $0x42e9b6bc)
+C8(mGeluWD3, $0x42365e27)
+C8(mGeluWD4, $0x411e23f4)
 
 // sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
 // (the first two short enough that j times them is exact for |x| <= 8192;
@@ -1244,10 +1254,11 @@ TEXT ·geluF32AVX2(SB), NOSPLIT, $0-24
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
 	XORQ AX, AX
-	VMOVUPS mShifter<>(SB), Y10
-	VMOVUPS mGeluP5<>(SB), Y11
-	VMOVUPS mGeluN1<>(SB), Y12
-	VMOVUPS mGeluN3<>(SB), Y13
+	VMOVUPS mShifter<>(SB), Y9
+	VMOVUPS mGeluP5<>(SB), Y10
+	VMOVUPS mGeluP3<>(SB), Y11
+	VMOVUPS mGeluP1<>(SB), Y12
+	VMOVUPS mGeluN1<>(SB), Y13
 	VMOVUPS mGeluD3<>(SB), Y14
 	VMOVUPS mGeluD1<>(SB), Y15
 
@@ -1264,41 +1275,41 @@ gelutail:
 	VMULPS Y0, Y0, Y2
 	VMOVAPS Y2, Y3
 	VFMSUB231PS Y0, Y0, Y3
-	VMOVAPS Y10, Y6
+	VMOVAPS Y9, Y6
 	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
 	VSUBPS mShifter<>(SB), Y6, Y7
 	VFNMSUB132PS m2Ln2<>(SB), Y2, Y7
 	VSUBPS Y3, Y7, Y7
-	// P = P0 + v (P1 + v (P2 + v (P3 + v (P4 + v P5))))
-	VMOVAPS Y11, Y3
+	// P = (P0 + P1 v) + v² ((P2 + P3 v) + v² (P4 + P5 v))
+	VMULPS Y7, Y7, Y5
+	VMOVAPS Y10, Y3
 	VFMADD213PS mGeluP4<>(SB), Y7, Y3
-	VFMADD213PS mGeluP3<>(SB), Y7, Y3
-	VFMADD213PS mGeluP2<>(SB), Y7, Y3
-	VFMADD213PS mGeluP1<>(SB), Y7, Y3
-	VFMADD213PS mGeluP0<>(SB), Y7, Y3
-	// N = (N0 + N1 a) + h ((N2 + N3 a) + h)
+	VMOVAPS Y11, Y4
+	VFMADD213PS mGeluP2<>(SB), Y7, Y4
+	VFMADD213PS Y4, Y5, Y3
 	VMOVAPS Y12, Y4
+	VFMADD213PS mGeluP0<>(SB), Y7, Y4
+	VFMADD213PS Y4, Y5, Y3
+	// N = (N0 + N1 a) + h (N2 + a)
+	VMOVAPS Y13, Y4
 	VFMADD213PS mGeluN0<>(SB), Y1, Y4
-	VMOVAPS Y13, Y5
-	VFMADD213PS mGeluN2<>(SB), Y1, Y5
-	VADDPS Y2, Y5, Y5
+	VADDPS mGeluN2<>(SB), Y1, Y5
 	VFMADD213PS Y4, Y2, Y5
-	// D = (D0 + D1 a) + h ((D2 + D3 a) + h (D4 + a))
-	VADDPS mGeluD4<>(SB), Y1, Y4
+	// D = (D0 + D1 a) + h ((D2 + D3 a) + h)
 	VMOVAPS Y14, Y7
 	VFMADD213PS mGeluD2<>(SB), Y1, Y7
-	VFMADD231PS Y4, Y2, Y7
+	VADDPS Y2, Y7, Y7
 	VMOVAPS Y15, Y4
 	VFMADD213PS mGeluD0<>(SB), Y1, Y4
 	VFMADD213PS Y4, Y2, Y7
 	VDIVPS Y7, Y5, Y5
-	VMULPS Y3, Y5, Y2
-	// gelu = (w 2^n) (E 2^-n) + z, w = -|x|, 2^n added to w's exponent
-	// (n = 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
-	// applies).
+	// gelu = ((w 2^n) R) P + z, w = -|x|, 2^n added to w's exponent (n =
+	// 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
+	// applies); R multiplies w while P is computed.
 	VPSLLD $23, Y6, Y6
-	VORPS mSign<>(SB), Y0, Y3
-	VPADDD Y6, Y3, Y3
+	VORPS mSign<>(SB), Y0, Y2
+	VPADDD Y6, Y2, Y2
+	VMULPS Y5, Y2, Y2
 	VPMINUD mSign<>(SB), Y0, Y0
 	VFMADD231PS Y3, Y2, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
@@ -1311,36 +1322,54 @@ gelutailslow:
 	VMULPS Y1, Y1, Y2
 	VMOVAPS Y2, Y3
 	VFMSUB231PS Y1, Y1, Y3
-	VMOVAPS Y10, Y6
+	VMOVAPS Y9, Y6
 	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
 	VSUBPS mShifter<>(SB), Y6, Y7
 	VFNMSUB132PS m2Ln2<>(SB), Y2, Y7
 	VSUBPS Y3, Y7, Y7
-	// P = P0 + v (P1 + v (P2 + v (P3 + v (P4 + v P5))))
-	VMOVAPS Y11, Y3
+	// P = (P0 + P1 v) + v² ((P2 + P3 v) + v² (P4 + P5 v))
+	VMULPS Y7, Y7, Y5
+	VMOVAPS Y10, Y3
 	VFMADD213PS mGeluP4<>(SB), Y7, Y3
-	VFMADD213PS mGeluP3<>(SB), Y7, Y3
-	VFMADD213PS mGeluP2<>(SB), Y7, Y3
-	VFMADD213PS mGeluP1<>(SB), Y7, Y3
-	VFMADD213PS mGeluP0<>(SB), Y7, Y3
-	// N = (N0 + N1 a) + h ((N2 + N3 a) + h)
+	VMOVAPS Y11, Y4
+	VFMADD213PS mGeluP2<>(SB), Y7, Y4
+	VFMADD213PS Y4, Y5, Y3
 	VMOVAPS Y12, Y4
+	VFMADD213PS mGeluP0<>(SB), Y7, Y4
+	VFMADD213PS Y4, Y5, Y3
+	// N = (N0 + N1 a) + h (N2 + a)
+	VMOVAPS Y13, Y4
 	VFMADD213PS mGeluN0<>(SB), Y1, Y4
-	VMOVAPS Y13, Y5
-	VFMADD213PS mGeluN2<>(SB), Y1, Y5
-	VADDPS Y2, Y5, Y5
+	VADDPS mGeluN2<>(SB), Y1, Y5
 	VFMADD213PS Y4, Y2, Y5
-	// D = (D0 + D1 a) + h ((D2 + D3 a) + h (D4 + a))
-	VADDPS mGeluD4<>(SB), Y1, Y4
+	// D = (D0 + D1 a) + h ((D2 + D3 a) + h)
 	VMOVAPS Y14, Y7
 	VFMADD213PS mGeluD2<>(SB), Y1, Y7
-	VFMADD231PS Y4, Y2, Y7
+	VADDPS Y2, Y7, Y7
 	VMOVAPS Y15, Y4
 	VFMADD213PS mGeluD0<>(SB), Y1, Y4
 	VFMADD213PS Y4, Y2, Y7
 	VDIVPS Y7, Y5, Y5
-	VMULPS Y3, Y5, Y2
-	// E = 2^n P N/D, 2^n as two factors.
+	// NW = (NW0 + NW1 a) + h ((NW2 + NW3 a) + h NW4)
+	VMOVUPS mGeluWN1<>(SB), Y4
+	VFMADD213PS mGeluWN0<>(SB), Y1, Y4
+	VMOVUPS mGeluWN3<>(SB), Y8
+	VFMADD213PS mGeluWN2<>(SB), Y1, Y8
+	VFMADD231PS mGeluWN4<>(SB), Y2, Y8
+	VFMADD213PS Y4, Y2, Y8
+	// DW = (DW0 + DW1 a) + h ((DW2 + DW3 a) + h (DW4 + a))
+	VADDPS mGeluWD4<>(SB), Y1, Y4
+	VMOVUPS mGeluWD3<>(SB), Y7
+	VFMADD213PS mGeluWD2<>(SB), Y1, Y7
+	VFMADD231PS Y4, Y2, Y7
+	VMOVUPS mGeluWD1<>(SB), Y4
+	VFMADD213PS mGeluWD0<>(SB), Y1, Y4
+	VFMADD213PS Y4, Y2, Y7
+	VDIVPS Y7, Y8, Y8
+	// R = NW/DW where a > 7 (as the guard compares), else N/D; R 2^n as
+	// two factors, which underflows to 0 for large a.
+	VPCMPGTD mGeluFastMax<>(SB), Y1, Y4
+	VBLENDVPS Y4, Y8, Y5, Y5
 	VSUBPS mShifter<>(SB), Y6, Y7
 	VCVTPS2DQ Y7, Y7
 	VPSRAD $1, Y7, Y6
@@ -1349,13 +1378,15 @@ gelutailslow:
 	VPADDD mBias<>(SB), Y7, Y7
 	VPSLLD $23, Y6, Y6
 	VPSLLD $23, Y7, Y7
-	VMULPS Y6, Y2, Y2
-	VMULPS Y7, Y2, Y2
+	VMULPS Y6, Y5, Y5
+	VMULPS Y7, Y5, Y5
 	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
-	// gives +inf); -|x| wherever the fast path applies.
-	VORPS mSign<>(SB), Y0, Y3
-	VMAXPS mGeluNegMax<>(SB), Y3, Y3
-	VBLENDVPS Y0, Y0, Y3, Y3
+	// gives +inf); -|x| wherever the fast path applies. w (R 2^n) is the
+	// fast path's (w 2^n) R wherever it applies (both exact scalings of w R).
+	VORPS mSign<>(SB), Y0, Y2
+	VMAXPS mGeluNegMax<>(SB), Y2, Y2
+	VBLENDVPS Y0, Y0, Y2, Y2
+	VMULPS Y5, Y2, Y2
 	VPMINUD mSign<>(SB), Y0, Y0
 	VFMADD231PS Y3, Y2, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)

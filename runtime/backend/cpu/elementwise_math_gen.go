@@ -65,23 +65,28 @@ expm1(r) 1.7e-8); |x| clamped to 10 (where tanh rounds to 1); sign of x.`, []con
 		{"mM3", "$0x3c091f15"}, {"mM4", "$0x3ab5f444"},
 	}},
 	{`gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
-= e^{-x²/2} R(|x|). R = s N/D, N and D monic of degrees 4 and 5 in |x|,
-is a minimax fit of erfcx(|x|/√2)/2 on [0, 14.3] (relative error 3.2e-8
-with these float32 coefficients); e^{-x²/2} = 2^n e^{v/2} with x² = h + l
-carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2) - l,
-where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
+= e^{-x²/2} R(|x|). R = s N/D, N and D of degrees 3 and 4 in a = |x|
+and monic, is a minimax fit of erfcx(a/√2)/2 on [0, 7.05] (relative error
+1.3e-8 with these float32 coefficients); lanes with a > 7 take instead
+RW = s NW/DW of degrees 4 and 5 (DW monic, NW's leading coefficient
+about 1), fitted on [0, 14.3] (4.4e-8). e^{-x²/2} = 2^n e^{v/2} with x² =
+h + l carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2)
+- l, where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
 needs no low part; s e^{v/2} = P(v), P of degree 5 (minimax, relative
-error 8.4e-8), by Horner's scheme, the scale s folded into P. The fast
-path takes |x| < 12.5, where E is normal; the general one clamps |x| to
-15, where E has underflowed to 0.`, []constant{
-		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$12.5"}, {"mGeluNegMax", "$-15.0"},
+error 8.1e-8), by Horner's scheme, the scale s folded into P. The fast
+path takes a <= 7; the general one clamps a to 15, where E has
+underflowed to 0.`, []constant{
+		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$7.0"}, {"mGeluNegMax", "$-15.0"},
 		{"mNegHalfLog2e", "$0xbf38aa3b"}, {"m2Ln2", "$0x3fb17218"},
-		{"mGeluP0", "$0x3ecc42cb"}, {"mGeluP1", "$0x3e4c42c6"}, {"mGeluP2", "$0x3d4c41a1"},
-		{"mGeluP3", "$0x3c082e6f"}, {"mGeluP4", "$0x3a88fd07"}, {"mGeluP5", "$0x38d8f190"},
-		{"mGeluN0", "$0x42f3d7f5"}, {"mGeluN1", "$0x42d58cc1"}, {"mGeluN2", "$0x42326cc1"},
-		{"mGeluN3", "$0x411e20d8"},
-		{"mGeluD0", "$0x42c28fb5"}, {"mGeluD1", "$0x4322d05a"}, {"mGeluD2", "$0x42e9b6bc"},
-		{"mGeluD3", "$0x42365e27"}, {"mGeluD4", "$0x411e23f4"},
+		{"mGeluP0", "$0x3ecc2b2e"}, {"mGeluP1", "$0x3e4c2b29"}, {"mGeluP2", "$0x3d4c2a04"},
+		{"mGeluP3", "$0x3c081eb1"}, {"mGeluP4", "$0x3a88ed31"}, {"mGeluP5", "$0x38d8d87b"},
+		{"mGeluN0", "$0x420bafcf"}, {"mGeluN1", "$0x41be4218"}, {"mGeluN2", "$0x40f0836c"},
+		{"mGeluD0", "$0x41decf51"}, {"mGeluD1", "$0x4224c19e"}, {"mGeluD2", "$0x41c77938"},
+		{"mGeluD3", "$0x40f00032"},
+		{"mGeluWN0", "$0x42f3f429"}, {"mGeluWN1", "$0x42d5a574"}, {"mGeluWN2", "$0x42328164"},
+		{"mGeluWN3", "$0x411e3322"}, {"mGeluWN4", "$0x3f800ece"},
+		{"mGeluWD0", "$0x42c28fb5"}, {"mGeluWD1", "$0x4322d05a"}, {"mGeluWD2", "$0x42e9b6bc"},
+		{"mGeluWD3", "$0x42365e27"}, {"mGeluWD4", "$0x411e23f4"},
 	}},
 	{`sin and cos: x = j π/2 + r, |r| <= π/4, with π/2 in four positive parts
 (the first two short enough that j times them is exact for |x| <= 8192;
@@ -305,30 +310,36 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	},
 	{
 		name: "geluF32AVX2", ways: 1,
-		regs:   []string{"x", "a", "b", "c", "d", "e", "k", "n"},
+		regs:   []string{"x", "a", "b", "c", "d", "e", "k", "n", "f"},
 		consts: geluHeld,
-		// a = |x|; lanes with a > 12.5 (or NaN: compared as integers) take
+		// a = |x|; lanes with a > 7 (or NaN: compared as integers) take
 		// the general body.
 		guard: `
 	VANDPS mAbs<>(SB), {x}, {a}
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {k}`, guardReg: "k",
-		fast: held(geluHeld, geluE("{x}")) + `
-	// gelu = (w 2^n) (E 2^-n) + z, w = -|x|, 2^n added to w's exponent
-	// (n = 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
-	// applies).
+		fast: held(geluHeld, geluExp("{x}")+geluRational) + `
+	// gelu = ((w 2^n) R) P + z, w = -|x|, 2^n added to w's exponent (n =
+	// 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
+	// applies); R multiplies w while P is computed.
 	VPSLLD $23, {k}, {k}
-	VORPS mSign<>(SB), {x}, {c}
-	VPADDD {k}, {c}, {c}` + geluTail,
+	VORPS mSign<>(SB), {x}, {b}
+	VPADDD {k}, {b}, {b}
+	VMULPS {e}, {b}, {b}` + geluTail,
 		body: `
 	VMOVUPS mGeluMax<>(SB), {c}
-	VMINPS {a}, {c}, {a}` + held(geluHeld, geluE("{a}")) + `
-	// E = 2^n P N/D, 2^n as two factors.
-	VSUBPS mShifter<>(SB), {k}, {n}` + scale("{b}", "{b}", "{n}", "{k}") + `
+	VMINPS {a}, {c}, {a}` + held(geluHeld, geluExp("{a}")+geluRational+geluRationalWide) + `
+	// R = NW/DW where a > 7 (as the guard compares), else N/D; R 2^n as
+	// two factors, which underflows to 0 for large a.
+	VPCMPGTD mGeluFastMax<>(SB), {a}, {d}
+	VBLENDVPS {d}, {f}, {e}, {e}
+	VSUBPS mShifter<>(SB), {k}, {n}` + scale("{e}", "{e}", "{n}", "{k}") + `
 	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
-	// gives +inf); -|x| wherever the fast path applies.
-	VORPS mSign<>(SB), {x}, {c}
-	VMAXPS mGeluNegMax<>(SB), {c}, {c}
-	VBLENDVPS {x}, {x}, {c}, {c}` + geluTail,
+	// gives +inf); -|x| wherever the fast path applies. w (R 2^n) is the
+	// fast path's (w 2^n) R wherever it applies (both exact scalings of w R).
+	VORPS mSign<>(SB), {x}, {b}
+	VMAXPS mGeluNegMax<>(SB), {b}, {b}
+	VBLENDVPS {x}, {x}, {b}, {b}
+	VMULPS {e}, {b}, {b}` + geluTail,
 	},
 	{
 		name: "sinCosF32AVX2", ways: 2,
@@ -431,7 +442,7 @@ const (
 )
 
 // geluHeld are the constants gelu keeps in registers.
-var geluHeld = []string{"mShifter", "mGeluP5", "mGeluN1", "mGeluN3", "mGeluD3", "mGeluD1"}
+var geluHeld = []string{"mShifter", "mGeluP5", "mGeluP3", "mGeluP1", "mGeluN1", "mGeluD3", "mGeluD1"}
 
 // held rewrites code's loads of the constants names into copies of the
 // registers that hold them.
@@ -442,12 +453,12 @@ func held(names []string, code string) string {
 	return code
 }
 
-// geluE computes E 2^-n = P(v) N/D into {b} from a = |x| in {a} and from
-// a or x in X (the square's source), leaving n in the low bits of {k}:
-// h = a² in {b}, l = a² - h, v = -(h + 2n ln2) - l (one rounding: n ln2
-// and h are exact within the FMA, and |v| <= ln2), P(v) by Horner's
-// scheme, N and D by Estrin's in a, their monic leading terms added.
-func geluE(x string) string {
+// geluExp computes s e^{v/2} = P(v) into {c} from a or x in X (the
+// square's source), leaving h = a² in {b} and n in the low bits of {k}:
+// l = a² - h, v = -(h + 2n ln2) - l (one rounding: n 2ln2 and h are exact
+// within the FMA, and |v| <= ln2), P by Estrin's scheme; {d}, {e} and
+// {n} are clobbered.
+func geluExp(x string) string {
 	return strings.ReplaceAll(`
 	VMULPS <X>, <X>, {b}
 	VMOVAPS {b}, {c}
@@ -457,35 +468,59 @@ func geluE(x string) string {
 	VSUBPS mShifter<>(SB), {k}, {n}
 	VFNMSUB132PS m2Ln2<>(SB), {b}, {n}
 	VSUBPS {c}, {n}, {n}
-	// P = P0 + v (P1 + v (P2 + v (P3 + v (P4 + v P5))))
+	// P = (P0 + P1 v) + v² ((P2 + P3 v) + v² (P4 + P5 v))
+	VMULPS {n}, {n}, {e}
 	VMOVUPS mGeluP5<>(SB), {c}
 	VFMADD213PS mGeluP4<>(SB), {n}, {c}
-	VFMADD213PS mGeluP3<>(SB), {n}, {c}
-	VFMADD213PS mGeluP2<>(SB), {n}, {c}
-	VFMADD213PS mGeluP1<>(SB), {n}, {c}
-	VFMADD213PS mGeluP0<>(SB), {n}, {c}
-	// N = (N0 + N1 a) + h ((N2 + N3 a) + h)
+	VMOVUPS mGeluP3<>(SB), {d}
+	VFMADD213PS mGeluP2<>(SB), {n}, {d}
+	VFMADD213PS {d}, {e}, {c}
+	VMOVUPS mGeluP1<>(SB), {d}
+	VFMADD213PS mGeluP0<>(SB), {n}, {d}
+	VFMADD213PS {d}, {e}, {c}`, "<X>", x)
+}
+
+// geluRational is N/D into {e} from a in {a} and h = a² in {b}, by
+// Estrin's scheme with their monic leading terms added; {d} and {n} are
+// clobbered.
+const geluRational = `
+	// N = (N0 + N1 a) + h (N2 + a)
 	VMOVUPS mGeluN1<>(SB), {d}
 	VFMADD213PS mGeluN0<>(SB), {a}, {d}
-	VMOVUPS mGeluN3<>(SB), {e}
-	VFMADD213PS mGeluN2<>(SB), {a}, {e}
-	VADDPS {b}, {e}, {e}
+	VADDPS mGeluN2<>(SB), {a}, {e}
 	VFMADD213PS {d}, {b}, {e}
-	// D = (D0 + D1 a) + h ((D2 + D3 a) + h (D4 + a))
-	VADDPS mGeluD4<>(SB), {a}, {d}
+	// D = (D0 + D1 a) + h ((D2 + D3 a) + h)
 	VMOVUPS mGeluD3<>(SB), {n}
 	VFMADD213PS mGeluD2<>(SB), {a}, {n}
-	VFMADD231PS {d}, {b}, {n}
+	VADDPS {b}, {n}, {n}
 	VMOVUPS mGeluD1<>(SB), {d}
 	VFMADD213PS mGeluD0<>(SB), {a}, {d}
 	VFMADD213PS {d}, {b}, {n}
-	VDIVPS {n}, {e}, {e}
-	VMULPS {c}, {e}, {b}`, "<X>", x)
-}
+	VDIVPS {n}, {e}, {e}`
 
-// geluTail finishes from E in {b} and w in {c}: gelu = x Φ = w E + z, z = x
-// for x >= 0, else -0 (x = -0 included): the unsigned minimum of the bits
-// of x and of -0.
+// geluRationalWide is NW/DW into {f} from a in {a} and h = a² in {b};
+// {d} and {n} are clobbered.
+const geluRationalWide = `
+	// NW = (NW0 + NW1 a) + h ((NW2 + NW3 a) + h NW4)
+	VMOVUPS mGeluWN1<>(SB), {d}
+	VFMADD213PS mGeluWN0<>(SB), {a}, {d}
+	VMOVUPS mGeluWN3<>(SB), {f}
+	VFMADD213PS mGeluWN2<>(SB), {a}, {f}
+	VFMADD231PS mGeluWN4<>(SB), {b}, {f}
+	VFMADD213PS {d}, {b}, {f}
+	// DW = (DW0 + DW1 a) + h ((DW2 + DW3 a) + h (DW4 + a))
+	VADDPS mGeluWD4<>(SB), {a}, {d}
+	VMOVUPS mGeluWD3<>(SB), {n}
+	VFMADD213PS mGeluWD2<>(SB), {a}, {n}
+	VFMADD231PS {d}, {b}, {n}
+	VMOVUPS mGeluWD1<>(SB), {d}
+	VFMADD213PS mGeluWD0<>(SB), {a}, {d}
+	VFMADD213PS {d}, {b}, {n}
+	VDIVPS {n}, {f}, {f}`
+
+// geluTail finishes from W = w 2^n R in {b} and P in {c}: gelu = x Φ = W P + z,
+// z = x for x >= 0, else -0 (x = -0 included): the unsigned minimum of the
+// bits of x and of -0.
 const geluTail = `
 	VPMINUD mSign<>(SB), {x}, {x}
 	VFMADD231PS {c}, {b}, {x}`
