@@ -178,8 +178,11 @@ func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 	// Inputs number their lines on from the previous one, so that a
 	// position in an earlier input (a function it defined) names the
 	// right line; an input still open (more lines to come) is not kept.
+	// The text grows in place (an input still open leaves its bytes past
+	// replText's end, overwritten by the next), so that a session of many
+	// inputs does not copy its transcript for each.
 	first := max(in.replLine, 1)
-	text := append(in.replText[:len(in.replText):len(in.replText)], src...)
+	text := append(in.replText, src...)
 	if !strings.HasSuffix(src, "\n") {
 		text = append(text, '\n')
 	}

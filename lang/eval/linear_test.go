@@ -1,8 +1,12 @@
 package eval_test
 
 import (
+	"fmt"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/tref-lang/tref/lang/eval"
 )
 
 // `l = l + [v]` in a loop grows the list in place when nothing else holds
@@ -56,5 +60,29 @@ print(zz, z)
 	want := "[1, 2, 1, 2]\n[1, 1]\n[1, 9] [1]\n[1] [1, 2]\n[1, 2] {k: [1]}\n[[1]] [1, 7]\n"
 	if err != nil || out != want {
 		t.Fatalf("got %q, %v\nwant %q", out, err, want)
+	}
+}
+
+// A REPL session keeps its inputs' text (for quoting errors in functions
+// an earlier input defined) without copying it for each new input: 20000
+// inputs allocate a few MB, where copying would allocate gigabytes.
+func TestREPLTranscriptIsLinear(t *testing.T) {
+	s := newSession(t, 8)
+	defer s.in.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range 20000 {
+		v, err := s.in.EvalREPL(fmt.Sprintf("let v%d = %d", i%10, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eval.Release(s.rt, v)
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+		t.Errorf("20000 inputs allocated %d MB: the transcript is copied for each", alloc>>20)
+	}
+	if src := s.in.Source("<repl>"); !strings.HasSuffix(string(src), "let v9 = 19999\n") {
+		t.Errorf("the transcript ends %q", src[max(0, len(src)-40):])
 	}
 }
