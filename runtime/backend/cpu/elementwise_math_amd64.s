@@ -82,39 +82,41 @@ C8(mM4, $0x3ab5f444)
 
 // gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
 // = e^{-x²/2} R(|x|). R = s N/D, N and D of degrees 3 and 4 in a = |x|
-// and monic, is a minimax fit of erfcx(a/√2)/2 on [0, 7.05] (relative error
-// 1.3e-8 with these float32 coefficients); lanes with a > 7 take instead
-// RW = s NW/DW of degrees 4 and 5 (DW monic, NW's leading coefficient
-// about 1), fitted on [0, 14.3] (4.4e-8). e^{-x²/2} = 2^n e^{v/2} with x² =
-// h + l carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2)
-// - l, where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
-// needs no low part; s e^{v/2} = P(v), P of degree 5 (minimax, relative
-// error 8.1e-8), by Horner's scheme, the scale s folded into P. The fast
-// path takes a <= 7; the general one clamps a to 15, where E has
-// underflowed to 0.
+// and monic, is a minimax fit of erfcx(a/√2)/2 on [0, 5] (relative error
+// 3.4e-8); lanes with a > 5 take instead RW = s NW/DW of degrees 4 and 5
+// (DW monic, NW's leading coefficient about 1), fitted on [0, 14.3]
+// (5.8e-9). e^{-x²/2} = 2^n e^{v/2} with n = round(-h log2e/2) for h = x²
+// rounded, v = -(h + 2n ln2) - l, l = x² - h, where float32's ln2 is within
+// 2.7e-9 of ln2 (relative), so that n ln2 needs no low part; s e^{v/2} =
+// P(v), P of degree 5 (minimax, relative error 1e-7 with these float32
+// coefficients), by Estrin's scheme, the scale s folded into P; with the
+// rationals' float32 coefficients, P R is within 1.3e-7 of e^{-x²/2}
+// erfcx(a/√2)/2 for a <= 5 and 1.4e-7 beyond. The fast path takes a <= 5
+// and leaves l out (a relative error of at most x² 2^-25, 7.5e-7); the
+// general one keeps it for the lanes with a > 5, and clamps a to 15, where
+// E has underflowed to 0.
 C8(mGeluMax, $15.0)
-C8(mGeluFastMax, $7.0)
-C8(mGeluNegMax, $-15.0)
+C8(mGeluFastMax, $5.0)
 C8(mNegHalfLog2e, $0xbf38aa3b)
 C8(m2Ln2, $0x3fb17218)
-C8(mGeluP0, $0x3ecc2b2e)
-C8(mGeluP1, $0x3e4c2b29)
-C8(mGeluP2, $0x3d4c2a04)
-C8(mGeluP3, $0x3c081eb1)
-C8(mGeluP4, $0x3a88ed31)
-C8(mGeluP5, $0x38d8d87b)
-C8(mGeluN0, $0x420bafcf)
-C8(mGeluN1, $0x41be4218)
-C8(mGeluN2, $0x40f0836c)
-C8(mGeluD0, $0x41decf51)
-C8(mGeluD1, $0x4224c19e)
-C8(mGeluD2, $0x41c77938)
-C8(mGeluD3, $0x40f00032)
-C8(mGeluWN0, $0x42f3f429)
-C8(mGeluWN1, $0x42d5a574)
-C8(mGeluWN2, $0x42328164)
-C8(mGeluWN3, $0x411e3322)
-C8(mGeluWN4, $0x3f800ece)
+C8(mGeluP0, $0x3ecc158d)
+C8(mGeluP1, $0x3e4c1588)
+C8(mGeluP2, $0x3d4c1463)
+C8(mGeluP3, $0x3c081045)
+C8(mGeluP4, $0x3a88deb0)
+C8(mGeluP5, $0x38d8c182)
+C8(mGeluN0, $0x421b6cef)
+C8(mGeluN1, $0x41cbbcd8)
+C8(mGeluN2, $0x40faf394)
+C8(mGeluD0, $0x41f7cfc7)
+C8(mGeluD1, $0x4234128f)
+C8(mGeluD2, $0x41d577f2)
+C8(mGeluD3, $0x40fa0fbe)
+C8(mGeluWN0, $0x42f40e04)
+C8(mGeluWN1, $0x42d5bc19)
+C8(mGeluWN2, $0x4232944f)
+C8(mGeluWN3, $0x411e43e6)
+C8(mGeluWN4, $0x3f801c60)
 C8(mGeluWD0, $0x42c28fb5)
 C8(mGeluWD1, $0x4322d05a)
 C8(mGeluWD2, $0x42e9b6bc)
@@ -1273,13 +1275,10 @@ gelutail:
 	TESTL DX, DX
 	JNZ gelutailslow
 	VMULPS Y0, Y0, Y2
-	VMOVAPS Y2, Y3
-	VFMSUB231PS Y0, Y0, Y3
 	VMOVAPS Y9, Y6
 	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
 	VSUBPS mShifter<>(SB), Y6, Y7
 	VFNMSUB132PS m2Ln2<>(SB), Y2, Y7
-	VSUBPS Y3, Y7, Y7
 	// P = (P0 + P1 v) + v² ((P2 + P3 v) + v² (P4 + P5 v))
 	VMULPS Y7, Y7, Y5
 	VMOVAPS Y10, Y3
@@ -1303,15 +1302,14 @@ gelutail:
 	VFMADD213PS mGeluD0<>(SB), Y1, Y4
 	VFMADD213PS Y4, Y2, Y7
 	VDIVPS Y7, Y5, Y5
-	// gelu = ((w 2^n) R) P + z, w = -|x|, 2^n added to w's exponent (n =
+	// gelu = z - ((w 2^n) R) P, w = |x|, 2^n added to w's exponent (n =
 	// 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
 	// applies); R multiplies w while P is computed.
 	VPSLLD $23, Y6, Y6
-	VORPS mSign<>(SB), Y0, Y2
-	VPADDD Y6, Y2, Y2
+	VPADDD Y1, Y6, Y2
 	VMULPS Y5, Y2, Y2
 	VPMINUD mSign<>(SB), Y0, Y0
-	VFMADD231PS Y3, Y2, Y0
+	VFNMADD231PS Y3, Y2, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
 	ADDQ $8, AX
 	JMP gelutail
@@ -1322,6 +1320,8 @@ gelutailslow:
 	VMULPS Y1, Y1, Y2
 	VMOVAPS Y2, Y3
 	VFMSUB231PS Y1, Y1, Y3
+	VPCMPGTD mGeluFastMax<>(SB), Y1, Y4
+	VANDPS Y4, Y3, Y3
 	VMOVAPS Y9, Y6
 	VFMADD231PS mNegHalfLog2e<>(SB), Y2, Y6
 	VSUBPS mShifter<>(SB), Y6, Y7
@@ -1366,7 +1366,7 @@ gelutailslow:
 	VFMADD213PS mGeluWD0<>(SB), Y1, Y4
 	VFMADD213PS Y4, Y2, Y7
 	VDIVPS Y7, Y8, Y8
-	// R = NW/DW where a > 7 (as the guard compares), else N/D; R 2^n as
+	// R = NW/DW where a > 5 (as the guard compares), else N/D; R 2^n as
 	// two factors, which underflows to 0 for large a.
 	VPCMPGTD mGeluFastMax<>(SB), Y1, Y4
 	VBLENDVPS Y4, Y8, Y5, Y5
@@ -1380,15 +1380,16 @@ gelutailslow:
 	VPSLLD $23, Y7, Y7
 	VMULPS Y6, Y5, Y5
 	VMULPS Y7, Y5, Y5
-	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
-	// gives +inf); -|x| wherever the fast path applies. w (R 2^n) is the
+	// w = |x| for x < 0 (-inf gives NaN, as inf 0), else min(x, 15) (+inf
+	// gives +inf); |x| wherever the fast path applies. w (R 2^n) is the
 	// fast path's (w 2^n) R wherever it applies (both exact scalings of w R).
-	VORPS mSign<>(SB), Y0, Y2
-	VMAXPS mGeluNegMax<>(SB), Y2, Y2
-	VBLENDVPS Y0, Y0, Y2, Y2
+	VANDPS mAbs<>(SB), Y0, Y2
+	VMOVUPS mGeluMax<>(SB), Y4
+	VMINPS Y2, Y4, Y4
+	VBLENDVPS Y0, Y2, Y4, Y2
 	VMULPS Y5, Y2, Y2
 	VPMINUD mSign<>(SB), Y0, Y0
-	VFMADD231PS Y3, Y2, Y0
+	VFNMADD231PS Y3, Y2, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
 	ADDQ $8, AX
 	JMP gelutail

@@ -66,25 +66,28 @@ expm1(r) 1.7e-8); |x| clamped to 10 (where tanh rounds to 1); sign of x.`, []con
 	}},
 	{`gelu: x Φ(x) with Φ(x) = E for x < 0, else 1 - E, E = erfc(|x|/√2)/2
 = e^{-x²/2} R(|x|). R = s N/D, N and D of degrees 3 and 4 in a = |x|
-and monic, is a minimax fit of erfcx(a/√2)/2 on [0, 7.05] (relative error
-1.3e-8 with these float32 coefficients); lanes with a > 7 take instead
-RW = s NW/DW of degrees 4 and 5 (DW monic, NW's leading coefficient
-about 1), fitted on [0, 14.3] (4.4e-8). e^{-x²/2} = 2^n e^{v/2} with x² =
-h + l carried as two floats, n = round(-h log2e/2) and v = -(h + 2n ln2)
-- l, where float32's ln2 is within 2.7e-9 of ln2 (relative), so that n ln2
-needs no low part; s e^{v/2} = P(v), P of degree 5 (minimax, relative
-error 8.1e-8), by Horner's scheme, the scale s folded into P. The fast
-path takes a <= 7; the general one clamps a to 15, where E has
-underflowed to 0.`, []constant{
-		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$7.0"}, {"mGeluNegMax", "$-15.0"},
+and monic, is a minimax fit of erfcx(a/√2)/2 on [0, 5] (relative error
+3.4e-8); lanes with a > 5 take instead RW = s NW/DW of degrees 4 and 5
+(DW monic, NW's leading coefficient about 1), fitted on [0, 14.3]
+(5.8e-9). e^{-x²/2} = 2^n e^{v/2} with n = round(-h log2e/2) for h = x²
+rounded, v = -(h + 2n ln2) - l, l = x² - h, where float32's ln2 is within
+2.7e-9 of ln2 (relative), so that n ln2 needs no low part; s e^{v/2} =
+P(v), P of degree 5 (minimax, relative error 1e-7 with these float32
+coefficients), by Estrin's scheme, the scale s folded into P; with the
+rationals' float32 coefficients, P R is within 1.3e-7 of e^{-x²/2}
+erfcx(a/√2)/2 for a <= 5 and 1.4e-7 beyond. The fast path takes a <= 5
+and leaves l out (a relative error of at most x² 2^-25, 7.5e-7); the
+general one keeps it for the lanes with a > 5, and clamps a to 15, where
+E has underflowed to 0.`, []constant{
+		{"mGeluMax", "$15.0"}, {"mGeluFastMax", "$5.0"},
 		{"mNegHalfLog2e", "$0xbf38aa3b"}, {"m2Ln2", "$0x3fb17218"},
-		{"mGeluP0", "$0x3ecc2b2e"}, {"mGeluP1", "$0x3e4c2b29"}, {"mGeluP2", "$0x3d4c2a04"},
-		{"mGeluP3", "$0x3c081eb1"}, {"mGeluP4", "$0x3a88ed31"}, {"mGeluP5", "$0x38d8d87b"},
-		{"mGeluN0", "$0x420bafcf"}, {"mGeluN1", "$0x41be4218"}, {"mGeluN2", "$0x40f0836c"},
-		{"mGeluD0", "$0x41decf51"}, {"mGeluD1", "$0x4224c19e"}, {"mGeluD2", "$0x41c77938"},
-		{"mGeluD3", "$0x40f00032"},
-		{"mGeluWN0", "$0x42f3f429"}, {"mGeluWN1", "$0x42d5a574"}, {"mGeluWN2", "$0x42328164"},
-		{"mGeluWN3", "$0x411e3322"}, {"mGeluWN4", "$0x3f800ece"},
+		{"mGeluP0", "$0x3ecc158d"}, {"mGeluP1", "$0x3e4c1588"}, {"mGeluP2", "$0x3d4c1463"},
+		{"mGeluP3", "$0x3c081045"}, {"mGeluP4", "$0x3a88deb0"}, {"mGeluP5", "$0x38d8c182"},
+		{"mGeluN0", "$0x421b6cef"}, {"mGeluN1", "$0x41cbbcd8"}, {"mGeluN2", "$0x40faf394"},
+		{"mGeluD0", "$0x41f7cfc7"}, {"mGeluD1", "$0x4234128f"}, {"mGeluD2", "$0x41d577f2"},
+		{"mGeluD3", "$0x40fa0fbe"},
+		{"mGeluWN0", "$0x42f40e04"}, {"mGeluWN1", "$0x42d5bc19"}, {"mGeluWN2", "$0x4232944f"},
+		{"mGeluWN3", "$0x411e43e6"}, {"mGeluWN4", "$0x3f801c60"},
 		{"mGeluWD0", "$0x42c28fb5"}, {"mGeluWD1", "$0x4322d05a"}, {"mGeluWD2", "$0x42e9b6bc"},
 		{"mGeluWD3", "$0x42365e27"}, {"mGeluWD4", "$0x411e23f4"},
 	}},
@@ -312,33 +315,33 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 		name: "geluF32AVX2", ways: 1,
 		regs:   []string{"x", "a", "b", "c", "d", "e", "k", "n", "f"},
 		consts: geluHeld,
-		// a = |x|; lanes with a > 7 (or NaN: compared as integers) take
+		// a = |x|; lanes with a > 5 (or NaN: compared as integers) take
 		// the general body.
 		guard: `
 	VANDPS mAbs<>(SB), {x}, {a}
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {k}`, guardReg: "k",
-		fast: held(geluHeld, geluExp("{x}")+geluRational) + `
-	// gelu = ((w 2^n) R) P + z, w = -|x|, 2^n added to w's exponent (n =
+		fast: held(geluHeld, geluExp("{x}", false)+geluRational) + `
+	// gelu = z - ((w 2^n) R) P, w = |x|, 2^n added to w's exponent (n =
 	// 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
 	// applies); R multiplies w while P is computed.
 	VPSLLD $23, {k}, {k}
-	VORPS mSign<>(SB), {x}, {b}
-	VPADDD {k}, {b}, {b}
+	VPADDD {a}, {k}, {b}
 	VMULPS {e}, {b}, {b}` + geluTail,
 		body: `
 	VMOVUPS mGeluMax<>(SB), {c}
-	VMINPS {a}, {c}, {a}` + held(geluHeld, geluExp("{a}")+geluRational+geluRationalWide) + `
-	// R = NW/DW where a > 7 (as the guard compares), else N/D; R 2^n as
+	VMINPS {a}, {c}, {a}` + held(geluHeld, geluExp("{a}", true)+geluRational+geluRationalWide) + `
+	// R = NW/DW where a > 5 (as the guard compares), else N/D; R 2^n as
 	// two factors, which underflows to 0 for large a.
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {d}
 	VBLENDVPS {d}, {f}, {e}, {e}
 	VSUBPS mShifter<>(SB), {k}, {n}` + scale("{e}", "{e}", "{n}", "{k}") + `
-	// w = x for x < 0 (-inf gives NaN, as -inf 0), else -min(x, 15) (+inf
-	// gives +inf); -|x| wherever the fast path applies. w (R 2^n) is the
+	// w = |x| for x < 0 (-inf gives NaN, as inf 0), else min(x, 15) (+inf
+	// gives +inf); |x| wherever the fast path applies. w (R 2^n) is the
 	// fast path's (w 2^n) R wherever it applies (both exact scalings of w R).
-	VORPS mSign<>(SB), {x}, {b}
-	VMAXPS mGeluNegMax<>(SB), {b}, {b}
-	VBLENDVPS {x}, {x}, {b}, {b}
+	VANDPS mAbs<>(SB), {x}, {b}
+	VMOVUPS mGeluMax<>(SB), {d}
+	VMINPS {b}, {d}, {d}
+	VBLENDVPS {x}, {b}, {d}, {b}
 	VMULPS {e}, {b}, {b}` + geluTail,
 	},
 	{
@@ -455,19 +458,28 @@ func held(names []string, code string) string {
 
 // geluExp computes s e^{v/2} = P(v) into {c} from a or x in X (the
 // square's source), leaving h = a² in {b} and n in the low bits of {k}:
-// l = a² - h, v = -(h + 2n ln2) - l (one rounding: n 2ln2 and h are exact
-// within the FMA, and |v| <= ln2), P by Estrin's scheme; {d}, {e} and
-// {n} are clobbered.
-func geluExp(x string) string {
-	return strings.ReplaceAll(`
-	VMULPS <X>, <X>, {b}
+// v = -(h + 2n ln2) (one rounding: n 2ln2 and h are exact within the FMA,
+// and |v| <= ln2), P by Estrin's scheme; {d}, {e} and {n} are clobbered.
+// The rounding of h is made good, v = -(h + 2n ln2) - l with l = a² - h,
+// only where exact is set and there only in lanes with a > 5 (as the
+// guard compares), so that the fast path's lanes get its results.
+func geluExp(x string, exact bool) string {
+	l, sub := "", ""
+	if exact {
+		l = `
 	VMOVAPS {b}, {c}
 	VFMSUB231PS <X>, <X>, {c}
+	VPCMPGTD mGeluFastMax<>(SB), {a}, {d}
+	VANDPS {d}, {c}, {c}`
+		sub = `
+	VSUBPS {c}, {n}, {n}`
+	}
+	return strings.ReplaceAll(`
+	VMULPS <X>, <X>, {b}`+l+`
 	VMOVUPS mShifter<>(SB), {k}
 	VFMADD231PS mNegHalfLog2e<>(SB), {b}, {k}
 	VSUBPS mShifter<>(SB), {k}, {n}
-	VFNMSUB132PS m2Ln2<>(SB), {b}, {n}
-	VSUBPS {c}, {n}, {n}
+	VFNMSUB132PS m2Ln2<>(SB), {b}, {n}`+sub+`
 	// P = (P0 + P1 v) + v² ((P2 + P3 v) + v² (P4 + P5 v))
 	VMULPS {n}, {n}, {e}
 	VMOVUPS mGeluP5<>(SB), {c}
@@ -518,12 +530,12 @@ const geluRationalWide = `
 	VFMADD213PS {d}, {b}, {n}
 	VDIVPS {n}, {f}, {f}`
 
-// geluTail finishes from W = w 2^n R in {b} and P in {c}: gelu = x Φ = W P + z,
-// z = x for x >= 0, else -0 (x = -0 included): the unsigned minimum of the
-// bits of x and of -0.
+// geluTail finishes from W = w 2^n R in {b} and P in {c}: gelu = x Φ =
+// z - W P, z = x for x >= 0, else -0 (x = -0 included): the unsigned
+// minimum of the bits of x and of -0.
 const geluTail = `
 	VPMINUD mSign<>(SB), {x}, {x}
-	VFMADD231PS {c}, {b}, {x}`
+	VFNMADD231PS {c}, {b}, {x}`
 
 // phys maps way w's symbolic registers to Y registers: way w takes the
 // block of len(regs) registers after way w-1's.
