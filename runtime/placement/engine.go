@@ -61,10 +61,14 @@ type Engine struct {
 	wallStart time.Time
 	finished  bool
 	scratch   []*RefState
-	// spare holds the states of dead refs for reuse (see Drop).
-	spare  []*RefState
-	vetoed []*RefState
-	metas  []tensor.Meta
+	// spare holds the states of dead refs for reuse (see Drop), and
+	// states every state made, by id (nil once dropped for good), so that
+	// the forecast's queue holds ids rather than pointers: it may grow
+	// long, and the garbage collector does not scan memory without
+	// pointers.
+	spare, states []*RefState
+	vetoed        []*RefState
+	metas         []tensor.Meta
 }
 
 // errNoRoom means the accelerator cannot hold what an op or prefetch
@@ -99,7 +103,8 @@ func (e *Engine) state(r *refs.Ref) *RefState {
 		s, e.spare = e.spare[n-1], e.spare[:n-1]
 		s.ref = r
 	} else {
-		s = &RefState{ref: r}
+		s = &RefState{ref: r, id: uint32(len(e.states))}
+		e.states = append(e.states, s)
 	}
 	s.bytes = r.Bytes() // a ref's meta never changes
 	if e.dev != nil {

@@ -498,8 +498,8 @@ func (f *flow) Prefetch(e *Engine) error {
 	q := &e.fc.queue
 	for len(*q) > 0 {
 		p := (*q)[0]
-		s := p.st
-		if p.gen != s.gen || s.ref == nil || s.ref.Aux != s || s.ref.State() != refs.Ready || s.buf != nil || p.at <= end {
+		s := e.states[p.id]
+		if s == nil || p.gen != s.gen || s.ref == nil || s.ref.Aux != s || s.ref.State() != refs.Ready || s.buf != nil || p.at <= end {
 			q.pop()
 			continue
 		}

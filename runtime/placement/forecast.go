@@ -69,7 +69,7 @@ func (f *forecast) observe(st *RefState, site uint32, seq uint64) {
 	}
 	h[slot].prev, h[slot].last = h[slot].last, seq
 	if p := h[slot].next(); p != 0 {
-		f.queue.push(pred{st: st, at: p, gen: st.gen})
+		f.queue.push(pred{id: st.id, at: p, gen: st.gen})
 	}
 }
 
@@ -90,11 +90,12 @@ func (h siteUse) next() uint64 {
 	return 0
 }
 
-// pred is a queued prediction: st is read at op sequence at.
+// pred is a queued prediction: the ref of the state of id id (see
+// Engine.states) is read at op sequence at. It holds no pointer, so that
+// the garbage collector need not scan the queue.
 type pred struct {
-	st  *RefState
-	at  uint64
-	gen uint32 // st's generation when queued
+	at      uint64
+	id, gen uint32 // gen: the state's generation when queued
 }
 
 // predQueue is a min-heap of predictions by position.

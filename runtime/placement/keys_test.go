@@ -144,6 +144,16 @@ func windowStates(e *Engine) func(yield func(*RefState) bool) {
 
 func (c *checkedFlow) Prefetch(e *Engine) error {
 	c.checkKeys(e, windowStates(e))
+	for s := range windowStates(e) {
+		if int(s.id) >= len(e.states) || e.states[s.id] != s {
+			c.t.Fatalf("op %d: ref#%d's state has id %d, which Engine.states does not map to it", e.curSeq(), s.ref.ID(), s.id)
+		}
+	}
+	for _, p := range e.fc.queue {
+		if int(p.id) >= len(e.states) {
+			c.t.Fatalf("op %d: a queued prediction names state %d of %d", e.curSeq(), p.id, len(e.states))
+		}
+	}
 	win := e.window
 	if e.lostUse >= c.resume && len(win) > 0 && c.resume > win[0].Seq {
 		for _, o := range win {

@@ -286,7 +286,7 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	if predicted {
 		// Queue the prediction again: a prefetch on forecast may bring it
 		// back.
-		e.fc.queue.push(pred{st: s, at: next, gen: s.gen})
+		e.fc.queue.push(pred{id: s.id, at: next, gen: s.gen})
 	}
 	return nil
 }
@@ -347,12 +347,13 @@ func (e *Engine) Drop(rt *refs.Runtime, r *refs.Ref) {
 	if s.pins > 0 {
 		s.uses = nil
 		forgetKey(s)
-		return // an op being placed still holds it
+		e.states[s.id] = nil // not recycled: its queued predictions are stale
+		return               // an op being placed still holds it
 	}
-	// Recycle the state, keeping its uses' array; the generation tells
-	// queued predictions for the dead ref from the new owner's.
+	// Recycle the state, keeping its uses' array and id; the generation
+	// tells queued predictions for the dead ref from the new owner's.
 	clear(s.uses)
-	*s = RefState{uses: s.uses[:0], gen: s.gen + 1}
+	*s = RefState{uses: s.uses[:0], gen: s.gen + 1, id: s.id}
 	e.spare = append(e.spare, s)
 }
 

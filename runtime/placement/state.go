@@ -59,8 +59,9 @@ type RefState struct {
 	// site is the interned op site of the op that computes the ref (see
 	// forecast.site), set when the op enters the window.
 	site uint32
-	// gen counts the refs this state has served (states are reused).
-	gen uint32
+	// gen counts the refs this state has served (states are reused), and
+	// id is the state's index in Engine.states.
+	gen, id uint32
 	// copy backs Ref.Copies, so that setting it allocates nothing.
 	copy [1]refs.DeviceCopy
 }
