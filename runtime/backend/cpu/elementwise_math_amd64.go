@@ -4,6 +4,7 @@ package cpu
 
 import (
 	"math"
+	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -45,6 +46,22 @@ func geluF32AVX2(o, a *float32, n int)
 //go:noescape
 func sinCosF32AVX2(o, a *float32, n int, quadrant int32) int
 
+// sqrtF32AVX2NT is sqrtF32AVX2 with non-temporal stores (VMOVNTPS, o
+// 32-byte aligned), fenced before it returns.
+//
+//go:noescape
+func sqrtF32AVX2NT(o, a *float32, n int)
+
+// streamMin is the row length from which sqrt stores its results with
+// non-temporal stores: the output's lines are then written without being
+// read first (no read for ownership), 2 bytes moved per byte of input
+// instead of 3, and do not evict the input from the caches. Below it the
+// output likely still fits a core's share of the caches, where the next
+// op would find it. The other math rows compute slower than memory moves
+// their data and measured no faster with such stores (bench/RESULTS.md).
+// A variable for the tests.
+var streamMin = 1 << 20
+
 // mathOp names one vectorised math row. The rows call the assembly
 // through a switch, not a function value, so that the padded tail block
 // stays on the stack.
@@ -81,19 +98,40 @@ func simdFloatUnaryF32(name string) func(o, a []float32) {
 
 // mathRow computes op over a into o: whole blocks of 8 in place, then the
 // tail through a zero-padded block, so that an element's result does not
-// depend on where it sits.
+// depend on where it sits. sqrt rows of streamMin elements or more store
+// non-temporally from the first 32-byte aligned element of o on, the
+// elements before it going through a padded block too.
 func mathRow(op mathOp, o, a []float32) {
 	a = a[:len(o)]
+	stream := op == mathSqrt && len(o) >= streamMin
+	if stream {
+		// h elements up to o's next 32-byte boundary (float32s are
+		// 4-byte aligned).
+		if h := int(-uintptr(unsafe.Pointer(&o[0]))&31) / 4; h > 0 {
+			mathPadded(op, o[:h], a[:h])
+			o, a = o[h:], a[h:]
+		}
+	}
 	m := len(o) &^ 7
 	if m > 0 {
-		mathBlocks(op, o[:m], a[:m])
+		if stream {
+			sqrtF32AVX2NT(&o[0], &a[0], m)
+		} else {
+			mathBlocks(op, o[:m], a[:m])
+		}
 	}
 	if m < len(o) {
-		var blk [8]float32
-		copy(blk[:], a[m:])
-		mathBlocks(op, blk[:], blk[:])
-		copy(o[m:], blk[:])
+		mathPadded(op, o[m:], a[m:])
 	}
+}
+
+// mathPadded computes op over up to 8 elements through a zero-padded
+// block.
+func mathPadded(op mathOp, o, a []float32) {
+	var blk [8]float32
+	copy(blk[:], a[:len(o)])
+	mathBlocks(op, blk[:], blk[:])
+	copy(o, blk[:])
 }
 
 // mathBlocks runs op's assembly over len(o) elements, a multiple of 8.

@@ -7,7 +7,9 @@
 // AVX2+FMA float32 math over rows: exp, log, sqrt, rsqrt, tanh, sigmoid,
 // silu, gelu, sin and cos. Every function handles n elements, n a
 // multiple of 8 (the Go callers pass tails through a padded block), and
-// loads each block before storing it, so o may alias a. The polynomials
+// loads each block before storing it, so o may alias a. sqrt has an NT
+// twin for long rows, whose stores bypass the caches (no read for
+// ownership of the output's lines). The polynomials
 // are Cephes' single-precision ones unless noted; elementwise_math_test.go
 // bounds their error against float64 math over special values and wide
 // sweeps.
@@ -657,6 +659,48 @@ sqrttail:
 	JMP sqrttail
 
 sqrtdone:
+	VZEROUPPER
+	RET
+
+// func sqrtF32AVX2NT(o, a *float32, n int)
+// sqrtF32AVX2 with non-temporal stores; o must be 32-byte aligned.
+TEXT ·sqrtF32AVX2NT(SB), NOSPLIT, $0-24
+	MOVQ o+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+
+sqrtntloop:
+	LEAQ 32(AX), DX
+	CMPQ DX, CX
+	JGT sqrtnttail
+	VMOVUPS 0(SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VMOVUPS 64(SI)(AX*4), Y2
+	VMOVUPS 96(SI)(AX*4), Y3
+	VSQRTPS Y0, Y0
+	VSQRTPS Y1, Y1
+	VSQRTPS Y2, Y2
+	VSQRTPS Y3, Y3
+	VMOVNTPS Y0, 0(DI)(AX*4)
+	VMOVNTPS Y1, 32(DI)(AX*4)
+	VMOVNTPS Y2, 64(DI)(AX*4)
+	VMOVNTPS Y3, 96(DI)(AX*4)
+	ADDQ $32, AX
+	JMP sqrtntloop
+
+sqrtnttail:
+	LEAQ 8(AX), DX
+	CMPQ DX, CX
+	JGT sqrtntdone
+	VMOVUPS 0(SI)(AX*4), Y0
+	VSQRTPS Y0, Y0
+	VMOVNTPS Y0, 0(DI)(AX*4)
+	ADDQ $8, AX
+	JMP sqrtnttail
+
+sqrtntdone:
+	SFENCE
 	VZEROUPPER
 	RET
 
