@@ -4,7 +4,6 @@ package cpu
 
 import (
 	"math"
-	"unsafe"
 
 	"golang.org/x/sys/cpu"
 )
@@ -98,30 +97,27 @@ func simdFloatUnaryF32(name string) func(o, a []float32) {
 
 // mathRow computes op over a into o: whole blocks of 8 in place, then the
 // tail through a zero-padded block, so that an element's result does not
-// depend on where it sits. sqrt rows of streamMin elements or more store
-// non-temporally from the first 32-byte aligned element of o on, the
-// elements before it going through a padded block too.
+// depend on where it sits. sqrt's long rows store non-temporally
+// (streamBlocks).
 func mathRow(op mathOp, o, a []float32) {
 	a = a[:len(o)]
-	stream := op == mathSqrt && len(o) >= streamMin
-	if stream {
-		// h elements up to o's next 32-byte boundary (float32s are
-		// 4-byte aligned).
-		if h := int(-uintptr(unsafe.Pointer(&o[0]))&31) / 4; h > 0 {
-			mathPadded(op, o[:h], a[:h])
-			o, a = o[h:], a[h:]
-		}
-	}
 	m := len(o) &^ 7
-	if m > 0 {
-		if stream {
-			sqrtF32AVX2NT(&o[0], &a[0], m)
-		} else {
-			mathBlocks(op, o[:m], a[:m])
-		}
+	if op == mathSqrt {
+		unaryBlocks(o, a, m, sqrtBlocks)
+	} else if m > 0 {
+		mathBlocks(op, o[:m], a[:m])
 	}
 	if m < len(o) {
 		mathPadded(op, o[m:], a[m:])
+	}
+}
+
+// sqrtBlocks is sqrtF32AVX2, or its NT twin where stream is set.
+func sqrtBlocks(o, a *float32, n int, stream bool) {
+	if stream {
+		sqrtF32AVX2NT(o, a, n)
+	} else {
+		sqrtF32AVX2(o, a, n)
 	}
 }
 
