@@ -115,6 +115,16 @@ func clampF32AVX2NT(o, a *float32, lo, hi float32, n int)
 //go:noescape
 func bitsF32AVX2NT(o, a *float32, and, xor uint32, n int)
 
+// streamMin is the row length from which the rows with NT twins (the
+// loops here and sqrt) store their results with non-temporal stores: the
+// output's lines are then written without being read first (no read for
+// ownership), 2 bytes moved per byte of a unary op's input instead of 3,
+// and do not evict the inputs from the caches. Below it the output likely
+// still fits a core's share of the caches, where the next op would find
+// it. The compute-bound math rows measured no faster with such stores
+// (bench/RESULTS.md). A variable for the tests.
+var streamMin = 1 << 20
+
 // streamHead is how many elements o has before its first 32-byte
 // boundary (float32s are 4-byte aligned), where the NT loops can start.
 func streamHead(o []float32) int {

@@ -51,16 +51,6 @@ func sinCosF32AVX2(o, a *float32, n int, quadrant int32) int
 //go:noescape
 func sqrtF32AVX2NT(o, a *float32, n int)
 
-// streamMin is the row length from which sqrt stores its results with
-// non-temporal stores: the output's lines are then written without being
-// read first (no read for ownership), 2 bytes moved per byte of input
-// instead of 3, and do not evict the input from the caches. Below it the
-// output likely still fits a core's share of the caches, where the next
-// op would find it. The other math rows compute slower than memory moves
-// their data and measured no faster with such stores (bench/RESULTS.md).
-// A variable for the tests.
-var streamMin = 1 << 20
-
 // mathOp names one vectorised math row. The rows call the assembly
 // through a switch, not a function value, so that the padded tail block
 // stays on the stack.
