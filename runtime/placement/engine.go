@@ -346,6 +346,9 @@ func (e *Engine) observe(op *refs.Op) {
 			forgetKey(s) // its forecast changed
 		}
 	}
+	if e.fc.compactDue() {
+		e.fc.compact(e.states)
+	}
 }
 
 // logOp appends op to the trace's op log for the Belady reference.

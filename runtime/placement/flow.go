@@ -512,6 +512,10 @@ func (f *flow) Prefetch(e *Engine) error {
 		if err != nil || !ok {
 			return err
 		}
+		// This pops the earliest prediction, which is p unless the
+		// evictions that made room queued one before it: that one goes
+		// (and p next, now resident), so that the scan does not bring
+		// back at once a ref it evicted for p.
 		q.pop()
 	}
 	return nil

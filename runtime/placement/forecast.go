@@ -1,6 +1,10 @@
 package placement
 
-import "github.com/tref-lang/tref/runtime/refs"
+import (
+	"slices"
+
+	"github.com/tref-lang/tref/runtime/refs"
+)
 
 // The forecast predicts uses beyond the window. Models loop: a weight is
 // read by the same op site (source position and call path) once per
@@ -24,6 +28,9 @@ type siteUse struct {
 type forecast struct {
 	sites map[refs.Site]uint32
 	queue predQueue
+	// compactAt is the queue length beyond which compact runs next, and
+	// compactions counts its runs.
+	compactAt, compactions int
 	// hits and misses count predictions that came true (the ref was read
 	// at the predicted position) or did not.
 	hits, misses int64
@@ -98,7 +105,38 @@ type pred struct {
 	id, gen uint32 // gen: the state's generation when queued
 }
 
-// predQueue is a min-heap of predictions by position.
+// before is the queue's order: by position, then by state id, then by
+// generation. It is total on distinct predictions, so that the order in
+// which the queue yields predictions of equal position (two refs read by
+// the same op) depends only on what it holds, not on the history of its
+// heap: compaction may rebuild it without changing decisions.
+func (p pred) before(o pred) bool {
+	if p.at != o.at {
+		return p.at < o.at
+	}
+	if p.id != o.id {
+		return p.id < o.id
+	}
+	return p.gen < o.gen
+}
+
+// cmpPred orders predictions as before does, for sorting.
+func cmpPred(a, b pred) int {
+	switch {
+	case a.before(b):
+		return -1
+	case b.before(a):
+		return 1
+	}
+	return 0
+}
+
+// predQueue is a min-heap of predictions in the order of pred.before.
+// Entries go stale (the ref died, or a newer read changed its forecast)
+// and are dropped lazily: by the reader when they come to the top, and by
+// compact, which the engine calls when the queue has doubled since the
+// last compaction, so that its length stays proportional to the live
+// refs whatever the strategy reads of it.
 type predQueue []pred
 
 // push adds p.
@@ -107,7 +145,7 @@ func (q *predQueue) push(p pred) {
 	h := *q
 	for i := len(h) - 1; i > 0; {
 		parent := (i - 1) / 2
-		if h[parent].at <= h[i].at {
+		if !h[i].before(h[parent]) {
 			break
 		}
 		h[parent], h[i] = h[i], h[parent]
@@ -124,10 +162,10 @@ func (q *predQueue) pop() {
 	h = h[:n]
 	for i := 0; ; {
 		l, small := 2*i+1, i
-		if l < n && h[l].at < h[small].at {
+		if l < n && h[l].before(h[small]) {
 			small = l
 		}
-		if r := l + 1; r < n && h[r].at < h[small].at {
+		if r := l + 1; r < n && h[r].before(h[small]) {
 			small = r
 		}
 		if small == i {
@@ -137,4 +175,60 @@ func (q *predQueue) pop() {
 		i = small
 	}
 	*q = h
+}
+
+// minCompact is the queue length below which compaction does not pay.
+const minCompact = 1024
+
+// compactDue reports whether the queue has grown enough since the last
+// compaction (to twice its length then) that compact should run; small
+// enough to inline at every op.
+func (f *forecast) compactDue() bool {
+	return len(f.queue) > f.compactAt && len(f.queue) > minCompact
+}
+
+// compact drops the queue's entries that can never be used again, and
+// the copies of an entry but one: an entry is used (see flow.Prefetch)
+// only when its state still serves the ref it was queued for (same
+// generation) and its position is the ref's NextKey, which is always the
+// next read predicted by one of the sites in the ref's history; a
+// position that no site predicts now can become one again only through
+// observe, which queues it anew. So at most histSites entries per live
+// ref survive, and, as the order is total, the queue yields the survivors
+// in the same order as before. The queue is left sorted, which is a heap.
+func (f *forecast) compact(states []*RefState) {
+	q := f.queue
+	n := 0
+	for _, p := range q {
+		if int(p.id) >= len(states) {
+			continue
+		}
+		s := states[p.id]
+		if s == nil || s.gen != p.gen || s.ref == nil || !s.predicts(p.at) {
+			continue
+		}
+		q[n] = p
+		n++
+	}
+	clear(q[n:])
+	q = q[:n]
+	slices.SortFunc(q, cmpPred)
+	q = slices.Compact(q)
+	clear(q[len(q):n])
+	if cap(q) > 4*len(q)+minCompact {
+		q = slices.Clip(slices.Clone(q)) // give the memory of a long queue back
+	}
+	f.queue = q
+	f.compactAt = max(2*len(q), minCompact)
+	f.compactions++
+}
+
+// predicts reports whether a site of s's history predicts a read at at.
+func (s *RefState) predicts(at uint64) bool {
+	for i := range s.hist {
+		if s.hist[i].next() == at {
+			return true
+		}
+	}
+	return false
 }

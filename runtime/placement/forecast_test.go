@@ -1,0 +1,201 @@
+package placement
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// queueBound is the most entries the forecast's queue may hold for live
+// refs: histSites per ref after a compaction, twice that before the next
+// one.
+func queueBound(e *Engine) (live, bound int) {
+	for _, s := range e.states {
+		if s != nil && s.ref != nil {
+			live++
+		}
+	}
+	return live, 2*histSites*live + minCompact
+}
+
+// TestPredQueueBounded runs the planning benchmarks' streams for many
+// steps under every strategy that feeds the forecast and checks after
+// every op that the queue of predictions stays within a bound
+// proportional to the live refs (it grew by about 0.6 entries per op on
+// blocks before compaction).
+func TestPredQueueBounded(t *testing.T) {
+	const ops = 40000
+	streams := map[string]func(rt *refs.Runtime, step func()){
+		"blocks": func(rt *refs.Runtime, step func()) {
+			mk := func(shape ...int) *refs.Ref {
+				return rt.FromHost(refs.Site{Pos: "b.tr:1:1"}, tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32}))
+			}
+			ws := make([]*refs.Ref, 48)
+			for i := range ws {
+				ws[i] = mk(4, 4)
+			}
+			x := mk(1, 4)
+			submit := func(i int, name string, ins ...*refs.Ref) *refs.Ref {
+				y, err := rt.Submit(refs.Site{Pos: fmt.Sprintf("blocks.tr:%d:1", i+1)}, name, nil, ins...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				step()
+				return y
+			}
+			for n := 0; n < ops; n += 16 {
+				blk := (n / 16) % 8
+				for i, wi := range ws[6*blk : 6*blk+6] {
+					y := submit(2*i, "ptest_matmul", x, wi)
+					rt.Release(x)
+					x = submit(2*i+1, "ptest_relu", y)
+					rt.Release(y)
+				}
+				for i := 12; i < 16; i++ {
+					y := submit(i, "ptest_add", x, x)
+					rt.Release(x)
+					x = y
+				}
+			}
+			rt.Release(x)
+			for _, w := range ws {
+				rt.Release(w)
+			}
+		},
+		"stress": func(rt *refs.Runtime, step func()) {
+			mk := func(shape ...int) *refs.Ref {
+				return rt.FromHost(refs.Site{Pos: "b.tr:1:1"}, tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32}))
+			}
+			ws := make([]*refs.Ref, 256)
+			for i := range ws {
+				ws[i] = mk(4, 4)
+			}
+			x := mk(1, 4)
+			for i := range ops {
+				y, err := rt.Submit(refs.Site{Pos: "b.tr:2:1"}, "ptest_matmul", nil, x, ws[i%len(ws)])
+				if err != nil {
+					t.Fatal(err)
+				}
+				step()
+				rt.Release(x)
+				x = y
+			}
+			rt.Release(x)
+			for _, w := range ws {
+				rt.Release(w)
+			}
+		},
+	}
+	mems := map[string]int64{"blocks": 16*64 + 8*16, "stress": 40*64 + 4*16}
+	for _, name := range []string{"blocks", "stress"} {
+		for _, st := range []string{"flow", "lru", "genoa"} {
+			t.Run(name+"/"+st, func(t *testing.T) {
+				ex, err := NewExecutor(Config{Device: "sim", Mem: mems[name], Strategy: st, Sim: testParams})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := ex.(*Engine)
+				rt := refs.New(ex, refs.Options{Lookahead: 64})
+				peak, n := 0, 0
+				streams[name](rt, func() {
+					n++
+					q := len(e.fc.queue)
+					peak = max(peak, q)
+					if live, bound := queueBound(e); q > bound {
+						t.Fatalf("after %d ops the forecast's queue holds %d predictions for %d live refs, want at most %d", n, q, live, bound)
+					}
+				})
+				if err := rt.Flush(); err != nil {
+					t.Fatal(err)
+				}
+				if c := e.fc.compactions; c < 5 {
+					t.Fatalf("the queue (peak %d predictions) was compacted %d times, want at least 5: the stream did not test compaction", peak, c)
+				}
+				t.Logf("peak %d predictions, %d compactions", peak, e.fc.compactions)
+			})
+		}
+	}
+}
+
+// TestPredQueueOrder checks that the queue's order does not depend on the
+// order of pushes, and that compaction keeps the predictions that can
+// still be used (one copy each) in the same order.
+func TestPredQueueOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		// States with a few predicted reads each; some dead, some reused.
+		states := make([]*RefState, 20)
+		for i := range states {
+			s := &RefState{id: uint32(i), gen: uint32(rng.IntN(3)), ref: &refs.Ref{}}
+			for k := range rng.IntN(histSites + 1) {
+				last := uint64(10 + rng.IntN(40))
+				s.hist[k] = siteUse{site: uint32(k + 1), prev: last - uint64(1+rng.IntN(8)), last: last}
+			}
+			states[i] = s
+		}
+		states[3] = nil     // dropped for good
+		states[5].ref = nil // spare
+		var all []pred
+		for range 3000 {
+			id := uint32(rng.IntN(len(states) + 2)) // ids past the end too
+			p := pred{at: uint64(10 + rng.IntN(80)), id: id, gen: uint32(rng.IntN(3))}
+			if s := states[min(int(id), len(states)-1)]; s != nil && rng.IntN(2) == 0 {
+				// Often a prediction the state still makes.
+				p.gen = s.gen
+				if k := rng.IntN(histSites); s.hist[k].next() != 0 {
+					p.at = s.hist[k].next()
+				}
+			}
+			all = append(all, p)
+		}
+		drain := func(q predQueue) []pred {
+			var out []pred
+			for len(q) > 0 {
+				out = append(out, q[0])
+				q.pop()
+			}
+			return out
+		}
+		var a, b predQueue
+		for _, p := range all {
+			a.push(p)
+		}
+		perm := rng.Perm(len(all))
+		for _, i := range perm {
+			b.push(all[i])
+		}
+		da := drain(slices.Clone(a))
+		if db := drain(b); !slices.Equal(da, db) {
+			t.Fatalf("round %d: the queue's order depends on the order of pushes", round)
+		}
+		if !slices.IsSortedFunc(da, cmpPred) {
+			t.Fatalf("round %d: the queue yields predictions out of order", round)
+		}
+		var want []pred
+		for i, p := range da {
+			if int(p.id) >= len(states) {
+				continue
+			}
+			s := states[p.id]
+			if s == nil || s.ref == nil || s.gen != p.gen || !s.predicts(p.at) || (i > 0 && da[i-1] == p) {
+				continue
+			}
+			want = append(want, p)
+		}
+		f := forecast{queue: a}
+		f.compact(states)
+		if len(f.queue) > histSites*len(states) {
+			t.Fatalf("round %d: %d predictions after compaction, want at most %d", round, len(f.queue), histSites*len(states))
+		}
+		if got := drain(f.queue); !slices.Equal(got, want) {
+			t.Fatalf("round %d: after compaction the queue yields\n%v\nwant\n%v", round, got, want)
+		}
+		if len(want) == 0 {
+			t.Fatalf("round %d: no prediction survived: the test is too weak", round)
+		}
+	}
+}
