@@ -55,6 +55,8 @@ type Engine struct {
 
 	resident residentList
 	fc       forecast
+	// observed is set once observe has run.
+	observed bool
 
 	wasted, wastedBytes int64
 	// wallStart is the origin of event times without a simulated device.
@@ -330,6 +332,11 @@ func (e *Engine) observe(op *refs.Op) {
 	if e.fc.sites == nil {
 		e.fc.sites = map[refs.Site]uint32{}
 	}
+	if !e.observed {
+		// Before the first observation there is no prediction to queue.
+		_, e.fc.queueing = e.strategy.(predictionReader)
+		e.observed = true
+	}
 	var site uint32
 	if s := e.State(op.Out); s != nil && s.site != 0 {
 		site = s.site // interned when op entered the window
@@ -347,7 +354,7 @@ func (e *Engine) observe(op *refs.Op) {
 		}
 	}
 	if e.fc.compactDue() {
-		e.fc.compact(e.states)
+		e.fc.compact(e.states, op.Seq)
 	}
 }
 

@@ -521,6 +521,10 @@ func (f *flow) Prefetch(e *Engine) error {
 	return nil
 }
 
+// readsPredictions marks flow as a reader of the forecast's queue
+// (predictionReader).
+func (f *flow) readsPredictions() {}
+
 // scanFrom is the index in win at which the prefetch scan starts. A scan
 // stops at the first operand it cannot prefetch; the ops before it then
 // have every operand that is ready on the accelerator (or on its way),

@@ -1,10 +1,6 @@
 package placement
 
-import (
-	"slices"
-
-	"github.com/tref-lang/tref/runtime/refs"
-)
+import "github.com/tref-lang/tref/runtime/refs"
 
 // The forecast predicts uses beyond the window. Models loop: a weight is
 // read by the same op site (source position and call path) once per
@@ -28,12 +24,22 @@ type siteUse struct {
 type forecast struct {
 	sites map[refs.Site]uint32
 	queue predQueue
+	// queueing is set when the strategy reads the queue (see
+	// predictionReader); others leave it empty.
+	queueing bool
 	// compactAt is the queue length beyond which compact runs next, and
 	// compactions counts its runs.
 	compactAt, compactions int
 	// hits and misses count predictions that came true (the ref was read
 	// at the predicted position) or did not.
 	hits, misses int64
+}
+
+// predictionReader is a Strategy that reads the forecast's queue of
+// predictions (flow, to prefetch beyond the window); the engine queues
+// predictions only for such a strategy.
+type predictionReader interface {
+	readsPredictions()
 }
 
 // site interns an op site.
@@ -75,7 +81,7 @@ func (f *forecast) observe(st *RefState, site uint32, seq uint64) {
 		}
 	}
 	h[slot].prev, h[slot].last = h[slot].last, seq
-	if p := h[slot].next(); p != 0 {
+	if p := h[slot].next(); p != 0 && f.queueing {
 		f.queue.push(pred{id: st.id, at: p, gen: st.gen})
 	}
 }
@@ -120,17 +126,6 @@ func (p pred) before(o pred) bool {
 	return p.gen < o.gen
 }
 
-// cmpPred orders predictions as before does, for sorting.
-func cmpPred(a, b pred) int {
-	switch {
-	case a.before(b):
-		return -1
-	case b.before(a):
-		return 1
-	}
-	return 0
-}
-
 // predQueue is a min-heap of predictions in the order of pred.before.
 // Entries go stale (the ref died, or a newer read changed its forecast)
 // and are dropped lazily: by the reader when they come to the top, and by
@@ -159,8 +154,14 @@ func (q *predQueue) pop() {
 	n := len(h) - 1
 	h[0] = h[n]
 	h[n] = pred{}
-	h = h[:n]
-	for i := 0; ; {
+	*q = h[:n]
+	q.down(0)
+}
+
+// down moves the entry at i down to its place in the heap.
+func (q predQueue) down(i int) {
+	h, n := q, len(q)
+	for {
 		l, small := 2*i+1, i
 		if l < n && h[l].before(h[small]) {
 			small = l
@@ -174,11 +175,10 @@ func (q *predQueue) pop() {
 		h[i], h[small] = h[small], h[i]
 		i = small
 	}
-	*q = h
 }
 
 // minCompact is the queue length below which compaction does not pay.
-const minCompact = 1024
+const minCompact = 4096
 
 // compactDue reports whether the queue has grown enough since the last
 // compaction (to twice its length then) that compact should run; small
@@ -195,40 +195,51 @@ func (f *forecast) compactDue() bool {
 // position that no site predicts now can become one again only through
 // observe, which queues it anew. So at most histSites entries per live
 // ref survive, and, as the order is total, the queue yields the survivors
-// in the same order as before. The queue is left sorted, which is a heap.
-func (f *forecast) compact(states []*RefState) {
+// in the same order as before. NextKey also lies after the current op
+// (cur), so positions up to cur go first, at the cost of a comparison.
+func (f *forecast) compact(states []*RefState, cur uint64) {
+	f.compactions++
+	epoch := uint32(f.compactions)
 	q := f.queue
 	n := 0
 	for _, p := range q {
-		if int(p.id) >= len(states) {
+		if p.at <= cur || int(p.id) >= len(states) {
 			continue
 		}
 		s := states[p.id]
-		if s == nil || s.gen != p.gen || s.ref == nil || !s.predicts(p.at) {
+		if s == nil || s.gen != p.gen || s.ref == nil {
 			continue
 		}
+		k := s.predictor(p.at)
+		if k < 0 {
+			continue
+		}
+		if s.compactEpoch != epoch {
+			s.compactEpoch, s.compacted = epoch, 0
+		}
+		if s.compacted&(1<<k) != 0 {
+			continue // a copy
+		}
+		s.compacted |= 1 << k
 		q[n] = p
 		n++
 	}
 	clear(q[n:])
 	q = q[:n]
-	slices.SortFunc(q, cmpPred)
-	q = slices.Compact(q)
-	clear(q[len(q):n])
-	if cap(q) > 4*len(q)+minCompact {
-		q = slices.Clip(slices.Clone(q)) // give the memory of a long queue back
+	for i := len(q)/2 - 1; i >= 0; i-- {
+		q.down(i)
 	}
 	f.queue = q
 	f.compactAt = max(2*len(q), minCompact)
-	f.compactions++
 }
 
-// predicts reports whether a site of s's history predicts a read at at.
-func (s *RefState) predicts(at uint64) bool {
+// predictor is the index in s's history of the first site that predicts
+// a read at at, -1 when none does.
+func (s *RefState) predictor(at uint64) int {
 	for i := range s.hist {
 		if s.hist[i].next() == at {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }

@@ -283,7 +283,7 @@ func (e *Engine) evict(s *RefState, reason string) error {
 	e.release(s, "evicted")
 	next, predicted := e.NextKey(s)
 	e.lose(next)
-	if predicted {
+	if predicted && e.fc.queueing {
 		// Queue the prediction again: a prefetch on forecast may bring it
 		// back.
 		e.fc.queue.push(pred{id: s.id, at: next, gen: s.gen})

@@ -62,6 +62,10 @@ type RefState struct {
 	// gen counts the refs this state has served (states are reused), and
 	// id is the state's index in Engine.states.
 	gen, id uint32
+	// compacted marks the history's sites whose prediction the forecast's
+	// queue compaction of number compactEpoch kept (see forecast.compact).
+	compactEpoch uint32
+	compacted    uint8
 	// copy backs Ref.Copies, so that setting it allocates nothing.
 	copy [1]refs.DeviceCopy
 }
