@@ -1,13 +1,11 @@
 package placement
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // queueBound is the most entries the forecast's queue may hold for live
@@ -30,79 +28,18 @@ func queueBound(e *Engine) (live, bound int) {
 // read it.
 func TestPredQueueBounded(t *testing.T) {
 	const ops = 80000
-	streams := map[string]func(rt *refs.Runtime, step func()){
-		"blocks": func(rt *refs.Runtime, step func()) {
-			mk := func(shape ...int) *refs.Ref {
-				return rt.FromHost(refs.Site{Pos: "b.tr:1:1"}, tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32}))
-			}
-			ws := make([]*refs.Ref, 48)
-			for i := range ws {
-				ws[i] = mk(4, 4)
-			}
-			x := mk(1, 4)
-			submit := func(i int, name string, ins ...*refs.Ref) *refs.Ref {
-				y, err := rt.Submit(refs.Site{Pos: fmt.Sprintf("blocks.tr:%d:1", i+1)}, name, nil, ins...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				step()
-				return y
-			}
-			for n := 0; n < ops; n += 16 {
-				blk := (n / 16) % 8
-				for i, wi := range ws[6*blk : 6*blk+6] {
-					y := submit(2*i, "ptest_matmul", x, wi)
-					rt.Release(x)
-					x = submit(2*i+1, "ptest_relu", y)
-					rt.Release(y)
-				}
-				for i := 12; i < 16; i++ {
-					y := submit(i, "ptest_add", x, x)
-					rt.Release(x)
-					x = y
-				}
-			}
-			rt.Release(x)
-			for _, w := range ws {
-				rt.Release(w)
-			}
-		},
-		"stress": func(rt *refs.Runtime, step func()) {
-			mk := func(shape ...int) *refs.Ref {
-				return rt.FromHost(refs.Site{Pos: "b.tr:1:1"}, tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32}))
-			}
-			ws := make([]*refs.Ref, 256)
-			for i := range ws {
-				ws[i] = mk(4, 4)
-			}
-			x := mk(1, 4)
-			for i := range ops {
-				y, err := rt.Submit(refs.Site{Pos: "b.tr:2:1"}, "ptest_matmul", nil, x, ws[i%len(ws)])
-				if err != nil {
-					t.Fatal(err)
-				}
-				step()
-				rt.Release(x)
-				x = y
-			}
-			rt.Release(x)
-			for _, w := range ws {
-				rt.Release(w)
-			}
-		},
-	}
-	mems := map[string]int64{"blocks": 16*64 + 8*16, "stress": 40*64 + 4*16}
 	for _, name := range []string{"blocks", "stress"} {
 		for _, st := range []string{"flow", "lru", "genoa"} {
 			t.Run(name+"/"+st, func(t *testing.T) {
-				ex, err := NewExecutor(Config{Device: "sim", Mem: mems[name], Strategy: st, Sim: testParams})
+				ex, err := NewExecutor(Config{Device: "sim", Mem: planStreamMem[name], Strategy: st, Sim: testParams})
 				if err != nil {
 					t.Fatal(err)
 				}
 				e := ex.(*Engine)
 				rt := refs.New(ex, refs.Options{Lookahead: 64})
 				peak, n := 0, 0
-				streams[name](rt, func() {
+				stream := newPlanStream(t, rt, name)
+				stream.run(ops, func() {
 					n++
 					q := len(e.fc.queue)
 					peak = max(peak, q)
@@ -110,6 +47,7 @@ func TestPredQueueBounded(t *testing.T) {
 						t.Fatalf("after %d ops the forecast's queue holds %d predictions for %d live refs, want at most %d", n, q, live, bound)
 					}
 				})
+				stream.release()
 				if err := rt.Flush(); err != nil {
 					t.Fatal(err)
 				}
