@@ -71,12 +71,8 @@ func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
 func (f *flow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
 	var best *RefState
 	var bestKey uint64
-	epoch, end := e.keys.epoch, e.keys.end
 	for _, c := range cands {
-		key := c.key
-		if c.keyEpoch != epoch || c.keyLimit <= end {
-			key, _ = e.NextKey(c) // not memoized (see NextKey)
-		}
+		key, _ := e.NextKey(c)
 		if c.offload {
 			key = NoUse
 		}
@@ -110,15 +106,11 @@ func (f *flow) victimResident(e *Engine, need int64, before uint64) *RefState {
 	var bestKey uint64
 	reads := f.reads[:0]
 	strict := f.strict
-	epoch, end := e.keys.epoch, e.keys.end
 	for s := e.resident.head; s != nil; s = s.next {
 		if s.keep {
 			continue
 		}
-		key := s.key
-		if s.keyEpoch != epoch || s.keyLimit <= end {
-			key, _ = e.NextKey(s) // not memoized (see NextKey)
-		}
+		key, _ := e.NextKey(s)
 		if s.pins > 0 || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
 			// Not a candidate; read before the prefetched ref when pinned
 			// (an operand of the current op).
