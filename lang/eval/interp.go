@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -187,12 +188,10 @@ func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 		text = append(text, '\n')
 	}
 	in.sources[parser.ReplFile] = text
-	f, err := parser.ParseREPLAt([]byte(src), first)
+	input := text[len(in.replText):] // src, ending in a newline
+	f, err := parser.ParseREPLAt(input, first)
 	if err == nil || !parser.Incomplete(err) {
-		in.replText, in.replLine = text, first+strings.Count(src, "\n")+1
-		if strings.HasSuffix(src, "\n") {
-			in.replLine--
-		}
+		in.replText, in.replLine = text, first+bytes.Count(input, []byte{'\n'})
 	}
 	if err != nil {
 		return nil, err
