@@ -62,6 +62,7 @@ C8(mE6, $0x3ab54e72)
 C8(mMinNorm, $0x00800000)
 C8(mTwo23, $8388608.0)
 C8(m23, $23.0)
+C8(mLogFastTop, $0xfeffffff)
 C8(mSqrtHf, $0x3f3504f3)
 C8(mLogP0, $0x3eaaaaaa)
 C8(mLogP1, $0xbe800113)
@@ -375,12 +376,12 @@ logloop:
 	JGT logtail
 	VMOVUPS 0(SI)(AX*4), Y0
 	VMOVUPS 32(SI)(AX*4), Y6
-	VCMPPS $9, mMinNorm<>(SB), Y0, Y1
-	VCMPPS $9, mMinNorm<>(SB), Y6, Y7
-	VCMPPS $0, mInf<>(SB), Y0, Y2
-	VCMPPS $0, mInf<>(SB), Y6, Y8
-	VORPS Y2, Y1, Y1
-	VORPS Y8, Y7, Y7
+	VANDPS mAbs<>(SB), Y0, Y2
+	VANDPS mAbs<>(SB), Y6, Y8
+	VPADDD mInf<>(SB), Y2, Y2
+	VPADDD mInf<>(SB), Y8, Y8
+	VPCMPGTD mLogFastTop<>(SB), Y2, Y1
+	VPCMPGTD mLogFastTop<>(SB), Y8, Y7
 	VORPS Y7, Y1, Y1
 	VMOVMSKPS Y1, DX
 	TESTL DX, DX
@@ -437,6 +438,10 @@ logloop:
 	VADDPS Y7, Y6, Y6
 	VFMADD231PS mLn2Hi<>(SB), Y2, Y0
 	VFMADD231PS mLn2Hi<>(SB), Y8, Y6
+	VMOVUPS 0(SI)(AX*4), Y2
+	VMOVUPS 32(SI)(AX*4), Y8
+	VBLENDVPS Y2, mNaN<>(SB), Y0, Y0
+	VBLENDVPS Y8, mNaN<>(SB), Y6, Y6
 	VMOVUPS Y0, 0(DI)(AX*4)
 	VMOVUPS Y6, 32(DI)(AX*4)
 	ADDQ $16, AX
@@ -533,9 +538,9 @@ logtail:
 	CMPQ DX, CX
 	JGT logdone
 	VMOVUPS 0(SI)(AX*4), Y0
-	VCMPPS $9, mMinNorm<>(SB), Y0, Y1
-	VCMPPS $0, mInf<>(SB), Y0, Y2
-	VORPS Y2, Y1, Y1
+	VANDPS mAbs<>(SB), Y0, Y2
+	VPADDD mInf<>(SB), Y2, Y2
+	VPCMPGTD mLogFastTop<>(SB), Y2, Y1
 	VMOVMSKPS Y1, DX
 	TESTL DX, DX
 	JNZ logtailslow
@@ -566,6 +571,8 @@ logtail:
 	VFMADD213PS Y4, Y5, Y1
 	VADDPS Y1, Y0, Y0
 	VFMADD231PS mLn2Hi<>(SB), Y2, Y0
+	VMOVUPS 0(SI)(AX*4), Y2
+	VBLENDVPS Y2, mNaN<>(SB), Y0, Y0
 	VMOVUPS Y0, 0(DI)(AX*4)
 	ADDQ $8, AX
 	JMP logtail

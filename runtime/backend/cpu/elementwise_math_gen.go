@@ -51,6 +51,7 @@ the fast one applies.`, []constant{
 with f = m - 1, P of degree 7 (minimax for the relative error of log(m),
 6.4e-9 with these float32 coefficients), by Estrin's scheme.`, []constant{
 		{"mMinNorm", "$0x00800000"}, {"mTwo23", "$8388608.0"}, {"m23", "$23.0"},
+		{"mLogFastTop", "$0xfeffffff"},
 		{"mSqrtHf", "$0x3f3504f3"},
 		{"mLogP0", "$0x3eaaaaaa"}, {"mLogP1", "$0xbe800113"},
 		{"mLogP2", "$0x3e4cd004"}, {"mLogP3", "$0xbe2a3925"},
@@ -234,12 +235,17 @@ var kernels = []kernel{
 		name: "logF32AVX2", ways: 2,
 		regs:   []string{"x", "a", "b", "c", "d", "g"},
 		consts: logHeld,
-		// Positive normal finite x take the fast path.
+		// Normal finite x of either sign take the fast path: |x| + bits(inf)
+		// as int32 is below bits(-2^-104) just for 2^-126 <= |x| < inf.
+		// Negative x (split as if the sign bit were the exponent's) give
+		// NaN by the sign of the input, loaded again.
 		guard: `
-	VCMPPS $9, mMinNorm<>(SB), {x}, {a}
-	VCMPPS $0, mInf<>(SB), {x}, {b}
-	VORPS {b}, {a}, {a}`, guardReg: "a",
-		fast: logSplit + held(logHeld, logPoly),
+	VANDPS mAbs<>(SB), {x}, {b}
+	VPADDD mInf<>(SB), {b}, {b}
+	VPCMPGTD mLogFastTop<>(SB), {b}, {a}`, guardReg: "a",
+		fast: logSplit + held(logHeld, logPoly) + `
+	VMOVUPS {in}, {b}
+	VBLENDVPS {b}, mNaN<>(SB), {x}, {x}`,
 		body: `
 	// Subnormals are scaled by 2^23 first (their exponent then less 23).
 	VCMPPS $1, mMinNorm<>(SB), {x}, {a}
