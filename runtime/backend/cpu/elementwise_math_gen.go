@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -198,13 +199,20 @@ type kernel struct {
 	// regs are the body's symbolic registers; {x} holds the input and
 	// then the result ({in} is the input's memory operand).
 	regs []string
-	// ways is how many blocks of 8 one loop iteration interleaves.
+	// ways is how many blocks of 8 one loop iteration interleaves. Each
+	// way takes registers that could hold constants instead: by cycles
+	// per block in cache (perf stat, BenchmarkMathRows), exp and sigmoid
+	// gain more from held constants (one way), log, tanh, sin and cos
+	// from overlapping their long dependency chains (two).
 	ways int
 	// consts are constants held in the top registers for the whole row
-	// (loaded once before the loop); the body names them {=name}.
+	// (loaded once before the loop): every use of one in guard, fast and
+	// body reads the register. Were they read from memory, nearly every
+	// operation would issue a 32-byte load, and the load ports (two such
+	// loads a cycle) would bound the row.
 	consts []string
-	// setup runs once before the loop (physical registers only, kept
-	// out of every way's range).
+	// setup runs once before the loop, on Y15 only (the ways and the
+	// held constants take the registers below it).
 	setup string
 	// body computes {x} for every input; fast, if set, does it for the
 	// blocks whose lanes guard leaves clear.
@@ -225,9 +233,10 @@ type kernel struct {
 
 var kernels = []kernel{
 	{
-		name: "expF32AVX2", ways: 3,
-		regs:  []string{"x", "a", "b", "c"},
-		guard: expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
+		name: "expF32AVX2", ways: 1,
+		regs:   []string{"x", "a", "b", "c"},
+		consts: []string{"mShifter", "mOne", "mLog2e", "mLn2Hi", "mLn2Lo", "mE2", "mE3", "mE4", "mE5", "mE6", "mAbs", "mExpFastMax"},
+		guard:  expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
 		fast: expFast("{x}", "{a}", "{b}"),
 		body: exp("{x}", "{a}", "{b}", "{c}"),
 	},
@@ -243,7 +252,7 @@ var kernels = []kernel{
 	VANDPS mAbs<>(SB), {x}, {b}
 	VPADDD mInf<>(SB), {b}, {b}
 	VPCMPGTD mLogFastTop<>(SB), {b}, {a}`, guardReg: "a",
-		fast: logSplit + held(logHeld, logPoly) + `
+		fast: logSplit + logPoly + `
 	VMOVUPS {in}, {b}
 	VBLENDVPS {b}, mNaN<>(SB), {x}, {x}`,
 		body: `
@@ -252,7 +261,7 @@ var kernels = []kernel{
 	VMULPS mTwo23<>(SB), {x}, {b}
 	VBLENDVPS {a}, {b}, {x}, {x}
 	VANDPS m23<>(SB), {a}, {a}` + logSplit + `
-	VSUBPS {a}, {b}, {b}` + held(logHeld, logPoly) + `
+	VSUBPS {a}, {b}, {b}` + logPoly + `
 	// +inf stays +inf, ±0 gives -inf, x < 0 and NaN give NaN.
 	VMOVUPS {in}, {d}
 	VCMPPS $0, mInf<>(SB), {d}, {a}
@@ -307,17 +316,19 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	VORPS {e}, {q}, {x}`,
 	},
 	{
-		name: "sigmoidF32AVX2", ways: 2,
-		regs:  []string{"x", "y", "e", "a", "b", "c"},
-		guard: expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
+		name: "sigmoidF32AVX2", ways: 1,
+		regs:   []string{"x", "y", "e", "a", "b", "c"},
+		consts: expHeld,
+		guard:  expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
 		fast: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", true) + sigmoidEnd,
 		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", false) + sigmoidEnd,
 	},
 	{
-		name: "siluF32AVX2", ways: 2,
-		doc:   "x sigmoid(x) as (x num) / (1 + e), one rounding fewer than the product.",
-		regs:  []string{"x", "y", "e", "a", "b", "c"},
-		guard: expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
+		name: "siluF32AVX2", ways: 1,
+		doc:    "x sigmoid(x) as (x num) / (1 + e), one rounding fewer than the product.",
+		regs:   []string{"x", "y", "e", "a", "b", "c"},
+		consts: expHeld,
+		guard:  expGuard("{x}", "{a}", "mExpFastMax"), guardReg: "a",
 		fast: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", true) + siluEnd,
 		body: sigmoidParts("{x}", "{y}", "{e}", "{a}", "{b}", "{c}", false) + siluEnd,
 	},
@@ -330,7 +341,7 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 		guard: `
 	VANDPS mAbs<>(SB), {x}, {a}
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {k}`, guardReg: "k",
-		fast: held(geluHeld, geluExp("{x}", false)+geluRational) + `
+		fast: geluExp("{x}", false) + geluRational + `
 	// gelu = z - ((w 2^n) R) P, w = |x|, 2^n added to w's exponent (n =
 	// 0 for |x| < 0.83, so w 2^n is exact wherever the fast path
 	// applies); R multiplies w while P is computed.
@@ -339,7 +350,7 @@ rsqrt; not the 12-bit VRSQRTPS estimate).`,
 	VMULPS {e}, {b}, {b}` + geluTail,
 		body: `
 	VMOVUPS mGeluMax<>(SB), {c}
-	VMINPS {a}, {c}, {a}` + held(geluHeld, geluExp("{a}", true)+geluRational+geluRationalWide) + `
+	VMINPS {a}, {c}, {a}` + geluExp("{a}", true) + geluRational + geluRationalWide + `
 	// R = NW/DW where a > 5 (as the guard compares), else N/D; R 2^n as
 	// two factors, which underflows to 0 for large a.
 	VPCMPGTD mGeluFastMax<>(SB), {a}, {d}
@@ -443,6 +454,10 @@ const logPoly = `
 	VADDPS {a}, {x}, {x}
 	VFMADD231PS mLn2Hi<>(SB), {b}, {x}`
 
+// expHeld are the constants of exp's fast path that a row with six
+// registers a block keeps in registers.
+var expHeld = []string{"mShifter", "mOne", "mLog2e", "mLn2Hi", "mLn2Lo", "mE2", "mE3", "mE4", "mE5", "mE6"}
+
 // sigmoidEnd and siluEnd finish sigmoid and silu from sigmoidParts.
 const (
 	sigmoidEnd = `
@@ -457,11 +472,12 @@ const (
 // geluHeld are the constants gelu keeps in registers.
 var geluHeld = []string{"mShifter", "mGeluP5", "mGeluP3", "mGeluP1", "mGeluN1", "mGeluD3", "mGeluD1"}
 
-// held rewrites code's loads of the constants names into copies of the
-// registers that hold them.
+// held rewrites code's uses of the constants names, loads and memory
+// operands alike, into the registers that hold them.
 func held(names []string, code string) string {
 	for _, c := range names {
 		code = strings.ReplaceAll(code, "VMOVUPS "+c+"<>(SB),", "VMOVAPS {="+c+"},")
+		code = regexp.MustCompile(`\b`+c+`<>\(SB\)`).ReplaceAllString(code, "{="+c+"}")
 	}
 	return code
 }
@@ -547,6 +563,15 @@ const geluTail = `
 	VPMINUD mSign<>(SB), {x}, {x}
 	VFNMADD231PS {c}, {b}, {x}`
 
+// constBase is the register of k's first held constant: they take the
+// top registers, below Y15 where setup has that.
+func constBase(k kernel) int {
+	if k.setup != "" {
+		return 15 - len(k.consts)
+	}
+	return 16 - len(k.consts)
+}
+
 // phys maps way w's symbolic registers to Y registers: way w takes the
 // block of len(regs) registers after way w-1's.
 func phys(k kernel, w int) *strings.Replacer {
@@ -555,20 +580,20 @@ func phys(k kernel, w int) *strings.Replacer {
 		pairs = append(pairs, "{"+r+"}", fmt.Sprintf("Y%d", w*len(k.regs)+i))
 	}
 	for i, c := range k.consts {
-		pairs = append(pairs, "{="+c+"}", fmt.Sprintf("Y%d", 16-len(k.consts)+i))
+		pairs = append(pairs, "{="+c+"}", fmt.Sprintf("Y%d", constBase(k)+i))
 	}
 	pairs = append(pairs, "{in}", fmt.Sprintf("%d(SI)(AX*4)", 32*w))
 	return strings.NewReplacer(pairs...)
 }
 
-// interleave emits body once per way, instruction by instruction;
-// comments come once.
+// interleave emits body once per way, instruction by instruction, with
+// k's held constants read from their registers; comments come once.
 func interleave(b *bytes.Buffer, k kernel, body string, ways int) {
 	maps := make([]*strings.Replacer, ways)
 	for w := range maps {
 		maps[w] = phys(k, w)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(held(k.consts, body)), "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -623,7 +648,7 @@ func emit(b *bytes.Buffer, k kernel, stream bool) {
 		fmt.Fprintf(b, "\t%s\n", k.setup)
 	}
 	for i, c := range k.consts {
-		fmt.Fprintf(b, "\tVMOVUPS %s<>(SB), Y%d\n", c, 16-len(k.consts)+i)
+		fmt.Fprintf(b, "\tVMOVUPS %s<>(SB), Y%d\n", c, constBase(k)+i)
 	}
 	x := func(w int) string { return phys(k, w).Replace("{x}") }
 
