@@ -33,6 +33,11 @@ type Def struct {
 	// (elementwise ops). Kernels of such ops must tolerate out aliasing
 	// that input.
 	Inplace []int
+	// KeepsBytes marks an op whose result is input 0's bytes unchanged
+	// under another shape (reshape): when input 0 dies at this op, the
+	// result takes its buffer and nothing is copied. Its kernels must
+	// tolerate out aliasing input 0.
+	KeepsBytes bool
 }
 
 var (

@@ -32,7 +32,7 @@ type CatAttrs struct {
 }
 
 func init() {
-	Register(&Def{Name: "reshape", Infer: inferReshape})
+	Register(&Def{Name: "reshape", Infer: inferReshape, KeepsBytes: true})
 	Register(&Def{Name: "permute", Infer: inferPermute})
 	Register(&Def{Name: "expand", Infer: inferExpand})
 	Register(&Def{Name: "cat", Infer: inferCat})

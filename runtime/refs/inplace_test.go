@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -153,6 +154,68 @@ func TestInplaceNeedsSameShapeAndDType(t *testing.T) {
 		t.Error("NoInplace still reused a dying operand")
 	}
 	rt2.Release(y)
+}
+
+// A reshape of an operand that dies at it takes the operand's buffer and
+// copies nothing (ops.Def.KeepsBytes), and the buffer takes the new
+// shape; a reshape of a live operand gets a copy, and the operand keeps
+// its own shape and values.
+func TestReshapeOfDyingOperandKeepsItsBuffer(t *testing.T) {
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8})
+	site := refs.Site{}
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{24}, DType: tensor.Float32})
+	for i := range d.F32() {
+		d.F32()[i] = float32(i)
+	}
+	x := rt.FromHost(site, d)
+	xbuf := bufAddr(t, rt, x)
+
+	// x lives on (the variable still holds it): y is a copy.
+	y, err := rt.Submit(site, "reshape", ops.ReshapeAttrs{Shape: tensor.Shape{4, 6}}, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bufAddr(t, rt, y) == xbuf {
+		t.Error("a reshape took the buffer of an operand that is still alive")
+	}
+	// y dies at the next reshape: z takes its buffer.
+	ybuf := bufAddr(t, rt, y)
+	z, err := rt.Submit(site, "reshape", ops.ReshapeAttrs{Shape: tensor.Shape{2, 3, 4}}, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Release(y)
+	misses := rt.HostPool().Stats().Misses
+	zd, err := rt.Read(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unsafe.SliceData(zd.Buf) != ybuf {
+		t.Error("a reshape of a dying operand copied it")
+	}
+	if s := rt.HostPool().Stats(); s.Misses != misses || s.LiveRefs != 2 {
+		t.Errorf("after the reshape of a dying operand: %+v; want no new buffer and two live", s)
+	}
+	if !zd.Shape.Equal(tensor.Shape{2, 3, 4}) {
+		t.Errorf("the taken buffer has shape %v, want [2 3 4]", zd.Shape)
+	}
+	xd, err := rt.Read(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !xd.Shape.Equal(tensor.Shape{24}) {
+		t.Errorf("x's buffer has shape %v, want [24]", xd.Shape)
+	}
+	for i := range 24 {
+		if zd.F32()[i] != float32(i) || xd.F32()[i] != float32(i) {
+			t.Fatalf("element %d: z %v, x %v, want %d", i, zd.F32()[i], xd.F32()[i], i)
+		}
+	}
+	rt.Release(x)
+	rt.Release(z)
+	if rt.LiveRefs() != 0 || rt.HostPool().Stats().LiveBytes != 0 {
+		t.Errorf("%d refs, %d bytes alive", rt.LiveRefs(), rt.HostPool().Stats().LiveBytes)
+	}
 }
 
 // With TrackRefs, the refs alive at the end are listed oldest first, each

@@ -368,16 +368,37 @@ func (rt *Runtime) DropHost(r *Ref) error {
 }
 
 // StealHost moves the host buffer of src (which must be dying: its only
-// holder is the op being executed) to dst, for in-place execution. It
-// reports whether the buffer moved.
+// holder is the op being executed) to dst, for in-place execution; their
+// metas must be equal. It reports whether the buffer moved.
 func (rt *Runtime) StealHost(src, dst *Ref) bool {
-	if src.rc != 1 || !src.hostValid || len(src.Copies) > 0 || dst.host != nil ||
-		src.meta.DType != dst.meta.DType || !src.meta.Shape.Equal(dst.meta.Shape) {
+	if !src.meta.Shape.Equal(dst.meta.Shape) || !rt.stealable(src, dst) {
 		return false
 	}
 	dst.host = src.host // its shape equals dst's: shapes are never modified
 	src.host, src.hostValid = nil, false
 	return true
+}
+
+// StealHostReshaped is StealHost for an op whose result is src's bytes
+// under another shape (ops.Def.KeepsBytes): the dtypes and byte counts
+// must be equal, and the buffer takes dst's shape.
+func (rt *Runtime) StealHostReshaped(src, dst *Ref) bool {
+	if src.meta.Bytes() != dst.meta.Bytes() || !rt.stealable(src, dst) {
+		return false
+	}
+	d := src.host
+	d.Shape = dst.meta.Shape.Clone() // a new slice: src's shape may be shared
+	dst.host = d
+	src.host, src.hostValid = nil, false
+	return true
+}
+
+// stealable reports whether dst may take src's host buffer: src dies at
+// the op being executed (its only holder), its host copy is valid and its
+// only one, dst has no buffer yet, and their dtypes agree.
+func (rt *Runtime) stealable(src, dst *Ref) bool {
+	return src.rc == 1 && src.hostValid && len(src.Copies) == 0 && dst.host == nil &&
+		src.meta.DType == dst.meta.DType
 }
 
 // Retain adds a reference.

@@ -76,16 +76,7 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 		}
 		ins = append(ins, h)
 	}
-	stolen := false
-	if inplace {
-		for _, i := range op.Def.Inplace {
-			if i < len(op.Inputs) && rt.StealHost(op.Inputs[i], op.Out) {
-				ins[i] = op.Out.HostBuffer()
-				stolen = true
-				break
-			}
-		}
-	}
+	stolen := inplace && stealInput(rt, op, ins)
 	out := op.Out.HostBuffer()
 	if !stolen {
 		var err error
@@ -102,6 +93,26 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 	}
 	rt.SetHostValid(op.Out, true)
 	return ins, nil
+}
+
+// stealInput gives op's result the host buffer of an input that dies at
+// op, where the op allows that (ops.Def.Inplace, KeepsBytes), and points
+// ins at it; it reports whether it did.
+func stealInput(rt *refs.Runtime, op *refs.Op, ins []*tensor.Dense) bool {
+	if op.Def.KeepsBytes {
+		if len(op.Inputs) > 0 && rt.StealHostReshaped(op.Inputs[0], op.Out) {
+			ins[0] = op.Out.HostBuffer()
+			return true
+		}
+		return false
+	}
+	for _, i := range op.Def.Inplace {
+		if i < len(op.Inputs) && rt.StealHost(op.Inputs[i], op.Out) {
+			ins[i] = op.Out.HostBuffer()
+			return true
+		}
+	}
+	return false
 }
 
 // ToHost is a no-op: on the cpu device the host copy is the only copy.
