@@ -333,7 +333,8 @@ func (r *einsumRun) diagonal(t einsumTerm) (einsumTerm, error) {
 
 // contract multiplies a and b and sums over their shared labels that
 // needed leaves out, as one batched matmul: a as [batch, left, shared],
-// b as [batch, shared, right].
+// b as [batch, shared, right] (each group of labels merged into one
+// dimension).
 func (r *einsumRun) contract(a, b einsumTerm, needed func(l int) bool) (einsumTerm, error) {
 	var batch, shared, left, right []int
 	for _, l := range a.labels {
@@ -359,6 +360,12 @@ func (r *einsumRun) contract(a, b einsumTerm, needed func(l int) bool) (einsumTe
 		return n
 	}
 	nb, nl, nc, nr := prod(batch), prod(left), prod(shared), prod(right)
+	// Without batch labels, 2-d products: an operand already [rows, cols]
+	// is then not reshaped (a copy, while it is alive).
+	as, bs := tensor.Shape{nb, nl, nc}, tensor.Shape{nb, nc, nr}
+	if len(batch) == 0 {
+		as, bs = as[1:], bs[1:]
+	}
 	release := func() {
 		for _, t := range []einsumTerm{a, b} {
 			if t.owned {
@@ -373,7 +380,7 @@ func (r *einsumRun) contract(a, b einsumTerm, needed func(l int) bool) (einsumTe
 		}
 		return einsumTerm{}, err
 	}
-	if a, err = r.reshape(a, tensor.Shape{nb, nl, nc}, a.labels); err != nil {
+	if a, err = r.reshape(a, as, a.labels); err != nil {
 		if b.owned {
 			r.th.RT.Release(b.ref)
 		}
@@ -385,7 +392,7 @@ func (r *einsumRun) contract(a, b einsumTerm, needed func(l int) bool) (einsumTe
 		}
 		return einsumTerm{}, err
 	}
-	if b, err = r.reshape(b, tensor.Shape{nb, nc, nr}, b.labels); err != nil {
+	if b, err = r.reshape(b, bs, b.labels); err != nil {
 		if a.owned {
 			r.th.RT.Release(a.ref)
 		}
