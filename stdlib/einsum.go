@@ -210,9 +210,7 @@ type einsumRun struct {
 // t if it was an intermediate result.
 func (r *einsumRun) apply(t einsumTerm, op string, attrs any, labels []int) (einsumTerm, error) {
 	out, err := r.th.RT.Submit(r.th.Site(), op, attrs, t.ref)
-	if t.owned {
-		r.th.RT.Release(t.ref)
-	}
+	r.drop(t)
 	if err != nil {
 		return einsumTerm{}, err
 	}
@@ -331,6 +329,22 @@ func (r *einsumRun) diagonal(t einsumTerm) (einsumTerm, error) {
 	}
 }
 
+// arrange orders t's dimensions as labels and gives it shape s.
+func (r *einsumRun) arrange(t einsumTerm, labels []int, s tensor.Shape) (einsumTerm, error) {
+	t, err := r.permute(t, labels)
+	if err != nil {
+		return t, err
+	}
+	return r.reshape(t, s, labels)
+}
+
+// drop releases t if it is an intermediate result.
+func (r *einsumRun) drop(t einsumTerm) {
+	if t.owned {
+		r.th.RT.Release(t.ref)
+	}
+}
+
 // contract multiplies a and b and sums over their shared labels that
 // needed leaves out, as one batched matmul: a as [batch, left, shared],
 // b as [batch, shared, right] (each group of labels merged into one
@@ -366,40 +380,18 @@ func (r *einsumRun) contract(a, b einsumTerm, needed func(l int) bool) (einsumTe
 	if len(batch) == 0 {
 		as, bs = as[1:], bs[1:]
 	}
-	release := func() {
-		for _, t := range []einsumTerm{a, b} {
-			if t.owned {
-				r.th.RT.Release(t.ref)
-			}
-		}
-	}
 	var err error
-	if a, err = r.permute(a, slices.Concat(batch, left, shared)); err != nil {
-		if b.owned {
-			r.th.RT.Release(b.ref)
-		}
+	if a, err = r.arrange(a, slices.Concat(batch, left, shared), as); err != nil {
+		r.drop(b)
 		return einsumTerm{}, err
 	}
-	if a, err = r.reshape(a, as, a.labels); err != nil {
-		if b.owned {
-			r.th.RT.Release(b.ref)
-		}
-		return einsumTerm{}, err
-	}
-	if b, err = r.permute(b, slices.Concat(batch, shared, right)); err != nil {
-		if a.owned {
-			r.th.RT.Release(a.ref)
-		}
-		return einsumTerm{}, err
-	}
-	if b, err = r.reshape(b, bs, b.labels); err != nil {
-		if a.owned {
-			r.th.RT.Release(a.ref)
-		}
+	if b, err = r.arrange(b, slices.Concat(batch, shared, right), bs); err != nil {
+		r.drop(a)
 		return einsumTerm{}, err
 	}
 	out, err := r.th.RT.Submit(r.th.Site(), "matmul", nil, a.ref, b.ref)
-	release()
+	r.drop(a)
+	r.drop(b)
 	if err != nil {
 		return einsumTerm{}, err
 	}
@@ -450,9 +442,7 @@ func (r *einsumRun) run(operands []*refs.Ref) (*refs.Ref, error) {
 	for k := 1; k < len(operands); k++ {
 		next, err := prepare(einsumTerm{ref: operands[k], labels: sp.ins[k]}, acc.labels)
 		if err != nil {
-			if acc.owned {
-				r.th.RT.Release(acc.ref)
-			}
+			r.drop(acc)
 			return nil, err
 		}
 		if acc, err = r.contract(acc, next, func(l int) bool { return uses[l] > 0 }); err != nil {

@@ -238,3 +238,21 @@ func FuzzEinsumEquation(f *testing.F) {
 		}
 	})
 }
+
+// TestEinsumErrorReleases checks that an op failing midway (matmul of
+// bool operands, after their permutes) leaves nothing alive.
+func TestEinsumErrorReleases(t *testing.T) {
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 4, TrackRefs: true})
+	th := eval.NewThread(rt)
+	a := eval.Tensor{Ref: rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2, 3}, DType: tensor.Bool}))}
+	b := eval.Tensor{Ref: rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{4, 3}, DType: tensor.Bool}))}
+	_, err := builtinEinsum(th, nil, []eval.Value{eval.String("ij,kj->ik"), a, b}, nil)
+	if err == nil || !strings.Contains(err.Error(), "bool") {
+		t.Fatalf("einsum of bool operands: %v, want matmul's error", err)
+	}
+	eval.Release(rt, a)
+	eval.Release(rt, b)
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs alive after the error: %v", n, rt.Leaks())
+	}
+}
