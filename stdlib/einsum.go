@@ -229,7 +229,7 @@ func (r *einsumRun) permute(t einsumTerm, labels []int) (einsumTerm, error) {
 	return r.apply(t, "permute", ops.PermuteAttrs{Dims: perm}, labels)
 }
 
-// reshape gives t the shape s (same elements), keeping labels.
+// reshape gives t the shape s (same elements) and the labels labels.
 func (r *einsumRun) reshape(t einsumTerm, s tensor.Shape, labels []int) (einsumTerm, error) {
 	if t.ref.Shape().Equal(s) {
 		t.labels = labels
