@@ -122,17 +122,10 @@ func parseEinsum(equation string, shapes []tensor.Shape) (*einsumSpec, error) {
 	}
 	count := make([]int, einsumLetters)
 	for k, ls := range letters {
-		labels := make([]int, 0, len(shapes[k]))
-		for i, l := range ls {
-			if i == ellAt[k] {
-				labels = appendEllipsis(labels, maxEll, ells[k])
-			}
-			labels = append(labels, l)
+		for _, l := range ls {
 			count[l]++
 		}
-		if ellAt[k] == len(ls) {
-			labels = appendEllipsis(labels, maxEll, ells[k])
-		}
+		labels := spliceEllipsis(ls, ellAt[k], maxEll, ells[k])
 		// A subscript repeated within an operand (a diagonal) needs equal sizes.
 		for d, l := range labels {
 			if e := slices.Index(labels, l); e < d && shapes[k][e] != shapes[k][d] {
@@ -151,9 +144,7 @@ func parseEinsum(equation string, shapes []tensor.Shape) (*einsumSpec, error) {
 		sp.ins[k] = labels
 	}
 	if !explicit {
-		for j := range maxEll {
-			sp.out = append(sp.out, einsumLetters+j)
-		}
+		sp.out = spliceEllipsis(nil, 0, maxEll, maxEll)
 		for l, c := range count {
 			if c == 1 {
 				sp.out = append(sp.out, l)
@@ -166,30 +157,29 @@ func parseEinsum(equation string, shapes []tensor.Shape) (*einsumSpec, error) {
 		return nil, err
 	}
 	for i, l := range ls {
-		if i == at {
-			sp.out = appendEllipsis(sp.out, maxEll, maxEll)
-		}
 		if count[l] == 0 {
 			return nil, fmt.Errorf("output subscript %s appears in no operand", labelName(l))
 		}
-		if slices.Contains(sp.out, l) {
+		if slices.Contains(ls[:i], l) {
 			return nil, fmt.Errorf("output subscript %s appears more than once", labelName(l))
 		}
-		sp.out = append(sp.out, l)
 	}
-	if at == len(ls) {
-		sp.out = appendEllipsis(sp.out, maxEll, maxEll)
-	}
+	sp.out = spliceEllipsis(ls, at, maxEll, maxEll)
 	return sp, nil
 }
 
-// appendEllipsis appends the labels of the last n of the maxEll
+// spliceEllipsis returns a term's letter labels with, where its ellipsis
+// stood (at; -1 if it has none), the labels of the last n of the maxEll
 // dimensions an ellipsis stands for.
-func appendEllipsis(labels []int, maxEll, n int) []int {
-	for j := maxEll - n; j < maxEll; j++ {
-		labels = append(labels, einsumLetters+j)
+func spliceEllipsis(letters []int, at, maxEll, n int) []int {
+	if at < 0 {
+		return slices.Clone(letters)
 	}
-	return labels
+	ell := make([]int, 0, n)
+	for j := maxEll - n; j < maxEll; j++ {
+		ell = append(ell, einsumLetters+j)
+	}
+	return slices.Concat(letters[:at], ell, letters[at:])
 }
 
 // einsumTerm is an operand or an intermediate result with its labels;
