@@ -201,8 +201,8 @@ type kernel struct {
 	regs []string
 	// ways is how many blocks of 8 one loop iteration interleaves. Each
 	// way takes registers that could hold constants instead: by cycles
-	// per block in cache (perf stat, BenchmarkMathRows), exp and sigmoid
-	// gain more from held constants (one way), log, tanh, sin and cos
+	// per block in cache (perf stat, BenchmarkMathRows), exp, sigmoid and
+	// silu gain more from held constants (one way), log, tanh, sin and cos
 	// from overlapping their long dependency chains (two).
 	ways int
 	// consts are constants held in the top registers for the whole row
@@ -244,8 +244,9 @@ var kernels = []kernel{
 		name: "logF32AVX2", ways: 2,
 		regs:   []string{"x", "a", "b", "c", "d", "g"},
 		consts: logHeld,
-		// Normal finite x of either sign take the fast path: |x| + bits(inf)
-		// as int32 is below bits(-2^-104) just for 2^-126 <= |x| < inf.
+		// Normal finite x of either sign take the fast path: the bits of
+		// |x| plus those of inf, as an int32, are at most 0xfeffffff just
+		// for 2^-126 <= |x| < inf.
 		// Negative x (split as if the sign bit were the exponent's) give
 		// NaN by the sign of the input, loaded again.
 		guard: `
