@@ -430,9 +430,13 @@ func readResult(rt *refs.Runtime, v eval.Value) ([]*tensor.Dense, error) {
 		return []*tensor.Dense{d}, nil
 	case eval.Bool, eval.Int, eval.Float32, eval.Float64:
 		return []*tensor.Dense{eval.ScalarDense(v)}, nil
-	case *eval.List:
+	case *eval.List, *eval.Record:
+		elems, ok := listElems(v)
+		if !ok {
+			return nil, fmt.Errorf("result is a record, want a tensor")
+		}
 		var out []*tensor.Dense
-		for i, e := range v.Elems {
+		for i, e := range elems {
 			ds, err := readResult(rt, e)
 			if err != nil {
 				return nil, fmt.Errorf("element %d: %v", i, err)
@@ -447,9 +451,21 @@ func readResult(rt *refs.Runtime, v eval.Value) ([]*tensor.Dense, error) {
 	return nil, fmt.Errorf("result is %s, want a tensor", eval.Describe(v))
 }
 
+// isList says whether v is a list or a positional record (a values/indices
+// result, which torch gives as a tuple).
 func isList(v eval.Value) bool {
-	_, ok := v.(*eval.List)
+	_, ok := listElems(v)
 	return ok
+}
+
+func listElems(v eval.Value) ([]eval.Value, bool) {
+	switch v := v.(type) {
+	case *eval.List:
+		return v.Elems, true
+	case *eval.Record:
+		return v.Values, v.Positional
+	}
+	return nil, false
 }
 
 func describeResult(v eval.Value, ds []*tensor.Dense) string {

@@ -6,6 +6,7 @@ import (
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Reduction builtins. dim= is an int, a list of ints or none (every
@@ -17,8 +18,8 @@ var reduceDocs = map[string]string{
 	"sum":    "sum(x, dim=none, keepdim=false): sum over dim (every dimension when none)",
 	"mean":   "mean(x, dim=none, keepdim=false): mean over dim (float tensors)",
 	"prod":   "prod(x, dim=none, keepdim=false): product over dim",
-	"max":    "max(x, dim=none, keepdim=false): largest value over dim (argmax gives its index)",
-	"min":    "min(x, dim=none, keepdim=false): smallest value over dim (argmin gives its index)",
+	"max":    "max(x, dim=none, keepdim=false): the largest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.max; with a list of dims, the values (torch.amax)",
+	"min":    "min(x, dim=none, keepdim=false): the smallest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.min; with a list of dims, the values (torch.amin)",
 	"any":    "any(x, dim=none, keepdim=false): whether some element over dim is nonzero",
 	"all":    "all(x, dim=none, keepdim=false): whether every element over dim is nonzero",
 	"argmax": "argmax(x, dim=none, keepdim=false): index of the first largest value (of the flattened x when dim is none)",
@@ -52,8 +53,46 @@ func reduceBuiltin(name string) eval.BuiltinFunc {
 		if err != nil {
 			return nil, err
 		}
-		return th.Submit(name, ops.ReduceAttrs{Dims: dims, Keepdim: keepdim, Correction: correction}, x)
+		attrs := ops.ReduceAttrs{Dims: dims, Keepdim: keepdim, Correction: correction}
+		if (name == "max" || name == "min") && isInt(th, dim) {
+			return valuesIndices(th, name, "arg"+name, attrs, x)
+		}
+		return th.Submit(name, attrs, x)
 	}
+}
+
+// isInt says whether a dim= argument is one int (not a list or none).
+func isInt(th *eval.Thread, v eval.Value) bool {
+	_, ok := th.AsInt(v)
+	return ok
+}
+
+// valuesIndices is the {values, indices} result of torch.max(x, dim) and
+// its kin: op gives the values and argOp their indices, with the same
+// attributes. It is a positional record, so r[0] and r[1] work as in torch.
+func valuesIndices(th *eval.Thread, op, argOp string, attrs any, x *refs.Ref) (eval.Value, error) {
+	vals, err := th.Submit(op, attrs, x)
+	if err != nil {
+		return nil, err
+	}
+	src := x
+	if x.DType() == tensor.Bool {
+		// torch.max(x, dim) takes bools, torch.argmax does not: the
+		// indices are those of the values as 0 and 1.
+		b, err := th.Submit("astype", ops.CastAttrs{To: tensor.Uint8}, x)
+		if err != nil {
+			eval.Release(th.RT, vals)
+			return nil, err
+		}
+		defer eval.Release(th.RT, b)
+		src = b.(eval.Tensor).Ref
+	}
+	idx, err := th.Submit(argOp, attrs, src)
+	if err != nil {
+		eval.Release(th.RT, vals)
+		return nil, err
+	}
+	return eval.NewResult([]string{"values", "indices"}, []eval.Value{vals, idx}), nil
 }
 
 // dimsArg reads a dim= argument: none (nil: every dimension), an int, or

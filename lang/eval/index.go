@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tref-lang/tref/lang/ast"
@@ -293,6 +294,9 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 			return nil, fr.errorf(pos, "a record is indexed by one string key")
 		}
 		key, ok := vals[0].(String)
+		if !ok && r.Positional {
+			return fr.fieldAt(r, vals[0], pos)
+		}
 		if !ok {
 			return nil, fr.errorf(pos, "record keys are strings, not %s", Describe(vals[0]))
 		}
@@ -369,6 +373,25 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 		return out, nil
 	}
 	return nil, fr.errorf(pos, "cannot index %s", Describe(v))
+}
+
+// fieldAt is r[i] for a positional record: its i-th field (negative i
+// counts from the end).
+func (fr *frame) fieldAt(r *Record, iv Value, pos ast.Pos) (Value, error) {
+	i, err := fr.intIndex(iv, pos, "an index of a values/indices result")
+	if err != nil {
+		return nil, err
+	}
+	n := len(r.Values)
+	if i < -n || i >= n {
+		return nil, fr.errorf(pos, "index %d is out of range for a result of %d fields (%s)", i, n, strings.Join(r.Keys, ", "))
+	}
+	if i < 0 {
+		i += n
+	}
+	f := r.Values[i]
+	Retain(fr.th.RT, f)
+	return f, nil
 }
 
 // sliceOfRange is the range of the elements of x that r selects, or false

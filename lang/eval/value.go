@@ -90,8 +90,12 @@ type List struct {
 type Record struct {
 	Keys   []string
 	Values []Value
-	rc     int32
-	gc     gcHeader
+	// Positional marks the result of an op with several outputs (max and
+	// min over a dim, topk, sort): as torch's return types, its fields are
+	// also read by position, r[0] being the first (r.values).
+	Positional bool
+	rc         int32
+	gc         gcHeader
 }
 
 // Kwarg is one keyword argument of a call.
@@ -197,6 +201,15 @@ func NewList(elems []Value) *List {
 func NewRecord(keys []string, values []Value) *Record {
 	r := &Record{Keys: keys, Values: values, rc: 1}
 	r.gc.col = cyclicIn(values)
+	return r
+}
+
+// NewResult makes an owned positional record (see Record.Positional), the
+// result of an op with several outputs; it takes over the references in
+// values.
+func NewResult(keys []string, values []Value) *Record {
+	r := NewRecord(keys, values)
+	r.Positional = true
 	return r
 }
 

@@ -55,12 +55,22 @@ def arg(fn):
     return ref
 
 
+def values_indices(fn, amax):
+    """max and min: (values, indices) over an int dim as torch.max(x, dim),
+    the values alone over a list of dims as torch.amax."""
+    def ref(x, dim=None, keepdim=False):
+        if isinstance(dim, int):
+            return tuple(fn(x, dim, keepdim=keepdim))
+        return amax(x, dim=tuple(dims_of(x, dim)), keepdim=keepdim)
+    return ref
+
+
 REFS = {
     "sum": tuple_dims(torch.sum),
     "mean": tuple_dims(torch.mean),
     "prod": over_dims(lambda x, d, k: torch.prod(x, d, keepdim=k)),
-    "max": tuple_dims(torch.amax),
-    "min": tuple_dims(torch.amin),
+    "max": values_indices(torch.max, torch.amax),
+    "min": values_indices(torch.min, torch.amin),
     "argmax": arg(torch.argmax),
     "argmin": arg(torch.argmin),
     "var": tuple_dims(torch.var),
@@ -213,3 +223,16 @@ g.error("argmax/error/dims", "argmax", [x23], "must be an int or none", {"dim": 
 g.error("mean/error/int", "mean", [make("i64", [3])], "mean needs a float tensor; use astype")
 
 g.write()
+
+# max/min over an int dim give (values, indices) as torch.max(x, dim): ties
+# take the first index, NaN is the extreme and its index is given, bools
+# work (torch.argmax rejects them).
+for name in ("max", "min"):
+    fn = getattr(torch, name)
+    tx = torch.tensor([[3.0, 1.0, 3.0], [0.0, 0.0, -2.0]])
+    g.case(name + "/dim/ties", name, lambda x, dim: tuple(fn(x, dim)), [tx], {"dim": 1})
+    g.case(name + "/dim/positional", name, lambda x, d, k: tuple(fn(x, d, k)), [tx, -1, True])
+    g.case(name + "/dim/bool", name, lambda x, dim: tuple(fn(x, dim)),
+           [torch.tensor([[False, True, True], [False, False, False]])], {"dim": 1})
+    g.case(name + "/dim/i64", name, lambda x, dim: tuple(fn(x, dim)), [make("i64", [3, 4])], {"dim": 0})
+    g.case(name + "/dim/0d", name, lambda x, dim: tuple(fn(x, dim)), [torch.tensor(2.5)], {"dim": 0})
