@@ -43,7 +43,6 @@ var unaryDocs = map[string]string{
 	"tanh":        "tanh(x): hyperbolic tangent",
 	"sigmoid":     "sigmoid(x): 1 / (1 + exp(-x))",
 	"relu":        "relu(x): max(x, 0)",
-	"gelu":        "gelu(x): x * Phi(x), the exact (erf) form",
 	"silu":        "silu(x): x * sigmoid(x)",
 	"logical_not": "logical_not(x): true where x is zero, a bool tensor",
 }

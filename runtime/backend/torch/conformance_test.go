@@ -106,6 +106,7 @@ func conformanceTable() []opCase {
 		opCase{op: "attention", in: []tensor.Meta{m(f32, 2, 5, 8), m(f32, 2, 6, 8), m(f32, 2, 6, 4)}, attrs: ops.AttentionAttrs{}},
 		opCase{op: "attention", in: []tensor.Meta{m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8)}, attrs: ops.AttentionAttrs{Causal: true}},
 	)
+	t = append(t, pointwiseCases()...)
 	return t
 }
 

@@ -54,6 +54,16 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 	case ops.Pool2dAttrs:
 		return []int64{int64(a.Kernel[0]), int64(a.Kernel[1]), int64(a.Stride[0]), int64(a.Stride[1]),
 			int64(a.Padding[0]), int64(a.Padding[1]), int64(a.Dilation[0]), int64(a.Dilation[1]), b2i(a.CeilMode)}, nil, true
+	case ops.RoundAttrs:
+		return []int64{int64(a.Decimals)}, nil, true
+	case ops.LeakyReluAttrs:
+		return nil, []float64{a.NegativeSlope}, true
+	case ops.EluAttrs:
+		return nil, []float64{a.Alpha}, true
+	case ops.SoftplusAttrs:
+		return nil, []float64{a.Beta, a.Threshold}, true
+	case ops.NanToNumAttrs:
+		return []int64{b2i(a.HasPosInf), b2i(a.HasNegInf)}, []float64{a.Nan, a.PosInf, a.NegInf}, true
 	case ops.AttentionAttrs:
 		scale := a.Scale
 		if !a.HasScale {

@@ -165,6 +165,32 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"sigmoid", [](const Args &a) { return at::sigmoid(a.in(0)); }},
       {"relu", [](const Args &a) { return at::relu(a.in(0)); }},
       {"gelu", [](const Args &a) { return at::gelu(a.in(0)); }},
+      // pointwise ops of runtime/ops/pointwise.go
+      {"floor", [](const Args &a) { return at::floor(a.in(0)); }},
+      {"ceil", [](const Args &a) { return at::ceil(a.in(0)); }},
+      {"trunc", [](const Args &a) { return at::trunc(a.in(0)); }},
+      // ia: decimals
+      {"round", [](const Args &a) { return at::round(a.in(0), a.i(0)); }},
+      {"sign", [](const Args &a) { return at::sign(a.in(0)); }},
+      {"erf", [](const Args &a) { return at::erf(a.in(0)); }},
+      {"isnan", [](const Args &a) { return at::isnan(a.in(0)); }},
+      {"isinf", [](const Args &a) { return at::isinf(a.in(0)); }},
+      // ia: has posinf, has neginf; fa: nan, posinf, neginf
+      {"nan_to_num", [](const Args &a) {
+         c10::optional<double> pos, neg;
+         if (a.i(0)) pos = a.f(1);
+         if (a.i(1)) neg = a.f(2);
+         return at::nan_to_num(a.in(0), a.f(0), pos, neg);
+       }},
+      // fa: negative_slope
+      {"leaky_relu", [](const Args &a) { return at::leaky_relu(a.in(0), a.f(0)); }},
+      // fa: alpha
+      {"elu", [](const Args &a) { return at::elu(a.in(0), a.f(0)); }},
+      // fa: beta, threshold
+      {"softplus", [](const Args &a) { return at::softplus(a.in(0), a.f(0), a.f(1)); }},
+      {"hardsigmoid", [](const Args &a) { return at::hardsigmoid(a.in(0)); }},
+      {"hardswish", [](const Args &a) { return at::hardswish(a.in(0)); }},
+      {"gelu_tanh", [](const Args &a) { return at::gelu(a.in(0), "tanh"); }},
       {"silu", [](const Args &a) { return at::silu(a.in(0)); }},
       {"logical_not", [](const Args &a) { return at::logical_not(a.in(0)); }},
       // ia: has_min, has_max; fa: min, max

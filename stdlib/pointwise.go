@@ -1,0 +1,118 @@
+package stdlib
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// Pointwise builtins beyond the arithmetic set: rounding, sign, erf, the
+// activations of torch.nn.functional with torch's argument names and
+// defaults, NaN/inf tests and nan_to_num. Dtype rules are the ops'
+// (runtime/ops/pointwise.go).
+
+var pointwiseDocs = map[string]string{
+	"floor":       "floor(x): the largest integer <= x (integer tensors are copied)",
+	"ceil":        "ceil(x): the smallest integer >= x (integer tensors are copied)",
+	"trunc":       "trunc(x): x rounded toward zero (integer tensors are copied)",
+	"sign":        "sign(x): -1, 0 or 1 by the sign of x, in x's dtype (sign(NaN) is 0, as torch)",
+	"erf":         "erf(x): the error function (integers give float32)",
+	"isnan":       "isnan(x): true where x is NaN, a bool tensor",
+	"isinf":       "isinf(x): true where x is +inf or -inf, a bool tensor",
+	"hardsigmoid": "hardsigmoid(x): clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardsigmoid",
+	"hardswish":   "hardswish(x): x * clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardswish",
+}
+
+func init() {
+	for name, doc := range pointwiseDocs {
+		register(name, doc, unaryBuiltin(name))
+	}
+	register("round", "round(x, decimals=0): x rounded half to even at decimals places (torch.round)", roundBuiltin)
+	register("nan_to_num", "nan_to_num(x, nan=0.0, posinf=none, neginf=none): NaN, +inf and -inf replaced (infinities by the dtype's largest and lowest finite values unless given)", nanToNumBuiltin)
+	register("leaky_relu", "leaky_relu(x, negative_slope=0.01): x where x > 0, else negative_slope * x", leakyReluBuiltin)
+	register("elu", "elu(x, alpha=1.0): x where x > 0, else alpha * (exp(x) - 1)", eluBuiltin)
+	register("softplus", "softplus(x, beta=1, threshold=20): log(1 + exp(beta * x)) / beta, and x where beta * x > threshold", softplusBuiltin)
+	register("gelu", `gelu(x, approximate="none"): x * Phi(x), the exact (erf) form; approximate="tanh" is 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`, geluBuiltin)
+}
+
+// unaryWith is a builtin of one tensor and float parameters (params, with
+// their defaults); attrs builds the op's attributes from their values.
+func unaryWith(op string, params []string, defaults []float64, attrs func(v []float64) any) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var x *refs.Ref
+		vals := append([]float64(nil), defaults...)
+		pairs := []any{"x", &x}
+		for i, p := range params {
+			pairs = append(pairs, p+"?", &vals[i])
+		}
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, pairs...); err != nil {
+			return nil, err
+		}
+		return th.Submit(op, attrs(vals), x)
+	}
+}
+
+var (
+	leakyReluBuiltin = unaryWith("leaky_relu", []string{"negative_slope"}, []float64{0.01},
+		func(v []float64) any { return ops.LeakyReluAttrs{NegativeSlope: v[0]} })
+	eluBuiltin = unaryWith("elu", []string{"alpha"}, []float64{1},
+		func(v []float64) any { return ops.EluAttrs{Alpha: v[0]} })
+	softplusBuiltin = unaryWith("softplus", []string{"beta", "threshold"}, []float64{1, 20},
+		func(v []float64) any { return ops.SoftplusAttrs{Beta: v[0], Threshold: v[1]} })
+)
+
+func roundBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x *refs.Ref
+	decimals := 0
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "decimals?", &decimals); err != nil {
+		return nil, err
+	}
+	return th.Submit("round", ops.RoundAttrs{Decimals: decimals}, x)
+}
+
+func nanToNumBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x *refs.Ref
+	nan := 0.0
+	posinf, neginf := eval.None, eval.None
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "nan?", &nan, "posinf?", &posinf, "neginf?", &neginf); err != nil {
+		return nil, err
+	}
+	a := ops.NanToNumAttrs{Nan: nan}
+	var err error
+	if a.PosInf, a.HasPosInf, err = optFloat(th, b.Name, "posinf", posinf); err != nil {
+		return nil, err
+	}
+	if a.NegInf, a.HasNegInf, err = optFloat(th, b.Name, "neginf", neginf); err != nil {
+		return nil, err
+	}
+	return th.Submit("nan_to_num", a, x)
+}
+
+// optFloat reads a number-or-none argument.
+func optFloat(th *eval.Thread, fname, param string, v eval.Value) (float64, bool, error) {
+	if _, none := v.(eval.NoneType); none {
+		return 0, false, nil
+	}
+	f, ok := th.AsFloat(v)
+	if !ok {
+		return 0, false, fmt.Errorf("%s: argument %q must be a number or none, not %s", fname, param, eval.Describe(v))
+	}
+	return f, true, nil
+}
+
+func geluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x *refs.Ref
+	approximate := "none"
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "approximate?", &approximate); err != nil {
+		return nil, err
+	}
+	switch approximate {
+	case "none":
+		return th.Submit("gelu", nil, x)
+	case "tanh":
+		return th.Submit("gelu_tanh", nil, x)
+	}
+	return nil, fmt.Errorf("%s: approximate must be \"none\" or \"tanh\", not %q", b.Name, approximate)
+}
