@@ -15,21 +15,12 @@ const benchUnit = `fn layer(x, w, b=none) {
 }
 `
 
-// BenchmarkParse parses N copies of benchUnit (6N lines) with the fast
-// parser and with participle alone.
+// BenchmarkParse parses N copies of benchUnit (6N lines).
 func BenchmarkParse(b *testing.B) {
 	for _, N := range []int{10, 40, 333} {
-		for _, fast := range []bool{true, false} {
-			name := fmt.Sprintf("lines=%d/participle", 6*N)
-			if fast {
-				name = fmt.Sprintf("lines=%d/fast", 6*N)
-			}
-			b.Run(name, func(b *testing.B) {
-				useFastParser = fast
-				defer func() { useFastParser = true }()
-				benchParse(b, N)
-			})
-		}
+		b.Run(fmt.Sprintf("lines=%d", 6*N), func(b *testing.B) {
+			benchParse(b, N)
+		})
 	}
 }
 

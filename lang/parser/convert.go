@@ -434,13 +434,14 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 		}
 	}
 	if !isCall && !c.repl {
-		hint := "did you mean `let x = ...`?"
+		hint := "; did you mean `let x = ...`?"
 		if b, ok := s.X.(*ast.BinaryExpr); ok && b.Op == "==" {
 			if id, ok := b.X.(*ast.Ident); ok {
-				hint = fmt.Sprintf("did you mean `%s = ...`?", id.Name)
+				hint = fmt.Sprintf("; did you mean `%s = ...`?", id.Name)
 			}
 		}
-		c.errorf(posOf(s.Pos), "expression statement must be a call; %s", hint)
+		e := &Error{Pos: posOf(s.Pos), Msg: "expression statement must be a call", hints: []string{hint}, guess: true}
+		c.errs = append(c.errs, e)
 		return nil
 	}
 	return &ast.ExprStmt{At: posOf(s.Pos), X: s.X}

@@ -3,6 +3,9 @@ package parser
 import (
 	"errors"
 	"sort"
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/tref-lang/tref/lang/ast"
 )
@@ -14,6 +17,21 @@ type Error struct {
 	// incomplete is set when the input ended inside an open bracket, so
 	// more input could complete it (see Incomplete).
 	incomplete bool
+	// hints are advice appended to Msg when parsing ends (withHints), each
+	// with its separator: " (the '[' at 1:9 is not closed)". guess marks
+	// advice that a Python hint replaces ("; did you mean `let x = ...`?"
+	// is not what "def f(x)" meant).
+	hints []string
+	guess bool
+	// limit marks an error of a limit (nesting depth), which no Python
+	// habit explains.
+	limit bool
+}
+
+// hint adds advice to e.
+func (e *Error) hint(h string) *Error {
+	e.hints = append(e.hints, h)
+	return e
 }
 
 func (e Error) Error() string {
@@ -42,6 +60,18 @@ func (l ErrorList) Error() string { return ast.JoinErrors(l) }
 
 // Unwrap gives the errors to errors.Is and errors.As.
 func (l ErrorList) Unwrap() []error { return ast.UnwrapErrors(l) }
+
+// withHints appends each error's hints to its message, a Python hint
+// (hints.go) where the error has no other advice or only a guess.
+func (l ErrorList) withHints(toks []lexer.Token) {
+	for _, e := range l {
+		if h := pythonHint(toks, e); h != "" && !e.limit && (len(e.hints) == 0 || e.guess) {
+			e.hints = []string{" " + h}
+		}
+		e.Msg += strings.Join(e.hints, "")
+		e.hints = nil
+	}
+}
 
 // err sorts the list and returns it, or nil when it is empty.
 func (l ErrorList) err() error {

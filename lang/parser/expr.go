@@ -56,9 +56,6 @@ const maxOperatorDepth = 1000
 type exprParser struct {
 	lex   *lexer.PeekingLexer
 	depth int
-	// fast, when set, parses operands instead of the operand production
-	// (see fastparse.go).
-	fast *fastParser
 }
 
 // parseExpr is the participle parser for ast.Expr. It answers NextMatch
@@ -128,7 +125,9 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 func (p *exprParser) enter(op *lexer.Token) error {
 	p.depth++
 	if p.depth > maxOperatorDepth {
-		return errorAt(op.Pos, "expression too deeply nested (more than %d chained operators)", maxOperatorDepth)
+		e := errorAt(op.Pos, "expression too deeply nested (more than %d chained operators)", maxOperatorDepth)
+		e.limit = true
+		return e
 	}
 	return nil
 }
@@ -158,19 +157,12 @@ func (p *exprParser) operand() (ast.Expr, error) {
 			msg += fmt.Sprintf(" after '%s'", prev[n-1].Value)
 		}
 		if t.Value == "not" && t.Type == tokKeyword {
-			return nil, errorAt(t.Pos, "%s, found \"not\" (write the 'not' expression in parentheses)", msg)
+			return nil, errorAt(t.Pos, "%s, found \"not\"", msg).hint(" (write the 'not' expression in parentheses)")
 		}
 		if n := len(prev); n > 0 && t.Value == "=" && t.Type == tokOp && prev[n-1].Pos.Offset+len(prev[n-1].Value) == t.Pos.Offset {
-			return nil, errorAt(t.Pos, "%s, found \"=\" (the compound assignments are += -= *= /=)", msg)
+			return nil, errorAt(t.Pos, "%s, found \"=\"", msg).hint(" (the compound assignments are += -= *= /=)")
 		}
 		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
-	}
-	if p.fast != nil {
-		o := p.fast.operand()
-		if p.fast.failed {
-			return nil, errNotFast
-		}
-		return convertOperand(o, p.fast.toks)
 	}
 	o, err := operandParser.ParseFromLexer(p.lex, participle.AllowTrailing(true))
 	if err != nil {

@@ -1,10 +1,6 @@
 package parser
 
-import (
-	"strings"
-
-	"github.com/alecthomas/participle/v2/lexer"
-)
+import "github.com/alecthomas/participle/v2/lexer"
 
 // Most people who write tref know Python. pythonHint recognises the Python
 // habits behind a syntax error and says what tref writes instead: blocks
@@ -50,20 +46,4 @@ func pythonHint(toks []lexer.Token, e *Error) string {
 		return "(write a lambda as fn(x) => x * 2)"
 	}
 	return ""
-}
-
-// addPythonHints appends pythonHint's advice to the errors of list.
-func addPythonHints(toks []lexer.Token, list ErrorList) {
-	const letHint = "; did you mean `let x = ...`?"
-	for _, e := range list {
-		h := pythonHint(toks, e)
-		switch {
-		case h == "":
-		case strings.HasSuffix(e.Msg, letHint):
-			// "def f(x)" is not a misspelt assignment.
-			e.Msg = strings.TrimSuffix(e.Msg, letHint) + " " + h
-		case !strings.HasSuffix(e.Msg, ")"):
-			e.Msg += " " + h
-		}
-	}
 }

@@ -3,9 +3,9 @@
 // The grammar is a set of participle structs (grammar.go) with expressions
 // parsed by precedence climbing (expr.go); convert.go turns the grammar
 // structs into ast nodes. lexer.go scans by hand, token for token as the
-// lexDef rules say; fastparse.go builds the same grammar structs by plain
-// recursive descent for correct programs, and participle parses (and
-// explains) the rest. The language reference is spec/syntax.md and the
+// lexDef rules say. Syntax errors are built from participle's typed
+// errors: the unexpected token and the production it expected
+// (syntaxerr.go). The language reference is spec/syntax.md and the
 // grammar, printed from the structs, is spec/grammar.ebnf.
 //
 // The trees it builds follow these conventions:
@@ -43,7 +43,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -101,27 +100,16 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 	if err != nil {
 		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
 	}
-	if useFastParser {
-		start := peek.MakeCheckpoint()
-		if g, ok := fastParse(peek, toks); ok {
-			c := &converter{repl: repl, toks: toks}
-			if f := (&ast.File{Path: path, Stmts: c.stmts(g.Stmts)}); len(c.errs) == 0 {
-				return f, nil
-			}
-		}
-		// Not a correct program: the participle parser says why.
-		peek.LoadCheckpoint(start)
-	}
 	g, err := fileParser.ParseFromLexer(peek)
 	if err != nil {
 		list := ErrorList{syntaxError(err, toks)}
-		addPythonHints(toks, list)
+		list.withHints(toks)
 		return nil, list
 	}
 	c := &converter{repl: repl, toks: toks}
 	f = &ast.File{Path: path, Stmts: c.stmts(g.Stmts)}
 	if err := c.errs.err(); err != nil {
-		addPythonHints(toks, c.errs)
+		c.errs.withHints(toks)
 		return nil, err
 	}
 	return f, nil
@@ -152,7 +140,9 @@ func checkNesting(toks []lexer.Token) *Error {
 		case "(", "[", "{":
 			depth++
 			if depth > maxNesting {
-				return errorAt(t.Pos, "brackets nested too deeply (more than %d levels)", maxNesting)
+				e := errorAt(t.Pos, "brackets nested too deeply (more than %d levels)", maxNesting)
+				e.limit = true
+				return e
 			}
 		case ")", "]", "}":
 			depth--
@@ -166,11 +156,14 @@ func checkNesting(toks []lexer.Token) *Error {
 // an open bracket tells it. Errors made by this package pass unchanged.
 func syntaxError(err error, toks []lexer.Token) *Error {
 	var e *Error
+	var u *participle.UnexpectedTokenError
 	var perr participle.Error
 	switch {
 	case errors.As(err, &e):
+	case errors.As(err, &u):
+		e = unexpected(u, toks)
 	case errors.As(err, &perr):
-		e = translate(perr, toks)
+		e = &Error{Pos: posOf(perr.Position()), Msg: perr.Message()}
 	default:
 		e = &Error{Pos: posOf(toks[len(toks)-1].Pos), Msg: err.Error()}
 	}
@@ -179,8 +172,8 @@ func syntaxError(err error, toks []lexer.Token) *Error {
 			e.incomplete = true
 			// In a long file the bracket left open may be far above the
 			// end where the error is found: name it.
-			if o := toks[open[len(open)-1]]; o.Pos.Line < e.Pos.Line && !strings.Contains(e.Msg, " is not closed") {
-				e.Msg += fmt.Sprintf(" (the '%s' at %d:%d is not closed)", o.Value, o.Pos.Line, o.Pos.Column)
+			if o := toks[open[len(open)-1]]; o.Pos.Line < e.Pos.Line {
+				e.hint(fmt.Sprintf(" (the '%s' at %d:%d is not closed)", o.Value, o.Pos.Line, o.Pos.Column))
 			}
 		}
 	}

@@ -2,18 +2,32 @@ package parser
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/ebnf"
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// participle reports a mismatch as `unexpected token "X" (expected E)`,
-// where E is the EBNF of what the production still needed; with no E it
-// means a statement could not start at X.
-var unexpectedRE = regexp.MustCompile(`^unexpected token "(?:[^"\\]|\\.)*"(?: \(expected (.*)\))?$`)
+// expected is the grammar a participle error says the parser needed at
+// the unexpected token: participle's UnexpectedTokenError carries the
+// token and the rest of the production it was in (printed as EBNF, the
+// only form participle exposes it in), which expected reads back into
+// participle's own EBNF tree. ok is false for an error that names no
+// production: no statement could start at the token.
+func expected(u *participle.UnexpectedTokenError) (want *ebnf.Expression, ok bool) {
+	rest := strings.TrimPrefix(u.Message(), fmt.Sprintf("unexpected token %q", u.Unexpected))
+	rest, ok = strings.CutPrefix(rest, " (expected ")
+	if !ok {
+		return nil, false
+	}
+	g, err := ebnf.ParseString("E = " + strings.TrimSuffix(rest, ")") + " .")
+	if err != nil || len(g.Productions) != 1 {
+		return nil, false
+	}
+	return g.Productions[0].Expression, true
+}
 
 // productionNames says how an expected production begins, for "expected".
 var productionNames = map[string]string{
@@ -23,17 +37,17 @@ var productionNames = map[string]string{
 	"IfStmt": "'if'",
 }
 
-// translate rewrites a participle error in the form "expected X, found Y",
-// adding the construct when an open bracket tells it ("in call
-// arguments"), the token just before when it is a keyword or operator
-// ("after 'let'"), and reporting a token on a new line after a complete
-// operand as "found newline" at the end of the line, as Go does.
-func translate(perr participle.Error, toks []lexer.Token) *Error {
-	pos := posOf(perr.Position())
-	m := unexpectedRE.FindStringSubmatch(perr.Message())
+// unexpected builds the message for participle's UnexpectedTokenError in
+// the form "expected X, found Y", adding the construct when an open
+// bracket tells it ("in call arguments"), the token just before when it
+// is a keyword or operator ("after 'let'"), and reporting a token on a new
+// line after a complete operand as "found newline" at the end of the
+// line, as Go does.
+func unexpected(u *participle.UnexpectedTokenError, toks []lexer.Token) *Error {
+	pos := posOf(u.Unexpected.Pos)
 	at := tokenAt(toks, pos)
-	if m == nil || at >= len(toks) {
-		return &Error{Pos: pos, Msg: perr.Message()}
+	if at >= len(toks) {
+		return &Error{Pos: pos, Msg: "unexpected " + describe(u.Unexpected)}
 	}
 	found := toks[at]
 	var prev *lexer.Token
@@ -42,17 +56,16 @@ func translate(perr participle.Error, toks []lexer.Token) *Error {
 	}
 	ctx := bracketContext(toks, at)
 
-	var want string
-	if m[1] == "" {
-		want = "statement"
-	} else {
-		want = firstExpected(m[1])
+	want := "statement"
+	grammar, inProduction := expected(u)
+	if inProduction {
+		want = firstItem(grammar)
 	}
 	if !found.EOF() {
 		want = ctx.alternatives(want, prev)
 	}
 	msg := "expected " + want
-	if m[1] != "" && !ctx.block && prev != nil && (prev.Type == tokKeyword || isOperator(*prev)) &&
+	if inProduction && !ctx.block && prev != nil && (prev.Type == tokKeyword || isOperator(*prev)) &&
 		!opens(*prev) && !closes(*prev) && (ctx.name == "" || want == "expression") {
 		msg += fmt.Sprintf(" after '%s'", prev.Value)
 	}
@@ -67,66 +80,42 @@ func translate(perr participle.Error, toks []lexer.Token) *Error {
 		pos.Col += utf8.RuneCountInString(prev.Value)
 	}
 	msg += ", found " + what
-	if hint := ctx.hint(toks, at); hint != "" {
-		msg += " " + hint
+	e := &Error{Pos: pos, Msg: msg}
+	if h := ctx.hint(toks, at); h != "" {
+		e.hint(" " + h)
 	}
-	return &Error{Pos: pos, Msg: msg}
+	return e
 }
 
-// firstExpected names the first item of an expected EBNF sequence:
-// `"=" Expr` is "'='", `<ident> Params Block` is "name",
-// `(IfStmt | Block)` is "'if' or '{'".
-func firstExpected(ebnf string) string {
-	if strings.HasPrefix(ebnf, "(") {
-		// A group: name each alternative of its first item.
-		end := matchingParen(ebnf)
-		var alts []string
-		for _, alt := range strings.Split(ebnf[1:end], " | ") {
-			alts = append(alts, firstExpected(alt))
+// firstItem names what can come first in an expected sequence: for
+// `"=" Expr` "'='", for `<ident> Params Block` "name", for
+// `(IfStmt | Block)` "'if' or '{'".
+func firstItem(e *ebnf.Expression) string {
+	var alts []string
+	for _, seq := range e.Alternatives {
+		if len(seq.Terms) > 0 {
+			alts = append(alts, termName(seq.Terms[0]))
 		}
-		return strings.Join(alts, " or ")
 	}
-	item := ebnf
-	if i := strings.IndexByte(ebnf, ' '); i >= 0 {
-		item = ebnf[:i]
-	}
-	item = strings.TrimRight(item, "?*+")
+	return strings.Join(alts, " or ")
+}
+
+// termName names one EBNF term: a token, a literal or a production.
+func termName(t *ebnf.Term) string {
 	switch {
-	case item == "<ident>":
+	case t.Group != nil:
+		return firstItem(t.Group.Expr)
+	case t.Token == "ident":
 		return "name"
-	case item == "<string>":
-		return "string"
-	case strings.HasPrefix(item, `"`):
-		return "'" + strings.Trim(item, `"`) + "'"
+	case t.Token != "":
+		return t.Token
+	case t.Literal != "":
+		return "'" + strings.Trim(t.Literal, `"`) + "'"
 	}
-	if name, ok := productionNames[item]; ok {
+	if name, ok := productionNames[t.Name]; ok {
 		return name
 	}
-	return item
-}
-
-// matchingParen is the index of the ')' closing s[0].
-func matchingParen(s string) int {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '"':
-			// Skip a quoted literal, which may hold a parenthesis.
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' {
-					i++
-				}
-			}
-		case '(':
-			depth++
-		case ')':
-			depth--
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return len(s)
+	return t.Name
 }
 
 // construct is the bracketed construct around an error.
