@@ -31,10 +31,13 @@ func Grammar() string {
 		}
 	}
 	emit(fileParser.String())
+	emit(stmts.grammar())
 	b.WriteString("\n(* Expressions: one production per precedence level, lowest first. *)\n")
 	emit(exprEBNF())
 	b.WriteString("\n(* Operands: a primary followed by calls, indexing and fields. *)\n")
 	emit(operandParser.String())
+	emit(primaries.grammar())
+	emit(postfixes.grammar())
 	return b.String()
 }
 

@@ -1,6 +1,9 @@
 package parser
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
 
@@ -11,7 +14,8 @@ import (
 // the grammar (spec/grammar.ebnf is printed from them); convert.go turns
 // the result into lang/ast. Expressions (the ast.Expr fields) are parsed by
 // precedence climbing in expr.go, whose operands are the operand
-// production below.
+// production below. The interfaces stmt, primary and postfix are unions
+// whose member the first token chooses (union, at the end).
 //
 // The parsers run with no lookahead: once a production has consumed a
 // token it is committed, so an error is reported at the first token that
@@ -299,29 +303,134 @@ func (*fieldSuffix) postfixNode() {}
 var (
 	fileParser    *participle.Parser[file]
 	operandParser *participle.Parser[operand]
+	stmts         = &union[stmt]{name: "Stmt"}
+	primaries     = &union[primary]{name: "Primary"}
+	postfixes     = &union[postfix]{name: "Postfix"}
 )
 
-// The parsers are built in init because parseExpr refers to
-// operandParser, which is built with parseExpr: a package-level
-// initializer would be a cycle.
+// union parses the productions of an interface type, choosing the member
+// by the token that starts it. participle's Union would try each member
+// in turn, allocating a branch of the parse and a struct for every one
+// that fails: at every statement, and three times at the end of every
+// operand. Members are listed in the order spec/grammar.ebnf prints them.
+type union[I any] struct {
+	name    string
+	byToken map[string]func(*lexer.PeekingLexer) (I, error)
+	members []fmt.Stringer
+	// other parses what no token names, where startsOther says it can
+	// start (SimpleStmt).
+	other       func(*lexer.PeekingLexer) (I, error)
+	startsOther func(*lexer.PeekingLexer) bool
+}
+
+// tokenKey is how union finds a member by its first token: the value of
+// an operator or keyword, the token type of the others.
+func tokenKey(t *lexer.Token) string {
+	switch t.Type {
+	case tokIdent:
+		return "<ident>"
+	case tokNumber:
+		return "<number>"
+	case tokString:
+		return "<string>"
+	case lexer.EOF:
+		return ""
+	}
+	return t.Value
+}
+
+// parse is the participle parser of the union's type (ParseTypeWith): it
+// answers NextMatch where no member starts, as a Union would.
+func (u *union[I]) parse(lex *lexer.PeekingLexer) (I, error) {
+	if p, ok := u.byToken[tokenKey(lex.Peek())]; ok {
+		return p(lex)
+	}
+	if u.other != nil && u.startsOther(lex) {
+		return u.other(lex)
+	}
+	var none I
+	return none, participle.NextMatch
+}
+
+// grammar prints the union and its members' productions as EBNF.
+func (u *union[I]) grammar() string {
+	var names, prods []string
+	for _, m := range u.members {
+		g := m.String()
+		name, _, _ := strings.Cut(g, " = ")
+		names = append(names, name)
+		prods = append(prods, g)
+	}
+	return u.name + " = " + strings.Join(names, " | ") + " .\n" + strings.Join(prods, "\n")
+}
+
+// member builds the parser of T, a member of u that the tokens firsts
+// start (none: u.other).
+func member[T any, I any](u *union[I], opts []participle.Option, firsts ...string) {
+	p := participle.MustBuild[T](opts...)
+	parse := func(lex *lexer.PeekingLexer) (I, error) {
+		v, err := p.ParseFromLexer(lex, participle.AllowTrailing(true))
+		if err != nil {
+			var none I
+			return none, err
+		}
+		return any(v).(I), nil
+	}
+	u.members = append(u.members, p)
+	if len(firsts) == 0 {
+		u.other = parse
+		return
+	}
+	if u.byToken == nil {
+		u.byToken = map[string]func(*lexer.PeekingLexer) (I, error){}
+	}
+	for _, f := range firsts {
+		u.byToken[f] = parse
+	}
+}
+
+// The parsers are built in init because the unions and parseExpr refer to
+// parsers built with them: a package-level initializer would be a cycle.
 func init() {
 	opts := []participle.Option{
 		participle.Lexer(lexDef),
 		participle.UseLookahead(0),
-		// Members are tried in order, so the frequent come first; each
-		// starts with its own token except that Block and FnStmt must
-		// precede SimpleStmt, whose expression could begin with '{' or fn.
-		participle.Union[stmt](
-			&letStmt{}, &ifStmt{}, &returnStmt{}, &forStmt{}, &fnStmt{},
-			&block{}, &assertStmt{}, &whileStmt{}, &breakStmt{},
-			&continueStmt{}, &testStmt{}, &importStmt{}, &delStmt{},
-			&emptyStmt{}, &simpleStmt{}),
-		participle.Union[primary](
-			&identExpr{}, &numberLit{}, &stringLit{}, &parenExpr{},
-			&listLit{}, &recordLit{}, &fnLit{}, &boolLit{}, &noneLit{}),
-		participle.Union[postfix](&callSuffix{}, &indexSuffix{}, &fieldSuffix{}),
+		participle.ParseTypeWith(stmts.parse),
+		participle.ParseTypeWith(primaries.parse),
+		participle.ParseTypeWith(postfixes.parse),
 		participle.ParseTypeWith(parseExpr),
 	}
+	member[letStmt](stmts, opts, "let")
+	member[ifStmt](stmts, opts, "if")
+	member[returnStmt](stmts, opts, "return")
+	member[forStmt](stmts, opts, "for")
+	member[fnStmt](stmts, opts, "fn")
+	member[block](stmts, opts, "{")
+	member[assertStmt](stmts, opts, "assert")
+	member[whileStmt](stmts, opts, "while")
+	member[breakStmt](stmts, opts, "break")
+	member[continueStmt](stmts, opts, "continue")
+	member[testStmt](stmts, opts, "test")
+	member[importStmt](stmts, opts, "import")
+	member[delStmt](stmts, opts, "del")
+	member[emptyStmt](stmts, opts, ";")
+	member[simpleStmt](stmts, opts)
+	stmts.startsOther = func(lex *lexer.PeekingLexer) bool { return startsExpr(lex.Peek()) }
+
+	member[identExpr](primaries, opts, "<ident>")
+	member[numberLit](primaries, opts, "<number>")
+	member[stringLit](primaries, opts, "<string>")
+	member[parenExpr](primaries, opts, "(")
+	member[listLit](primaries, opts, "[")
+	member[recordLit](primaries, opts, "{")
+	member[fnLit](primaries, opts, "fn")
+	member[boolLit](primaries, opts, "true", "false")
+	member[noneLit](primaries, opts, "none")
+
+	member[callSuffix](postfixes, opts, "(")
+	member[indexSuffix](postfixes, opts, "[")
+	member[fieldSuffix](postfixes, opts, ".")
+
 	fileParser = participle.MustBuild[file](opts...)
 	operandParser = participle.MustBuild[operand](opts...)
 }
