@@ -2,48 +2,42 @@ package formats
 
 import (
 	"bufio"
+	"errors"
 	"io"
-	"os"
-	"path/filepath"
+	"io/fs"
+
+	"github.com/tref-lang/tref/runtime/safefile"
 )
 
 // writeAtomic writes path through fn: into a temporary file in the same
-// directory, flushed and synced, then renamed over path. On any failure
-// the temporary file is removed and path is left as it was.
+// directory, flushed and synced, then renamed over path (safefile.Atomic:
+// through a symbolic link to its target, keeping an existing file's
+// mode, refusing a read-only or special file). On any failure the
+// temporary file is removed and path is left as it was.
 func writeAtomic(path string, fn func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	kind := KindOf(path)
+	a, err := safefile.CreateAtomic(path)
 	if err != nil {
-		return &Error{Path: path, Msg: "cannot create a temporary file", Err: err}
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+		var se *safefile.Error
+		if errors.As(err, &se) {
+			return errorf(path, kind, "%s", se.Msg)
 		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named already
+		}
+		return &Error{Path: path, Format: kind, Msg: "cannot write", Err: err}
+	}
+	defer a.Abort()
+	bw := bufio.NewWriterSize(a, 1<<20)
 	if err = fn(bw); err != nil {
-		return wrap(path, KindOf(path), "write", err)
+		return wrap(path, kind, "write", err)
 	}
 	if err = bw.Flush(); err != nil {
-		return wrap(path, KindOf(path), "write", err)
+		return wrap(path, kind, "write", err)
 	}
-	if err = tmp.Sync(); err != nil {
-		return wrap(path, KindOf(path), "sync", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return wrap(path, KindOf(path), "close", err)
-	}
-	// CreateTemp makes the file 0600; saved tensors are ordinary files.
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return wrap(path, KindOf(path), "chmod", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return wrap(path, KindOf(path), "rename", err)
+	if err = a.Commit(); err != nil {
+		return wrap(path, kind, "", err)
 	}
 	return nil
 }

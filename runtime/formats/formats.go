@@ -21,6 +21,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tref-lang/tref/runtime/safefile"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -235,24 +236,17 @@ func errorf(path string, kind Kind, format string, args ...any) error {
 	return &Error{Path: path, Format: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
-// openRegular opens path for reading and checks that it is a regular file
-// (not a directory, device or pipe), returning its size. On error nothing
-// stays open.
+// openRegular opens path for reading if it is a regular file (not a
+// directory, device or pipe; see safefile.Open, which checks before
+// opening so that a FIFO cannot block), returning its size. On error
+// nothing stays open.
 func openRegular(path string, kind Kind) (*os.File, int64, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, 0, err
+	fh, size, err := safefile.Open(path)
+	var se *safefile.Error
+	if errors.As(err, &se) {
+		return nil, 0, errorf(path, kind, "%s", se.Msg)
 	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, 0, wrap(path, kind, "stat", err)
-	}
-	if !st.Mode().IsRegular() {
-		fh.Close()
-		return nil, 0, errorf(path, kind, "not a regular file")
-	}
-	return fh, st.Size(), nil
+	return fh, size, err
 }
 
 // wrap attaches the file name to an underlying error (I/O, decompression).
