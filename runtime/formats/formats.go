@@ -258,6 +258,12 @@ func wrap(path string, kind Kind, msg string, err error) error {
 	return &Error{Path: path, Format: kind, Msg: msg, Err: err}
 }
 
+// MaxEntries bounds the tensors of one file (safetensors, npz): each costs
+// memory for its header record however small its data, so a header of
+// millions of empty tensors would take gigabytes. Published checkpoints
+// hold a few thousand tensors per file.
+const MaxEntries = 1 << 17
+
 // maxDims bounds the rank of any tensor a file may declare.
 const maxDims = 32
 

@@ -31,6 +31,10 @@ func OpenNpz(path string, opts *Options) (*File, error) {
 		fh.Close()
 		return nil, wrap(path, Npz, "not a valid zip archive", err)
 	}
+	if len(zr.File) > MaxEntries {
+		fh.Close()
+		return nil, bad("%d members, more than the limit of %d tensors", len(zr.File), MaxEntries)
+	}
 	f := newFile(path, Npz, fh.Close)
 	keepHalf := opts != nil && opts.KeepHalf
 	seen := map[string]bool{}

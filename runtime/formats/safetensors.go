@@ -160,6 +160,9 @@ func parseSTHeader(header []byte) ([]stInfo, map[string]string, error) {
 			}
 			continue
 		}
+		if len(infos) == MaxEntries {
+			return nil, nil, fmt.Errorf("more than %d tensors", MaxEntries)
+		}
 		in, err := parseSTTensor(dec, name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tensor %q: %v", name, err)

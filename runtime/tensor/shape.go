@@ -3,6 +3,7 @@ package tensor
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,17 +67,32 @@ func (s Shape) Strides() []int {
 const MaxElements = 1 << 40
 
 // CheckedNumel multiplies the dimensions, failing on negative dimensions or
-// when the product exceeds MaxElements.
+// when the product exceeds MaxElements. As in NumPy, a zero dimension
+// does not excuse the others: the product of the nonzero dimensions must
+// stay within MaxElements too, so a shape such as [0, 2**62, 2**62] is
+// refused wherever it appears (a loader, a creation builtin, an op's
+// result) rather than accepted by some and refused by others, and strides
+// computed from any accepted shape never overflow.
 func CheckedNumel(s Shape) (int, error) {
-	n := 1
+	n, zero := 1, false
 	for _, d := range s {
 		if d < 0 {
 			return 0, fmt.Errorf("negative dimension %d in shape %v", d, s)
 		}
-		if d != 0 && n > MaxElements/d {
+		if d == 0 {
+			zero = true
+			continue
+		}
+		if n > MaxElements/d {
+			if slices.Contains(s, 0) {
+				return 0, fmt.Errorf("shape %v is too large: its nonzero dimensions multiply to more than %d (a zero dimension does not make the others fit, as in NumPy)", s, MaxElements)
+			}
 			return 0, fmt.Errorf("shape %v has more than %d elements", s, MaxElements)
 		}
 		n *= d
+	}
+	if zero {
+		return 0, nil
 	}
 	return n, nil
 }
