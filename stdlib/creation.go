@@ -84,7 +84,7 @@ func optDType(fname string, v eval.Value) (dt tensor.DType, ok bool, err error) 
 	case eval.String:
 		d, ok := tensor.ParseDType(string(v))
 		if !ok {
-			return tensor.Invalid, false, fmt.Errorf("%s: unknown dtype %q (float32, float64, float16, bfloat16, int64, uint8, bool)", fname, string(v))
+			return tensor.Invalid, false, fmt.Errorf("%s: unknown dtype %q (%s)", fname, string(v), tensor.DTypeList)
 		}
 		return d, true, nil
 	}
@@ -247,8 +247,8 @@ func (n *nested) walk(th *eval.Thread, v eval.Value, path []int) (tensor.Shape, 
 			n.dtypes = append(n.dtypes, d.DType)
 			n.vals = append(n.vals, d.At(i))
 			var iv int64
-			if d.DType == tensor.Int64 {
-				iv = d.I64()[i]
+			if d.DType.IsInt() {
+				iv = d.IntAt(i)
 			}
 			n.ints = append(n.ints, iv)
 		}
@@ -300,8 +300,8 @@ func builtinTensor(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 		return nil, err
 	}
 	for i, v := range n.vals {
-		if dt == tensor.Int64 && n.dtypes[i] == tensor.Int64 {
-			d.I64()[i] = n.ints[i]
+		if dt.IsInt() && n.dtypes[i].IsInt() {
+			d.SetInt(i, n.ints[i])
 			continue
 		}
 		d.Set(i, v)
@@ -526,7 +526,11 @@ func builtinRandint(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 			return nil, err
 		}
 		for i, v := range d.I64() {
-			c.Set(i, float64(v))
+			if dt.IsInt() {
+				c.SetInt(i, v)
+			} else {
+				c.Set(i, float64(v))
+			}
 		}
 		d = c
 	}

@@ -69,7 +69,7 @@ func builtinLoad(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, err
 	}
 	host := th.RT.HostPool()
-	f, err := formats.Open(scriptPath(th, path), &formats.Options{Check: host.Check})
+	f, err := formats.Open(scriptPath(th, path), &formats.Options{Check: host.Check, KeepHalf: true})
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}

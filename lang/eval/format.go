@@ -157,17 +157,17 @@ func (f *formatter) tensor(r *refs.Ref) {
 	f.b.WriteString(formatTensor(d))
 }
 
-// scalarOf unboxes a 0-d host tensor (half types widen to float32, uint8
-// to int64).
+// scalarOf unboxes a 0-d host tensor (half types widen to float32, the
+// integer types to int64).
 func scalarOf(d *tensor.Dense) Value {
-	switch d.DType {
-	case tensor.Bool:
+	switch {
+	case d.DType == tensor.Bool:
 		return Bool(d.Buf[0] != 0)
-	case tensor.Int64:
-		return Int(d.I64()[0])
-	case tensor.Uint8:
-		return Int(d.Buf[0])
-	case tensor.Float64:
+	case d.DType == tensor.Uint64 && d.U64()[0] >= 1<<63:
+		return Float64(float64(d.U64()[0]))
+	case d.DType.IsInt():
+		return Int(d.IntAt(0))
+	case d.DType == tensor.Float64:
 		return Float64(d.F64()[0])
 	}
 	return Float32(float32(d.At(0)))

@@ -151,7 +151,7 @@ func unpackOne(th *Thread, fname, param string, v Value, ptr any) error {
 		}
 		d, ok := tensor.ParseDType(string(s))
 		if !ok {
-			return fmt.Errorf("%s: unknown dtype %q (float32, float64, float16, bfloat16, int64, uint8, bool)", fname, s)
+			return fmt.Errorf("%s: unknown dtype %q (%s)", fname, s, tensor.DTypeList)
 		}
 		*p = d
 	case *tensor.Shape, *[]int:

@@ -3,7 +3,6 @@ package formats
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -23,57 +22,40 @@ const (
 	rawBF16
 	rawF32
 	rawF64
+	rawU16
+	rawU32
+	rawU64
 )
 
-var rawSizes = [...]int{rawBool: 1, rawU8: 1, rawI8: 1, rawI16: 2, rawI32: 4, rawI64: 8, rawF16: 2, rawBF16: 2, rawF32: 4, rawF64: 8}
+var rawSizes = [...]int{rawBool: 1, rawU8: 1, rawI8: 1, rawI16: 2, rawI32: 4, rawI64: 8, rawF16: 2, rawBF16: 2, rawF32: 4, rawF64: 8,
+	rawU16: 2, rawU32: 4, rawU64: 8}
+
+// rawDTypes pairs each stored type with the tref dtype of the same
+// representation.
+var rawDTypes = [...]tensor.DType{rawBool: tensor.Bool, rawU8: tensor.Uint8, rawI8: tensor.Int8, rawI16: tensor.Int16,
+	rawI32: tensor.Int32, rawI64: tensor.Int64, rawF16: tensor.Float16, rawBF16: tensor.BFloat16, rawF32: tensor.Float32,
+	rawF64: tensor.Float64, rawU16: tensor.Uint16, rawU32: tensor.Uint32, rawU64: tensor.Uint64}
 
 func (r raw) size() int { return rawSizes[r] }
 
-// natural is the tref dtype a stored type loads as: integers widen to
-// int64, half types become float32 unless keepHalf.
+// natural is the tref dtype a stored type loads as: its own, except that
+// half types become float32 when keepHalf is false.
 func (r raw) natural(keepHalf bool) tensor.DType {
-	switch r {
-	case rawBool:
-		return tensor.Bool
-	case rawU8:
-		return tensor.Uint8
-	case rawI8, rawI16, rawI32, rawI64:
-		return tensor.Int64
-	case rawF16:
-		if keepHalf {
-			return tensor.Float16
-		}
+	if (r == rawF16 || r == rawBF16) && !keepHalf {
 		return tensor.Float32
-	case rawBF16:
-		if keepHalf {
-			return tensor.BFloat16
-		}
-		return tensor.Float32
-	case rawF32:
-		return tensor.Float32
-	case rawF64:
-		return tensor.Float64
+	}
+	if int(r) < len(rawDTypes) {
+		return rawDTypes[r]
 	}
 	return tensor.Invalid
 }
 
 // rawOf is the stored type that holds dtype d without conversion.
 func rawOf(d tensor.DType) raw {
-	switch d {
-	case tensor.Bool:
-		return rawBool
-	case tensor.Uint8:
-		return rawU8
-	case tensor.Int64:
-		return rawI64
-	case tensor.Float16:
-		return rawF16
-	case tensor.BFloat16:
-		return rawBF16
-	case tensor.Float32:
-		return rawF32
-	case tensor.Float64:
-		return rawF64
+	for r, dt := range rawDTypes {
+		if dt == d && d != tensor.Invalid {
+			return raw(r)
+		}
 	}
 	return rawInvalid
 }
@@ -90,51 +72,34 @@ func decode(dst *tensor.Dense, src []byte, r raw, big bool) error {
 	if big {
 		bo = binary.BigEndian
 	}
-	// Same representation and little-endian: a plain copy.
-	if !big && rawOf(dst.DType) == r {
-		if r == rawBool {
+	if rawOf(dst.DType) == r {
+		// Same representation: a copy, its bytes swapped when big-endian.
+		switch {
+		case r == rawBool:
 			for i, b := range src {
 				dst.Buf[i] = b2u(b != 0)
 			}
-			return nil
+		case !big || r.size() == 1:
+			copy(dst.Buf, src)
+		case r.size() == 2:
+			out := dst.U16()
+			for i := range out {
+				out[i] = bo.Uint16(src[2*i:])
+			}
+		case r.size() == 4:
+			out := dst.U32()
+			for i := range out {
+				out[i] = bo.Uint32(src[4*i:])
+			}
+		default:
+			out := dst.U64()
+			for i := range out {
+				out[i] = bo.Uint64(src[8*i:])
+			}
 		}
-		copy(dst.Buf, src)
 		return nil
 	}
 	switch dst.DType {
-	case tensor.Bool:
-		for i, b := range src {
-			dst.Buf[i] = b2u(b != 0)
-		}
-	case tensor.Uint8:
-		copy(dst.Buf, src)
-	case tensor.Int64:
-		out := dst.I64()
-		switch r {
-		case rawI8:
-			for i := range out {
-				out[i] = int64(int8(src[i]))
-			}
-		case rawI16:
-			for i := range out {
-				out[i] = int64(int16(bo.Uint16(src[2*i:])))
-			}
-		case rawI32:
-			for i := range out {
-				out[i] = int64(int32(bo.Uint32(src[4*i:])))
-			}
-		case rawI64:
-			for i := range out {
-				out[i] = int64(bo.Uint64(src[8*i:]))
-			}
-		default:
-			return fmt.Errorf("internal: no conversion to int64 from stored type %d", r)
-		}
-	case tensor.Float16, tensor.BFloat16:
-		out := dst.U16()
-		for i := range out {
-			out[i] = bo.Uint16(src[2*i:])
-		}
 	case tensor.Float32:
 		out := dst.F32()
 		switch r {
@@ -146,17 +111,8 @@ func decode(dst *tensor.Dense, src []byte, r raw, big bool) error {
 			for i := range out {
 				out[i] = tensor.BFloatToFloat(bo.Uint16(src[2*i:]))
 			}
-		case rawF32:
-			for i := range out {
-				out[i] = math.Float32frombits(bo.Uint32(src[4*i:]))
-			}
 		default:
 			return fmt.Errorf("internal: no conversion to float32 from stored type %d", r)
-		}
-	case tensor.Float64:
-		out := dst.F64()
-		for i := range out {
-			out[i] = math.Float64frombits(bo.Uint64(src[8*i:]))
 		}
 	default:
 		return fmt.Errorf("internal: cannot decode into %v", dst.DType)

@@ -115,9 +115,6 @@ func OpenIDX(path string, opts *Options) (*File, error) {
 	}
 	f := newFile(path, IDX, fh.Close)
 	dt := h.raw.natural(false)
-	if dt == tensor.Int64 {
-		f.note("IDX %s data is loaded as int64 (tref's integer type)", h.name)
-	}
 	f.Entries = []Entry{{Meta: tensor.Meta{Shape: h.shape, DType: dt}, Stored: h.name + " big-endian", Bytes: h.bytes}}
 	f.Entries[0].load = func() (*tensor.Dense, error) {
 		if !f.open() {

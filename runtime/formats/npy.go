@@ -40,12 +40,15 @@ var npyTypes = map[string]raw{
 	"i2": rawI16,
 	"i4": rawI32,
 	"i8": rawI64,
+	"u2": rawU16,
+	"u4": rawU32,
+	"u8": rawU64,
 	"f2": rawF16,
 	"f4": rawF32,
 	"f8": rawF64,
 }
 
-const npySupported = "<f2 <f4 <f8 <i8 <i4 <i2 |i1 |u1 |b1, either byte order"
+const npySupported = "<f2 <f4 <f8 <i8 <i4 <i2 |i1 <u8 <u4 <u2 |u1 |b1, either byte order"
 
 // readNpyHeader parses the magic, version and header dictionary of an npy
 // stream; the caller checks the declared data against what follows.
@@ -231,8 +234,6 @@ func (h *npyHeader) noteConversions(f *File, keepHalf bool) {
 	switch {
 	case h.raw == rawF16 && dt == tensor.Float32:
 		f.note("float16 arrays are loaded as float32 (the cpu backend computes in float32)")
-	case h.raw == rawI8 || h.raw == rawI16 || h.raw == rawI32:
-		f.note("%s arrays are loaded as int64 (tref's integer type)", h.descr)
 	}
 	if h.fortran {
 		f.note("Fortran-order arrays are reordered to row-major on load")
@@ -280,6 +281,12 @@ var npyDescr = map[tensor.DType]string{
 	tensor.Bool:    "|b1",
 	tensor.Uint8:   "|u1",
 	tensor.Int64:   "<i8",
+	tensor.Int8:    "|i1",
+	tensor.Int16:   "<i2",
+	tensor.Int32:   "<i4",
+	tensor.Uint16:  "<u2",
+	tensor.Uint32:  "<u4",
+	tensor.Uint64:  "<u8",
 	tensor.Float16: "<f2",
 	tensor.Float32: "<f4",
 	tensor.Float64: "<f8",

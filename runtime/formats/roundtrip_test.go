@@ -32,7 +32,8 @@ func sample(dt tensor.DType, shape ...int) *tensor.Dense {
 	return d
 }
 
-var allDTypes = []tensor.DType{tensor.Bool, tensor.Uint8, tensor.Int64, tensor.Float16, tensor.BFloat16, tensor.Float32, tensor.Float64}
+var allDTypes = []tensor.DType{tensor.Bool, tensor.Uint8, tensor.Int64, tensor.Float16, tensor.BFloat16, tensor.Float32, tensor.Float64,
+	tensor.Int8, tensor.Int16, tensor.Int32, tensor.Uint16, tensor.Uint32, tensor.Uint64}
 
 var shapes = []tensor.Shape{{}, {0}, {5}, {2, 3}, {2, 0, 4}, {3, 1, 2, 2}}
 
@@ -236,9 +237,9 @@ func TestIDXTypes(t *testing.T) {
 		vals []float64
 	}{
 		{0x08, tensor.Uint8, []float64{0, 1, 127, 128, 200, 255}},
-		{0x09, tensor.Int64, []float64{-128, -1, 0, 1, 100, 127}},
-		{0x0B, tensor.Int64, []float64{-32768, -2, 0, 3, 1000, 32767}},
-		{0x0C, tensor.Int64, []float64{-2147483648, -70000, 0, 5, 70000, 2147483647}},
+		{0x09, tensor.Int8, []float64{-128, -1, 0, 1, 100, 127}},
+		{0x0B, tensor.Int16, []float64{-32768, -2, 0, 3, 1000, 32767}},
+		{0x0C, tensor.Int32, []float64{-2147483648, -70000, 0, 5, 70000, 2147483647}},
 		{0x0D, tensor.Float32, []float64{-1.5, 0, 0.25, 3e10, float64(math.SmallestNonzeroFloat32), 1}},
 		{0x0E, tensor.Float64, []float64{-1.5, 0, 0.1, 3e300, math.Inf(1), 1}},
 	}

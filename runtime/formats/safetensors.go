@@ -25,6 +25,9 @@ var stDTypes = map[string]raw{
 	"I16":  rawI16,
 	"I32":  rawI32,
 	"I64":  rawI64,
+	"U16":  rawU16,
+	"U32":  rawU32,
+	"U64":  rawU64,
 	"F16":  rawF16,
 	"BF16": rawBF16,
 	"F32":  rawF32,
@@ -35,13 +38,19 @@ var stNames = map[tensor.DType]string{
 	tensor.Bool:     "BOOL",
 	tensor.Uint8:    "U8",
 	tensor.Int64:    "I64",
+	tensor.Int8:     "I8",
+	tensor.Int16:    "I16",
+	tensor.Int32:    "I32",
+	tensor.Uint16:   "U16",
+	tensor.Uint32:   "U32",
+	tensor.Uint64:   "U64",
 	tensor.Float16:  "F16",
 	tensor.BFloat16: "BF16",
 	tensor.Float32:  "F32",
 	tensor.Float64:  "F64",
 }
 
-const stSupported = "F32, F64, F16, BF16, I64, I32, I16, I8, U8, BOOL"
+const stSupported = "F32, F64, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL"
 
 // stInfo is one tensor's header record.
 type stInfo struct {
@@ -106,8 +115,6 @@ func OpenSafetensors(path string, opts *Options) (*File, error) {
 		switch {
 		case dt == tensor.Float32 && (in.raw == rawF16 || in.raw == rawBF16):
 			f.note("%s tensors are loaded as float32 (the cpu backend computes in float32)", in.dtype)
-		case in.raw == rawI8 || in.raw == rawI16 || in.raw == rawI32:
-			f.note("%s tensors are loaded as int64 (tref's integer type)", in.dtype)
 		}
 		e := &f.Entries[i]
 		*e = Entry{Name: in.name, Meta: tensor.Meta{Shape: in.shape, DType: dt}, Stored: in.dtype, Bytes: in.end - in.begin}

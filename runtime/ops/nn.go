@@ -124,7 +124,7 @@ func inferEmbedding(in []tensor.Meta, _ any) (tensor.Meta, error) {
 		return tensor.Meta{}, fmt.Errorf("embedding takes ids and a table, got %d tensors", len(in))
 	}
 	ids, table := in[0], in[1]
-	if ids.DType != tensor.Int64 && ids.DType != tensor.Uint8 {
+	if !ids.DType.IsInt() {
 		return tensor.Meta{}, fmt.Errorf("embedding: ids must be int64, got %s", ids.DType)
 	}
 	if len(table.Shape) != 2 {

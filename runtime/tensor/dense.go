@@ -64,8 +64,78 @@ func (d *Dense) I64() []int64 { return view[int64](d.Buf) }
 // U8 views the buffer as uint8 elements (also used for bool: 0 or 1).
 func (d *Dense) U8() []uint8 { return d.Buf }
 
-// U16 views the buffer as raw 16-bit elements (float16 and bfloat16 bits).
+// U16 views the buffer as raw 16-bit elements (uint16, and float16 and
+// bfloat16 bits).
 func (d *Dense) U16() []uint16 { return view[uint16](d.Buf) }
+
+// I8 views the buffer as int8 elements.
+func (d *Dense) I8() []int8 { return view[int8](d.Buf) }
+
+// I16 views the buffer as int16 elements.
+func (d *Dense) I16() []int16 { return view[int16](d.Buf) }
+
+// I32 views the buffer as int32 elements.
+func (d *Dense) I32() []int32 { return view[int32](d.Buf) }
+
+// U32 views the buffer as uint32 elements.
+func (d *Dense) U32() []uint32 { return view[uint32](d.Buf) }
+
+// U64 views the buffer as uint64 elements.
+func (d *Dense) U64() []uint64 { return view[uint64](d.Buf) }
+
+// IntAt returns integer element i exactly (uint64 as its bits). The dtype
+// must be an integer type or Bool.
+func (d *Dense) IntAt(i int) int64 {
+	switch d.DType {
+	case Int64:
+		return d.I64()[i]
+	case Uint8, Bool:
+		return int64(d.Buf[i])
+	case Int8:
+		return int64(d.I8()[i])
+	case Int16:
+		return int64(d.I16()[i])
+	case Int32:
+		return int64(d.I32()[i])
+	case Uint16:
+		return int64(d.U16()[i])
+	case Uint32:
+		return int64(d.U32()[i])
+	case Uint64:
+		return int64(d.U64()[i])
+	}
+	panic("tensor: IntAt on " + d.DType.String())
+}
+
+// SetInt stores v at integer element i, wrapping it into the dtype's width
+// (Bool stores v != 0). The dtype must be an integer type or Bool.
+func (d *Dense) SetInt(i int, v int64) {
+	switch d.DType {
+	case Int64:
+		d.I64()[i] = v
+	case Uint8:
+		d.Buf[i] = uint8(v)
+	case Bool:
+		d.Buf[i] = 0
+		if v != 0 {
+			d.Buf[i] = 1
+		}
+	case Int8:
+		d.I8()[i] = int8(v)
+	case Int16:
+		d.I16()[i] = int16(v)
+	case Int32:
+		d.I32()[i] = int32(v)
+	case Uint16:
+		d.U16()[i] = uint16(v)
+	case Uint32:
+		d.U32()[i] = uint32(v)
+	case Uint64:
+		d.U64()[i] = uint64(v)
+	default:
+		panic("tensor: SetInt on " + d.DType.String())
+	}
+}
 
 // At returns element i converted to float64, whatever the dtype.
 func (d *Dense) At(i int) float64 {
@@ -82,6 +152,10 @@ func (d *Dense) At(i int) float64 {
 		return float64(HalfToFloat(d.U16()[i]))
 	case BFloat16:
 		return float64(BFloatToFloat(d.U16()[i]))
+	case Uint64:
+		return float64(d.U64()[i])
+	case Int8, Int16, Int32, Uint16, Uint32:
+		return float64(d.IntAt(i))
 	}
 	panic("tensor: At on invalid dtype")
 }
@@ -107,6 +181,14 @@ func (d *Dense) Set(i int, v float64) {
 		d.U16()[i] = FloatToHalf(float32(v))
 	case BFloat16:
 		d.U16()[i] = FloatToBFloat(float32(v))
+	case Uint64:
+		if v >= 1<<63 {
+			d.U64()[i] = uint64(v)
+		} else {
+			d.U64()[i] = uint64(int64(v))
+		}
+	case Int8, Int16, Int32, Uint16, Uint32:
+		d.SetInt(i, int64(v))
 	default:
 		panic("tensor: Set on invalid dtype")
 	}

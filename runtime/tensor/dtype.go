@@ -9,7 +9,11 @@ import "fmt"
 type DType uint8
 
 // The element types tref knows. Float16 and BFloat16 exist for file formats
-// and backends that support them; the cpu backend computes in Float32.
+// and backends that support them; the cpu backend computes in Float32. The
+// integer widths after Float64 (torch's int8, int16, int32, and the unsigned
+// uint16, uint32, uint64 that ONNX models use) compute in Int64 on the cpu
+// backend and wrap back into their width, as a C cast would; uint64 values
+// of 2^63 or more are exact only in storage, casts, +, - and *.
 const (
 	Invalid DType = iota
 	Bool
@@ -19,6 +23,12 @@ const (
 	BFloat16
 	Float32
 	Float64
+	Int8
+	Int16
+	Int32
+	Uint16
+	Uint32
+	Uint64
 )
 
 var dtypeNames = [...]string{
@@ -30,9 +40,16 @@ var dtypeNames = [...]string{
 	BFloat16: "bfloat16",
 	Float32:  "float32",
 	Float64:  "float64",
+	Int8:     "int8",
+	Int16:    "int16",
+	Int32:    "int32",
+	Uint16:   "uint16",
+	Uint32:   "uint32",
+	Uint64:   "uint64",
 }
 
-var dtypeSizes = [...]int{Bool: 1, Uint8: 1, Int64: 8, Float16: 2, BFloat16: 2, Float32: 4, Float64: 8}
+var dtypeSizes = [...]int{Bool: 1, Uint8: 1, Int64: 8, Float16: 2, BFloat16: 2, Float32: 4, Float64: 8,
+	Int8: 1, Int16: 2, Int32: 4, Uint16: 2, Uint32: 4, Uint64: 8}
 
 // String returns the dtype's name as scripts spell it ("float32").
 func (d DType) String() string {
@@ -56,7 +73,17 @@ func (d DType) IsFloat() bool {
 }
 
 // IsInt reports whether d is an integer type (bool excluded).
-func (d DType) IsInt() bool { return d == Uint8 || d == Int64 }
+func (d DType) IsInt() bool { return d == Uint8 || d == Int64 || d >= Int8 && d <= Uint64 }
+
+// IsUnsigned reports whether d is an unsigned integer type.
+func (d DType) IsUnsigned() bool { return d == Uint8 || d == Uint16 || d == Uint32 || d == Uint64 }
+
+// IsNarrowInt reports whether d is an integer type the cpu backend computes
+// in Int64 (every integer width but Int64 and Uint8).
+func (d DType) IsNarrowInt() bool { return d >= Int8 && d <= Uint64 }
+
+// DTypeList names every dtype, for error messages that list them.
+const DTypeList = "float32, float64, float16, bfloat16, int64, int32, int16, int8, uint8, uint16, uint32, uint64, bool"
 
 // ParseDType maps a script name ("float32", "int64", ...) to a DType.
 func ParseDType(name string) (DType, bool) {
@@ -114,10 +141,33 @@ func promoteSame(a, b DType) DType {
 			return Float32
 		}
 	}
+	if ca == 1 && a.IsUnsigned() != b.IsUnsigned() {
+		return promoteMixedInts(a, b)
+	}
 	if a.Size() >= b.Size() {
 		return a
 	}
 	return b
+}
+
+// promoteMixedInts promotes a signed and an unsigned integer type as torch
+// does (uint8 with int8 gives int16): the signed type when it is wider,
+// else the signed type twice the unsigned one's width, int64 at most.
+func promoteMixedInts(a, b DType) DType {
+	s, u := a, b
+	if a.IsUnsigned() {
+		s, u = b, a
+	}
+	if s.Size() > u.Size() {
+		return s
+	}
+	switch u.Size() {
+	case 1:
+		return Int16
+	case 2:
+		return Int32
+	}
+	return Int64
 }
 
 // ResultType is PyTorch's torch.result_type for a binary op: tensors with

@@ -172,6 +172,10 @@ func (f *elemFormatter) plain(i int) string {
 		return strconv.FormatInt(f.d.I64()[i], 10)
 	case Uint8:
 		return strconv.Itoa(int(f.d.Buf[i]))
+	case Uint64:
+		return strconv.FormatUint(f.d.U64()[i], 10)
+	case Int8, Int16, Int32, Uint16, Uint32:
+		return strconv.FormatInt(f.d.IntAt(i), 10)
 	}
 	v := f.d.At(i)
 	switch {

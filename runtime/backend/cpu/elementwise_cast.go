@@ -54,6 +54,18 @@ func castInto(dst, src *tensor.Dense) {
 			convertRange(dst.I64()[lo:hi], src, lo)
 		case tensor.Uint8:
 			convertRange(dst.U8()[lo:hi], src, lo)
+		case tensor.Int8:
+			convertRange(dst.I8()[lo:hi], src, lo)
+		case tensor.Int16:
+			convertRange(dst.I16()[lo:hi], src, lo)
+		case tensor.Int32:
+			convertRange(dst.I32()[lo:hi], src, lo)
+		case tensor.Uint16:
+			convertRange(dst.U16()[lo:hi], src, lo)
+		case tensor.Uint32:
+			convertRange(dst.U32()[lo:hi], src, lo)
+		case tensor.Uint64:
+			convertRange(dst.U64()[lo:hi], src, lo)
 		case tensor.Bool:
 			boolRange(dst.U8()[lo:hi], src, lo)
 		default:
@@ -65,8 +77,22 @@ func castInto(dst, src *tensor.Dense) {
 	})
 }
 
+// castNumber is every element type a cast reads or writes directly.
+type castNumber interface {
+	number | ~int8 | ~int16 | ~int32 | ~uint16 | ~uint32 | ~uint64
+}
+
+func isFloatElem[T castNumber]() bool {
+	var z T
+	switch any(z).(type) {
+	case float32, float64:
+		return true
+	}
+	return false
+}
+
 // convertRange fills dst with src's elements from lo on.
-func convertRange[D number](dst []D, src *tensor.Dense, lo int) {
+func convertRange[D castNumber](dst []D, src *tensor.Dense, lo int) {
 	hi := lo + len(dst)
 	switch src.DType {
 	case tensor.Float32:
@@ -77,8 +103,20 @@ func convertRange[D number](dst []D, src *tensor.Dense, lo int) {
 		convertSlice(dst, src.I64()[lo:hi])
 	case tensor.Uint8, tensor.Bool:
 		convertSlice(dst, src.U8()[lo:hi])
-	default:
-		toInt := !isFloat[D]()
+	case tensor.Int8:
+		convertSlice(dst, src.I8()[lo:hi])
+	case tensor.Int16:
+		convertSlice(dst, src.I16()[lo:hi])
+	case tensor.Int32:
+		convertSlice(dst, src.I32()[lo:hi])
+	case tensor.Uint16:
+		convertSlice(dst, src.U16()[lo:hi])
+	case tensor.Uint32:
+		convertSlice(dst, src.U32()[lo:hi])
+	case tensor.Uint64:
+		convertSlice(dst, src.U64()[lo:hi])
+	default: // float16, bfloat16
+		toInt := !isFloatElem[D]()
 		for i := range dst {
 			v := src.At(lo + i)
 			if toInt {
@@ -90,10 +128,10 @@ func convertRange[D number](dst []D, src *tensor.Dense, lo int) {
 	}
 }
 
-func convertSlice[D, S number](dst []D, src []S) {
+func convertSlice[D, S castNumber](dst []D, src []S) {
 	src = src[:len(dst)]
-	if isFloat[S]() && !isFloat[D]() {
-		// Through int64 so that uint8 wraps like an integer cast.
+	if isFloatElem[S]() && !isFloatElem[D]() {
+		// Through int64 so that narrow integers wrap like an integer cast.
 		for i, v := range src {
 			dst[i] = D(int64(v))
 		}
@@ -114,8 +152,14 @@ func boolRange(dst []uint8, src *tensor.Dense, lo int) {
 		nonzero(dst, src.F64()[lo:hi])
 	case tensor.Int64:
 		nonzero(dst, src.I64()[lo:hi])
-	case tensor.Uint8, tensor.Bool:
+	case tensor.Uint8, tensor.Bool, tensor.Int8:
 		nonzero(dst, src.U8()[lo:hi])
+	case tensor.Int16, tensor.Uint16:
+		nonzero(dst, src.U16()[lo:hi])
+	case tensor.Int32, tensor.Uint32:
+		nonzero(dst, src.U32()[lo:hi])
+	case tensor.Uint64:
+		nonzero(dst, src.U64()[lo:hi])
 	default:
 		for i := range dst {
 			dst[i] = b2u(src.At(lo+i) != 0)
@@ -123,7 +167,7 @@ func boolRange(dst []uint8, src *tensor.Dense, lo int) {
 	}
 }
 
-func nonzero[S number](dst []uint8, src []S) {
+func nonzero[S castNumber](dst []uint8, src []S) {
 	src = src[:len(dst)]
 	for i, v := range src {
 		dst[i] = b2u(v != 0)

@@ -21,12 +21,17 @@ var (
 	kernels = map[string]Kernel{}
 )
 
-// Register adds the cpu kernel for an op.
+// Register adds the cpu kernel for an op. Unless the op is exempt
+// (narrowExempt), the kernel sees narrow integer operands as int64 (see
+// widenNarrow).
 func Register(op string, k Kernel) {
 	mu.Lock()
 	defer mu.Unlock()
 	if _, dup := kernels[op]; dup {
 		panic("cpu: duplicate kernel " + op)
+	}
+	if !narrowExempt[op] {
+		k = widenNarrow(k)
 	}
 	kernels[op] = k
 }

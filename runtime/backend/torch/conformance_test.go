@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
@@ -268,4 +269,39 @@ func agree(got, want *tensor.Dense) string {
 		}
 	}
 	return ""
+}
+
+// TestNarrowIntsFallBack checks that ops on the integer widths the C ABI
+// has no code for run on the host, with the reason, and agree with cpu.
+func TestNarrowIntsFallBack(t *testing.T) {
+	lib := plugin(t)
+	a := tensor.NewDense(m(tensor.Int32, 3))
+	b := tensor.NewDense(m(tensor.Int32, 3))
+	for i := range 3 {
+		a.SetInt(i, int64(i)+2147483646)
+		b.SetInt(i, 1)
+	}
+	for _, c := range []opCase{
+		{op: "add", in: []tensor.Meta{a.Meta, b.Meta}},
+		{op: "astype", attrs: ops.CastAttrs{To: tensor.Float32}, in: []tensor.Meta{a.Meta}},
+	} {
+		inputs := []*tensor.Dense{a, b}[:len(c.in)]
+		want, err := runCase(t, &cpu.Device{}, c, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev, _ := NewDevice(lib, "torch:cpu")
+		var reason string
+		dev.OnFallback = func(_ *refs.Op, r string) { reason = r }
+		got, err := runCase(t, dev, c, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dev.Fallbacks != 1 || !strings.Contains(reason, "no int32 tensors") {
+			t.Errorf("%s: %d fallbacks, reason %q", c.op, dev.Fallbacks, reason)
+		}
+		if msg := agree(got, want); msg != "" {
+			t.Errorf("%s: %s", c.op, msg)
+		}
+	}
 }

@@ -87,6 +87,8 @@ func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
 		reason = "the torch plugin has no kernel for " + name
 	case !ok:
 		reason = fmt.Sprintf("the torch backend cannot pass the attributes of %s (%T)", name, op.Attrs)
+	default:
+		reason = unsupportedDType(op)
 	}
 	if reason != "" {
 		d.Fallbacks++
@@ -115,6 +117,21 @@ func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
 	}
 	d.adopt(op.Out, h)
 	return nil
+}
+
+// unsupportedDType names an operand or result dtype that the plugin's C
+// ABI has no code for (the integer widths other than int64 and uint8), or
+// returns "".
+func unsupportedDType(op *refs.Op) string {
+	if dt := op.Out.DType(); dt.IsNarrowInt() {
+		return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Def.Name)
+	}
+	for _, in := range op.Inputs {
+		if dt := in.DType(); dt.IsNarrowInt() {
+			return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Def.Name)
+		}
+	}
+	return ""
 }
 
 // ToHost copies r's data from libtorch into its host buffer.

@@ -50,11 +50,12 @@ def save_safetensors(path, tensors, metadata=None):
             f.write(raw_bytes(t))
 
 
-# tref's dtype after loading (halves as float32, small ints as int64).
+# tref's dtype after loading (halves as float32 when the loader does not
+# keep them; integers keep their width).
 LOADED = {
     torch.float32: "float32", torch.float64: "float64", torch.float16: "float32",
-    torch.bfloat16: "float32", torch.int64: "int64", torch.int32: "int64",
-    torch.int16: "int64", torch.int8: "int64", torch.uint8: "uint8", torch.bool: "bool",
+    torch.bfloat16: "float32", torch.int64: "int64", torch.int32: "int32",
+    torch.int16: "int16", torch.int8: "int8", torch.uint8: "uint8", torch.bool: "bool",
 }
 
 
