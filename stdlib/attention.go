@@ -24,5 +24,5 @@ func builtinAttention(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 		}
 		a.HasScale = true
 	}
-	return th.Submit("attention", a, q, k, v)
+	return th.Submit(ops.Attention, a, q, k, v)
 }

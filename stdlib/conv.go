@@ -66,7 +66,7 @@ func builtinConv2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if err != nil {
 		return nil, err
 	}
-	return th.Submit("conv2d", a, ins...)
+	return th.Submit(ops.Conv2d, a, ins...)
 }
 
 func builtinMaxPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -101,7 +101,7 @@ func builtinMaxPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if a.Dilation, err = intPair(fname, "dilation", dilation); err != nil {
 		return nil, err
 	}
-	return th.Submit("max_pool2d", a, x)
+	return th.Submit(ops.MaxPool2d, a, x)
 }
 
 // intPair reads an int or a list of two ints as a (height, width) pair.

@@ -198,7 +198,7 @@ type einsumRun struct {
 
 // apply submits op over t and returns the result, with labels, releasing
 // t if it was an intermediate result.
-func (r *einsumRun) apply(t einsumTerm, op string, attrs any, labels []int) (einsumTerm, error) {
+func (r *einsumRun) apply(t einsumTerm, op ops.Op, attrs any, labels []int) (einsumTerm, error) {
 	out, err := r.th.RT.Submit(r.th.Site(), op, attrs, t.ref)
 	r.drop(t)
 	if err != nil {
@@ -216,7 +216,7 @@ func (r *einsumRun) permute(t einsumTerm, labels []int) (einsumTerm, error) {
 	for i, l := range labels {
 		perm[i] = slices.Index(t.labels, l)
 	}
-	return r.apply(t, "permute", ops.PermuteAttrs{Dims: perm}, labels)
+	return r.apply(t, ops.Permute, ops.PermuteAttrs{Dims: perm}, labels)
 }
 
 // reshape gives t the shape s (same elements) and the labels labels.
@@ -225,7 +225,7 @@ func (r *einsumRun) reshape(t einsumTerm, s tensor.Shape, labels []int) (einsumT
 		t.labels = labels
 		return t, nil
 	}
-	return r.apply(t, "reshape", ops.ReshapeAttrs{Shape: s}, labels)
+	return r.apply(t, ops.Reshape, ops.ReshapeAttrs{Shape: s}, labels)
 }
 
 // sum sums t over the labels for which drop is true.
@@ -241,7 +241,7 @@ func (r *einsumRun) sum(t einsumTerm, drop func(l int) bool) (einsumTerm, error)
 	if len(dims) == 0 {
 		return t, nil
 	}
-	return r.apply(t, "sum", ops.ReduceAttrs{Dims: dims}, keep)
+	return r.apply(t, ops.Sum, ops.ReduceAttrs{Dims: dims}, keep)
 }
 
 // broadcast expands t's dimensions of size 1 whose label is larger.
@@ -256,7 +256,7 @@ func (r *einsumRun) broadcast(t einsumTerm) (einsumTerm, error) {
 	if !grow {
 		return t, nil
 	}
-	return r.apply(t, "expand", ops.ExpandAttrs{Shape: to}, t.labels)
+	return r.apply(t, ops.Expand, ops.ExpandAttrs{Shape: to}, t.labels)
 }
 
 // diagonal takes, for each label repeated in t, the elements where its
@@ -295,7 +295,7 @@ func (r *einsumRun) diagonal(t einsumTerm) (einsumTerm, error) {
 			}
 		}
 		var err error
-		if t, err = r.apply(t, "permute", ops.PermuteAttrs{Dims: perm}, nil); err != nil {
+		if t, err = r.apply(t, ops.Permute, ops.PermuteAttrs{Dims: perm}, nil); err != nil {
 			return einsumTerm{}, err
 		}
 		s := t.ref.Shape()
@@ -313,7 +313,7 @@ func (r *einsumRun) diagonal(t einsumTerm) (einsumTerm, error) {
 			items[d] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
 		}
 		items[len(rest)].Step = max(step, 1)
-		if t, err = r.apply(t, "index", ops.IndexAttrs{Items: items}, append(rest, rep)); err != nil {
+		if t, err = r.apply(t, ops.Index, ops.IndexAttrs{Items: items}, append(rest, rep)); err != nil {
 			return einsumTerm{}, err
 		}
 	}
@@ -379,7 +379,7 @@ func (r *einsumRun) contract(a, b einsumTerm, needed func(l int) bool) (einsumTe
 		r.drop(a)
 		return einsumTerm{}, err
 	}
-	out, err := r.th.RT.Submit(r.th.Site(), "matmul", nil, a.ref, b.ref)
+	out, err := r.th.RT.Submit(r.th.Site(), ops.Matmul, nil, a.ref, b.ref)
 	r.drop(a)
 	r.drop(b)
 	if err != nil {

@@ -13,64 +13,64 @@ import (
 // operators, unary math, clamp, astype and where. Broadcasting, promotion
 // and the scalar semantics are the ops' (runtime/ops/elementwise.go).
 
-var binaryDocs = map[string]string{
-	"add":      "add(a, b): a + b, broadcasting",
-	"sub":      "sub(a, b): a - b, broadcasting",
-	"mul":      "mul(a, b): a * b, broadcasting",
-	"div":      "div(a, b): true division a / b (integers give float32)",
-	"floordiv": "floordiv(a, b): a // b, rounded toward negative infinity",
-	"mod":      "mod(a, b): a % b, with the sign of b",
-	"pow":      "pow(a, b): a ** b",
-	"maximum":  "maximum(a, b): the larger element of a and b (NaN wins)",
-	"minimum":  "minimum(a, b): the smaller element of a and b (NaN wins)",
-	"eq":       "eq(a, b): a == b elementwise, a bool tensor",
-	"ne":       "ne(a, b): a != b elementwise, a bool tensor",
-	"lt":       "lt(a, b): a < b elementwise, a bool tensor",
-	"le":       "le(a, b): a <= b elementwise, a bool tensor",
-	"gt":       "gt(a, b): a > b elementwise, a bool tensor",
-	"ge":       "ge(a, b): a >= b elementwise, a bool tensor",
+var binaryDocs = map[ops.Op]string{
+	ops.Add:      "add(a, b): a + b, broadcasting",
+	ops.Sub:      "sub(a, b): a - b, broadcasting",
+	ops.Mul:      "mul(a, b): a * b, broadcasting",
+	ops.Div:      "div(a, b): true division a / b (integers give float32)",
+	ops.FloorDiv: "floordiv(a, b): a // b, rounded toward negative infinity",
+	ops.Mod:      "mod(a, b): a % b, with the sign of b",
+	ops.Pow:      "pow(a, b): a ** b",
+	ops.Maximum:  "maximum(a, b): the larger element of a and b (NaN wins)",
+	ops.Minimum:  "minimum(a, b): the smaller element of a and b (NaN wins)",
+	ops.Eq:       "eq(a, b): a == b elementwise, a bool tensor",
+	ops.Ne:       "ne(a, b): a != b elementwise, a bool tensor",
+	ops.Lt:       "lt(a, b): a < b elementwise, a bool tensor",
+	ops.Le:       "le(a, b): a <= b elementwise, a bool tensor",
+	ops.Gt:       "gt(a, b): a > b elementwise, a bool tensor",
+	ops.Ge:       "ge(a, b): a >= b elementwise, a bool tensor",
 }
 
-var unaryDocs = map[string]string{
-	"neg":         "neg(x): -x",
-	"abs":         "abs(x): |x|",
-	"exp":         "exp(x): e ** x",
-	"log":         "log(x): natural logarithm",
-	"sqrt":        "sqrt(x): square root",
-	"rsqrt":       "rsqrt(x): 1 / sqrt(x)",
-	"sin":         "sin(x): sine",
-	"cos":         "cos(x): cosine",
-	"tanh":        "tanh(x): hyperbolic tangent",
-	"sigmoid":     "sigmoid(x): 1 / (1 + exp(-x))",
-	"relu":        "relu(x): max(x, 0)",
-	"silu":        "silu(x): x * sigmoid(x)",
-	"logical_not": "logical_not(x): true where x is zero, a bool tensor",
+var unaryDocs = map[ops.Op]string{
+	ops.Neg:        "neg(x): -x",
+	ops.Abs:        "abs(x): |x|",
+	ops.Exp:        "exp(x): e ** x",
+	ops.Log:        "log(x): natural logarithm",
+	ops.Sqrt:       "sqrt(x): square root",
+	ops.Rsqrt:      "rsqrt(x): 1 / sqrt(x)",
+	ops.Sin:        "sin(x): sine",
+	ops.Cos:        "cos(x): cosine",
+	ops.Tanh:       "tanh(x): hyperbolic tangent",
+	ops.Sigmoid:    "sigmoid(x): 1 / (1 + exp(-x))",
+	ops.Relu:       "relu(x): max(x, 0)",
+	ops.Silu:       "silu(x): x * sigmoid(x)",
+	ops.LogicalNot: "logical_not(x): true where x is zero, a bool tensor",
 }
 
 func init() {
-	for name, doc := range binaryDocs {
-		register(name, doc, binaryBuiltin(name))
+	for op, doc := range binaryDocs {
+		register(op.Name(), doc, binaryBuiltin(op))
 	}
-	for name, doc := range unaryDocs {
-		register(name, doc, unaryBuiltin(name))
+	for op, doc := range unaryDocs {
+		register(op.Name(), doc, unaryBuiltin(op))
 	}
 	register("clamp", "clamp(x, min=none, max=none): x limited to [min, max]", clampBuiltin)
 	register("astype", `astype(x, dtype): x converted to dtype ("float32", "int64", ...)`, astypeBuiltin)
 	register("where", "where(cond, a, b): a where cond is true, else b, broadcasting all three", whereBuiltin)
 }
 
-func binaryBuiltin(name string) eval.BuiltinFunc {
+func binaryBuiltin(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x, y *refs.Ref
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a", &x, "b", &y); err != nil {
 			return nil, err
 		}
-		if name == "pow" {
+		if op == ops.Pow {
 			if err := CheckPow(x, y); err != nil {
 				return nil, err
 			}
 		}
-		return th.Submit(name, nil, x, y)
+		return th.Submit(op, nil, x, y)
 	}
 }
 
@@ -88,13 +88,13 @@ func CheckPow(base, exp *refs.Ref) error {
 	return nil
 }
 
-func unaryBuiltin(name string) eval.BuiltinFunc {
+func unaryBuiltin(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x); err != nil {
 			return nil, err
 		}
-		return th.Submit(name, nil, x)
+		return th.Submit(op, nil, x)
 	}
 }
 
@@ -112,7 +112,7 @@ func clampBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if a.Max, a.HasMax, a.MaxFloat, err = clampBound(th, b.Name, "max", hi); err != nil {
 		return nil, err
 	}
-	return th.Submit("clamp", a, x)
+	return th.Submit(ops.Clamp, a, x)
 }
 
 // clampBound reads a clamp bound: none, or a number (a 0-d tensor).
@@ -141,7 +141,7 @@ func astypeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		th.RT.Retain(x)
 		return eval.Tensor{Ref: x}, nil
 	}
-	return th.Submit("astype", ops.CastAttrs{To: dt}, x)
+	return th.Submit(ops.Astype, ops.CastAttrs{To: dt}, x)
 }
 
 func whereBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -149,5 +149,5 @@ func whereBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "cond", &c, "a", &x, "b", &y); err != nil {
 		return nil, err
 	}
-	return th.Submit("where", nil, c, x, y)
+	return th.Submit(ops.Where, nil, c, x, y)
 }

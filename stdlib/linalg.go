@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
@@ -19,7 +20,7 @@ func builtinMatmul(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if err := eval.UnpackArgs(th, "matmul", args, kwargs, "a", &a, "b", &b); err != nil {
 		return nil, err
 	}
-	return th.Submit("matmul", nil, a, b)
+	return th.Submit(ops.Matmul, nil, a, b)
 }
 
 func builtinLinear(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -32,7 +33,7 @@ func builtinLinear(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if err != nil {
 		return nil, err
 	}
-	return th.Submit("linear", nil, ins...)
+	return th.Submit(ops.Linear, nil, ins...)
 }
 
 func builtinOuter(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -40,7 +41,7 @@ func builtinOuter(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 	if err := eval.UnpackArgs(th, "outer", args, kwargs, "a", &a, "b", &b); err != nil {
 		return nil, err
 	}
-	return th.Submit("outer", nil, a, b)
+	return th.Submit(ops.Outer, nil, a, b)
 }
 
 // withOptional appends an optional tensor argument (none: absent) to ins.

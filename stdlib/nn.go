@@ -12,8 +12,8 @@ import (
 // Neural-network builtins (matmul, linear, conv2d, max_pool2d and
 // attention live with linear algebra).
 func init() {
-	register("softmax", "softmax(x, dim=-1): exp(x) / sum(exp(x)) along dim, computed stably", builtinSoftmax("softmax"))
-	register("log_softmax", "log_softmax(x, dim=-1): x - logsumexp(x) along dim, computed stably", builtinSoftmax("log_softmax"))
+	register("softmax", "softmax(x, dim=-1): exp(x) / sum(exp(x)) along dim, computed stably", builtinSoftmax(ops.Softmax))
+	register("log_softmax", "log_softmax(x, dim=-1): x - logsumexp(x) along dim, computed stably", builtinSoftmax(ops.LogSoftmax))
 	register("layer_norm", "layer_norm(x, w=none, b=none, eps=1e-5): normalise over the last dimension (mean 0, biased variance 1), then scale by w and shift by b", builtinLayerNorm)
 	register("rms_norm", "rms_norm(x, w=none, eps=1e-6): x / sqrt(mean(x**2) + eps) over the last dimension, scaled by w", builtinRMSNorm)
 	register("embedding", "embedding(ids, table): rows of table [rows, dim] picked by the int64 ids; result shape ids.shape + [dim]", builtinEmbedding)
@@ -22,14 +22,14 @@ func init() {
 	register("mse", "mse(a, b): mean squared error, mean((a - b)**2), broadcasting a and b", builtinMSE)
 }
 
-func builtinSoftmax(name string) eval.BuiltinFunc {
+func builtinSoftmax(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		dim := -1
-		if err := eval.UnpackArgs(th, name, args, kwargs, "x", &x, "dim?", &dim); err != nil {
+		if err := eval.UnpackArgs(th, op.Name(), args, kwargs, "x", &x, "dim?", &dim); err != nil {
 			return nil, err
 		}
-		return th.Submit(name, ops.SoftmaxAttrs{Dim: dim}, x)
+		return th.Submit(op, ops.SoftmaxAttrs{Dim: dim}, x)
 	}
 }
 
@@ -47,7 +47,8 @@ func optionalTensor(th *eval.Thread, fname, param string, v eval.Value) (*refs.R
 
 // submitNorm submits layer_norm or rms_norm with whichever of w and b are
 // given.
-func submitNorm(th *eval.Thread, name string, x *refs.Ref, wv, bv eval.Value, eps float64) (eval.Value, error) {
+func submitNorm(th *eval.Thread, op ops.Op, x *refs.Ref, wv, bv eval.Value, eps float64) (eval.Value, error) {
+	name := op.Name()
 	ins := []*refs.Ref{x}
 	a := ops.NormAttrs{Eps: eps}
 	w, err := optionalTensor(th, name, "w", wv)
@@ -64,7 +65,7 @@ func submitNorm(th *eval.Thread, name string, x *refs.Ref, wv, bv eval.Value, ep
 	if b != nil {
 		ins, a.HasBias = append(ins, b), true
 	}
-	return th.Submit(name, a, ins...)
+	return th.Submit(op, a, ins...)
 }
 
 func builtinLayerNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -74,7 +75,7 @@ func builtinLayerNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, "layer_norm", args, kwargs, "x", &x, "w?", &w, "b?", &b, "eps?", &eps); err != nil {
 		return nil, err
 	}
-	return submitNorm(th, "layer_norm", x, w, b, eps)
+	return submitNorm(th, ops.LayerNorm, x, w, b, eps)
 }
 
 func builtinRMSNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -84,7 +85,7 @@ func builtinRMSNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	if err := eval.UnpackArgs(th, "rms_norm", args, kwargs, "x", &x, "w?", &w, "eps?", &eps); err != nil {
 		return nil, err
 	}
-	return submitNorm(th, "rms_norm", x, w, nil, eps)
+	return submitNorm(th, ops.RMSNorm, x, w, nil, eps)
 }
 
 func builtinEmbedding(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -92,7 +93,7 @@ func builtinEmbedding(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, "embedding", args, kwargs, "ids", &ids, "table", &table); err != nil {
 		return nil, err
 	}
-	return th.Submit("embedding", nil, ids, table)
+	return th.Submit(ops.Embedding, nil, ids, table)
 }
 
 func builtinDropout(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -117,7 +118,7 @@ func builtinDropout(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	th.Rand().FillBernoulli(mask.U8(), 1-p)
 	m := th.RT.FromHost(th.Site(), mask)
 	defer th.RT.Release(m)
-	return th.Submit("dropout", ops.DropoutAttrs{P: p}, x, m)
+	return th.Submit(ops.Dropout, ops.DropoutAttrs{P: p}, x, m)
 }
 
 func builtinCrossEntropy(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -126,7 +127,7 @@ func builtinCrossEntropy(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kw
 	if err := eval.UnpackArgs(th, "cross_entropy", args, kwargs, "logits", &logits, "targets", &targets, "ignore_index?", &ignore); err != nil {
 		return nil, err
 	}
-	return th.Submit("cross_entropy", ops.CrossEntropyAttrs{IgnoreIndex: ignore}, logits, targets)
+	return th.Submit(ops.CrossEntropy, ops.CrossEntropyAttrs{IgnoreIndex: ignore}, logits, targets)
 }
 
 func builtinMSE(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -134,5 +135,5 @@ func builtinMSE(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 	if err := eval.UnpackArgs(th, "mse", args, kwargs, "a", &a, "b", &b); err != nil {
 		return nil, err
 	}
-	return th.Submit("mse", nil, a, b)
+	return th.Submit(ops.MSE, nil, a, b)
 }

@@ -13,21 +13,21 @@ import (
 // defaults, NaN/inf tests and nan_to_num. Dtype rules are the ops'
 // (runtime/ops/pointwise.go).
 
-var pointwiseDocs = map[string]string{
-	"floor":       "floor(x): the largest integer <= x (integer tensors are copied)",
-	"ceil":        "ceil(x): the smallest integer >= x (integer tensors are copied)",
-	"trunc":       "trunc(x): x rounded toward zero (integer tensors are copied)",
-	"sign":        "sign(x): -1, 0 or 1 by the sign of x, in x's dtype (sign(NaN) is 0, as torch)",
-	"erf":         "erf(x): the error function (integers give float32)",
-	"isnan":       "isnan(x): true where x is NaN, a bool tensor",
-	"isinf":       "isinf(x): true where x is +inf or -inf, a bool tensor",
-	"hardsigmoid": "hardsigmoid(x): clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardsigmoid",
-	"hardswish":   "hardswish(x): x * clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardswish",
+var pointwiseDocs = map[ops.Op]string{
+	ops.Floor:       "floor(x): the largest integer <= x (integer tensors are copied)",
+	ops.Ceil:        "ceil(x): the smallest integer >= x (integer tensors are copied)",
+	ops.Trunc:       "trunc(x): x rounded toward zero (integer tensors are copied)",
+	ops.Sign:        "sign(x): -1, 0 or 1 by the sign of x, in x's dtype (sign(NaN) is 0, as torch)",
+	ops.Erf:         "erf(x): the error function (integers give float32)",
+	ops.Isnan:       "isnan(x): true where x is NaN, a bool tensor",
+	ops.Isinf:       "isinf(x): true where x is +inf or -inf, a bool tensor",
+	ops.Hardsigmoid: "hardsigmoid(x): clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardsigmoid",
+	ops.Hardswish:   "hardswish(x): x * clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardswish",
 }
 
 func init() {
-	for name, doc := range pointwiseDocs {
-		register(name, doc, unaryBuiltin(name))
+	for op, doc := range pointwiseDocs {
+		register(op.Name(), doc, unaryBuiltin(op))
 	}
 	register("round", "round(x, decimals=0): x rounded half to even at decimals places (torch.round)", roundBuiltin)
 	register("nan_to_num", "nan_to_num(x, nan=0.0, posinf=none, neginf=none): NaN, +inf and -inf replaced (infinities by the dtype's largest and lowest finite values unless given)", nanToNumBuiltin)
@@ -39,7 +39,7 @@ func init() {
 
 // unaryWith is a builtin of one tensor and float parameters (params, with
 // their defaults); attrs builds the op's attributes from their values.
-func unaryWith(op string, params []string, defaults []float64, attrs func(v []float64) any) eval.BuiltinFunc {
+func unaryWith(op ops.Op, params []string, defaults []float64, attrs func(v []float64) any) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		vals := append([]float64(nil), defaults...)
@@ -55,11 +55,11 @@ func unaryWith(op string, params []string, defaults []float64, attrs func(v []fl
 }
 
 var (
-	leakyReluBuiltin = unaryWith("leaky_relu", []string{"negative_slope"}, []float64{0.01},
+	leakyReluBuiltin = unaryWith(ops.LeakyRelu, []string{"negative_slope"}, []float64{0.01},
 		func(v []float64) any { return ops.LeakyReluAttrs{NegativeSlope: v[0]} })
-	eluBuiltin = unaryWith("elu", []string{"alpha"}, []float64{1},
+	eluBuiltin = unaryWith(ops.Elu, []string{"alpha"}, []float64{1},
 		func(v []float64) any { return ops.EluAttrs{Alpha: v[0]} })
-	softplusBuiltin = unaryWith("softplus", []string{"beta", "threshold"}, []float64{1, 20},
+	softplusBuiltin = unaryWith(ops.Softplus, []string{"beta", "threshold"}, []float64{1, 20},
 		func(v []float64) any { return ops.SoftplusAttrs{Beta: v[0], Threshold: v[1]} })
 )
 
@@ -69,7 +69,7 @@ func roundBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "decimals?", &decimals); err != nil {
 		return nil, err
 	}
-	return th.Submit("round", ops.RoundAttrs{Decimals: decimals}, x)
+	return th.Submit(ops.Round, ops.RoundAttrs{Decimals: decimals}, x)
 }
 
 func nanToNumBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -87,7 +87,7 @@ func nanToNumBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if a.NegInf, a.HasNegInf, err = optFloat(th, b.Name, "neginf", neginf); err != nil {
 		return nil, err
 	}
-	return th.Submit("nan_to_num", a, x)
+	return th.Submit(ops.NanToNum, a, x)
 }
 
 // optFloat reads a number-or-none argument.
@@ -110,9 +110,9 @@ func geluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	}
 	switch approximate {
 	case "none":
-		return th.Submit("gelu", nil, x)
+		return th.Submit(ops.Gelu, nil, x)
 	case "tanh":
-		return th.Submit("gelu_tanh", nil, x)
+		return th.Submit(ops.GeluTanh, nil, x)
 	}
 	return nil, fmt.Errorf("%s: approximate must be \"none\" or \"tanh\", not %q", b.Name, approximate)
 }

@@ -14,28 +14,28 @@ import (
 // torch: sum and prod of integers and bools give int64, mean/var/std need
 // floats, argmax/argmin give int64 indices, any/all give bools.
 
-var reduceDocs = map[string]string{
-	"sum":    "sum(x, dim=none, keepdim=false): sum over dim (every dimension when none)",
-	"mean":   "mean(x, dim=none, keepdim=false): mean over dim (float tensors)",
-	"prod":   "prod(x, dim=none, keepdim=false): product over dim",
-	"max":    "max(x, dim=none, keepdim=false): the largest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.max; with a list of dims, the values (torch.amax)",
-	"min":    "min(x, dim=none, keepdim=false): the smallest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.min; with a list of dims, the values (torch.amin)",
-	"any":    "any(x, dim=none, keepdim=false): whether some element over dim is nonzero",
-	"all":    "all(x, dim=none, keepdim=false): whether every element over dim is nonzero",
-	"argmax": "argmax(x, dim=none, keepdim=false): index of the first largest value (of the flattened x when dim is none)",
-	"argmin": "argmin(x, dim=none, keepdim=false): index of the first smallest value (of the flattened x when dim is none)",
-	"var":    "var(x, dim=none, correction=1, keepdim=false): variance over dim, divided by n - correction",
-	"std":    "std(x, dim=none, correction=1, keepdim=false): standard deviation over dim, sqrt(var)",
+var reduceDocs = map[ops.Op]string{
+	ops.Sum:    "sum(x, dim=none, keepdim=false): sum over dim (every dimension when none)",
+	ops.Mean:   "mean(x, dim=none, keepdim=false): mean over dim (float tensors)",
+	ops.Prod:   "prod(x, dim=none, keepdim=false): product over dim",
+	ops.Max:    "max(x, dim=none, keepdim=false): largest value over dim (argmax gives its index)",
+	ops.Min:    "min(x, dim=none, keepdim=false): smallest value over dim (argmin gives its index)",
+	ops.Any:    "any(x, dim=none, keepdim=false): whether some element over dim is nonzero",
+	ops.All:    "all(x, dim=none, keepdim=false): whether every element over dim is nonzero",
+	ops.Argmax: "argmax(x, dim=none, keepdim=false): index of the first largest value (of the flattened x when dim is none)",
+	ops.Argmin: "argmin(x, dim=none, keepdim=false): index of the first smallest value (of the flattened x when dim is none)",
+	ops.Var:    "var(x, dim=none, correction=1, keepdim=false): variance over dim, divided by n - correction",
+	ops.Std:    "std(x, dim=none, correction=1, keepdim=false): standard deviation over dim, sqrt(var)",
 }
 
 func init() {
-	for name, doc := range reduceDocs {
-		register(name, doc, reduceBuiltin(name))
+	for op, doc := range reduceDocs {
+		register(op.Name(), doc, reduceBuiltin(op))
 	}
 }
 
-func reduceBuiltin(name string) eval.BuiltinFunc {
-	moments := name == "var" || name == "std"
+func reduceBuiltin(op ops.Op) eval.BuiltinFunc {
+	moments := op == ops.Var || op == ops.Std
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		dim := eval.None
@@ -49,15 +49,19 @@ func reduceBuiltin(name string) eval.BuiltinFunc {
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, pairs...); err != nil {
 			return nil, err
 		}
-		dims, err := dimsArg(th, b.Name, dim, name != "argmax" && name != "argmin")
+		dims, err := dimsArg(th, b.Name, dim, op != ops.Argmax && op != ops.Argmin)
 		if err != nil {
 			return nil, err
 		}
 		attrs := ops.ReduceAttrs{Dims: dims, Keepdim: keepdim, Correction: correction}
-		if (name == "max" || name == "min") && isInt(th, dim) {
-			return valuesIndices(th, name, "arg"+name, attrs, x)
+		if (op == ops.Max || op == ops.Min) && isInt(th, dim) {
+			arg := ops.Argmax
+			if op == ops.Min {
+				arg = ops.Argmin
+			}
+			return valuesIndices(th, op, arg, attrs, x)
 		}
-		return th.Submit(name, attrs, x)
+		return th.Submit(op, attrs, x)
 	}
 }
 
@@ -70,7 +74,7 @@ func isInt(th *eval.Thread, v eval.Value) bool {
 // valuesIndices is the {values, indices} result of torch.max(x, dim) and
 // its kin: op gives the values and argOp their indices, with the same
 // attributes. It is a positional record, so r[0] and r[1] work as in torch.
-func valuesIndices(th *eval.Thread, op, argOp string, attrs any, x *refs.Ref) (eval.Value, error) {
+func valuesIndices(th *eval.Thread, op, argOp ops.Op, attrs any, x *refs.Ref) (eval.Value, error) {
 	vals, err := th.Submit(op, attrs, x)
 	if err != nil {
 		return nil, err
@@ -79,7 +83,7 @@ func valuesIndices(th *eval.Thread, op, argOp string, attrs any, x *refs.Ref) (e
 	if x.DType() == tensor.Bool {
 		// torch.max(x, dim) takes bools, torch.argmax does not: the
 		// indices are those of the values as 0 and 1.
-		b, err := th.Submit("astype", ops.CastAttrs{To: tensor.Uint8}, x)
+		b, err := th.Submit(ops.Astype, ops.CastAttrs{To: tensor.Uint8}, x)
 		if err != nil {
 			eval.Release(th.RT, vals)
 			return nil, err

@@ -21,8 +21,8 @@ func init() {
 	register("flatten", "flatten(x, start=0, end=-1): merge dimensions start..end into one", builtinFlatten)
 	register("expand", "expand(x, shape): broadcast x to shape without changing its values; -1 keeps a dimension (also expand(x, 2, 3))", builtinExpand("expand"))
 	register("broadcast_to", "broadcast_to(x, shape): broadcast x to shape (NumPy rules), like expand", builtinExpand("broadcast_to"))
-	register("cat", "cat(tensors, dim=0): join a list of tensors along an existing dimension", builtinJoin("cat"))
-	register("stack", "stack(tensors, dim=0): join a list of equal-shaped tensors along a new dimension", builtinJoin("stack"))
+	register("cat", "cat(tensors, dim=0): join a list of tensors along an existing dimension", builtinJoin(ops.Cat))
+	register("stack", "stack(tensors, dim=0): join a list of equal-shaped tensors along a new dimension", builtinJoin(ops.Stack))
 	register("split", "split(x, size_or_sections, dim=0): a list of pieces along dim, each of the given size (the last may be smaller) or of the listed sizes", builtinSplit)
 	register("chunk", "chunk(x, n, dim=0): split x into at most n pieces of equal size (the last may be smaller)", builtinChunk)
 }
@@ -55,7 +55,7 @@ func builtinReshape(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	if err := unpackShaped(th, "reshape", "shape", args, kwargs, &x, (*[]int)(&shape)); err != nil {
 		return nil, err
 	}
-	return th.Submit("reshape", ops.ReshapeAttrs{Shape: shape}, x)
+	return th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: shape}, x)
 }
 
 func builtinTranspose(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -80,7 +80,7 @@ func builtinTranspose(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if rank > 0 {
 		perm[a], perm[b] = b, a
 	}
-	return th.Submit("permute", ops.PermuteAttrs{Dims: perm}, x)
+	return th.Submit(ops.Permute, ops.PermuteAttrs{Dims: perm}, x)
 }
 
 func builtinPermute(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -89,7 +89,7 @@ func builtinPermute(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	if err := unpackShaped(th, "permute", "dims", args, kwargs, &x, &dims); err != nil {
 		return nil, err
 	}
-	return th.Submit("permute", ops.PermuteAttrs{Dims: dims}, x)
+	return th.Submit(ops.Permute, ops.PermuteAttrs{Dims: dims}, x)
 }
 
 func builtinSqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -126,7 +126,7 @@ func builtinSqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 			out = append(out, n)
 		}
 	}
-	return th.Submit("reshape", ops.ReshapeAttrs{Shape: out}, x)
+	return th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: out}, x)
 }
 
 func builtinUnsqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -142,7 +142,7 @@ func builtinUnsqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	}
 	out := make(tensor.Shape, 0, len(s)+1)
 	out = append(append(append(out, s[:k]...), 1), s[k:]...)
-	return th.Submit("reshape", ops.ReshapeAttrs{Shape: out}, x)
+	return th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: out}, x)
 }
 
 func builtinFlatten(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -153,7 +153,7 @@ func builtinFlatten(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	}
 	s := x.Shape()
 	if len(s) == 0 {
-		return th.Submit("reshape", ops.ReshapeAttrs{Shape: tensor.Shape{1}}, x)
+		return th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{1}}, x)
 	}
 	a, err := tensor.NormDim(start, len(s))
 	if err != nil {
@@ -168,7 +168,7 @@ func builtinFlatten(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	}
 	out := append(s[:a:a], s[a:b+1].Numel())
 	out = append(out, s[b+1:]...)
-	return th.Submit("reshape", ops.ReshapeAttrs{Shape: out}, x)
+	return th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: out}, x)
 }
 
 func builtinExpand(name string) eval.BuiltinFunc {
@@ -178,18 +178,18 @@ func builtinExpand(name string) eval.BuiltinFunc {
 		if err := unpackShaped(th, name, "shape", args, kwargs, &x, (*[]int)(&shape)); err != nil {
 			return nil, err
 		}
-		return th.Submit("expand", ops.ExpandAttrs{Shape: shape}, x)
+		return th.Submit(ops.Expand, ops.ExpandAttrs{Shape: shape}, x)
 	}
 }
 
-func builtinJoin(name string) eval.BuiltinFunc {
+func builtinJoin(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var xs []*refs.Ref
 		dim := 0
-		if err := eval.UnpackArgs(th, name, args, kwargs, "tensors", &xs, "dim?", &dim); err != nil {
+		if err := eval.UnpackArgs(th, op.Name(), args, kwargs, "tensors", &xs, "dim?", &dim); err != nil {
 			return nil, err
 		}
-		return th.Submit(name, ops.CatAttrs{Dim: dim}, xs...)
+		return th.Submit(op, ops.CatAttrs{Dim: dim}, xs...)
 	}
 }
 
@@ -212,7 +212,7 @@ func splitPieces(th *eval.Thread, x *refs.Ref, dim int, sizes []int) (eval.Value
 	for _, n := range sizes {
 		its := append([]ops.IndexItem(nil), items...)
 		its[dim] = ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: start + n, Step: 1, HasStart: true, HasStop: true}
-		v, err := th.Submit("index", ops.IndexAttrs{Items: its}, x)
+		v, err := th.Submit(ops.Index, ops.IndexAttrs{Items: its}, x)
 		if err != nil {
 			return fail(err)
 		}

@@ -77,7 +77,7 @@ func TestIndexGolden(t *testing.T) {
 					t.Errorf("%d refs leaked", n)
 				}
 			}()
-			v, err := th.Submit("index", a, xr)
+			v, err := th.Submit(ops.Index, a, xr)
 			if c.Error != "" {
 				if err == nil || !strings.Contains(err.Error(), c.Error) {
 					t.Fatalf("error %v, want one containing %q", err, c.Error)

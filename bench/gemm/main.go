@@ -56,7 +56,7 @@ func measureConv(budget time.Duration) error {
 	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{32, 64, 56, 56}, DType: tensor.Float32})
 	var err error
 	report("conv2d", "32x64x56x56", 2.0*32*64*56*56*64*9, budget, func() {
-		if e := cpu.Run("conv2d", out, []*tensor.Dense{x, w}, attrs); e != nil {
+		if e := cpu.Run(ops.Conv2d, out, []*tensor.Dense{x, w}, attrs); e != nil {
 			err = e
 		}
 	})

@@ -35,8 +35,8 @@ var binaryOps = map[string]opcode{
 	"==": opEq, "!=": opNe, "<": opLt, "<=": opLe, ">": opGt, ">=": opGe,
 }
 
-// opNames are the runtime op each operator submits for tensors.
-var opNames = [...]string{"add", "sub", "mul", "div", "floordiv", "mod", "pow", "matmul", "eq", "ne", "lt", "le", "gt", "ge"}
+// tensorOps are the runtime op each operator submits for tensors.
+var tensorOps = [...]ops.Op{ops.Add, ops.Sub, ops.Mul, ops.Div, ops.FloorDiv, ops.Mod, ops.Pow, ops.Matmul, ops.Eq, ops.Ne, ops.Lt, ops.Le, ops.Gt, ops.Ge}
 
 var opSyms = [...]string{"+", "-", "*", "/", "//", "%", "**", "@", "==", "!=", "<", "<=", ">", ">="}
 
@@ -141,7 +141,7 @@ func (fr *frame) scalarBinop(op opcode, a, b Value, site *callSite) (Value, erro
 	if op == opMatmul {
 		return nil, fr.errorf(site.pos, "@ needs tensors with at least one dimension, not two numbers")
 	}
-	dt, err := ops.BinaryDType(opNames[op], ma, mb)
+	dt, err := ops.BinaryDType(tensorOps[op], ma, mb)
 	if err != nil {
 		return nil, fr.errorf(site.pos, "%v", err)
 	}
@@ -269,7 +269,7 @@ func (fr *frame) tensorBinop(op opcode, a, b Value, site *callSite) (Value, erro
 	th.sitePos = site.posStr
 	ra, tmpA := fr.asRef(a)
 	rb, tmpB := fr.asRef(b)
-	v, err := fr.submit(site, opNames[op], nil, ra, rb)
+	v, err := fr.submit(site, tensorOps[op], nil, ra, rb)
 	if tmpA {
 		th.RT.Release(ra)
 	}
@@ -441,7 +441,7 @@ func (fr *frame) neg(v Value, site *callSite) (Value, error) {
 	case Bool:
 		return nil, fr.errorf(site.pos, "negation of a bool is not supported; use not")
 	case Tensor:
-		r, err := fr.submit(site, "neg", nil, x.Ref)
+		r, err := fr.submit(site, ops.Neg, nil, x.Ref)
 		fr.th.RT.Release(x.Ref)
 		return r, err
 	}

@@ -348,7 +348,7 @@ func (fr *frame) loop(it Value, step func(*frame, Value) (ctl, error), site *cal
 		}
 		for i := 0; i < shape[0]; i++ {
 			attrs := &ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: i}}}
-			v, err := fr.submit(site, "index", attrs, it.Ref)
+			v, err := fr.submit(site, ops.Index, attrs, it.Ref)
 			if err != nil {
 				return ctlNext, err
 			}

@@ -319,7 +319,7 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 		return nil, err
 	}
 	if t, ok := v.(Tensor); ok {
-		return fr.submit(site, "index", &ops.IndexAttrs{Items: ix}, t.Ref)
+		return fr.submit(site, ops.Index, &ops.IndexAttrs{Items: ix}, t.Ref)
 	}
 	if len(ix) != 1 {
 		return nil, fr.errorf(pos, "%s takes one index, got %d", Describe(v), len(ix))
@@ -437,7 +437,7 @@ func seqIndexError(v Value, it ops.IndexItem, n int) string {
 }
 
 // submit queues op at site and wraps its failure at the site's position.
-func (fr *frame) submit(site *callSite, op string, attrs any, ins ...*refs.Ref) (Value, error) {
+func (fr *frame) submit(site *callSite, op ops.Op, attrs any, ins ...*refs.Ref) (Value, error) {
 	th := fr.th
 	th.sitePos = site.posStr
 	r, err := th.RT.Submit(th.Site(), op, attrs, ins...)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/rng"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -149,7 +150,7 @@ func (th *Thread) AsFloat(v Value) (float64, bool) {
 
 // Submit queues a tensor op at the current call site and returns its
 // promise as an owned Tensor value.
-func (th *Thread) Submit(op string, attrs any, ins ...*refs.Ref) (Value, error) {
+func (th *Thread) Submit(op ops.Op, attrs any, ins ...*refs.Ref) (Value, error) {
 	r, err := th.RT.Submit(th.Site(), op, attrs, ins...)
 	if err != nil {
 		return nil, err

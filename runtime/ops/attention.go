@@ -18,9 +18,8 @@ type AttentionAttrs struct {
 	HasScale bool
 }
 
-func init() {
-	Register(&Def{Name: "attention", Infer: inferAttention, Flops: attentionFlops})
-}
+// Attention is scaled dot-product attention over q, k, v (AttentionAttrs).
+var Attention = Register(&Def{Name: "attention", Infer: inferAttention, Flops: attentionFlops})
 
 // AttentionDims is the layout of one attention: Batch (broadcast) heads of
 // L queries against S keys, E features per query and key, Ev per value.
@@ -33,8 +32,8 @@ type AttentionDims struct {
 	Shape                  tensor.Shape
 }
 
-// Attention checks the shapes of q, k and v and lays out the result.
-func Attention(q, k, v tensor.Shape) (AttentionDims, error) {
+// AttentionLayout checks the shapes of q, k and v and lays out the result.
+func AttentionLayout(q, k, v tensor.Shape) (AttentionDims, error) {
 	var d AttentionDims
 	if len(q) < 2 || len(k) < 2 || len(v) < 2 {
 		return d, fmt.Errorf("attention: q, k and v need at least 2 dimensions ([..., L, E]), got %v, %v and %v", q, k, v)
@@ -70,7 +69,7 @@ func inferAttention(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 	if len(in) != 3 {
 		return tensor.Meta{}, fmt.Errorf("attention takes q, k and v, got %d tensors", len(in))
 	}
-	d, err := Attention(in[0].Shape, in[1].Shape, in[2].Shape)
+	d, err := AttentionLayout(in[0].Shape, in[1].Shape, in[2].Shape)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
@@ -82,7 +81,7 @@ func inferAttention(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 }
 
 func attentionFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
-	d, err := Attention(in[0].Shape, in[1].Shape, in[2].Shape)
+	d, err := AttentionLayout(in[0].Shape, in[1].Shape, in[2].Shape)
 	if err != nil {
 		return 0
 	}

@@ -23,10 +23,13 @@ type Pool2dAttrs struct {
 	CeilMode                          bool
 }
 
-func init() {
-	Register(&Def{Name: "conv2d", Infer: inferConv2d, Flops: conv2dFlops})
-	Register(&Def{Name: "max_pool2d", Infer: inferMaxPool2d})
-}
+// The convolution and pooling ops.
+var (
+	// Conv2d is conv2d(x, w[, bias]) with Conv2dAttrs.
+	Conv2d = Register(&Def{Name: "conv2d", Infer: inferConv2d, Flops: conv2dFlops})
+	// MaxPool2d is max_pool2d(x) with Pool2dAttrs.
+	MaxPool2d = Register(&Def{Name: "max_pool2d", Infer: inferMaxPool2d})
+)
 
 // ConvDims is the layout of one conv2d or pooling: Batch images (1 for an
 // unbatched input) of C channels of H×W, giving OutC channels of OH×OW.
@@ -90,8 +93,8 @@ func checkPairs(op string, pairs map[string][2]int, minimum map[string]int) erro
 // pair formats a (height, width) pair the way shapes print: [1, 2].
 func pair(p [2]int) string { return tensor.Shape(p[:]).String() }
 
-// Conv2d checks conv2d's operands and lays out the result.
-func Conv2d(x, w tensor.Shape, bias *tensor.Shape, a Conv2dAttrs) (ConvDims, error) {
+// Conv2dLayout checks conv2d's operands and lays out the result.
+func Conv2dLayout(x, w tensor.Shape, bias *tensor.Shape, a Conv2dAttrs) (ConvDims, error) {
 	const op = "conv2d"
 	d, err := convImage(op, x)
 	if err != nil {
@@ -170,7 +173,7 @@ func inferConv2d(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 	if len(in) == 3 {
 		bias = &in[2].Shape
 	}
-	d, err := Conv2d(in[0].Shape, in[1].Shape, bias, a)
+	d, err := Conv2dLayout(in[0].Shape, in[1].Shape, bias, a)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
@@ -189,9 +192,9 @@ func conv2dFlops(in []tensor.Meta, out tensor.Meta, _ any) int64 {
 	return 2 * int64(out.Shape.Numel()) * int64(w[1]) * int64(w[2]) * int64(w[3])
 }
 
-// MaxPool2d checks max_pool2d's input and attributes and lays out the
+// MaxPool2dLayout checks max_pool2d's input and attributes and lays out the
 // result.
-func MaxPool2d(x tensor.Shape, a Pool2dAttrs) (ConvDims, error) {
+func MaxPool2dLayout(x tensor.Shape, a Pool2dAttrs) (ConvDims, error) {
 	const op = "max_pool2d"
 	d, err := convImage(op, x)
 	if err != nil {
@@ -228,7 +231,7 @@ func inferMaxPool2d(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 	if x.DType == tensor.Bool || x.DType == tensor.Float16 || x.DType == tensor.BFloat16 {
 		return tensor.Meta{}, fmt.Errorf("max_pool2d: expected a float32, float64, int64 or uint8 tensor, got %s", x.DType)
 	}
-	d, err := MaxPool2d(x.Shape, a)
+	d, err := MaxPool2dLayout(x.Shape, a)
 	if err != nil {
 		return tensor.Meta{}, err
 	}

@@ -14,18 +14,74 @@ import (
 // the end of this file, shared by every backend and by the evaluator's
 // unboxed-scalar fast path.
 
+// The binary arithmetic ops: NumPy broadcasting, PyTorch promotion.
+var (
+	Add      = Register(binaryDef("add"))
+	Sub      = Register(binaryDef("sub"))
+	Mul      = Register(binaryDef("mul"))
+	Div      = Register(binaryDef("div"))
+	FloorDiv = Register(binaryDef("floordiv"))
+	Mod      = Register(binaryDef("mod"))
+	Pow      = Register(binaryDef("pow"))
+	Maximum  = Register(binaryDef("maximum"))
+	Minimum  = Register(binaryDef("minimum"))
+)
+
+// The comparison ops, which give bool tensors.
+var (
+	Eq = Register(compareDef("eq"))
+	Ne = Register(compareDef("ne"))
+	Lt = Register(compareDef("lt"))
+	Le = Register(compareDef("le"))
+	Gt = Register(compareDef("gt"))
+	Ge = Register(compareDef("ge"))
+)
+
+// The unary ops that compute in floating point: integer and bool inputs
+// give float32 (as torch).
+var (
+	Exp     = Register(unaryDef("exp", true))
+	Log     = Register(unaryDef("log", true))
+	Sqrt    = Register(unaryDef("sqrt", true))
+	Rsqrt   = Register(unaryDef("rsqrt", true))
+	Sin     = Register(unaryDef("sin", true))
+	Cos     = Register(unaryDef("cos", true))
+	Tanh    = Register(unaryDef("tanh", true))
+	Sigmoid = Register(unaryDef("sigmoid", true))
+	Gelu    = Register(unaryDef("gelu", true))
+	Silu    = Register(unaryDef("silu", true))
+)
+
+// The unary ops whose result has the input's dtype.
+var (
+	Neg  = Register(unaryDef("neg", false))
+	Abs  = Register(unaryDef("abs", false))
+	Relu = Register(unaryDef("relu", false))
+)
+
+// The other elementwise ops.
+var (
+	// LogicalNot gives a bool tensor, true where x is zero.
+	LogicalNot = Register(&Def{Name: "logical_not", Infer: inferLogicalNot, Flops: perOutput, Inplace: []int{0}})
+	// Clamp takes ClampAttrs.
+	Clamp = Register(&Def{Name: "clamp", Infer: inferClamp, Flops: perOutput, Inplace: []int{0}})
+	// Astype converts to CastAttrs.To.
+	Astype = Register(&Def{Name: "astype", Infer: inferCast, Inplace: []int{0}})
+	// Where is where(cond, a, b), broadcasting all three.
+	Where = Register(&Def{Name: "where", Infer: inferWhere, Flops: perOutput, Inplace: []int{1, 2}})
+)
+
 // BinaryArith lists the binary arithmetic ops.
-var BinaryArith = []string{"add", "sub", "mul", "div", "floordiv", "mod", "pow", "maximum", "minimum"}
+var BinaryArith = []Op{Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum}
 
-// Comparisons lists the comparison ops, which give bool tensors.
-var Comparisons = []string{"eq", "ne", "lt", "le", "gt", "ge"}
+// Comparisons lists the comparison ops.
+var Comparisons = []Op{Eq, Ne, Lt, Le, Gt, Ge}
 
-// FloatUnary are the unary ops that compute in floating point: integer and
-// bool inputs give float32 (as torch).
-var FloatUnary = []string{"exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "gelu", "silu"}
+// FloatUnary lists the unary ops that compute in floating point.
+var FloatUnary = []Op{Exp, Log, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Gelu, Silu}
 
-// KeepUnary are the unary ops whose result has the input's dtype.
-var KeepUnary = []string{"neg", "abs", "relu"}
+// KeepUnary lists the unary ops whose result has the input's dtype.
+var KeepUnary = []Op{Neg, Abs, Relu}
 
 // ClampAttrs are the attributes of "clamp": the bounds that were given.
 // The result dtype is the promotion of the input with the bounds as 0-d
@@ -44,23 +100,16 @@ var ErrIntDivZero = errors.New("integer division by zero")
 // ErrIntNegPow is the error of an integer raised to a negative integer power.
 var ErrIntNegPow = errors.New("integers to negative integer powers are not allowed (use astype(x, \"float32\") first)")
 
-func init() {
-	for _, name := range BinaryArith {
-		Register(&Def{Name: name, Infer: inferBinary(name), Flops: perOutput, Inplace: []int{0, 1}})
-	}
-	for _, name := range Comparisons {
-		Register(&Def{Name: name, Infer: inferCompare(name), Flops: perOutput, Inplace: []int{0, 1}})
-	}
-	for _, name := range FloatUnary {
-		Register(&Def{Name: name, Infer: inferUnary(name, true), Flops: perOutput, Inplace: []int{0}})
-	}
-	for _, name := range KeepUnary {
-		Register(&Def{Name: name, Infer: inferUnary(name, false), Flops: perOutput, Inplace: []int{0}})
-	}
-	Register(&Def{Name: "logical_not", Infer: inferLogicalNot, Flops: perOutput, Inplace: []int{0}})
-	Register(&Def{Name: "clamp", Infer: inferClamp, Flops: perOutput, Inplace: []int{0}})
-	Register(&Def{Name: "astype", Infer: inferCast, Inplace: []int{0}})
-	Register(&Def{Name: "where", Infer: inferWhere, Flops: perOutput, Inplace: []int{1, 2}})
+func binaryDef(name string) *Def {
+	return &Def{Name: name, Infer: inferBinary(name), Flops: perOutput, Inplace: []int{0, 1}}
+}
+
+func compareDef(name string) *Def {
+	return &Def{Name: name, Infer: inferCompare(name), Flops: perOutput, Inplace: []int{0, 1}}
+}
+
+func unaryDef(name string, float bool) *Def {
+	return &Def{Name: name, Infer: inferUnary(name, float), Flops: perOutput, Inplace: []int{0}}
 }
 
 // perOutput costs one flop per output element.
@@ -99,14 +148,18 @@ func inferBinary(name string) InferFunc {
 		if err != nil {
 			return tensor.Meta{}, err
 		}
-		dt, err := BinaryDType(name, in[0], in[1])
+		dt, err := binaryDType(name, in[0], in[1])
 		return tensor.Meta{Shape: shape, DType: dt}, err
 	}
 }
 
-// BinaryDType is the result dtype of a binary arithmetic op, or the error
-// torch gives for it (bool subtraction, integer-only ops on bools).
-func BinaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
+// BinaryDType is the result dtype of binary arithmetic op over a and b, or
+// the error torch gives for it (bool subtraction, integer-only ops on bools).
+func BinaryDType(op Op, a, b tensor.Meta) (tensor.DType, error) {
+	return binaryDType(op.Name(), a, b)
+}
+
+func binaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
 	dt := tensor.ResultType(a, b)
 	switch name {
 	case "div":

@@ -35,7 +35,7 @@ func TestBinaryInference(t *testing.T) {
 		{"lt", meta(f64, 2, 1), meta(i64, 5), meta(b, 2, 5)},
 	}
 	for _, c := range cases {
-		got, err := MustLookup(c.op).Infer([]tensor.Meta{c.a, c.b}, nil)
+		got, err := MustLookup(c.op).Def().Infer([]tensor.Meta{c.a, c.b}, nil)
 		if err != nil || got.DType != c.want.DType || !got.Shape.Equal(c.want.Shape) {
 			t.Errorf("%s(%v, %v) = %v, %v; want %v", c.op, c.a, c.b, got, err, c.want)
 		}
@@ -55,12 +55,12 @@ func TestBinaryInferenceErrors(t *testing.T) {
 		{"mod", meta(tensor.Bool, 2), meta(tensor.Bool, 2), "not supported on bool"},
 	}
 	for _, c := range cases {
-		_, err := MustLookup(c.op).Infer([]tensor.Meta{c.a, c.b}, nil)
+		_, err := MustLookup(c.op).Def().Infer([]tensor.Meta{c.a, c.b}, nil)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s(%v, %v): got %v, want %q", c.op, c.a, c.b, err, c.want)
 		}
 	}
-	if _, err := MustLookup("add").Infer([]tensor.Meta{meta(tensor.Float32, 1)}, nil); err == nil {
+	if _, err := MustLookup("add").Def().Infer([]tensor.Meta{meta(tensor.Float32, 1)}, nil); err == nil {
 		t.Error("add with one input: no error")
 	}
 }
@@ -69,7 +69,7 @@ func TestUnaryAndOtherInference(t *testing.T) {
 	f32, i64, b := tensor.Float32, tensor.Int64, tensor.Bool
 	check := func(op string, attrs any, ins []tensor.Meta, want tensor.Meta) {
 		t.Helper()
-		got, err := MustLookup(op).Infer(ins, attrs)
+		got, err := MustLookup(op).Def().Infer(ins, attrs)
 		if err != nil || got.DType != want.DType || !got.Shape.Equal(want.Shape) {
 			t.Errorf("%s%v = %v, %v; want %v", op, ins, got, err, want)
 		}
@@ -97,7 +97,7 @@ func TestUnaryAndOtherInference(t *testing.T) {
 		{"where", nil, []tensor.Meta{meta(f32, 2), meta(f32, 2), meta(f32, 2)}, "condition must be a bool"},
 		{"where", nil, []tensor.Meta{meta(b, 3), meta(f32, 2, 1), meta(f32, 2)}, "cannot broadcast the condition's shape [3]"},
 	} {
-		_, err := MustLookup(c.op).Infer(c.ins, c.attrs)
+		_, err := MustLookup(c.op).Def().Infer(c.ins, c.attrs)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s%v: got %v, want %q", c.op, c.ins, err, c.want)
 		}

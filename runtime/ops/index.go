@@ -14,9 +14,8 @@ type IndexRange struct {
 	Keep             bool
 }
 
-func init() {
-	Register(&Def{Name: "index", Infer: inferIndex})
-}
+// Index is x[...] with IndexAttrs: integers, slices and new axes.
+var Index = Register(&Def{Name: "index", Infer: inferIndex})
 
 // ResolveIndex maps the items of x[...] onto a tensor of shape s, one range
 // per dimension (dimensions without an item are taken whole). Integer

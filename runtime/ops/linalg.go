@@ -11,11 +11,15 @@ import (
 // added dimension removed from the result; leading batch dimensions
 // broadcast. "linear" is x @ wᵀ (+ bias) with w in torch's [out, in]
 // layout; "outer" is the outer product of two vectors.
-func init() {
-	Register(&Def{Name: "matmul", Infer: inferMatmul, Flops: matmulFlops})
-	Register(&Def{Name: "linear", Infer: inferLinear, Flops: linearFlops})
-	Register(&Def{Name: "outer", Infer: inferOuter})
-}
+// The linear algebra ops.
+var (
+	// Matmul is a @ b with torch.matmul's rules.
+	Matmul = Register(&Def{Name: "matmul", Infer: inferMatmul, Flops: matmulFlops})
+	// Linear is x @ w^T (+ bias).
+	Linear = Register(&Def{Name: "linear", Infer: inferLinear, Flops: linearFlops})
+	// Outer is the outer product of two vectors.
+	Outer = Register(&Def{Name: "outer", Infer: inferOuter})
+)
 
 // MatmulDims is the layout of a matmul after torch's promotion of 1-d
 // operands: Batch (broadcast) copies of an M×K by K×N product. ABatch and
@@ -32,9 +36,9 @@ type MatmulDims struct {
 // BatchCount is the number of matrix products.
 func (d MatmulDims) BatchCount() int { return d.Batch.Numel() }
 
-// Matmul lays out the product of tensors of shapes a and b as torch.matmul
+// MatmulLayout lays out the product of tensors of shapes a and b as torch.matmul
 // does, or says why they do not multiply.
-func Matmul(a, b tensor.Shape) (MatmulDims, error) {
+func MatmulLayout(a, b tensor.Shape) (MatmulDims, error) {
 	var d MatmulDims
 	if len(a) == 0 || len(b) == 0 {
 		return d, fmt.Errorf("matmul: both operands need at least one dimension, got shapes %v and %v", a, b)
@@ -100,7 +104,7 @@ func inferMatmul(in []tensor.Meta, _ any) (tensor.Meta, error) {
 	if len(in) != 2 {
 		return tensor.Meta{}, fmt.Errorf("matmul takes 2 tensors, got %d", len(in))
 	}
-	d, err := Matmul(in[0].Shape, in[1].Shape)
+	d, err := MatmulLayout(in[0].Shape, in[1].Shape)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
@@ -112,7 +116,7 @@ func inferMatmul(in []tensor.Meta, _ any) (tensor.Meta, error) {
 }
 
 func matmulFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
-	d, err := Matmul(in[0].Shape, in[1].Shape)
+	d, err := MatmulLayout(in[0].Shape, in[1].Shape)
 	if err != nil {
 		return 0
 	}
@@ -127,9 +131,9 @@ type LinearDims struct {
 	Shape         tensor.Shape
 }
 
-// Linear checks linear's operand shapes: x [..., in], w [out, in] or [in],
+// LinearLayout checks linear's operand shapes: x [..., in], w [out, in] or [in],
 // and an optional bias that broadcasts to the result.
-func Linear(x, w tensor.Shape, bias *tensor.Shape) (LinearDims, error) {
+func LinearLayout(x, w tensor.Shape, bias *tensor.Shape) (LinearDims, error) {
 	var d LinearDims
 	if len(x) == 0 {
 		return d, fmt.Errorf("linear: the input needs at least one dimension, got a 0-d tensor")
@@ -164,7 +168,7 @@ func inferLinear(in []tensor.Meta, _ any) (tensor.Meta, error) {
 	if len(in) == 3 {
 		bias = &in[2].Shape
 	}
-	d, err := Linear(in[0].Shape, in[1].Shape, bias)
+	d, err := LinearLayout(in[0].Shape, in[1].Shape, bias)
 	if err != nil {
 		return tensor.Meta{}, err
 	}
@@ -180,7 +184,7 @@ func linearFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
 	if len(in) == 3 {
 		bias = &in[2].Shape
 	}
-	d, err := Linear(in[0].Shape, in[1].Shape, bias)
+	d, err := LinearLayout(in[0].Shape, in[1].Shape, bias)
 	if err != nil {
 		return 0
 	}

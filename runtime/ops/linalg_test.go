@@ -31,7 +31,7 @@ func TestInferMatmulRanks(t *testing.T) {
 	if err != nil || m.DType != tensor.Float64 {
 		t.Errorf("int64 @ float64 gives %v, %v; want float64", m, err)
 	}
-	d := MustLookup("matmul")
+	d := MustLookup("matmul").Def()
 	if got := d.Flops([]tensor.Meta{f32(4, 2, 3), f32(3, 5)}, tensor.Meta{}, nil); got != 2*4*2*3*5 {
 		t.Errorf("matmul flops = %d, want %d", got, 2*4*2*3*5)
 	}
@@ -47,7 +47,7 @@ func TestInferLinearAndOuter(t *testing.T) {
 	wantErr(t, "linear", nil, "bias of shape [4] does not broadcast to the output shape [4, 3]", f32(4, 5), f32(3, 5), f32(4))
 	wantErr(t, "linear", nil, "[out, in] or [in]", f32(4, 5), f32(1, 3, 5))
 	wantErr(t, "linear", nil, "0-d", f32(), f32(3, 5))
-	if got := MustLookup("linear").Flops([]tensor.Meta{f32(2, 7, 5), f32(3, 5)}, tensor.Meta{}, nil); got != 2*14*5*3 {
+	if got := MustLookup("linear").Def().Flops([]tensor.Meta{f32(2, 7, 5), f32(3, 5)}, tensor.Meta{}, nil); got != 2*14*5*3 {
 		t.Errorf("linear flops = %d, want %d", got, 2*14*5*3)
 	}
 
@@ -99,7 +99,7 @@ func TestInferAttention(t *testing.T) {
 	wantErr(t, "attention", AttentionAttrs{}, "do not broadcast", f32(2, 5, 8), f32(3, 9, 8), f32(3, 9, 4))
 	wantErr(t, "attention", AttentionAttrs{}, "at least 2 dimensions", f32(8), f32(9, 8), f32(9, 4))
 	// Per batch: L·S·(2E + 2Ev + 5) = 5·9·(16+8+5).
-	if got := MustLookup("attention").Flops([]tensor.Meta{f32(2, 5, 8), f32(2, 9, 8), f32(2, 9, 4)}, tensor.Meta{}, nil); got != 2*5*9*29 {
+	if got := MustLookup("attention").Def().Flops([]tensor.Meta{f32(2, 5, 8), f32(2, 9, 8), f32(2, 9, 4)}, tensor.Meta{}, nil); got != 2*5*9*29 {
 		t.Errorf("attention flops = %d, want %d", got, 2*5*9*29)
 	}
 }

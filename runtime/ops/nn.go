@@ -38,18 +38,26 @@ type CrossEntropyAttrs struct {
 // DefaultIgnoreIndex is PyTorch's ignore_index default for cross_entropy.
 const DefaultIgnoreIndex = -100
 
-func init() {
-	Register(&Def{Name: "softmax", Infer: inferSoftmax, Flops: nnPerElement(5)})
-	Register(&Def{Name: "log_softmax", Infer: inferSoftmax, Flops: nnPerElement(5)})
-	// The norms and dropout read each element before writing the same
-	// position, so their result may take over x's buffer.
-	Register(&Def{Name: "layer_norm", Infer: inferNorm("layer_norm"), Flops: nnPerElement(8), Inplace: []int{0}})
-	Register(&Def{Name: "rms_norm", Infer: inferNorm("rms_norm"), Flops: nnPerElement(5), Inplace: []int{0}})
-	Register(&Def{Name: "embedding", Infer: inferEmbedding})
-	Register(&Def{Name: "dropout", Infer: inferDropout, Inplace: []int{0}})
-	Register(&Def{Name: "cross_entropy", Infer: inferCrossEntropy, Flops: nnInputElements(5)})
-	Register(&Def{Name: "mse", Infer: inferMSE, Flops: nnInputElements(3)})
-}
+// The neural-network ops. The norms and dropout read each element before
+// writing the same position, so their result may take over x's buffer.
+var (
+	// Softmax takes SoftmaxAttrs.
+	Softmax = Register(&Def{Name: "softmax", Infer: inferSoftmax, Flops: nnPerElement(5)})
+	// LogSoftmax takes SoftmaxAttrs.
+	LogSoftmax = Register(&Def{Name: "log_softmax", Infer: inferSoftmax, Flops: nnPerElement(5)})
+	// LayerNorm is layer_norm(x[, weight[, bias]]) with NormAttrs.
+	LayerNorm = Register(&Def{Name: "layer_norm", Infer: inferNorm("layer_norm"), Flops: nnPerElement(8), Inplace: []int{0}})
+	// RMSNorm is rms_norm(x[, weight]) with NormAttrs.
+	RMSNorm = Register(&Def{Name: "rms_norm", Infer: inferNorm("rms_norm"), Flops: nnPerElement(5), Inplace: []int{0}})
+	// Embedding is embedding(ids, table).
+	Embedding = Register(&Def{Name: "embedding", Infer: inferEmbedding})
+	// Dropout is dropout(x, mask) with DropoutAttrs.
+	Dropout = Register(&Def{Name: "dropout", Infer: inferDropout, Inplace: []int{0}})
+	// CrossEntropy is cross_entropy(logits, targets) with CrossEntropyAttrs.
+	CrossEntropy = Register(&Def{Name: "cross_entropy", Infer: inferCrossEntropy, Flops: nnInputElements(5)})
+	// MSE is the mean squared error of two tensors.
+	MSE = Register(&Def{Name: "mse", Infer: inferMSE, Flops: nnInputElements(3)})
+)
 
 // nnPerElement estimates k flops per output element.
 func nnPerElement(k int64) CostFunc {

@@ -18,12 +18,36 @@ import (
 //   - isnan and isinf give bools for every dtype (false for integers).
 //   - nan_to_num keeps the dtype and copies integers.
 
+// The pointwise ops.
+var (
+	Floor = Register(roundingDef("floor"))
+	Ceil  = Register(roundingDef("ceil"))
+	Trunc = Register(roundingDef("trunc"))
+	// Round takes RoundAttrs.
+	Round = Register(roundingDef("round"))
+	Sign  = Register(&Def{Name: "sign", Infer: inferSame("sign"), Flops: perOutput, Inplace: []int{0}})
+	// NanToNum takes NanToNumAttrs.
+	NanToNum = Register(&Def{Name: "nan_to_num", Infer: inferSame("nan_to_num"), Flops: perOutput, Inplace: []int{0}})
+	Erf      = Register(&Def{Name: "erf", Infer: inferUnary("erf", true), Flops: perOutput, Inplace: []int{0}})
+	// LeakyRelu takes LeakyReluAttrs.
+	LeakyRelu = Register(activationDef("leaky_relu"))
+	// Elu takes EluAttrs.
+	Elu = Register(activationDef("elu"))
+	// Softplus takes SoftplusAttrs.
+	Softplus    = Register(activationDef("softplus"))
+	Hardsigmoid = Register(activationDef("hardsigmoid"))
+	Hardswish   = Register(activationDef("hardswish"))
+	GeluTanh    = Register(activationDef("gelu_tanh"))
+	Isnan       = Register(isClassDef("isnan"))
+	Isinf       = Register(isClassDef("isinf"))
+)
+
 // RoundingUnary keep the dtype and need a number (not bool).
-var RoundingUnary = []string{"floor", "ceil", "trunc"}
+var RoundingUnary = []Op{Floor, Ceil, Trunc}
 
 // Activations are the float-only activations; their attributes are those
 // named in each op's doc.
-var Activations = []string{"leaky_relu", "elu", "softplus", "hardsigmoid", "hardswish", "gelu_tanh"}
+var Activations = []Op{LeakyRelu, Elu, Softplus, Hardsigmoid, Hardswish, GeluTanh}
 
 // RoundAttrs are the attributes of "round": round half to even at
 // Decimals decimal places (negative: to tens, hundreds...).
@@ -57,20 +81,16 @@ type NanToNumAttrs struct {
 	HasPosInf, HasNegInf bool
 }
 
-func init() {
-	for _, name := range RoundingUnary {
-		Register(&Def{Name: name, Infer: inferRounding(name), Flops: perOutput, Inplace: []int{0}})
-	}
-	Register(&Def{Name: "round", Infer: inferRounding("round"), Flops: perOutput, Inplace: []int{0}})
-	Register(&Def{Name: "sign", Infer: inferSame("sign"), Flops: perOutput, Inplace: []int{0}})
-	Register(&Def{Name: "nan_to_num", Infer: inferSame("nan_to_num"), Flops: perOutput, Inplace: []int{0}})
-	Register(&Def{Name: "erf", Infer: inferUnary("erf", true), Flops: perOutput, Inplace: []int{0}})
-	for _, name := range Activations {
-		Register(&Def{Name: name, Infer: inferActivation(name), Flops: perOutput, Inplace: []int{0}})
-	}
-	for _, name := range []string{"isnan", "isinf"} {
-		Register(&Def{Name: name, Infer: inferIsClass(name), Flops: perOutput, Inplace: []int{0}})
-	}
+func roundingDef(name string) *Def {
+	return &Def{Name: name, Infer: inferRounding(name), Flops: perOutput, Inplace: []int{0}}
+}
+
+func activationDef(name string) *Def {
+	return &Def{Name: name, Infer: inferActivation(name), Flops: perOutput, Inplace: []int{0}}
+}
+
+func isClassDef(name string) *Def {
+	return &Def{Name: name, Infer: inferIsClass(name), Flops: perOutput, Inplace: []int{0}}
 }
 
 func inferSame(name string) InferFunc {

@@ -7,15 +7,28 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Reductions take one tensor and ReduceAttrs. Dims nil (or empty) reduces
-// every dimension; argmax and argmin accept at most one dim and, without
-// one, index the flattened tensor.
-var Reductions = []string{"sum", "mean", "max", "min", "argmax", "argmin", "var", "std", "prod", "any", "all"}
+// The reductions take one tensor and ReduceAttrs. Dims nil (or empty)
+// reduces every dimension; argmax and argmin accept at most one dim and,
+// without one, index the flattened tensor.
+var (
+	Sum    = Register(reduceDef("sum"))
+	Mean   = Register(reduceDef("mean"))
+	Max    = Register(reduceDef("max"))
+	Min    = Register(reduceDef("min"))
+	Argmax = Register(reduceDef("argmax"))
+	Argmin = Register(reduceDef("argmin"))
+	Var    = Register(reduceDef("var"))
+	Std    = Register(reduceDef("std"))
+	Prod   = Register(reduceDef("prod"))
+	Any    = Register(reduceDef("any"))
+	All    = Register(reduceDef("all"))
+)
 
-func init() {
-	for _, name := range Reductions {
-		Register(&Def{Name: name, Infer: inferReduce(name), Flops: perInput})
-	}
+// Reductions lists the reductions.
+var Reductions = []Op{Sum, Mean, Max, Min, Argmax, Argmin, Var, Std, Prod, Any, All}
+
+func reduceDef(name string) *Def {
+	return &Def{Name: name, Infer: inferReduce(name), Flops: perInput}
 }
 
 // perInput costs one flop per input element.

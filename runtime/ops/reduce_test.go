@@ -34,7 +34,7 @@ func TestReduceInference(t *testing.T) {
 		{"max", meta(f32, 0, 3), ReduceAttrs{Dims: []int{1}}, meta(f32, 0)},
 	}
 	for _, c := range cases {
-		got, err := MustLookup(c.op).Infer([]tensor.Meta{c.in}, c.attrs)
+		got, err := MustLookup(c.op).Def().Infer([]tensor.Meta{c.in}, c.attrs)
 		if err != nil || got.DType != c.want.DType || !got.Shape.Equal(c.want.Shape) {
 			t.Errorf("%s(%v, %+v) = %v, %v; want %v", c.op, c.in, c.attrs, got, err, c.want)
 		}
@@ -59,7 +59,7 @@ func TestReduceInferenceErrors(t *testing.T) {
 		{"sum", meta(tensor.Float32, 3), nil, "ReduceAttrs"},
 	}
 	for _, c := range cases {
-		_, err := MustLookup(c.op).Infer([]tensor.Meta{c.in}, c.attrs)
+		_, err := MustLookup(c.op).Def().Infer([]tensor.Meta{c.in}, c.attrs)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s(%v, %+v): got %v, want %q", c.op, c.in, c.attrs, err, c.want)
 		}
@@ -68,10 +68,10 @@ func TestReduceInferenceErrors(t *testing.T) {
 
 func TestReduceCosts(t *testing.T) {
 	in := []tensor.Meta{meta(tensor.Float32, 8, 16)}
-	if got := MustLookup("sum").Flops(in, meta(tensor.Float32, 8), ReduceAttrs{}); got != 128 {
+	if got := MustLookup("sum").Def().Flops(in, meta(tensor.Float32, 8), ReduceAttrs{}); got != 128 {
 		t.Errorf("sum flops = %d, want 128 (one per input element)", got)
 	}
-	if got := MustLookup("add").Flops([]tensor.Meta{meta(tensor.Float32, 8, 1), meta(tensor.Float32, 16)}, meta(tensor.Float32, 8, 16), nil); got != 128 {
+	if got := MustLookup("add").Def().Flops([]tensor.Meta{meta(tensor.Float32, 8, 1), meta(tensor.Float32, 16)}, meta(tensor.Float32, 8, 16), nil); got != 128 {
 		t.Errorf("add flops = %d, want 128 (one per output element)", got)
 	}
 }

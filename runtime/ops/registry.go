@@ -1,13 +1,32 @@
-// Package ops is tref's kernel registry: every tensor operation has one Def
-// here with its backend-free shape and dtype inference. Backends keep their
-// own kernel tables keyed by the same names; a backend that lacks a kernel
-// fails cleanly, naming the op.
+// Package ops is tref's op registry: every tensor operation is registered
+// once, as a Def with its backend-free shape and dtype inference, and is
+// named everywhere else by the handle Register returns.
+//
+// A handle (Op) is a small integer, like tinygrad's Ops enum. The handles
+// of the built-in ops are package variables of this package, declared next
+// to their Defs:
+//
+//	var Matmul = Register(&Def{Name: "matmul", Infer: inferMatmul, Flops: matmulFlops})
+//
+// Everything downstream takes the handle: the evaluator and the builtins
+// submit ops with it (refs.Runtime.Submit(site, ops.Matmul, attrs, a, b)),
+// and each backend keeps its kernels in a slice indexed by it (Count sizes
+// such tables), so running an op costs no map look-up and no lock. To add
+// an op: register its Def here under a new exported handle, give each
+// backend a kernel for that handle, and a builtin that submits it.
+//
+// Def.Name is for people and for boundaries: error messages, traces, and
+// the torch plugin's C ABI, which names ops by string. Lookup turns a name
+// back into a handle only where a name genuinely arrives from outside (tests
+// that list ops by name, tools reading traces).
+//
+// Per-op rules that other layers need (a cost, in-place reuse, and later a
+// gradient rule) are fields of Def, so that an op's whole description stays
+// in one place.
 package ops
 
 import (
 	"fmt"
-	"sort"
-	"sync"
 
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -22,7 +41,8 @@ type CostFunc func(in []tensor.Meta, out tensor.Meta, attrs any) (flops int64)
 
 // Def describes one operation.
 type Def struct {
-	// Name is the registry key, shared by every backend ("add", "matmul").
+	// Name is the op's name in messages, traces and the torch plugin's
+	// C ABI ("add", "matmul"); unique.
 	Name string
 	// Infer is required.
 	Infer InferFunc
@@ -40,50 +60,68 @@ type Def struct {
 	KeepsBytes bool
 }
 
+// Op is the handle of a registered op: an index into the registry, dense
+// from 1, that backends use to index their kernel tables. The zero Op is
+// no op.
+type Op uint16
+
+// The registry is written only while packages initialise (Register is
+// called from package variable declarations and init functions) and read
+// only after, so it needs no lock.
 var (
-	mu   sync.RWMutex
-	defs = map[string]*Def{}
+	defs   = []*Def{nil} // defs[0] stands for the zero Op
+	byName = map[string]Op{}
 )
 
-// Register adds a Def; registering a name twice is a programming error.
-func Register(d *Def) {
-	mu.Lock()
-	defer mu.Unlock()
+// Register adds a Def and returns its handle. Call it only during package
+// initialisation; registering a name twice is a programming error.
+func Register(d *Def) Op {
 	if d.Name == "" || d.Infer == nil {
 		panic("ops: Register needs a name and an Infer function")
 	}
-	if _, dup := defs[d.Name]; dup {
+	if _, dup := byName[d.Name]; dup {
 		panic("ops: duplicate op " + d.Name)
 	}
-	defs[d.Name] = d
+	if len(defs) > int(^Op(0)) {
+		panic("ops: too many ops")
+	}
+	op := Op(len(defs))
+	defs = append(defs, d)
+	byName[d.Name] = op
+	return op
 }
 
-// Lookup finds an op by name.
-func Lookup(name string) (*Def, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	d, ok := defs[name]
-	return d, ok
+// Def is op's description; nil for the zero Op.
+func (op Op) Def() *Def { return defs[op] }
+
+// Name is op's name, for messages and traces.
+func (op Op) Name() string {
+	if op == 0 || int(op) >= len(defs) {
+		return fmt.Sprintf("op#%d", int(op))
+	}
+	return defs[op].Name
 }
 
-// MustLookup finds an op by name and panics when it is not registered; for
-// package-level lookups of ops that are known to exist.
-func MustLookup(name string) *Def {
-	d, ok := Lookup(name)
+// String is Name.
+func (op Op) String() string { return op.Name() }
+
+// Count is one more than the largest handle: the length of a table indexed
+// by Op.
+func Count() int { return len(defs) }
+
+// Lookup finds an op by name, for names that come from outside the
+// program (tests, traces); code names ops by their handles.
+func Lookup(name string) (Op, bool) {
+	op, ok := byName[name]
+	return op, ok
+}
+
+// MustLookup is Lookup for names known to be registered (tests); it panics
+// on an unknown name.
+func MustLookup(name string) Op {
+	op, ok := Lookup(name)
 	if !ok {
 		panic(fmt.Sprintf("ops: unknown op %q", name))
 	}
-	return d
-}
-
-// Names lists every registered op, sorted.
-func Names() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(defs))
-	for n := range defs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return op
 }

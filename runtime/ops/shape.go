@@ -31,13 +31,19 @@ type CatAttrs struct {
 	Dim int
 }
 
-func init() {
-	Register(&Def{Name: "reshape", Infer: inferReshape, KeepsBytes: true})
-	Register(&Def{Name: "permute", Infer: inferPermute})
-	Register(&Def{Name: "expand", Infer: inferExpand})
-	Register(&Def{Name: "cat", Infer: inferCat})
-	Register(&Def{Name: "stack", Infer: inferStack})
-}
+// The shape ops.
+var (
+	// Reshape takes ReshapeAttrs; its result keeps input 0's bytes.
+	Reshape = Register(&Def{Name: "reshape", Infer: inferReshape, KeepsBytes: true})
+	// Permute takes PermuteAttrs.
+	Permute = Register(&Def{Name: "permute", Infer: inferPermute})
+	// Expand takes ExpandAttrs.
+	Expand = Register(&Def{Name: "expand", Infer: inferExpand})
+	// Cat joins its inputs along CatAttrs.Dim.
+	Cat = Register(&Def{Name: "cat", Infer: inferCat})
+	// Stack joins its inputs along a new dimension CatAttrs.Dim.
+	Stack = Register(&Def{Name: "stack", Infer: inferStack})
+)
 
 // singleWithAttrs checks that an op got exactly one input and attributes of
 // type A (or *A).

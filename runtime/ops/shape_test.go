@@ -11,7 +11,7 @@ func f32(s ...int) tensor.Meta { return tensor.Meta{Shape: s, DType: tensor.Floa
 
 func infer(t *testing.T, op string, attrs any, in ...tensor.Meta) (tensor.Meta, error) {
 	t.Helper()
-	return MustLookup(op).Infer(in, attrs)
+	return MustLookup(op).Def().Infer(in, attrs)
 }
 
 func wantShape(t *testing.T, op string, attrs any, want tensor.Shape, in ...tensor.Meta) {

@@ -132,7 +132,7 @@ func (e *Engine) emit(ev trace.Event) {
 
 func (e *Engine) send(ev trace.Event) {
 	if ev.Op == "" && e.cur != nil && ev.Kind != trace.Free {
-		ev.Op, ev.Pos = e.cur.Def.Name, e.cur.Site.Pos
+		ev.Op, ev.Pos = e.cur.Op.Name(), e.cur.Site.Pos
 	}
 	for _, m := range e.chain {
 		m.OnEvent(e, &ev)
@@ -277,7 +277,7 @@ func workingSet(op *refs.Op) int64 {
 // inplaceInput is the index of an input whose buffer op's output may take
 // over (it dies at this op and has the output's meta), or -1.
 func inplaceInput(op *refs.Op) int {
-	for _, i := range op.Def.Inplace {
+	for _, i := range op.Def().Inplace {
 		if i >= len(op.Inputs) {
 			continue
 		}
@@ -298,22 +298,22 @@ func (e *Engine) inplaceOf(op *refs.Op) int {
 // inplaceWith is inplaceOf(op) given the state of op's result (nil when
 // it has none).
 func (e *Engine) inplaceWith(op *refs.Op, s *RefState) int {
-	if s == nil || !s.costed || len(op.Def.Inplace) > 8 {
+	if s == nil || !s.costed || len(op.Def().Inplace) > 8 {
 		return inplaceInput(op)
 	}
 	for m := s.inplace; m != 0; m &= m - 1 {
-		if i := op.Def.Inplace[bits.TrailingZeros8(m)]; i < len(op.Inputs) && op.Inputs[i].Count() == 1 {
+		if i := op.Def().Inplace[bits.TrailingZeros8(m)]; i < len(op.Inputs) && op.Inputs[i].Count() == 1 {
 			return i
 		}
 	}
 	return -1
 }
 
-// inplaceMetas is the bit set of op.Def.Inplace's entries that name an
+// inplaceMetas is the bit set of op.Def().Inplace's entries that name an
 // input with the output's meta (see RefState.inplace).
 func inplaceMetas(op *refs.Op) uint8 {
 	var m uint8
-	for k, i := range op.Def.Inplace {
+	for k, i := range op.Def().Inplace {
 		if k >= 8 {
 			break
 		}
@@ -382,14 +382,14 @@ func (e *Engine) logOp(op *refs.Op) {
 // flops is op's compute work from its cost function, 0 when it has none.
 // metas is scratch space, returned for reuse.
 func flops(op *refs.Op, metas []tensor.Meta) (int64, []tensor.Meta) {
-	if op.Def.Flops == nil || op.Cancelled() {
+	if op.Def().Flops == nil || op.Cancelled() {
 		return 0, metas
 	}
 	metas = metas[:0]
 	for _, in := range op.Inputs {
 		metas = append(metas, in.Meta())
 	}
-	return op.Def.Flops(metas, op.Out.Meta(), op.Attrs), metas
+	return op.Def().Flops(metas, op.Out.Meta(), op.Attrs), metas
 }
 
 // opFlops is op's compute work, computed once when it entered the window.
@@ -525,7 +525,7 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		}
 		bufs = append(bufs, s.buf)
 	}
-	span, err := e.dev.Run(op.Def.Name, op.Attrs, out.buf, bufs, e.opFlops(op))
+	span, err := e.dev.Run(op.Op, op.Attrs, out.buf, bufs, e.opFlops(op))
 	if err != nil {
 		return err
 	}

@@ -587,7 +587,7 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 			continue
 		}
 		s := e.State(o.Out)
-		if s == nil || !s.costed || len(o.Def.Inplace) > 8 || o.Seq < first {
+		if s == nil || !s.costed || len(o.Def().Inplace) > 8 || o.Seq < first {
 			f.addResult(e, o, s, k, first, diff)
 		} else {
 			// addResult, inlined by hand for the common case (a costed
@@ -595,7 +595,7 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 			// every step, and a call would spill its registers.
 			ip := -1
 			for m := s.inplace; m != 0; m &= m - 1 {
-				if i := o.Def.Inplace[bits.TrailingZeros8(m)]; i < len(o.Inputs) && o.Inputs[i].Count() == 1 {
+				if i := o.Def().Inplace[bits.TrailingZeros8(m)]; i < len(o.Inputs) && o.Inputs[i].Count() == 1 {
 					ip = i
 					break
 				}

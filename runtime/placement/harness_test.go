@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement/sim"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -68,7 +69,7 @@ func (h *harness) op(name string, ins ...*refs.Ref) *refs.Ref {
 
 func (h *harness) opAt(pos, name string, ins ...*refs.Ref) *refs.Ref {
 	h.t.Helper()
-	r, err := h.rt.Submit(h.site(pos), name, nil, ins...)
+	r, err := h.rt.Submit(h.site(pos), ops.MustLookup(name), nil, ins...)
 	if err != nil {
 		h.t.Fatal(err)
 	}

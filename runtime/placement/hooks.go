@@ -99,7 +99,7 @@ func (h *Hooks) BeforeOp(e *Engine, ev *OpEvent) error {
 		return err
 	}
 	v, err := h.call(HookOp, []HookField{
-		{"op", ev.Op.Def.Name}, {"pos", ev.Op.Site.Pos}, {"seq", int64(ev.Op.Seq)}, {"device", ev.Device},
+		{"op", ev.Op.Op.Name()}, {"pos", ev.Op.Site.Pos}, {"seq", int64(ev.Op.Seq)}, {"device", ev.Device},
 		{"working_set", ev.WorkingSet}, {"inputs", ids(ev.Op.Inputs)}, {"result", int64(ev.Op.Out.ID())},
 	})
 	if err != nil || v == nil {
@@ -175,7 +175,7 @@ func (h *Hooks) OnFree(_ *Engine, ev *MemEvent) {
 func (h *Hooks) OnOOM(_ *Engine, ev *OOMEvent) {
 	op := ""
 	if ev.Op != nil {
-		op = ev.Op.Def.Name
+		op = ev.Op.Op.Name()
 	}
 	v, err := h.call(HookOOM, []HookField{{"op", op}, {"need", ev.Need}, {"used", ev.Used}, {"capacity", ev.Capacity}})
 	h.keep(err)

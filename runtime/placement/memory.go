@@ -218,7 +218,7 @@ func (r roomFor) String() string {
 	if r.ref != nil {
 		return fmt.Sprintf("%s ref#%d", r.what, r.ref.ID())
 	}
-	return r.what + " " + r.op.Def.Name
+	return r.what + " " + r.op.Op.Name()
 }
 
 // fetch brings an operand of the current op to the accelerator on demand:

@@ -138,7 +138,7 @@ func TestMiddlewareMovesOpToHost(t *testing.T) {
 	log := &eventLog{}
 	h := newHarness(t, "flow", 1<<20, 4, log)
 	p := (&policy{beforeOp: func(ev *OpEvent) {
-		if ev.Op.Def.Name == "ptest_relu" {
+		if ev.Op.Op == ptestRelu {
 			ev.Device = HostDevice
 		}
 	}}).install(h)

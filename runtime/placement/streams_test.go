@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -45,10 +46,10 @@ func newPlanStream(tb testing.TB, rt *refs.Runtime, name string) *planStream {
 	return s
 }
 
-// submit submits op name at site i, failing the test or benchmark on an
+// submit submits op at site i, failing the test or benchmark on an
 // error, and calls step (when not nil) after it.
-func (s *planStream) submit(step func(), i int, name string, ins ...*refs.Ref) *refs.Ref {
-	y, err := s.rt.Submit(s.sites[i], name, nil, ins...)
+func (s *planStream) submit(step func(), i int, op ops.Op, ins ...*refs.Ref) *refs.Ref {
+	y, err := s.rt.Submit(s.sites[i], op, nil, ins...)
 	if err != nil {
 		s.tb.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func (s *planStream) run(ops int, step func()) {
 	if s.name == "stress" {
 		// A matmul with the next weight, in turn.
 		for i := range ops {
-			y := s.submit(step, 0, "ptest_matmul", s.x, s.ws[i%len(s.ws)])
+			y := s.submit(step, 0, ptestMatmul, s.x, s.ws[i%len(s.ws)])
 			s.rt.Release(s.x)
 			s.x = y
 		}
@@ -75,13 +76,13 @@ func (s *planStream) run(ops int, step func()) {
 	for n := 0; n < ops; n += 16 {
 		blk := (n / 16) % 8
 		for i, w := range s.ws[6*blk : 6*blk+6] {
-			y := s.submit(step, 2*i, "ptest_matmul", s.x, w)
+			y := s.submit(step, 2*i, ptestMatmul, s.x, w)
 			s.rt.Release(s.x)
-			s.x = s.submit(step, 2*i+1, "ptest_relu", y)
+			s.x = s.submit(step, 2*i+1, ptestRelu, y)
 			s.rt.Release(y)
 		}
 		for i := 12; i < 16; i++ {
-			y := s.submit(step, i, "ptest_add", s.x, s.x)
+			y := s.submit(step, i, ptestAdd, s.x, s.x)
 			s.rt.Release(s.x)
 			s.x = y
 		}

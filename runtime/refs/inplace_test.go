@@ -43,7 +43,7 @@ func TestInplaceWhenOperandDies(t *testing.T) {
 	// The operand dies: neg(x) takes x's buffer.
 	x := hostVec(rt, 256, 3)
 	xbuf := bufAddr(t, rt, x)
-	y, err := rt.Submit(site, "neg", nil, x)
+	y, err := rt.Submit(site, ops.Neg, nil, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestInplaceWhenOperandDies(t *testing.T) {
 	}
 
 	// The operand lives on: relu(y) needs a new buffer; y is unchanged.
-	z, err := rt.Submit(site, "relu", nil, y)
+	z, err := rt.Submit(site, ops.Relu, nil, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestInplaceWhenOperandDies(t *testing.T) {
 	// A binary op takes the buffer of whichever operand dies: here the
 	// second (z), while y stays.
 	zbuf := bufAddr(t, rt, z)
-	w, err := rt.Submit(site, "add", nil, y, z)
+	w, err := rt.Submit(site, ops.Add, nil, y, z)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestInplaceNeedsSameShapeAndDType(t *testing.T) {
 	big := hostVec(rt, 64, 5)
 	bigbuf, smallbuf := bufAddr(t, rt, big), bufAddr(t, rt, small)
 	// small dies, but the result has big's shape; big stays alive.
-	r1, err := rt.Submit(site, "mul", nil, small, big)
+	r1, err := rt.Submit(site, ops.Mul, nil, small, big)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestInplaceNeedsSameShapeAndDType(t *testing.T) {
 	}
 	ints := rt.FromHost(site, id)
 	intbuf := bufAddr(t, rt, ints)
-	r2, err := rt.Submit(site, "add", nil, ints, r1)
+	r2, err := rt.Submit(site, ops.Add, nil, ints, r1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestInplaceNeedsSameShapeAndDType(t *testing.T) {
 	wantAll(t, rt, r2, 11)
 
 	// The same ref twice: two references, so it is not dying at the op...
-	r3, err := rt.Submit(site, "mul", nil, big, big)
+	r3, err := rt.Submit(site, ops.Mul, nil, big, big)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestInplaceNeedsSameShapeAndDType(t *testing.T) {
 	rt2 := refs.New(&cpu.Device{NoInplace: true}, refs.Options{Lookahead: 8})
 	x := hostVec(rt2, 16, 1)
 	xbuf := bufAddr(t, rt2, x)
-	y, err := rt2.Submit(site, "exp", nil, x)
+	y, err := rt2.Submit(site, ops.Exp, nil, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestReshapeOfDyingOperandKeepsItsBuffer(t *testing.T) {
 	xbuf := bufAddr(t, rt, x)
 
 	// x lives on (the variable still holds it): y is a copy.
-	y, err := rt.Submit(site, "reshape", ops.ReshapeAttrs{Shape: tensor.Shape{4, 6}}, x)
+	y, err := rt.Submit(site, ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{4, 6}}, x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestReshapeOfDyingOperandKeepsItsBuffer(t *testing.T) {
 	}
 	// y dies at the next reshape: z takes its buffer.
 	ybuf := bufAddr(t, rt, y)
-	z, err := rt.Submit(site, "reshape", ops.ReshapeAttrs{Shape: tensor.Shape{2, 3, 4}}, y)
+	z, err := rt.Submit(site, ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{2, 3, 4}}, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,11 +223,11 @@ func TestReshapeOfDyingOperandKeepsItsBuffer(t *testing.T) {
 func TestLeaksNameTheirSites(t *testing.T) {
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
 	a := rt.FromHost(refs.Site{Pos: "m.tr:1:9"}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{3}, DType: tensor.Float32}))
-	b, err := rt.Submit(refs.Site{Pos: "m.tr:2:11"}, "neg", nil, a)
+	b, err := rt.Submit(refs.Site{Pos: "m.tr:2:11"}, ops.Neg, nil, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := rt.Submit(refs.Site{Pos: "m.tr:3:5"}, "exp", nil, b)
+	c, err := rt.Submit(refs.Site{Pos: "m.tr:3:5"}, ops.Exp, nil, b)
 	if err != nil {
 		t.Fatal(err)
 	}

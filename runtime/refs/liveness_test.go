@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -20,7 +21,7 @@ func hostVec(rt *refs.Runtime, n int, v float32) *refs.Ref {
 
 // submit queues op over ins and drops the caller's references to ins, as
 // the evaluator does at a variable's last use.
-func submit(t *testing.T, rt *refs.Runtime, op string, ins ...*refs.Ref) *refs.Ref {
+func submit(t *testing.T, rt *refs.Runtime, op ops.Op, ins ...*refs.Ref) *refs.Ref {
 	t.Helper()
 	r, err := rt.Submit(refs.Site{Pos: "t.tr:2:1"}, op, nil, ins...)
 	if err != nil {
@@ -45,9 +46,9 @@ func TestMinPeakChain(t *testing.T) {
 		rt.SetObserver(l)
 		x := hostVec(rt, 100, 1)
 		y := hostVec(rt, 100, 2)
-		a := submit(t, rt, "add", x, y)
-		b := submit(t, rt, "neg", a)
-		c := submit(t, rt, "exp", b)
+		a := submit(t, rt, ops.Add, x, y)
+		b := submit(t, rt, ops.Neg, a)
+		c := submit(t, rt, ops.Exp, b)
 		d, err := rt.Read(c)
 		if err != nil {
 			t.Fatal(err)
@@ -88,16 +89,16 @@ func TestMinPeakReadsUnusedLazy(t *testing.T) {
 	unused := hostVec(rt, 500, 0)
 	rt.Release(unused)
 	a := hostVec(rt, 100, 1)
-	b := submit(t, rt, "neg", a)  // point 5: a, b, keep = 840
-	c := submit(t, rt, "relu", b) // point 6: b, c, keep = 840
-	s, err := rt.Submit(refs.Site{}, "add", nil, c, lazy)
+	b := submit(t, rt, ops.Neg, a)  // point 5: a, b, keep = 840
+	c := submit(t, rt, ops.Relu, b) // point 6: b, c, keep = 840
+	s, err := rt.Submit(refs.Site{}, ops.Add, nil, c, lazy)
 	if err == nil {
 		t.Fatal("adding [100] and [1000] should fail to broadcast")
 	}
 	if s != nil {
 		t.Fatal("a failed submit returned a ref")
 	}
-	lz := submit(t, rt, "exp", lazy) // point 7: lazy, its exp, c, keep = 8440
+	lz := submit(t, rt, ops.Exp, lazy) // point 7: lazy, its exp, c, keep = 8440
 	for _, r := range []*refs.Ref{lz, c, keep} {
 		if _, err := rt.Read(r); err != nil {
 			t.Fatal(err)
@@ -116,7 +117,7 @@ func TestMinPeakReadsUnusedLazy(t *testing.T) {
 	rt2.SetObserver(l2)
 	lazy2 := rt2.Lazy(refs.Site{}, m, func() (*tensor.Dense, error) { return tensor.NewDense(m), nil })
 	keep2 := hostVec(rt2, 10, 5)
-	c2 := submit(t, rt2, "relu", submit(t, rt2, "neg", hostVec(rt2, 100, 1)))
+	c2 := submit(t, rt2, ops.Relu, submit(t, rt2, ops.Neg, hostVec(rt2, 100, 1)))
 	for _, r := range []*refs.Ref{c2, keep2} {
 		if _, err := rt2.Read(r); err != nil {
 			t.Fatal(err)
@@ -141,11 +142,11 @@ func TestMinPeakIgnoresExecutorReads(t *testing.T) {
 	l := refs.NewLiveness()
 	rt.SetObserver(l)
 	a := hostVec(rt, 100, 1)
-	b := submit(t, rt, "neg", a) // point 2: a, b
+	b := submit(t, rt, ops.Neg, a) // point 2: a, b
 	for range 10 {
 		rt.Release(hostVec(rt, 1, 0))
 	}
-	last := submit(t, rt, "exp", b) // point 13: b, last
+	last := submit(t, rt, ops.Exp, b) // point 13: b, last
 	if _, err := rt.Read(last); err != nil {
 		t.Fatal(err)
 	}
@@ -161,12 +162,12 @@ func TestLivenessTimeline(t *testing.T) {
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8})
 	l := refs.NewLiveness()
 	rt.SetObserver(l)
-	x := hostVec(rt, 100, 1)        // 1: x
-	y := hostVec(rt, 100, 2)        // 2: x y
-	a := submit(t, rt, "add", x, y) // 3: x y a
-	b := submit(t, rt, "neg", a)    // 4: a b
-	rt.Release(hostVec(rt, 5, 0))   // 5: b (unused)
-	c := submit(t, rt, "exp", b)    // 6: b c
+	x := hostVec(rt, 100, 1)          // 1: x
+	y := hostVec(rt, 100, 2)          // 2: x y
+	a := submit(t, rt, ops.Add, x, y) // 3: x y a
+	b := submit(t, rt, ops.Neg, a)    // 4: a b
+	rt.Release(hostVec(rt, 5, 0))     // 5: b (unused)
+	c := submit(t, rt, ops.Exp, b)    // 6: b c
 	if _, err := rt.Read(c); err != nil {
 		t.Fatal(err)
 	}

@@ -140,8 +140,9 @@ func (r *Ref) String() string {
 // Op is a promise op queued in the window.
 type Op struct {
 	// Seq numbers ops in program order, from 1.
-	Seq    uint64
-	Def    *ops.Def
+	Seq uint64
+	// Op is what runs.
+	Op     ops.Op
 	Inputs []*Ref
 	Attrs  any
 	Out    *Ref
@@ -149,6 +150,9 @@ type Op struct {
 	// cancelled ops lost their result before running and are skipped.
 	cancelled bool
 }
+
+// Def is the description of the op that runs.
+func (o *Op) Def() *ops.Def { return o.Op.Def() }
 
 // Cancelled reports whether the op's result died before it ran.
 func (o *Op) Cancelled() bool { return o.cancelled }

@@ -69,9 +69,6 @@ type Runtime struct {
 	// metas is Submit's scratch list of input metas, reused so that the
 	// per-op path does not allocate it.
 	metas []tensor.Meta
-	// lastDef is the op Submit looked up last: chains of the same op
-	// skip the registry's lock and map.
-	lastDef *ops.Def
 	// onLoad observes disk->host loads of lazy refs (see SetLoadObserver).
 	onLoad func(LoadEvent)
 	// obs sees creations and reads in program order (see SetObserver);
@@ -133,22 +130,15 @@ type promise struct {
 	ins [3]*Ref
 }
 
-// Submit queues op name over ins and returns its promise ref, holding one
+// Submit queues op over ins and returns its promise ref, holding one
 // reference for the caller. Shape and dtype are inferred now: a mismatch is
 // returned at once, before anything runs.
-func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref, error) {
-	def := rt.lastDef
-	if def == nil || def.Name != name {
-		var ok bool
-		if def, ok = ops.Lookup(name); !ok {
-			return nil, fmt.Errorf("unknown op %q", name)
-		}
-		rt.lastDef = def
-	}
+func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, error) {
+	def := op.Def()
 	metas := rt.metas[:0]
 	for _, in := range ins {
 		if in.state == Freed {
-			return nil, fmt.Errorf("%s: input ref#%d was already freed", name, in.id)
+			return nil, fmt.Errorf("%s: input ref#%d was already freed", def.Name, in.id)
 		}
 		if in.state == Failed {
 			return nil, in.err
@@ -167,22 +157,22 @@ func (rt *Runtime) Submit(site Site, name string, attrs any, ins ...*Ref) (*Ref,
 		return nil, err
 	}
 	p := &promise{}
-	r, op := &p.ref, &p.op
+	r, q := &p.ref, &p.op
 	rt.initRef(r, out, site)
 	rt.nextSeq++
 	inputs := p.ins[:0]
 	if len(ins) > len(p.ins) {
 		inputs = make([]*Ref, 0, len(ins))
 	}
-	op.Seq, op.Def, op.Inputs, op.Attrs, op.Out, op.Site = rt.nextSeq, def, append(inputs, ins...), attrs, r, site
+	q.Seq, q.Op, q.Inputs, q.Attrs, q.Out, q.Site = rt.nextSeq, op, append(inputs, ins...), attrs, r, site
 	for _, in := range ins {
 		in.rc++
 	}
-	r.op = op
+	r.op = q
 	if rt.obs != nil {
-		rt.obs.Created(r, op)
+		rt.obs.Created(r, q)
 	}
-	rt.window = append(rt.window, op)
+	rt.window = append(rt.window, q)
 	rt.winBytes += out.Bytes()
 	for len(rt.window) > rt.opts.Lookahead || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
 		if err := rt.step(); err != nil {
@@ -217,7 +207,7 @@ func (rt *Runtime) step() error {
 		err = rt.exec.Execute(rt, op, rt.window)
 		rt.executing = false
 		if err != nil {
-			err = &OpError{Op: op.Def.Name, Site: op.Site, Err: err}
+			err = &OpError{Op: op.Op.Name(), Site: op.Site, Err: err}
 		}
 	}
 	out.op = nil

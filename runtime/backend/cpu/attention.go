@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register("attention", attentionKernel)
+	Register(ops.Attention, attentionKernel)
 }
 
 // attnBlock is the number of query rows handled at once: the scratch of one
@@ -25,7 +25,7 @@ func attentionKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if len(ins) != 3 {
 		return fmt.Errorf("attention takes q, k and v, got %d tensors", len(ins))
 	}
-	d, err := ops.Attention(ins[0].Shape, ins[1].Shape, ins[2].Shape)
+	d, err := ops.AttentionLayout(ins[0].Shape, ins[1].Shape, ins[2].Shape)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,7 @@ import (
 // naiveAttention materialises the whole score matrix of each batch, in
 // float64.
 func naiveAttention(q, k, v *tensor.Dense, a ops.AttentionAttrs) []float64 {
-	d, err := ops.Attention(q.Shape, k.Shape, v.Shape)
+	d, err := ops.AttentionLayout(q.Shape, k.Shape, v.Shape)
 	if err != nil {
 		panic(err)
 	}
@@ -147,7 +147,7 @@ func BenchmarkAttention(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if err := Run("attention", out, []*tensor.Dense{q, k, v}, ops.AttentionAttrs{Causal: causal}); err != nil {
+				if err := Run(ops.Attention, out, []*tensor.Dense{q, k, v}, ops.AttentionAttrs{Causal: causal}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -10,8 +10,8 @@ import (
 )
 
 func init() {
-	Register("conv2d", conv2dKernel)
-	Register("max_pool2d", maxPool2dKernel)
+	Register(ops.Conv2d, conv2dKernel)
+	Register(ops.MaxPool2d, maxPool2dKernel)
 }
 
 // colBudget bounds the im2col scratch of one goroutine (elements) unless a
@@ -35,7 +35,7 @@ func conv2dKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if len(ins) == 3 {
 		bias = &ins[2].Shape
 	}
-	d, err := ops.Conv2d(ins[0].Shape, ins[1].Shape, bias, a)
+	d, err := ops.Conv2dLayout(ins[0].Shape, ins[1].Shape, bias, a)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func maxPool2dKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if len(ins) != 1 {
 		return fmt.Errorf("max_pool2d takes 1 tensor, got %d", len(ins))
 	}
-	d, err := ops.MaxPool2d(ins[0].Shape, a)
+	d, err := ops.MaxPool2dLayout(ins[0].Shape, a)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ func naiveConv2d(x, w, bias *tensor.Dense, a ops.Conv2dAttrs) []float64 {
 	if bias != nil {
 		bs = &bias.Shape
 	}
-	d, err := ops.Conv2d(x.Shape, w.Shape, bs, a)
+	d, err := ops.Conv2dLayout(x.Shape, w.Shape, bs, a)
 	if err != nil {
 		panic(err)
 	}
@@ -96,7 +96,7 @@ func TestMaxPool2dIntegerAndPadding(t *testing.T) {
 			}
 		}
 		got := execShapeOp(t, "max_pool2d", a, x)
-		d, _ := ops.MaxPool2d(x.Shape, a)
+		d, _ := ops.MaxPool2dLayout(x.Shape, a)
 		want := make([]float64, got.Numel())
 		for p := range d.Batch * d.C {
 			for oh := range d.OH {
@@ -128,7 +128,7 @@ func BenchmarkConv2d(b *testing.B) {
 	a := ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}
 	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{32, 64, 56, 56}, DType: tensor.Float32})
 	for b.Loop() {
-		if err := Run("conv2d", out, []*tensor.Dense{x, w}, a); err != nil {
+		if err := Run(ops.Conv2d, out, []*tensor.Dense{x, w}, a); err != nil {
 			b.Fatal(err)
 		}
 	}

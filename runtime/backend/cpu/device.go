@@ -1,11 +1,8 @@
 package cpu
 
 import (
-	"fmt"
 	"sync"
-	"sync/atomic"
 
-	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -30,28 +27,6 @@ var insPool = sync.Pool{New: func() any {
 	s := make([]*tensor.Dense, 0, 4)
 	return &s
 }}
-
-// lastKernel is the op whose kernel ExecuteOnHost found last: chains of
-// the same op skip the registry's lock and map.
-var lastKernel atomic.Pointer[defKernel]
-
-type defKernel struct {
-	def *ops.Def
-	k   Kernel
-}
-
-// kernelOf is the cpu kernel of def.
-func kernelOf(def *ops.Def) (Kernel, error) {
-	if c := lastKernel.Load(); c != nil && c.def == def {
-		return c.k, nil
-	}
-	k, ok := Lookup(def.Name)
-	if !ok {
-		return nil, fmt.Errorf("the cpu backend has no kernel for op %q", def.Name)
-	}
-	lastKernel.Store(&defKernel{def, k})
-	return k, nil
-}
 
 // ExecuteOnHost runs op with host kernels: it makes every input's host copy
 // valid, allocates (or steals) the output buffer and runs the kernel.
@@ -84,11 +59,7 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 			return ins, err
 		}
 	}
-	k, err := kernelOf(op.Def)
-	if err != nil {
-		return ins, err
-	}
-	if err := k(out, ins, op.Attrs); err != nil {
+	if err := Run(op.Op, out, ins, op.Attrs); err != nil {
 		return ins, err
 	}
 	rt.SetHostValid(op.Out, true)
@@ -99,14 +70,15 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 // op, where the op allows that (ops.Def.Inplace, KeepsBytes), and points
 // ins at it; it reports whether it did.
 func stealInput(rt *refs.Runtime, op *refs.Op, ins []*tensor.Dense) bool {
-	if op.Def.KeepsBytes {
+	def := op.Def()
+	if def.KeepsBytes {
 		if len(op.Inputs) > 0 && rt.StealHostReshaped(op.Inputs[0], op.Out) {
 			ins[0] = op.Out.HostBuffer()
 			return true
 		}
 		return false
 	}
-	for _, i := range op.Def.Inplace {
+	for _, i := range def.Inplace {
 		if i < len(op.Inputs) && rt.StealHost(op.Inputs[i], op.Out) {
 			ins[i] = op.Out.HostBuffer()
 			return true

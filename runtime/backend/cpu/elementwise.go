@@ -30,13 +30,13 @@ type number interface {
 type float interface{ ~float32 | ~float64 }
 
 func init() {
-	for _, name := range ops.BinaryArith {
-		Register(name, binaryKernel(name))
+	for _, op := range ops.BinaryArith {
+		Register(op, binaryKernel(op.Name()))
 	}
-	for _, name := range ops.Comparisons {
-		Register(name, compareKernel(name))
+	for _, op := range ops.Comparisons {
+		Register(op, compareKernel(op.Name()))
 	}
-	Register("where", whereKernel)
+	Register(ops.Where, whereKernel)
 }
 
 func b2u(c bool) uint8 {

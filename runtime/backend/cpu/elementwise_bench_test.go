@@ -125,7 +125,7 @@ func BenchmarkElementwise16M(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			measure(b, c.bytes*benchN, func() {
-				if err := Run(c.op, c.out, c.ins, c.attrs); err != nil {
+				if err := runName(c.op, c.out, c.ins, c.attrs); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -163,13 +163,13 @@ func BenchmarkReduce16M(b *testing.B) {
 		}
 		b.Run(c.name, func(b *testing.B) {
 			attrs := ops.ReduceAttrs{Dims: c.dims, Correction: 1}
-			m, err := ops.MustLookup(c.op).Infer([]tensor.Meta{in.Meta}, attrs)
+			m, err := ops.MustLookup(c.op).Def().Infer([]tensor.Meta{in.Meta}, attrs)
 			if err != nil {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(m)
 			measure(b, 4*benchN, func() {
-				if err := Run(c.op, out, []*tensor.Dense{in}, attrs); err != nil {
+				if err := runName(c.op, out, []*tensor.Dense{in}, attrs); err != nil {
 					b.Fatal(err)
 				}
 			})

@@ -13,7 +13,7 @@ import (
 // is true.
 
 func init() {
-	Register("astype", castKernel)
+	Register(ops.Astype, castKernel)
 }
 
 func castKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {

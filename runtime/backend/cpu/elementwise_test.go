@@ -106,12 +106,12 @@ func ewRun(t *testing.T, name string, attrs any, ins ...*tensor.Dense) *tensor.D
 	for i, in := range ins {
 		metas[i] = in.Meta
 	}
-	m, err := ops.MustLookup(name).Infer(metas, attrs)
+	m, err := ops.MustLookup(name).Def().Infer(metas, attrs)
 	if err != nil {
 		t.Fatalf("%s: infer: %v", name, err)
 	}
 	out := tensor.NewDense(m)
-	if err := Run(name, out, ins, attrs); err != nil {
+	if err := runName(name, out, ins, attrs); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	return out
@@ -136,7 +136,7 @@ func TestBinaryLargeBroadcast(t *testing.T) {
 		{[]int{30, 20, 500}, []int{30, 1, 500}},
 		{[]int{1, 500}, []int{600, 1}},
 	}
-	names := append(append([]string{}, ops.BinaryArith...), ops.Comparisons...)
+	names := opNames(ops.BinaryArith, ops.Comparisons)
 	for _, dt := range []tensor.DType{tensor.Float32, tensor.Int64} {
 		for _, l := range layouts {
 			a := ewRandDense(rng, dt, l.a...)
@@ -194,7 +194,7 @@ func TestIntDivisionByZeroInParallelChunk(t *testing.T) {
 		}
 		b.I64()[len(b.I64())-5] = 0 // in the last goroutine's chunk
 		out := tensor.NewDense(a.Meta)
-		err := Run(name, out, []*tensor.Dense{a, b}, nil)
+		err := runName(name, out, []*tensor.Dense{a, b}, nil)
 		if err == nil || !strings.Contains(err.Error(), "integer division by zero") {
 			t.Errorf("%s by zero: got %v, want integer division by zero", name, err)
 		}
@@ -205,7 +205,7 @@ func TestPowNegativeIntegerExponent(t *testing.T) {
 	a := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{3}, DType: tensor.Int64})
 	b := a.Clone()
 	b.I64()[1] = -2
-	err := Run("pow", tensor.NewDense(a.Meta), []*tensor.Dense{a, b}, nil)
+	err := Run(ops.Pow, tensor.NewDense(a.Meta), []*tensor.Dense{a, b}, nil)
 	if err == nil || !strings.Contains(err.Error(), "negative integer powers") {
 		t.Errorf("got %v, want the negative power error", err)
 	}
@@ -230,7 +230,7 @@ func TestInplaceAliasing(t *testing.T) {
 				if !aliasFirst {
 					ins = []*tensor.Dense{row, alias}
 				}
-				if err := Run(name, alias, ins, nil); err != nil {
+				if err := runName(name, alias, ins, nil); err != nil {
 					t.Fatal(err)
 				}
 				ewSame(t, name, alias, want)
@@ -239,7 +239,7 @@ func TestInplaceAliasing(t *testing.T) {
 		for _, name := range []string{"exp", "neg", "relu", "gelu"} {
 			want := ewRun(t, name, nil, a)
 			alias := a.Clone()
-			if err := Run(name, alias, []*tensor.Dense{alias}, nil); err != nil {
+			if err := runName(name, alias, []*tensor.Dense{alias}, nil); err != nil {
 				t.Fatal(err)
 			}
 			ewSame(t, name, alias, want)
@@ -247,7 +247,7 @@ func TestInplaceAliasing(t *testing.T) {
 		clamp := ops.ClampAttrs{Min: -1, Max: 1, HasMin: true, HasMax: true}
 		want := ewRun(t, "clamp", clamp, a)
 		alias := a.Clone()
-		if err := Run("clamp", alias, []*tensor.Dense{alias}, clamp); err != nil {
+		if err := Run(ops.Clamp, alias, []*tensor.Dense{alias}, clamp); err != nil {
 			t.Fatal(err)
 		}
 		ewSame(t, "clamp", alias, want)
@@ -256,7 +256,7 @@ func TestInplaceAliasing(t *testing.T) {
 		b := ewRandDense(rng, tensor.Float32, n)
 		want = ewRun(t, "where", nil, cond, a, b)
 		alias = b.Clone()
-		if err := Run("where", alias, []*tensor.Dense{cond, a, alias}, nil); err != nil {
+		if err := Run(ops.Where, alias, []*tensor.Dense{cond, a, alias}, nil); err != nil {
 			t.Fatal(err)
 		}
 		ewSame(t, "where", alias, want)
@@ -374,7 +374,7 @@ func TestCastSpecialValues(t *testing.T) {
 func TestKernelsRejectWrongArity(t *testing.T) {
 	a := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2}, DType: tensor.Float32})
 	for _, name := range []string{"add", "eq", "where", "exp", "sum"} {
-		err := Run(name, a, []*tensor.Dense{a, a, a, a}, ops.ReduceAttrs{})
+		err := runName(name, a, []*tensor.Dense{a, a, a, a}, ops.ReduceAttrs{})
 		if err == nil || !strings.Contains(err.Error(), "takes") {
 			t.Errorf("%s with 4 inputs: got %v", name, err)
 		}
@@ -502,4 +502,20 @@ func TestSIMDUnaryMatchesGeneric(t *testing.T) {
 			}
 		}
 	}
+}
+
+// runName is Run for tests that list ops by name.
+func runName(name string, out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	return Run(ops.MustLookup(name), out, ins, attrs)
+}
+
+// opNames are the names of ops, for tests that list ops by name.
+func opNames(list ...[]ops.Op) []string {
+	var names []string
+	for _, l := range list {
+		for _, op := range l {
+			names = append(names, op.Name())
+		}
+	}
+	return names
 }

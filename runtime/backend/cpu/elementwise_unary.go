@@ -14,14 +14,14 @@ import (
 // rounded, which is at least as accurate as torch's float32 routines.
 
 func init() {
-	for _, name := range ops.FloatUnary {
-		Register(name, floatUnaryKernel(name))
+	for _, op := range ops.FloatUnary {
+		Register(op, floatUnaryKernel(op.Name()))
 	}
-	for _, name := range ops.KeepUnary {
-		Register(name, keepUnaryKernel(name))
+	for _, op := range ops.KeepUnary {
+		Register(op, keepUnaryKernel(op.Name()))
 	}
-	Register("logical_not", logicalNotKernel)
-	Register("clamp", clampKernel)
+	Register(ops.LogicalNot, logicalNotKernel)
+	Register(ops.Clamp, clampKernel)
 }
 
 // runUnary applies row over equal ranges of o and a.

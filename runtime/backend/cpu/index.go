@@ -6,7 +6,7 @@ import (
 )
 
 func init() {
-	Register("index", indexKernel)
+	Register(ops.Index, indexKernel)
 }
 
 // indexKernel copies x[...] (basic indexing and slicing) as one strided

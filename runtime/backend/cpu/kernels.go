@@ -5,9 +5,8 @@ package cpu
 
 import (
 	"fmt"
-	"sort"
-	"sync"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -16,19 +15,19 @@ import (
 // Inplace inputs, out may share its buffer with one of those inputs.
 type Kernel func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error
 
-var (
-	mu      sync.RWMutex
-	kernels = map[string]Kernel{}
-)
+// kernels is indexed by op handle; nil where the cpu backend has no
+// kernel. Written only during package initialisation (Register).
+var kernels []Kernel
 
-// Register adds the cpu kernel for an op. Unless the op is exempt
+// Register adds the cpu kernel for op. Unless the op is exempt
 // (narrowExempt), the kernel sees narrow integer operands as int64 (see
-// widenNarrow).
-func Register(op string, k Kernel) {
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := kernels[op]; dup {
-		panic("cpu: duplicate kernel " + op)
+// widenNarrow). Call it only during package initialisation.
+func Register(op ops.Op, k Kernel) {
+	if int(op) >= len(kernels) {
+		kernels = append(kernels, make([]Kernel, int(op)+1-len(kernels))...)
+	}
+	if kernels[op] != nil {
+		panic("cpu: duplicate kernel " + op.Name())
 	}
 	if !narrowExempt[op] {
 		k = widenNarrow(k)
@@ -36,31 +35,30 @@ func Register(op string, k Kernel) {
 	kernels[op] = k
 }
 
-// Lookup finds the cpu kernel of an op.
-func Lookup(op string) (Kernel, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	k, ok := kernels[op]
-	return k, ok
+// Lookup finds the cpu kernel of op.
+func Lookup(op ops.Op) (Kernel, bool) {
+	if int(op) >= len(kernels) || kernels[op] == nil {
+		return nil, false
+	}
+	return kernels[op], true
 }
 
-// Ops lists the ops that have a cpu kernel, sorted.
-func Ops() []string {
-	mu.RLock()
-	defer mu.RUnlock()
-	names := make([]string, 0, len(kernels))
-	for n := range kernels {
-		names = append(names, n)
+// Ops lists the ops that have a cpu kernel, in handle order.
+func Ops() []ops.Op {
+	var have []ops.Op
+	for i, k := range kernels {
+		if k != nil {
+			have = append(have, ops.Op(i))
+		}
 	}
-	sort.Strings(names)
-	return names
+	return have
 }
 
 // Run executes op on host tensors.
-func Run(op string, out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+func Run(op ops.Op, out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	k, ok := Lookup(op)
 	if !ok {
-		return fmt.Errorf("the cpu backend has no kernel for op %q", op)
+		return fmt.Errorf("the cpu backend has no kernel for op %q", op.Name())
 	}
 	return k(out, ins, attrs)
 }

@@ -9,16 +9,16 @@ import (
 )
 
 func init() {
-	Register("matmul", matmulKernel)
-	Register("linear", linearKernel)
-	Register("outer", outerKernel)
+	Register(ops.Matmul, matmulKernel)
+	Register(ops.Linear, linearKernel)
+	Register(ops.Outer, outerKernel)
 }
 
 func matmulKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 	if len(ins) != 2 {
 		return fmt.Errorf("matmul takes 2 tensors, got %d", len(ins))
 	}
-	d, err := ops.Matmul(ins[0].Shape, ins[1].Shape)
+	d, err := ops.MatmulLayout(ins[0].Shape, ins[1].Shape)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func linearKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 	if len(ins) == 3 {
 		bias = &ins[2].Shape
 	}
-	d, err := ops.Linear(ins[0].Shape, ins[1].Shape, bias)
+	d, err := ops.LinearLayout(ins[0].Shape, ins[1].Shape, bias)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func randDense(r *rand.Rand, dt tensor.DType, shape ...int) *tensor.Dense {
 // naiveMatmul is torch.matmul written out over ops.Matmul's layout, in
 // float64, indexing the operands element by element.
 func naiveMatmul(a, b *tensor.Dense) []float64 {
-	d, err := ops.Matmul(a.Shape, b.Shape)
+	d, err := ops.MatmulLayout(a.Shape, b.Shape)
 	if err != nil {
 		panic(err)
 	}
@@ -195,7 +195,7 @@ func BenchmarkMatmulBatched(b *testing.B) {
 	x, y := randDense(r, tensor.Float32, 64, 64, 64), randDense(r, tensor.Float32, 64, 64, 64)
 	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{64, 64, 64}, DType: tensor.Float32})
 	for b.Loop() {
-		if err := Run("matmul", out, []*tensor.Dense{x, y}, nil); err != nil {
+		if err := Run(ops.Matmul, out, []*tensor.Dense{x, y}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -208,7 +208,7 @@ func BenchmarkMatmulTiny(b *testing.B) {
 	x, y := randDense(r, tensor.Float32, 10000, 4, 4), randDense(r, tensor.Float32, 10000, 4, 4)
 	out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{10000, 4, 4}, DType: tensor.Float32})
 	for b.Loop() {
-		if err := Run("matmul", out, []*tensor.Dense{x, y}, nil); err != nil {
+		if err := Run(ops.Matmul, out, []*tensor.Dense{x, y}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

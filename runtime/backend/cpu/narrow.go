@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/tref-lang/tref/runtime/tensor"
+import (
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
 
 // Integer widths other than int64 and uint8 (int8, int16, int32, uint16,
 // uint32, uint64) have no kernels of their own: widenNarrow runs an op's
@@ -10,7 +13,7 @@ import "github.com/tref-lang/tref/runtime/tensor"
 // torch's int32 kernels give) otherwise.
 
 // narrowExempt lists kernels that handle every dtype themselves.
-var narrowExempt = map[string]bool{"astype": true}
+var narrowExempt = map[ops.Op]bool{ops.Astype: true}
 
 // widenNarrow wraps k so that narrow integer operands and results go
 // through int64.

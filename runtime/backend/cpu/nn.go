@@ -14,14 +14,14 @@ import (
 // float16 and bfloat16 through float32.
 
 func init() {
-	Register("softmax", softmaxKernel(false))
-	Register("log_softmax", softmaxKernel(true))
-	Register("layer_norm", normKernel(false))
-	Register("rms_norm", normKernel(true))
-	Register("embedding", embeddingKernel)
-	Register("dropout", dropoutKernel)
-	Register("cross_entropy", crossEntropyKernel)
-	Register("mse", mseKernel)
+	Register(ops.Softmax, softmaxKernel(false))
+	Register(ops.LogSoftmax, softmaxKernel(true))
+	Register(ops.LayerNorm, normKernel(false))
+	Register(ops.RMSNorm, normKernel(true))
+	Register(ops.Embedding, embeddingKernel)
+	Register(ops.Dropout, dropoutKernel)
+	Register(ops.CrossEntropy, crossEntropyKernel)
+	Register(ops.MSE, mseKernel)
 }
 
 type nnFloat interface{ float32 | float64 }

@@ -220,7 +220,7 @@ func TestEmbedding(t *testing.T) {
 	for _, bad := range []float64{4, -1} {
 		ids := denseOf(tensor.Int64, tensor.Shape{2, 2}, 0, 1, bad, 2)
 		out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2, 2, 3}, DType: tensor.Float32})
-		err := Run("embedding", out, []*tensor.Dense{ids, table}, nil)
+		err := Run(ops.Embedding, out, []*tensor.Dense{ids, table}, nil)
 		want := fmt.Sprintf("id %d at position [1, 0] of the ids is out of range for a table of 4 rows", int(bad))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("embedding with id %v: error %v, want %q", bad, err, want)
@@ -276,7 +276,7 @@ func TestCrossEntropy(t *testing.T) {
 	closeTo(t, "all ignored", execShapeOp(t, "cross_entropy", ops.CrossEntropyAttrs{IgnoreIndex: -100}, logits, all), []float64{math.NaN()}, 0)
 
 	bad := denseOf(tensor.Int64, tensor.Shape{5}, 0, 7, 0, 0, 0)
-	err := Run("cross_entropy", tensor.NewDense(tensor.Meta{DType: tensor.Float32}), []*tensor.Dense{logits, bad}, ops.CrossEntropyAttrs{IgnoreIndex: -100})
+	err := Run(ops.CrossEntropy, tensor.NewDense(tensor.Meta{DType: tensor.Float32}), []*tensor.Dense{logits, bad}, ops.CrossEntropyAttrs{IgnoreIndex: -100})
 	if err == nil || !strings.Contains(err.Error(), "target 7 at position [1] is out of range for 7 classes") {
 		t.Fatalf("bad target: %v", err)
 	}
@@ -298,14 +298,14 @@ func benchNN(b *testing.B, op string, attrs any, ins ...*tensor.Dense) {
 	for i, in := range ins {
 		metas[i] = in.Meta
 	}
-	m, err := ops.MustLookup(op).Infer(metas, attrs)
+	m, err := ops.MustLookup(op).Def().Infer(metas, attrs)
 	if err != nil {
 		b.Fatal(err)
 	}
 	out := tensor.NewDense(m)
 	b.SetBytes(int64(len(ins[0].Buf)))
 	for b.Loop() {
-		if err := Run(op, out, ins, attrs); err != nil {
+		if err := runName(op, out, ins, attrs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -369,12 +369,12 @@ func TestNNInplace(t *testing.T) {
 			{"dropout", ops.DropoutAttrs{P: 0.3}, []*tensor.Dense{mask}},
 		}
 		for _, c := range cases {
-			if ins := ops.MustLookup(c.op).Inplace; len(ins) != 1 || ins[0] != 0 {
+			if ins := ops.MustLookup(c.op).Def().Inplace; len(ins) != 1 || ins[0] != 0 {
 				t.Fatalf("%s: Inplace is %v, want [0]", c.op, ins)
 			}
 			want := execShapeOp(t, c.op, c.attrs, append([]*tensor.Dense{x}, c.rest...)...)
 			alias := x.Clone()
-			if err := Run(c.op, alias, append([]*tensor.Dense{alias}, c.rest...), c.attrs); err != nil {
+			if err := runName(c.op, alias, append([]*tensor.Dense{alias}, c.rest...), c.attrs); err != nil {
 				t.Fatal(err)
 			}
 			sameDense(t, c.op+" in place", alias, want)

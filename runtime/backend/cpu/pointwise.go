@@ -14,23 +14,23 @@ import (
 // nan_to_num are copied.
 
 func init() {
-	for _, name := range ops.RoundingUnary {
-		Register(name, roundingKernel(name))
+	for _, op := range ops.RoundingUnary {
+		Register(op, roundingKernel(op.Name()))
 	}
-	Register("round", roundingKernel("round"))
-	Register("sign", signKernel)
-	Register("nan_to_num", nanToNumKernel)
-	Register("erf", func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	Register(ops.Round, roundingKernel("round"))
+	Register(ops.Sign, signKernel)
+	Register(ops.NanToNum, nanToNumKernel)
+	Register(ops.Erf, func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 		if err := checkInputs("erf", ins, 1); err != nil {
 			return err
 		}
 		return floatMap("erf", out, ins[0], math.Erf)
 	})
-	for _, name := range ops.Activations {
-		Register(name, activationKernel(name))
+	for _, op := range ops.Activations {
+		Register(op, activationKernel(op.Name()))
 	}
-	Register("isnan", isClassKernel("isnan", math.IsNaN))
-	Register("isinf", isClassKernel("isinf", func(v float64) bool { return math.IsInf(v, 0) }))
+	Register(ops.Isnan, isClassKernel("isnan", math.IsNaN))
+	Register(ops.Isinf, isClassKernel("isinf", func(v float64) bool { return math.IsInf(v, 0) }))
 }
 
 // floatMap writes f(x) into the float tensor out, converting x (any dtype,

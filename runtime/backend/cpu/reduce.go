@@ -23,8 +23,8 @@ import (
 // first maximum).
 
 func init() {
-	for _, name := range ops.Reductions {
-		Register(name, reduceKernel(name))
+	for _, op := range ops.Reductions {
+		Register(op, reduceKernel(op.Name()))
 	}
 }
 

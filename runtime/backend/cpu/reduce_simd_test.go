@@ -165,7 +165,7 @@ func TestAnyAllKernels(t *testing.T) {
 		}{{"all", []float64{1, 0, 0}}, {"any", []float64{1, 1, 0}}} {
 			attrs := ops.ReduceAttrs{Dims: []int{1}}
 			out := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{3}, DType: tensor.Bool})
-			if err := Run(c.op, out, []*tensor.Dense{x}, attrs); err != nil {
+			if err := runName(c.op, out, []*tensor.Dense{x}, attrs); err != nil {
 				t.Fatal(err)
 			}
 			for i, w := range c.want {

@@ -8,11 +8,11 @@ import (
 )
 
 func init() {
-	Register("reshape", reshapeKernel)
-	Register("permute", permuteKernel)
-	Register("expand", expandKernel)
-	Register("cat", catKernel)
-	Register("stack", stackKernel)
+	Register(ops.Reshape, reshapeKernel)
+	Register(ops.Permute, permuteKernel)
+	Register(ops.Expand, expandKernel)
+	Register(ops.Cat, catKernel)
+	Register(ops.Stack, stackKernel)
 }
 
 // reshapeKernel copies: a reshape of a contiguous tensor keeps its bytes.

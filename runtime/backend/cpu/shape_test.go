@@ -15,7 +15,7 @@ func execShapeOp(t *testing.T, op string, attrs any, ins ...*tensor.Dense) *tens
 	for i, in := range ins {
 		metas[i] = in.Meta
 	}
-	m, err := ops.MustLookup(op).Infer(metas, attrs)
+	m, err := ops.MustLookup(op).Def().Infer(metas, attrs)
 	if err != nil {
 		t.Fatalf("%s: %v", op, err)
 	}
@@ -23,7 +23,7 @@ func execShapeOp(t *testing.T, op string, attrs any, ins ...*tensor.Dense) *tens
 	for i := range out.Buf {
 		out.Buf[i] = 0xA5 // poison: the kernel must write every element
 	}
-	if err := Run(op, out, ins, attrs); err != nil {
+	if err := runName(op, out, ins, attrs); err != nil {
 		t.Fatalf("%s: %v", op, err)
 	}
 	return out

@@ -16,7 +16,7 @@ import (
 // opCase is one row of the backend conformance table: an op over inputs
 // of the given metas (filled with random data) and attributes.
 type opCase struct {
-	op    string
+	op    ops.Op
 	in    []tensor.Meta
 	attrs any
 	// positive fills float inputs with positive values (log, sqrt, pow).
@@ -38,12 +38,12 @@ const (
 func conformanceTable() []opCase {
 	var t []opCase
 	for _, op := range ops.BinaryArith {
-		pos := op == "pow" || op == "div" || op == "floordiv" || op == "mod"
+		pos := op == ops.Pow || op == ops.Div || op == ops.FloorDiv || op == ops.Mod
 		t = append(t,
 			opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 4)}, positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f64, 2, 1, 3), m(f32, 4, 1)}, positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f32, 5), m(f32)}, positive: pos})
-		if op != "pow" {
+		if op != ops.Pow {
 			t = append(t, opCase{op: op, in: []tensor.Meta{m(i64, 2, 3), m(i64, 3)}, positive: pos})
 		}
 	}
@@ -51,61 +51,61 @@ func conformanceTable() []opCase {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 3, 1)}},
 			opCase{op: op, in: []tensor.Meta{m(i64, 4), m(i64)}})
 	}
-	for _, op := range append(append([]string{}, ops.FloatUnary...), ops.KeepUnary...) {
-		pos := op == "log" || op == "sqrt" || op == "rsqrt"
+	for _, op := range append(append([]ops.Op{}, ops.FloatUnary...), ops.KeepUnary...) {
+		pos := op == ops.Log || op == ops.Sqrt || op == ops.Rsqrt
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f64, 7)}, positive: pos})
 	}
 	t = append(t,
-		opCase{op: "logical_not", in: []tensor.Meta{m(bl, 6)}},
-		opCase{op: "clamp", in: []tensor.Meta{m(f32, 3, 3)}, attrs: ops.ClampAttrs{Min: -0.5, Max: 0.5, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}},
-		opCase{op: "clamp", in: []tensor.Meta{m(f32, 8)}, attrs: ops.ClampAttrs{Min: 0, HasMin: true}},
-		opCase{op: "astype", in: []tensor.Meta{m(f32, 5)}, attrs: ops.CastAttrs{To: i64}},
-		opCase{op: "astype", in: []tensor.Meta{m(i64, 5)}, attrs: ops.CastAttrs{To: f64}},
-		opCase{op: "where", in: []tensor.Meta{m(bl, 3, 1), m(f32, 3, 4), m(f32, 4)}},
+		opCase{op: ops.LogicalNot, in: []tensor.Meta{m(bl, 6)}},
+		opCase{op: ops.Clamp, in: []tensor.Meta{m(f32, 3, 3)}, attrs: ops.ClampAttrs{Min: -0.5, Max: 0.5, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}},
+		opCase{op: ops.Clamp, in: []tensor.Meta{m(f32, 8)}, attrs: ops.ClampAttrs{Min: 0, HasMin: true}},
+		opCase{op: ops.Astype, in: []tensor.Meta{m(f32, 5)}, attrs: ops.CastAttrs{To: i64}},
+		opCase{op: ops.Astype, in: []tensor.Meta{m(i64, 5)}, attrs: ops.CastAttrs{To: f64}},
+		opCase{op: ops.Where, in: []tensor.Meta{m(bl, 3, 1), m(f32, 3, 4), m(f32, 4)}},
 	)
 	for _, op := range ops.Reductions {
 		src := m(f32, 3, 4, 5)
-		if op == "any" || op == "all" {
+		if op == ops.Any || op == ops.All {
 			src = m(bl, 3, 4, 5)
 		}
 		t = append(t, opCase{op: op, in: []tensor.Meta{src}, attrs: ops.ReduceAttrs{Correction: 1}})
 		t = append(t, opCase{op: op, in: []tensor.Meta{src}, attrs: ops.ReduceAttrs{Dims: []int{-1}, Keepdim: true, Correction: 1}})
-		if op != "argmax" && op != "argmin" {
+		if op != ops.Argmax && op != ops.Argmin {
 			t = append(t, opCase{op: op, in: []tensor.Meta{src}, attrs: ops.ReduceAttrs{Dims: []int{0, 2}, Correction: 1}})
 		}
 	}
 	t = append(t,
-		opCase{op: "matmul", in: []tensor.Meta{m(f32, 5, 7), m(f32, 7, 3)}},
-		opCase{op: "matmul", in: []tensor.Meta{m(f32, 2, 1, 5, 7), m(f32, 3, 7, 4)}},
-		opCase{op: "matmul", in: []tensor.Meta{m(f32, 7), m(f32, 7, 2)}},
-		opCase{op: "matmul", in: []tensor.Meta{m(f64, 4, 4), m(f64, 4)}},
-		opCase{op: "linear", in: []tensor.Meta{m(f32, 6, 8), m(f32, 5, 8), m(f32, 5)}},
-		opCase{op: "linear", in: []tensor.Meta{m(f32, 2, 3, 8), m(f32, 5, 8)}},
-		opCase{op: "outer", in: []tensor.Meta{m(f32, 4), m(f32, 3)}},
-		opCase{op: "index", in: []tensor.Meta{m(f32, 4, 5, 6)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+		opCase{op: ops.Matmul, in: []tensor.Meta{m(f32, 5, 7), m(f32, 7, 3)}},
+		opCase{op: ops.Matmul, in: []tensor.Meta{m(f32, 2, 1, 5, 7), m(f32, 3, 7, 4)}},
+		opCase{op: ops.Matmul, in: []tensor.Meta{m(f32, 7), m(f32, 7, 2)}},
+		opCase{op: ops.Matmul, in: []tensor.Meta{m(f64, 4, 4), m(f64, 4)}},
+		opCase{op: ops.Linear, in: []tensor.Meta{m(f32, 6, 8), m(f32, 5, 8), m(f32, 5)}},
+		opCase{op: ops.Linear, in: []tensor.Meta{m(f32, 2, 3, 8), m(f32, 5, 8)}},
+		opCase{op: ops.Outer, in: []tensor.Meta{m(f32, 4), m(f32, 3)}},
+		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5, 6)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
 			{Kind: ops.IndexAt, At: -1}, {Kind: ops.IndexSlice, Start: 1, Stop: 4, HasStart: true, HasStop: true, Step: 2}}}},
-		opCase{op: "index", in: []tensor.Meta{m(f32, 4, 5)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
 			{Kind: ops.IndexSlice, Step: -1}, {Kind: ops.IndexSlice, Start: -2, HasStart: true, Step: -2}}}},
-		opCase{op: "reshape", in: []tensor.Meta{m(f32, 4, 6)}, attrs: ops.ReshapeAttrs{Shape: tensor.Shape{3, -1, 2}}},
-		opCase{op: "permute", in: []tensor.Meta{m(f32, 2, 3, 4)}, attrs: ops.PermuteAttrs{Dims: []int{2, 0, 1}}},
-		opCase{op: "expand", in: []tensor.Meta{m(f32, 3, 1)}, attrs: ops.ExpandAttrs{Shape: tensor.Shape{2, 3, 4}}},
-		opCase{op: "cat", in: []tensor.Meta{m(f32, 2, 3), m(f32, 4, 3)}, attrs: ops.CatAttrs{Dim: 0}},
-		opCase{op: "stack", in: []tensor.Meta{m(f32, 2, 3), m(f32, 2, 3), m(f32, 2, 3)}, attrs: ops.CatAttrs{Dim: -1}},
-		opCase{op: "softmax", in: []tensor.Meta{m(f32, 4, 9)}, attrs: ops.SoftmaxAttrs{Dim: -1}},
-		opCase{op: "log_softmax", in: []tensor.Meta{m(f32, 4, 9)}, attrs: ops.SoftmaxAttrs{Dim: 0}},
-		opCase{op: "layer_norm", in: []tensor.Meta{m(f32, 3, 8), m(f32, 8), m(f32, 8)}, attrs: ops.NormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}},
-		opCase{op: "layer_norm", in: []tensor.Meta{m(f32, 2, 3, 8)}, attrs: ops.NormAttrs{Eps: 1e-5}},
-		opCase{op: "rms_norm", in: []tensor.Meta{m(f32, 3, 8), m(f32, 8)}, attrs: ops.NormAttrs{Eps: 1e-6, HasWeight: true}},
-		opCase{op: "mse", in: []tensor.Meta{m(f32, 4, 5), m(f32, 4, 5)}},
-		opCase{op: "conv2d", in: []tensor.Meta{m(f32, 2, 3, 9, 9), m(f32, 4, 3, 3, 3), m(f32, 4)},
+		opCase{op: ops.Reshape, in: []tensor.Meta{m(f32, 4, 6)}, attrs: ops.ReshapeAttrs{Shape: tensor.Shape{3, -1, 2}}},
+		opCase{op: ops.Permute, in: []tensor.Meta{m(f32, 2, 3, 4)}, attrs: ops.PermuteAttrs{Dims: []int{2, 0, 1}}},
+		opCase{op: ops.Expand, in: []tensor.Meta{m(f32, 3, 1)}, attrs: ops.ExpandAttrs{Shape: tensor.Shape{2, 3, 4}}},
+		opCase{op: ops.Cat, in: []tensor.Meta{m(f32, 2, 3), m(f32, 4, 3)}, attrs: ops.CatAttrs{Dim: 0}},
+		opCase{op: ops.Stack, in: []tensor.Meta{m(f32, 2, 3), m(f32, 2, 3), m(f32, 2, 3)}, attrs: ops.CatAttrs{Dim: -1}},
+		opCase{op: ops.Softmax, in: []tensor.Meta{m(f32, 4, 9)}, attrs: ops.SoftmaxAttrs{Dim: -1}},
+		opCase{op: ops.LogSoftmax, in: []tensor.Meta{m(f32, 4, 9)}, attrs: ops.SoftmaxAttrs{Dim: 0}},
+		opCase{op: ops.LayerNorm, in: []tensor.Meta{m(f32, 3, 8), m(f32, 8), m(f32, 8)}, attrs: ops.NormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}},
+		opCase{op: ops.LayerNorm, in: []tensor.Meta{m(f32, 2, 3, 8)}, attrs: ops.NormAttrs{Eps: 1e-5}},
+		opCase{op: ops.RMSNorm, in: []tensor.Meta{m(f32, 3, 8), m(f32, 8)}, attrs: ops.NormAttrs{Eps: 1e-6, HasWeight: true}},
+		opCase{op: ops.MSE, in: []tensor.Meta{m(f32, 4, 5), m(f32, 4, 5)}},
+		opCase{op: ops.Conv2d, in: []tensor.Meta{m(f32, 2, 3, 9, 9), m(f32, 4, 3, 3, 3), m(f32, 4)},
 			attrs: ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{1, 1}, PadHi: [2]int{1, 1}, Dilation: [2]int{1, 1}, Groups: 1}},
-		opCase{op: "conv2d", in: []tensor.Meta{m(f32, 1, 4, 8, 8), m(f32, 4, 2, 2, 2)},
+		opCase{op: ops.Conv2d, in: []tensor.Meta{m(f32, 1, 4, 8, 8), m(f32, 4, 2, 2, 2)},
 			attrs: ops.Conv2dAttrs{Stride: [2]int{2, 2}, PadLo: [2]int{0, 0}, PadHi: [2]int{1, 1}, Dilation: [2]int{1, 1}, Groups: 2}},
-		opCase{op: "max_pool2d", in: []tensor.Meta{m(f32, 2, 3, 8, 8)},
+		opCase{op: ops.MaxPool2d, in: []tensor.Meta{m(f32, 2, 3, 8, 8)},
 			attrs: ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}, Dilation: [2]int{1, 1}}},
-		opCase{op: "attention", in: []tensor.Meta{m(f32, 2, 5, 8), m(f32, 2, 6, 8), m(f32, 2, 6, 4)}, attrs: ops.AttentionAttrs{}},
-		opCase{op: "attention", in: []tensor.Meta{m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8)}, attrs: ops.AttentionAttrs{Causal: true}},
+		opCase{op: ops.Attention, in: []tensor.Meta{m(f32, 2, 5, 8), m(f32, 2, 6, 8), m(f32, 2, 6, 4)}, attrs: ops.AttentionAttrs{}},
+		opCase{op: ops.Attention, in: []tensor.Meta{m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8), m(f32, 1, 2, 5, 8)}, attrs: ops.AttentionAttrs{Causal: true}},
 	)
 	t = append(t, pointwiseCases()...)
 	return t
@@ -194,14 +194,14 @@ func TestConformanceCPUvsTorch(t *testing.T) {
 // TestConformanceCoversRegistry fails when an op gains a cpu kernel but
 // no row in the table, so the torch backend cannot silently fall behind.
 func TestConformanceCoversRegistry(t *testing.T) {
-	covered := map[string]bool{}
+	covered := map[ops.Op]bool{}
 	for _, c := range conformanceTable() {
 		covered[c.op] = true
 	}
 	// These take inputs the table cannot make at random: embedding and
 	// cross_entropy need in-range indices, dropout a mask; they have
 	// their own tests below.
-	for _, op := range []string{"embedding", "cross_entropy", "dropout"} {
+	for _, op := range []ops.Op{ops.Embedding, ops.CrossEntropy, ops.Dropout} {
 		covered[op] = true
 	}
 	for _, op := range cpu.Ops() {
@@ -227,13 +227,13 @@ func TestConformanceIndexedOps(t *testing.T) {
 		c      opCase
 		inputs []*tensor.Dense
 	}{
-		{opCase{op: "embedding"}, []*tensor.Dense{ids, fill(r, m(f32, 10, 4), false)}},
-		{opCase{op: "cross_entropy", attrs: ops.CrossEntropyAttrs{IgnoreIndex: ops.DefaultIgnoreIndex}},
+		{opCase{op: ops.Embedding}, []*tensor.Dense{ids, fill(r, m(f32, 10, 4), false)}},
+		{opCase{op: ops.CrossEntropy, attrs: ops.CrossEntropyAttrs{IgnoreIndex: ops.DefaultIgnoreIndex}},
 			[]*tensor.Dense{fill(r, m(f32, 4, 6), false), targets}},
-		{opCase{op: "dropout", attrs: ops.DropoutAttrs{P: 0.25}}, []*tensor.Dense{fill(r, m(f32, 3, 4), false), mask}},
+		{opCase{op: ops.Dropout, attrs: ops.DropoutAttrs{P: 0.25}}, []*tensor.Dense{fill(r, m(f32, 3, 4), false), mask}},
 	}
 	for _, tc := range cases {
-		t.Run(tc.c.op, func(t *testing.T) {
+		t.Run(tc.c.op.Name(), func(t *testing.T) {
 			want, err := runCase(t, &cpu.Device{}, tc.c, tc.inputs)
 			if err != nil {
 				t.Fatalf("cpu: %v", err)
@@ -282,8 +282,8 @@ func TestNarrowIntsFallBack(t *testing.T) {
 		b.SetInt(i, 1)
 	}
 	for _, c := range []opCase{
-		{op: "add", in: []tensor.Meta{a.Meta, b.Meta}},
-		{op: "astype", attrs: ops.CastAttrs{To: tensor.Float32}, in: []tensor.Meta{a.Meta}},
+		{op: ops.Add, in: []tensor.Meta{a.Meta, b.Meta}},
+		{op: ops.Astype, attrs: ops.CastAttrs{To: tensor.Float32}, in: []tensor.Meta{a.Meta}},
 	} {
 		inputs := []*tensor.Dense{a, b}[:len(c.in)]
 		want, err := runCase(t, &cpu.Device{}, c, inputs)

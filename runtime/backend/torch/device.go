@@ -79,11 +79,11 @@ func (d *Device) adopt(r *refs.Ref, h Handle) {
 
 // Execute runs op in libtorch, or on the host when the plugin cannot.
 func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
-	name := op.Def.Name
+	name := op.Op.Name()
 	ia, fa, ok := marshal(op)
 	reason := ""
 	switch {
-	case !d.lib.HasOp(name):
+	case !d.lib.HasOp(op.Op):
 		reason = "the torch plugin has no kernel for " + name
 	case !ok:
 		reason = fmt.Sprintf("the torch backend cannot pass the attributes of %s (%T)", name, op.Attrs)
@@ -106,7 +106,7 @@ func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
 		}
 		ins = append(ins, h)
 	}
-	h, err := d.lib.Op(name, ins, ia, fa)
+	h, err := d.lib.Op(op.Op, ins, ia, fa)
 	if err != nil {
 		return err
 	}
@@ -124,11 +124,11 @@ func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
 // returns "".
 func unsupportedDType(op *refs.Op) string {
 	if dt := op.Out.DType(); dt.IsNarrowInt() {
-		return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Def.Name)
+		return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Op)
 	}
 	for _, in := range op.Inputs {
 		if dt := in.DType(); dt.IsNarrowInt() {
-			return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Def.Name)
+			return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Op)
 		}
 	}
 	return ""

@@ -19,8 +19,8 @@ type randomProgram struct {
 	seed                    uint64
 }
 
-var unaryOps = []string{"relu", "tanh", "sigmoid", "neg", "abs", "exp", "gelu", "silu"}
-var binaryOps = []string{"add", "sub", "mul", "maximum", "minimum", "matmul"}
+var unaryOps = []ops.Op{ops.Relu, ops.Tanh, ops.Sigmoid, ops.Neg, ops.Abs, ops.Exp, ops.Gelu, ops.Silu}
+var binaryOps = []ops.Op{ops.Add, ops.Sub, ops.Mul, ops.Maximum, ops.Minimum, ops.Matmul}
 
 // run executes the program on exec and returns the host copies of its
 // results, checking that nothing stays alive.
@@ -49,10 +49,10 @@ func (p randomProgram) run(t *testing.T, exec refs.Executor, lookahead int) []*t
 				b := live[rng.IntN(len(live))]
 				out, err = rt.Submit(site(100+s), binaryOps[rng.IntN(len(binaryOps))], nil, a, b)
 			case k < 9:
-				out, err = rt.Submit(site(100+s), "softmax", ops.SoftmaxAttrs{Dim: -1}, a)
+				out, err = rt.Submit(site(100+s), ops.Softmax, ops.SoftmaxAttrs{Dim: -1}, a)
 			default:
 				// A forced read in the middle of the stream, as print or item do.
-				sum, err := rt.Submit(site(100+s), "sum", ops.ReduceAttrs{Dims: []int{0}, Keepdim: true}, a)
+				sum, err := rt.Submit(site(100+s), ops.Sum, ops.ReduceAttrs{Dims: []int{0}, Keepdim: true}, a)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -68,7 +68,7 @@ func (p randomProgram) run(t *testing.T, exec refs.Executor, lookahead int) []*t
 				t.Fatal(err)
 			}
 			// Keep values bounded so exp and matmul chains stay finite.
-			bounded, err := rt.Submit(site(200+s), "tanh", nil, out)
+			bounded, err := rt.Submit(site(200+s), ops.Tanh, nil, out)
 			rt.Release(out)
 			if err != nil {
 				t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/tref-lang/tref/runtime/ops"
 	"golang.org/x/sys/cpu"
 )
 
@@ -35,9 +36,12 @@ type Lib struct {
 
 	errorText func() string
 
-	mu    sync.Mutex
-	names map[string][]byte
-	has   map[string]bool
+	mu sync.Mutex
+	// cnames and has are indexed by op handle: each registered op's name
+	// as a NUL-terminated C string, and whether the plugin implements it
+	// (both filled once, at load).
+	cnames [][]byte
+	has    []bool
 }
 
 var (
@@ -101,7 +105,7 @@ func load(paths []string) (*Lib, error) {
 	if err != nil {
 		return nil, fmt.Errorf("torch backend: cannot load %s: %v (is libtorch installed? rebuild with scripts/build-torch.sh)", path, oneLine(err))
 	}
-	l := &Lib{Path: path, names: map[string][]byte{}, has: map[string]bool{}}
+	l := &Lib{Path: path}
 	syms := []struct {
 		name string
 		dst  *uintptr
@@ -126,6 +130,12 @@ func load(paths []string) (*Lib, error) {
 	var version func() string
 	purego.RegisterLibFunc(&version, h, "tt_version")
 	l.Version = version()
+	l.cnames, l.has = make([][]byte, ops.Count()), make([]bool, ops.Count())
+	for i := 1; i < ops.Count(); i++ {
+		l.cnames[i] = cstring(ops.Op(i).Name())
+		r, _, _ := purego.SyscallN(l.fnHasOp, uintptr(unsafe.Pointer(&l.cnames[i][0])))
+		l.has[i] = r != 0
+	}
 	return l, nil
 }
 
@@ -146,15 +156,8 @@ func setOpenBLASCoreType() {
 
 func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", " ") }
 
-// cstr returns op as a NUL-terminated C string, interned.
-func (l *Lib) cstr(op string) *byte {
-	b, ok := l.names[op]
-	if !ok {
-		b = append([]byte(op), 0)
-		l.names[op] = b
-	}
-	return &b[0]
-}
+// cstring is s NUL-terminated, for the plugin.
+func cstring(s string) []byte { return append([]byte(s), 0) }
 
 // lastError reads the plugin's error message for the calling thread.
 func (l *Lib) lastError() error {
@@ -166,17 +169,7 @@ func (l *Lib) lastError() error {
 }
 
 // HasOp reports whether the plugin implements op.
-func (l *Lib) HasOp(op string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	h, ok := l.has[op]
-	if !ok {
-		r, _, _ := purego.SyscallN(l.fnHasOp, uintptr(unsafe.Pointer(l.cstr(op))))
-		h = r != 0
-		l.has[op] = h
-	}
-	return h
-}
+func (l *Lib) HasOp(op ops.Op) bool { return int(op) < len(l.has) && l.has[op] }
 
 // CUDADevices is the number of CUDA devices libtorch sees (0 for a
 // CPU-only build).

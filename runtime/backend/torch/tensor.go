@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/ebitengine/purego"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -66,10 +67,17 @@ func (l *Lib) Meta(h Handle) tensor.Meta {
 }
 
 // Op runs a plugin op over handles with marshalled attributes.
-func (l *Lib) Op(op string, ins []Handle, ia []int64, fa []float64) (Handle, error) {
+func (l *Lib) Op(op ops.Op, ins []Handle, ia []int64, fa []float64) (Handle, error) {
+	if int(op) >= len(l.cnames) || op == 0 {
+		return 0, fmt.Errorf("torch: no op %s (registered after the plugin loaded)", op)
+	}
+	return l.op(l.cnames[op], ins, ia, fa)
+}
+
+// op runs the plugin op named cname (NUL-terminated).
+func (l *Lib) op(cname []byte, ins []Handle, ia []int64, fa []float64) (Handle, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	name := l.cstr(op)
 	var pins, pia, pfa unsafe.Pointer
 	if len(ins) > 0 {
 		pins = unsafe.Pointer(&ins[0])
@@ -80,8 +88,9 @@ func (l *Lib) Op(op string, ins []Handle, ia []int64, fa []float64) (Handle, err
 	if len(fa) > 0 {
 		pfa = unsafe.Pointer(&fa[0])
 	}
-	r, _, _ := purego.SyscallN(l.fnOp, uintptr(unsafe.Pointer(name)), uintptr(pins), uintptr(len(ins)),
+	r, _, _ := purego.SyscallN(l.fnOp, uintptr(unsafe.Pointer(&cname[0])), uintptr(pins), uintptr(len(ins)),
 		uintptr(pia), uintptr(len(ia)), uintptr(pfa), uintptr(len(fa)))
+	runtime.KeepAlive(cname)
 	runtime.KeepAlive(ins)
 	runtime.KeepAlive(ia)
 	runtime.KeepAlive(fa)

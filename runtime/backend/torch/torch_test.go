@@ -5,8 +5,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
+
+// noSuchOp is registered in tref but not implemented by the plugin.
+var noSuchOp = ops.Register(&ops.Def{Name: "no_such_op", Infer: func(in []tensor.Meta, _ any) (tensor.Meta, error) { return in[0], nil }})
 
 // plugin loads the plugin or skips; with TREF_REQUIRE_TORCH=1 (set by
 // .ci/run, which builds the plugin first) a missing plugin fails instead.
@@ -40,7 +44,7 @@ func TestRoundTripAndOp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lib.Free(b)
-	c, err := lib.Op("add", []Handle{a, b}, nil, nil)
+	c, err := lib.Op(ops.Add, []Handle{a, b}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,16 +70,16 @@ func TestErrorsCrossTheABIAsMessages(t *testing.T) {
 	b, _ := lib.FromHost(denseF32(tensor.Shape{4, 5}), -1)
 	defer lib.Free(a)
 	defer lib.Free(b)
-	if _, err := lib.Op("matmul", []Handle{a, b}, nil, nil); err == nil || !strings.Contains(err.Error(), "torch:") {
+	if _, err := lib.Op(ops.Matmul, []Handle{a, b}, nil, nil); err == nil || !strings.Contains(err.Error(), "torch:") {
 		t.Fatalf("matmul of [2,3] and [4,5]: err = %v, want a torch error", err)
 	}
-	if _, err := lib.Op("no_such_op", []Handle{a}, nil, nil); err == nil || !strings.Contains(err.Error(), "no op no_such_op") {
+	if _, err := lib.op(cstring("no_such_op"), []Handle{a}, nil, nil); err == nil || !strings.Contains(err.Error(), "no op no_such_op") {
 		t.Fatalf("unknown op: err = %v", err)
 	}
-	if _, err := lib.Op("astype", []Handle{a}, nil, nil); err == nil || !strings.Contains(err.Error(), "missing int attribute") {
+	if _, err := lib.Op(ops.Astype, []Handle{a}, nil, nil); err == nil || !strings.Contains(err.Error(), "missing int attribute") {
 		t.Fatalf("missing attribute: err = %v", err)
 	}
-	if lib.HasOp("no_such_op") || !lib.HasOp("add") {
+	if lib.HasOp(noSuchOp) || !lib.HasOp(ops.Add) {
 		t.Fatal("HasOp disagrees with the plugin")
 	}
 }

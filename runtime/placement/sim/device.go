@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -213,7 +214,7 @@ func (d *Device) CopyOut(dst *tensor.Dense, b *Buffer) (Span, error) {
 // Run executes op's cpu kernel on device buffers on the compute engine,
 // after its inputs are ready and out's memory is allocated. flops is the
 // op's compute work (0 for memory-bound ops).
-func (d *Device) Run(name string, attrs any, out *Buffer, ins []*Buffer, flops int64) (Span, error) {
+func (d *Device) Run(op ops.Op, attrs any, out *Buffer, ins []*Buffer, flops int64) (Span, error) {
 	dense := d.dense[:0] // reused: a local array would escape to the kernel
 	ready := max(d.compute, d.host, out.AllocAt)
 	bytes := out.bytes
@@ -223,7 +224,7 @@ func (d *Device) Run(name string, attrs any, out *Buffer, ins []*Buffer, flops i
 		bytes += in.bytes
 	}
 	d.dense = dense
-	err := cpu.Run(name, out.Data, dense, attrs)
+	err := cpu.Run(op, out.Data, dense, attrs)
 	clear(dense)
 	if err != nil {
 		return Span{}, err
