@@ -130,6 +130,8 @@ func (f *formatter) value(v Value, inner bool) {
 		b.WriteString("<builtin " + x.Name + ">")
 	case *Module:
 		b.WriteString("<module " + x.Name + ">")
+	case Object:
+		b.WriteString(x.String())
 	case nil:
 		b.WriteString("none")
 	default:

@@ -174,6 +174,8 @@ func (th *Thread) callValue(caller *frame, fn Value, args []Value, kw []Kwarg, s
 		return th.callClosure(caller, f, args, kw, site)
 	case *Builtin:
 		return th.callBuiltin(caller, f, args, kw, site)
+	case Object:
+		return th.callObject(caller, f, args, kw, site)
 	}
 	releaseAll(th.RT, args)
 	releaseKw(th, kw)

@@ -52,6 +52,8 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 			Retain(fr.th.RT, f)
 		}
 		return f, ok, nil
+	case Object:
+		return x.Field(fr.th, name)
 	case Tensor, Bool, Int, Float32, Float64:
 		var shape tensor.Shape
 		var dt tensor.DType
@@ -125,6 +127,8 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 		names = x.Members()
 	case Tensor, Bool, Int, Float32, Float64:
 		names = tensorFields
+	case Object:
+		names = x.FieldNames()
 	}
 	cands := append([]string(nil), names...)
 	if fr.th.interp != nil {

@@ -205,6 +205,8 @@ func Describe(v Value) string {
 		return "function " + v.Name()
 	case *Builtin:
 		return "builtin " + v.Name
+	case Object:
+		return v.String()
 	}
 	return v.Type()
 }

@@ -254,6 +254,8 @@ func Retain(rt *refs.Runtime, v Value) {
 		v.gc.color = black
 	case *cell:
 		v.incref()
+	case Object:
+		v.IncRef()
 	}
 }
 
@@ -323,6 +325,8 @@ func release1(rt *refs.Runtime, v Value, dead *[]Value) {
 		} else {
 			v.gc.col.possibleRoot(v)
 		}
+	case Object:
+		v.DecRef(rt)
 	}
 }
 

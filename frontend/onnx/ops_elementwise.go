@@ -1,0 +1,518 @@
+package onnx
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Elementwise ops: arithmetic, comparisons, logic, unary math and the
+// activations, as the runtime's elementwise ops or compositions of them.
+
+func init() {
+	binary := map[string]string{"Add": "add", "Sub": "sub", "Mul": "mul", "Equal": "eq", "Less": "lt", "Greater": "gt", "LessOrEqual": "le", "GreaterOrEqual": "ge"}
+	for onnxName, op := range binary {
+		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
+			if err := need(ins, 0, 1); err != nil {
+				return nil, err
+			}
+			return one(c.op(op, nil, ins[0], ins[1]))
+		})
+	}
+	unary := map[string]string{"Neg": "neg", "Abs": "abs", "Relu": "relu", "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Sigmoid": "sigmoid", "Tanh": "tanh", "Sin": "sin", "Cos": "cos", "Not": "logical_not"}
+	for onnxName, op := range unary {
+		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
+			if err := need(ins, 0); err != nil {
+				return nil, err
+			}
+			return one(c.op(op, nil, ins[0]))
+		})
+	}
+	lower([]string{"Div"}, lowerDiv)
+	lower([]string{"Mod"}, lowerMod)
+	lower([]string{"Pow"}, lowerPow)
+	lower([]string{"Max", "Min", "Sum", "Mean"}, lowerVariadic)
+	lower([]string{"And", "Or", "Xor"}, lowerLogic)
+	lower([]string{"Identity"}, func(c *ctx, ins []*value) ([]*value, error) {
+		if err := need(ins, 0); err != nil {
+			return nil, err
+		}
+		return []*value{ins[0]}, nil
+	})
+	lower([]string{"Cast"}, lowerCast)
+	lower([]string{"CastLike"}, func(c *ctx, ins []*value) ([]*value, error) {
+		if err := need(ins, 0, 1); err != nil {
+			return nil, err
+		}
+		return one(c.cast(ins[0], ins[1].meta.DType))
+	})
+	lower([]string{"Clip"}, lowerClip)
+	lower([]string{"Where"}, func(c *ctx, ins []*value) ([]*value, error) {
+		if err := need(ins, 0, 1, 2); err != nil {
+			return nil, err
+		}
+		return one(c.op("where", nil, ins[0], ins[1], ins[2]))
+	})
+	lower([]string{"Reciprocal"}, func(c *ctx, ins []*value) ([]*value, error) {
+		if err := need(ins, 0); err != nil {
+			return nil, err
+		}
+		return one(c.op("div", nil, c.scalar(ins[0].meta.DType, 1), ins[0]))
+	})
+	lower([]string{"Floor", "Ceil"}, lowerRounding)
+	lower([]string{"Sign"}, lowerSign)
+	lower([]string{"Softplus", "Softsign", "Elu", "Selu", "LeakyRelu", "HardSigmoid", "HardSwish", "ThresholdedRelu", "Celu", "PRelu", "Shrink"}, lowerActivation)
+}
+
+// lowerDiv divides; integer division truncates toward zero, as in C.
+func lowerDiv(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	a, b := ins[0], ins[1]
+	if a.meta.DType.IsFloat() || b.meta.DType.IsFloat() {
+		return one(c.op("div", nil, a, b))
+	}
+	// trunc(a/b) = floor(a/b) + 1 where the division is inexact and the
+	// signs differ.
+	q, err := c.op("floordiv", nil, a, b)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.towardZero(q, a, b))
+}
+
+// towardZero corrects a floored quotient q of a/b to the truncated one.
+func (c *ctx) towardZero(q, a, b *value) (*value, error) {
+	r, err := c.op("mod", nil, a, b)
+	if err != nil {
+		return nil, err
+	}
+	zero := c.scalar(q.meta.DType, 0)
+	inexact, err := c.op("ne", nil, r, zero)
+	if err != nil {
+		return nil, err
+	}
+	an, err := c.op("lt", nil, a, zero)
+	if err != nil {
+		return nil, err
+	}
+	bn, err := c.op("lt", nil, b, zero)
+	if err != nil {
+		return nil, err
+	}
+	differ, err := c.op("ne", nil, an, bn)
+	if err != nil {
+		return nil, err
+	}
+	fix, err := c.and(inexact, differ)
+	if err != nil {
+		return nil, err
+	}
+	q1, err := c.op("add", nil, q, c.scalar(q.meta.DType, 1))
+	if err != nil {
+		return nil, err
+	}
+	return c.op("where", nil, fix, q1, q)
+}
+
+// and is the logical and of two bool tensors.
+func (c *ctx) and(a, b *value) (*value, error) {
+	return c.op("where", nil, a, b, c.scalar(tensor.Bool, 0))
+}
+
+// lowerMod is Python's modulo (the divisor's sign), or with fmod=1 C's
+// fmod (the dividend's sign).
+func lowerMod(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	a, b := ins[0], ins[1]
+	r, err := c.op("mod", nil, a, b)
+	if err != nil || c.attrInt("fmod", 0) == 0 {
+		return one(r, err)
+	}
+	// fmod: where r != 0 and the signs of r and a differ, r - b.
+	zero := c.scalar(r.meta.DType, 0)
+	nz, err := c.op("ne", nil, r, zero)
+	if err != nil {
+		return nil, err
+	}
+	rn, err := c.op("lt", nil, r, zero)
+	if err != nil {
+		return nil, err
+	}
+	an, err := c.op("lt", nil, a, zero)
+	if err != nil {
+		return nil, err
+	}
+	differ, err := c.op("ne", nil, rn, an)
+	if err != nil {
+		return nil, err
+	}
+	fix, err := c.and(nz, differ)
+	if err != nil {
+		return nil, err
+	}
+	rb, err := c.op("sub", nil, r, b)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op("where", nil, fix, rb, r))
+}
+
+// lowerPow raises; the result has the base's type.
+func lowerPow(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	a, b := ins[0], ins[1]
+	if !a.meta.DType.IsFloat() && b.meta.DType.IsFloat() {
+		af, err := c.cast(a, b.meta.DType)
+		if err != nil {
+			return nil, err
+		}
+		p, err := c.op("pow", nil, af, b)
+		if err != nil {
+			return nil, err
+		}
+		return one(c.cast(p, a.meta.DType))
+	}
+	if a.meta.DType.IsFloat() && b.meta.DType != a.meta.DType {
+		bc, err := c.cast(b, a.meta.DType)
+		if err != nil {
+			return nil, err
+		}
+		b = bc
+	}
+	return one(c.op("pow", nil, a, b))
+}
+
+// lowerVariadic folds Max, Min, Sum and Mean over their inputs.
+func lowerVariadic(c *ctx, ins []*value) ([]*value, error) {
+	if len(ins) == 0 {
+		return nil, fmt.Errorf("needs at least one input")
+	}
+	op := map[string]string{"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}[c.node.OpType]
+	acc := ins[0]
+	for _, in := range ins[1:] {
+		if in == nil {
+			return nil, fmt.Errorf("inputs may not be omitted")
+		}
+		var err error
+		if acc, err = c.op(op, nil, acc, in); err != nil {
+			return nil, err
+		}
+	}
+	if c.node.OpType == "Mean" && len(ins) > 1 {
+		return one(c.op("div", nil, acc, c.scalar(acc.meta.DType, float64(len(ins)))))
+	}
+	if len(ins) == 1 {
+		// A copy, so that the output is a value of its own.
+		return one(c.op("reshape", &ops.ReshapeAttrs{Shape: acc.meta.Shape}, acc))
+	}
+	return []*value{acc}, nil
+}
+
+// lowerLogic is And, Or and Xor on bool tensors.
+func lowerLogic(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	a, b := ins[0], ins[1]
+	if a.meta.DType != tensor.Bool || b.meta.DType != tensor.Bool {
+		return nil, fmt.Errorf("needs bool inputs, got %s and %s", a.meta, b.meta)
+	}
+	switch c.node.OpType {
+	case "And":
+		return one(c.and(a, b))
+	case "Or":
+		return one(c.op("where", nil, a, c.scalar(tensor.Bool, 1), b))
+	}
+	return one(c.op("ne", nil, a, b))
+}
+
+// cast converts v to dt (a no-op when it already is).
+func (c *ctx) cast(v *value, dt tensor.DType) (*value, error) {
+	if v.meta.DType == dt {
+		return v, nil
+	}
+	return c.op("astype", ops.CastAttrs{To: dt}, v)
+}
+
+func lowerCast(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	to := DataType(c.attrInt("to", 0))
+	dt, ok := to.DType()
+	if !ok {
+		return nil, fmt.Errorf("cannot cast to %s", to)
+	}
+	if to == Float16 || to == BFloat16 {
+		return one(c.roundHalf(ins[0], to))
+	}
+	return one(c.cast(ins[0], dt))
+}
+
+// roundHalf rounds float values to the precision of a half type (tref
+// holds them in float32): a round trip through the runtime's float16.
+func (c *ctx) roundHalf(v *value, to DataType) (*value, error) {
+	half := tensor.Float16
+	if to == BFloat16 {
+		half = tensor.BFloat16
+	}
+	h, err := c.cast(v, half)
+	if err != nil {
+		return nil, err
+	}
+	return c.cast(h, tensor.Float32)
+}
+
+func lowerClip(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	a := ops.ClampAttrs{}
+	if c.opset < 11 {
+		a.Min, a.HasMin = c.attrFloat("min", math.Inf(-1)), true
+		a.Max, a.HasMax = c.attrFloat("max", math.Inf(1)), true
+	} else {
+		if lo := input(ins, 1); lo != nil {
+			v, err := c.scalarOf(lo, "min")
+			if err != nil {
+				return nil, err
+			}
+			a.Min, a.HasMin = v, true
+		}
+		if hi := input(ins, 2); hi != nil {
+			v, err := c.scalarOf(hi, "max")
+			if err != nil {
+				return nil, err
+			}
+			a.Max, a.HasMax = v, true
+		}
+	}
+	if x.meta.DType.IsFloat() {
+		a.MinFloat, a.MaxFloat = a.HasMin, a.HasMax
+	}
+	if !a.HasMin && !a.HasMax {
+		return lowerVariadic(c, ins[:1])
+	}
+	return one(c.op("clamp", a, x))
+}
+
+// lowerRounding is Floor and Ceil: floor(x) = x // 1, ceil(x) = -(-x // 1).
+func lowerRounding(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	one1 := c.scalar(x.meta.DType, 1)
+	if c.node.OpType == "Floor" {
+		return one(c.op("floordiv", nil, x, one1))
+	}
+	nx, err := c.op("neg", nil, x)
+	if err != nil {
+		return nil, err
+	}
+	f, err := c.op("floordiv", nil, nx, one1)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op("neg", nil, f))
+}
+
+// lowerSign is 1, -1 or 0 (and 0 for NaN).
+func lowerSign(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	dt := x.meta.DType
+	zero := c.scalar(dt, 0)
+	pos, err := c.op("gt", nil, x, zero)
+	if err != nil {
+		return nil, err
+	}
+	neg, err := c.op("lt", nil, x, zero)
+	if err != nil {
+		return nil, err
+	}
+	n, err := c.op("where", nil, neg, c.scalar(dt, -1), zero)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op("where", nil, pos, c.scalar(dt, 1), n))
+}
+
+// lowerActivation composes the activations the runtime has no op for.
+func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	dt := x.meta.DType
+	s := func(v float64) *value { return c.scalar(dt, v) }
+	zero := s(0)
+	// negPart is where(x > 0, x, f(x)) for the exponential units.
+	expm1 := func(alpha float64) (*value, error) {
+		e, err := c.op("exp", nil, x)
+		if err != nil {
+			return nil, err
+		}
+		e1, err := c.op("sub", nil, e, s(1))
+		if err != nil {
+			return nil, err
+		}
+		return c.op("mul", nil, e1, s(alpha))
+	}
+	pos := func() (*value, error) { return c.op("gt", nil, x, zero) }
+	switch c.node.OpType {
+	case "Softplus":
+		// log(1 + exp(x)), with x itself where exp overflows.
+		e, err := c.op("exp", nil, x)
+		if err != nil {
+			return nil, err
+		}
+		e1, err := c.op("add", nil, e, s(1))
+		if err != nil {
+			return nil, err
+		}
+		l, err := c.op("log", nil, e1)
+		if err != nil {
+			return nil, err
+		}
+		big, err := c.op("gt", nil, x, s(20))
+		if err != nil {
+			return nil, err
+		}
+		return one(c.op("where", nil, big, x, l))
+	case "Softsign":
+		a, err := c.op("abs", nil, x)
+		if err != nil {
+			return nil, err
+		}
+		d, err := c.op("add", nil, a, s(1))
+		if err != nil {
+			return nil, err
+		}
+		return one(c.op("div", nil, x, d))
+	case "Elu", "Selu", "Celu":
+		alpha := c.attrFloat("alpha", map[string]float64{"Elu": 1, "Selu": 1.67326319217681884765625, "Celu": 1}[c.node.OpType])
+		var neg *value
+		var err error
+		if c.node.OpType == "Celu" {
+			// alpha * (exp(x / alpha) - 1)
+			xa, err := c.op("div", nil, x, s(alpha))
+			if err != nil {
+				return nil, err
+			}
+			e, err := c.op("exp", nil, xa)
+			if err != nil {
+				return nil, err
+			}
+			e1, err := c.op("sub", nil, e, s(1))
+			if err != nil {
+				return nil, err
+			}
+			neg, err = c.op("mul", nil, e1, s(alpha))
+			if err != nil {
+				return nil, err
+			}
+		} else if neg, err = expm1(alpha); err != nil {
+			return nil, err
+		}
+		p, err := pos()
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.op("where", nil, p, x, neg)
+		if err != nil || c.node.OpType != "Selu" {
+			return one(y, err)
+		}
+		return one(c.op("mul", nil, y, s(c.attrFloat("gamma", 1.05070102214813232421875))))
+	case "LeakyRelu", "PRelu":
+		var slope *value
+		if c.node.OpType == "PRelu" {
+			if err := need(ins, 1); err != nil {
+				return nil, err
+			}
+			slope = ins[1]
+			// Before opset 7 a slope of shape [C] applies along axis 1.
+			if xs := x.meta.Shape; c.opset < 7 && len(slope.meta.Shape) == 1 && len(xs) > 2 && slope.meta.Shape[0] == xs[1] && xs[1] != xs[len(xs)-1] {
+				s := make(tensor.Shape, len(xs)-1)
+				for i := range s {
+					s[i] = 1
+				}
+				s[0] = xs[1]
+				var err error
+				if slope, err = c.reshape(slope, s); err != nil {
+					return nil, err
+				}
+			}
+		} else {
+			slope = s(c.attrFloat("alpha", 0.01))
+		}
+		sx, err := c.op("mul", nil, x, slope)
+		if err != nil {
+			return nil, err
+		}
+		neg, err := c.op("lt", nil, x, zero)
+		if err != nil {
+			return nil, err
+		}
+		return one(c.op("where", nil, neg, sx, x))
+	case "HardSigmoid", "HardSwish":
+		alpha, beta := c.attrFloat("alpha", 0.2), c.attrFloat("beta", 0.5)
+		if c.node.OpType == "HardSwish" {
+			alpha, beta = 1.0/6, 0.5
+		}
+		ax, err := c.op("mul", nil, x, s(alpha))
+		if err != nil {
+			return nil, err
+		}
+		axb, err := c.op("add", nil, ax, s(beta))
+		if err != nil {
+			return nil, err
+		}
+		h, err := c.op("clamp", ops.ClampAttrs{Min: 0, Max: 1, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}, axb)
+		if err != nil || c.node.OpType == "HardSigmoid" {
+			return one(h, err)
+		}
+		return one(c.op("mul", nil, x, h))
+	case "ThresholdedRelu":
+		gt, err := c.op("gt", nil, x, s(c.attrFloat("alpha", 1)))
+		if err != nil {
+			return nil, err
+		}
+		return one(c.op("where", nil, gt, x, zero))
+	case "Shrink":
+		lambd, bias := c.attrFloat("lambd", 0.5), c.attrFloat("bias", 0)
+		lo, err := c.op("lt", nil, x, s(-lambd))
+		if err != nil {
+			return nil, err
+		}
+		hi, err := c.op("gt", nil, x, s(lambd))
+		if err != nil {
+			return nil, err
+		}
+		xp, err := c.op("add", nil, x, s(bias))
+		if err != nil {
+			return nil, err
+		}
+		xm, err := c.op("sub", nil, x, s(bias))
+		if err != nil {
+			return nil, err
+		}
+		m, err := c.op("where", nil, hi, xm, zero)
+		if err != nil {
+			return nil, err
+		}
+		return one(c.op("where", nil, lo, xp, m))
+	}
+	return nil, fmt.Errorf("no activation %s", c.node.OpType)
+}
