@@ -211,7 +211,7 @@ func lowerVariadic(c *ctx, ins []*value) ([]*value, error) {
 	}
 	if len(ins) == 1 {
 		// A copy, so that the output is a value of its own.
-		return one(c.op("reshape", &ops.ReshapeAttrs{Shape: acc.meta.Shape}, acc))
+		return one(c.op("reshape", ops.ReshapeAttrs{Shape: acc.meta.Shape}, acc))
 	}
 	return []*value{acc}, nil
 }

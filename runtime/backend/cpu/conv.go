@@ -146,10 +146,14 @@ func im2col[T float32 | float64](col, img []T, d ops.ConvDims, a ops.Conv2dAttrs
 					iw0 := ow0*sw - pw + kj*dw
 					if sw == 1 {
 						// A contiguous run of the input row, zero outside it.
+						// With padding wider than the input a whole run
+						// can fall outside the row (lo == hi).
 						lo := min(n, max(0, -iw0))
 						hi := max(lo, min(n, d.W-iw0))
 						clear(seg[:lo])
-						copy(seg[lo:hi], row[iw0+lo:iw0+hi])
+						if hi > lo {
+							copy(seg[lo:hi], row[iw0+lo:iw0+hi])
+						}
 						clear(seg[hi:])
 						continue
 					}

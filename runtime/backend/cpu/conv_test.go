@@ -68,6 +68,7 @@ func TestConv2dAgainstDirectDefinition(t *testing.T) {
 		{"strided-dilated", []int{3, 4, 17, 19}, []int{6, 2, 3, 3}, true, ops.Conv2dAttrs{Stride: [2]int{2, 3}, PadLo: [2]int{2, 1}, PadHi: [2]int{2, 1}, Dilation: [2]int{2, 1}, Groups: 2}},
 		{"pointwise", []int{3, 8, 7, 9}, []int{12, 8, 1, 1}, true, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
 		{"pointwise-groups", []int{3, 8, 7, 9}, []int{12, 2, 1, 1}, false, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 4}},
+		{"pad-wider-than-input", []int{1, 4, 1, 1}, []int{4, 4, 1, 5}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{0, 2}, PadHi: [2]int{0, 2}, Dilation: one, Groups: 1}},
 		{"unbatched", []int{3, 6, 6}, []int{2, 3, 3, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {

@@ -1,0 +1,316 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Reductions and normalizations.
+
+func init() {
+	lower([]string{"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"}, lowerReduce)
+	lower([]string{"ArgMax", "ArgMin"}, lowerArg)
+	lower([]string{"BatchNormalization"}, lowerBatchNorm)
+	lower([]string{"InstanceNormalization"}, lowerInstanceNorm)
+	lower([]string{"LayerNormalization"}, lowerLayerNorm)
+}
+
+// reduceAxes reads the axes of a reduction: an attribute until the op's
+// version moved it to an input (ReduceSum at opset 13, the others at 18).
+// With none, every axis is reduced, or none under noop_with_empty_axes.
+func (c *ctx) reduceAxes(ins []*value, rank int) (dims []int, noop bool, err error) {
+	axes, given, err := c.axesOf(ins, 1)
+	if err != nil {
+		return nil, false, err
+	}
+	if !given || len(axes) == 0 {
+		if c.attrInt("noop_with_empty_axes", 0) != 0 {
+			return nil, true, nil
+		}
+		dims = make([]int, rank)
+		for i := range dims {
+			dims[i] = i
+		}
+		return dims, false, nil
+	}
+	for _, a := range axes {
+		ax, err := axis(a, rank)
+		if err != nil {
+			return nil, false, err
+		}
+		dims = append(dims, ax)
+	}
+	return dims, false, nil
+}
+
+func lowerReduce(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	dims, noop, err := c.reduceAxes(ins, len(x.meta.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if noop {
+		return []*value{x}, nil
+	}
+	a := ops.ReduceAttrs{Dims: dims, Keepdim: c.attrInt("keepdims", 1) != 0}
+	if len(x.meta.Shape) == 0 {
+		a.Dims = nil
+	}
+	red := func(op string, v *value) (*value, error) { return c.op(op, a, v) }
+	switch c.node.OpType {
+	case "ReduceSum":
+		return one(red("sum", x))
+	case "ReduceMean":
+		return one(red("mean", x))
+	case "ReduceMax":
+		return one(red("max", x))
+	case "ReduceMin":
+		return one(red("min", x))
+	case "ReduceProd":
+		return one(red("prod", x))
+	case "ReduceL1":
+		ax, err := c.op("abs", nil, x)
+		if err != nil {
+			return nil, err
+		}
+		return one(red("sum", ax))
+	case "ReduceL2", "ReduceSumSquare":
+		sq, err := c.op("mul", nil, x, x)
+		if err != nil {
+			return nil, err
+		}
+		s, err := red("sum", sq)
+		if err != nil || c.node.OpType == "ReduceSumSquare" {
+			return one(s, err)
+		}
+		if !s.meta.DType.IsFloat() {
+			// sqrt of an integer sum, truncated back, as the reference.
+			f, err := c.op("sqrt", nil, s)
+			if err != nil {
+				return nil, err
+			}
+			return one(c.cast(f, s.meta.DType))
+		}
+		return one(c.op("sqrt", nil, s))
+	case "ReduceLogSum":
+		s, err := red("sum", x)
+		if err != nil {
+			return nil, err
+		}
+		return one(c.op("log", nil, s))
+	case "ReduceLogSumExp":
+		// max + log(sum(exp(x - max))), the max kept for broadcasting.
+		keep := a
+		keep.Keepdim = true
+		m, err := c.op("max", keep, x)
+		if err != nil {
+			return nil, err
+		}
+		d, err := c.op("sub", nil, x, m)
+		if err != nil {
+			return nil, err
+		}
+		e, err := c.op("exp", nil, d)
+		if err != nil {
+			return nil, err
+		}
+		s, err := red("sum", e)
+		if err != nil {
+			return nil, err
+		}
+		l, err := c.op("log", nil, s)
+		if err != nil {
+			return nil, err
+		}
+		if !a.Keepdim {
+			if m, err = c.reshape(m, l.meta.Shape); err != nil {
+				return nil, err
+			}
+		}
+		return one(c.op("add", nil, l, m))
+	}
+	return nil, fmt.Errorf("no reduction %s", c.node.OpType)
+}
+
+func lowerArg(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	r := len(x.meta.Shape)
+	ax, err := axis(c.attrInt("axis", 0), max(r, 1))
+	if err != nil {
+		return nil, err
+	}
+	op := map[string]string{"ArgMax": "argmax", "ArgMin": "argmin"}[c.node.OpType]
+	keep := c.attrInt("keepdims", 1) != 0
+	if c.attrInt("select_last_index", 0) == 0 {
+		return one(c.op(op, ops.ReduceAttrs{Dims: []int{ax}, Keepdim: keep}, x))
+	}
+	// The last index: flip the axis, take the first, map i to n-1-i.
+	n := x.meta.Shape[ax]
+	f, err := c.slice(x, ax, n-1, -1, -1)
+	if err != nil {
+		return nil, err
+	}
+	i, err := c.op(op, ops.ReduceAttrs{Dims: []int{ax}, Keepdim: keep}, f)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op("sub", nil, c.scalar(tensor.Int64, float64(n-1)), i))
+}
+
+// channel reshapes a per-channel parameter [C] to [C, 1, ...] so that it
+// broadcasts over x [N, C, ...].
+func (c *ctx) channel(p *value, x *value) (*value, error) {
+	r := len(x.meta.Shape)
+	if r < 2 {
+		return p, nil
+	}
+	s := make(tensor.Shape, r-1)
+	for i := range s {
+		s[i] = 1
+	}
+	s[0] = p.meta.Shape.Numel()
+	return c.reshape(p, s)
+}
+
+// normalize is (x - mean) / sqrt(var + eps) * scale + bias with every
+// operand broadcast against x.
+func (c *ctx) normalize(x, mean, variance, scale, bias *value, eps float64) (*value, error) {
+	d, err := c.op("sub", nil, x, mean)
+	if err != nil {
+		return nil, err
+	}
+	ve, err := c.op("add", nil, variance, c.scalar(variance.meta.DType, eps))
+	if err != nil {
+		return nil, err
+	}
+	inv, err := c.op("rsqrt", nil, ve)
+	if err != nil {
+		return nil, err
+	}
+	if scale != nil {
+		if inv, err = c.op("mul", nil, inv, scale); err != nil {
+			return nil, err
+		}
+	}
+	y, err := c.op("mul", nil, d, inv)
+	if err != nil || bias == nil {
+		return y, err
+	}
+	return c.op("add", nil, y, bias)
+}
+
+// lowerBatchNorm is inference-mode batch normalization with the stored
+// mean and variance (training_mode and is_test=0 are not supported).
+func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1, 2, 3, 4); err != nil {
+		return nil, err
+	}
+	if c.attrInt("training_mode", 0) != 0 || (c.opset < 7 && c.attr("is_test") != nil && c.attrInt("is_test", 0) == 0) || len(c.node.Outputs) > 1 {
+		return nil, fmt.Errorf("training mode is not supported")
+	}
+	x := ins[0]
+	p := make([]*value, 4)
+	for i := range p {
+		v, err := c.channel(ins[1+i], x)
+		if err != nil {
+			return nil, err
+		}
+		p[i] = v
+	}
+	return one(c.normalize(x, p[2], p[3], p[0], p[1], c.attrFloat("epsilon", 1e-5)))
+}
+
+// moments are the mean and the biased variance of x over dims, kept.
+func (c *ctx) moments(x *value, dims []int) (mean, variance *value, err error) {
+	a := ops.ReduceAttrs{Dims: dims, Keepdim: true}
+	if mean, err = c.op("mean", a, x); err != nil {
+		return nil, nil, err
+	}
+	d, err := c.op("sub", nil, x, mean)
+	if err != nil {
+		return nil, nil, err
+	}
+	sq, err := c.op("mul", nil, d, d)
+	if err != nil {
+		return nil, nil, err
+	}
+	variance, err = c.op("mean", a, sq)
+	return mean, variance, err
+}
+
+func lowerInstanceNorm(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1, 2); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	dims := []int{}
+	for i := 2; i < len(x.meta.Shape); i++ {
+		dims = append(dims, i)
+	}
+	mean, variance, err := c.moments(x, dims)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := c.channel(ins[1], x)
+	if err != nil {
+		return nil, err
+	}
+	bias, err := c.channel(ins[2], x)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.normalize(x, mean, variance, scale, bias, c.attrFloat("epsilon", 1e-5)))
+}
+
+// lowerLayerNorm normalizes over the axes from axis on; the optional
+// outputs Mean and InvStdDev are computed when asked for.
+func lowerLayerNorm(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	x, scale, bias := ins[0], ins[1], input(ins, 2)
+	r := len(x.meta.Shape)
+	ax, err := axis(c.attrInt("axis", -1), r)
+	if err != nil {
+		return nil, err
+	}
+	eps := c.attrFloat("epsilon", 1e-5)
+	extra := len(c.node.Outputs) > 1
+	last := x.meta.Shape[r-1]
+	if ax == r-1 && !extra && x.meta.DType.IsFloat() && scale.meta.Shape.Numel() == last && len(scale.meta.Shape) == 1 && (bias == nil || bias.meta.Shape.Equal(scale.meta.Shape)) {
+		a := ops.NormAttrs{Eps: eps, HasWeight: true, HasBias: bias != nil}
+		if bias != nil {
+			return one(c.op("layer_norm", a, x, scale, bias))
+		}
+		return one(c.op("layer_norm", a, x, scale))
+	}
+	dims := []int{}
+	for i := ax; i < r; i++ {
+		dims = append(dims, i)
+	}
+	mean, variance, err := c.moments(x, dims)
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.normalize(x, mean, variance, scale, bias, eps)
+	if err != nil || !extra {
+		return one(y, err)
+	}
+	ve, err := c.op("add", nil, variance, c.scalar(variance.meta.DType, eps))
+	if err != nil {
+		return nil, err
+	}
+	inv, err := c.op("rsqrt", nil, ve)
+	if err != nil {
+		return nil, err
+	}
+	return []*value{y, mean, inv}, nil
+}
