@@ -199,9 +199,9 @@ func compare(got, want *tensor.Dense, stored DataType) string {
 		atol, rtol = 1e-3, 1e-2
 	}
 	for i := range got.Numel() {
-		if got.DType == tensor.Int64 {
-			if got.I64()[i] != want.I64()[i] {
-				return fmt.Sprintf("element %d: got %d, want %d", i, got.I64()[i], want.I64()[i])
+		if !got.DType.IsFloat() {
+			if g, w := got.IntAt(i), want.IntAt(i); g != w {
+				return fmt.Sprintf("element %d: got %d, want %d", i, g, w)
 			}
 			continue
 		}

@@ -156,9 +156,9 @@ func (c *ctx) conv(x, w, b *value, win window, groups int) (*value, error) {
 			a.Stride[i], a.Dilation[i], a.PadLo[i], a.PadHi[i] = win.stride[i], win.dil[i], win.lo[i], win.hi[i]
 		}
 		if b != nil {
-			return c.op("conv2d", a, x, w, b)
+			return c.op(ops.Conv2d, a, x, w, b)
 		}
-		return c.op("conv2d", a, x, w)
+		return c.op(ops.Conv2d, a, x, w)
 	case 3:
 		return c.conv3d(x, w, b, win, groups)
 	}
@@ -205,13 +205,13 @@ func (c *ctx) conv3d(x, w, b *value, win window, groups int) (*value, error) {
 			}
 			if acc == nil {
 				acc = y
-			} else if acc, err = c.op("add", nil, acc, y); err != nil {
+			} else if acc, err = c.op(ops.Add, nil, acc, y); err != nil {
 				return nil, err
 			}
 		}
 		planes[d] = acc
 	}
-	return c.op("stack", ops.CatAttrs{Dim: 2}, planes...)
+	return c.op(ops.Stack, ops.CatAttrs{Dim: 2}, planes...)
 }
 
 // plane is x[:, ..., i] along axis ax, the axis removed.
@@ -221,7 +221,7 @@ func (c *ctx) plane(x *value, ax, i int) (*value, error) {
 		items[j] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
 	}
 	items[ax] = ops.IndexItem{Kind: ops.IndexAt, At: i}
-	return c.op("index", ops.IndexAttrs{Items: items}, x)
+	return c.op(ops.Index, ops.IndexAttrs{Items: items}, x)
 }
 
 // lowerConvTranspose runs the transposed convolution as a convolution:
@@ -317,7 +317,7 @@ func lowerConvTranspose(c *ctx, ins []*value) ([]*value, error) {
 			items[i].Step = -1
 		}
 	}
-	if wv, err = c.op("index", ops.IndexAttrs{Items: items}, wv); err != nil {
+	if wv, err = c.op(ops.Index, ops.IndexAttrs{Items: items}, wv); err != nil {
 		return nil, err
 	}
 	cw := window{kernel: []int(ws[2:]), stride: ones(n), dil: win.dil, lo: make([]int, n), hi: make([]int, n)}
@@ -340,11 +340,11 @@ func (c *ctx) spread(x *value, ax, s int) (*value, error) {
 	}
 	zs := col.Clone()
 	zs[ax+1] = s - 1
-	z, err := c.op("expand", ops.ExpandAttrs{Shape: zs}, c.scalar(x.meta.DType, 0))
+	z, err := c.op(ops.Expand, ops.ExpandAttrs{Shape: zs}, c.scalar(x.meta.DType, 0))
 	if err != nil {
 		return nil, err
 	}
-	j, err := c.op("cat", ops.CatAttrs{Dim: ax + 1}, xc, z)
+	j, err := c.op(ops.Cat, ops.CatAttrs{Dim: ax + 1}, xc, z)
 	if err != nil {
 		return nil, err
 	}
@@ -418,7 +418,7 @@ func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
 		return nil, err
 	}
 	pool2 := func(v *value, k, s, d [2]int) (*value, error) {
-		return c.op("max_pool2d", ops.Pool2dAttrs{Kernel: k, Stride: s, Dilation: d}, v)
+		return c.op(ops.MaxPool2d, ops.Pool2dAttrs{Kernel: k, Stride: s, Dilation: d}, v)
 	}
 	xs := xp.meta.Shape
 	switch n {
@@ -449,13 +449,13 @@ func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
 			}
 			if acc == nil {
 				acc = y
-			} else if acc, err = c.op("maximum", nil, acc, y); err != nil {
+			} else if acc, err = c.op(ops.Maximum, nil, acc, y); err != nil {
 				return nil, err
 			}
 		}
 		planes[d] = acc
 	}
-	return c.op("stack", ops.CatAttrs{Dim: 2}, planes...)
+	return c.op(ops.Stack, ops.CatAttrs{Dim: 2}, planes...)
 }
 
 // avgPool is a depthwise convolution with a kernel of ones divided by the
@@ -481,7 +481,7 @@ func (c *ctx) avgPool(x *value, win window, out []int, includePad bool) (*value,
 		return nil, err
 	}
 	kshape := append(tensor.Shape{1, 1}, win.kernel...)
-	k, err := c.op("expand", ops.ExpandAttrs{Shape: kshape}, c.scalar(x.meta.DType, 1))
+	k, err := c.op(ops.Expand, ops.ExpandAttrs{Shape: kshape}, c.scalar(x.meta.DType, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -493,7 +493,7 @@ func (c *ctx) avgPool(x *value, win window, out []int, includePad bool) (*value,
 	// The count of each window: a convolution of the mask of counted
 	// positions (folded on the host when small).
 	mshape := append(tensor.Shape{1, 1}, in...)
-	mask, err := c.op("expand", ops.ExpandAttrs{Shape: mshape}, c.scalar(x.meta.DType, 1))
+	mask, err := c.op(ops.Expand, ops.ExpandAttrs{Shape: mshape}, c.scalar(x.meta.DType, 1))
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +516,7 @@ func (c *ctx) avgPool(x *value, win window, out []int, includePad bool) (*value,
 	if err != nil {
 		return nil, err
 	}
-	avg, err := c.op("div", nil, sum, count)
+	avg, err := c.op(ops.Div, nil, sum, count)
 	if err != nil {
 		return nil, err
 	}
@@ -532,9 +532,9 @@ func lowerGlobalPool(c *ctx, ins []*value) ([]*value, error) {
 	for i := 2; i < len(x.meta.Shape); i++ {
 		dims = append(dims, i)
 	}
-	op := "mean"
+	op := ops.Mean
 	if c.node.OpType == "GlobalMaxPool" {
-		op = "max"
+		op = ops.Max
 	}
 	return one(c.op(op, ops.ReduceAttrs{Dims: dims, Keepdim: true}, x))
 }

@@ -12,7 +12,7 @@ import (
 // activations, as the runtime's elementwise ops or compositions of them.
 
 func init() {
-	binary := map[string]string{"Add": "add", "Sub": "sub", "Mul": "mul", "Equal": "eq", "Less": "lt", "Greater": "gt", "LessOrEqual": "le", "GreaterOrEqual": "ge"}
+	binary := map[string]ops.Op{"Add": ops.Add, "Sub": ops.Sub, "Mul": ops.Mul, "Equal": ops.Eq, "Less": ops.Lt, "Greater": ops.Gt, "LessOrEqual": ops.Le, "GreaterOrEqual": ops.Ge}
 	for onnxName, op := range binary {
 		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
 			if err := need(ins, 0, 1); err != nil {
@@ -21,7 +21,7 @@ func init() {
 			return one(c.op(op, nil, ins[0], ins[1]))
 		})
 	}
-	unary := map[string]string{"Neg": "neg", "Abs": "abs", "Relu": "relu", "Exp": "exp", "Log": "log", "Sqrt": "sqrt", "Sigmoid": "sigmoid", "Tanh": "tanh", "Sin": "sin", "Cos": "cos", "Not": "logical_not"}
+	unary := map[string]ops.Op{"Neg": ops.Neg, "Abs": ops.Abs, "Relu": ops.Relu, "Exp": ops.Exp, "Log": ops.Log, "Sqrt": ops.Sqrt, "Sigmoid": ops.Sigmoid, "Tanh": ops.Tanh, "Sin": ops.Sin, "Cos": ops.Cos, "Not": ops.LogicalNot}
 	for onnxName, op := range unary {
 		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
 			if err := need(ins, 0); err != nil {
@@ -53,13 +53,13 @@ func init() {
 		if err := need(ins, 0, 1, 2); err != nil {
 			return nil, err
 		}
-		return one(c.op("where", nil, ins[0], ins[1], ins[2]))
+		return one(c.op(ops.Where, nil, ins[0], ins[1], ins[2]))
 	})
 	lower([]string{"Reciprocal"}, func(c *ctx, ins []*value) ([]*value, error) {
 		if err := need(ins, 0); err != nil {
 			return nil, err
 		}
-		return one(c.op("div", nil, c.scalar(ins[0].meta.DType, 1), ins[0]))
+		return one(c.op(ops.Div, nil, c.scalar(ins[0].meta.DType, 1), ins[0]))
 	})
 	lower([]string{"Floor", "Ceil"}, lowerRounding)
 	lower([]string{"Sign"}, lowerSign)
@@ -73,11 +73,11 @@ func lowerDiv(c *ctx, ins []*value) ([]*value, error) {
 	}
 	a, b := ins[0], ins[1]
 	if a.meta.DType.IsFloat() || b.meta.DType.IsFloat() {
-		return one(c.op("div", nil, a, b))
+		return one(c.op(ops.Div, nil, a, b))
 	}
 	// trunc(a/b) = floor(a/b) + 1 where the division is inexact and the
 	// signs differ.
-	q, err := c.op("floordiv", nil, a, b)
+	q, err := c.op(ops.FloorDiv, nil, a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -86,24 +86,24 @@ func lowerDiv(c *ctx, ins []*value) ([]*value, error) {
 
 // towardZero corrects a floored quotient q of a/b to the truncated one.
 func (c *ctx) towardZero(q, a, b *value) (*value, error) {
-	r, err := c.op("mod", nil, a, b)
+	r, err := c.op(ops.Mod, nil, a, b)
 	if err != nil {
 		return nil, err
 	}
 	zero := c.scalar(q.meta.DType, 0)
-	inexact, err := c.op("ne", nil, r, zero)
+	inexact, err := c.op(ops.Ne, nil, r, zero)
 	if err != nil {
 		return nil, err
 	}
-	an, err := c.op("lt", nil, a, zero)
+	an, err := c.op(ops.Lt, nil, a, zero)
 	if err != nil {
 		return nil, err
 	}
-	bn, err := c.op("lt", nil, b, zero)
+	bn, err := c.op(ops.Lt, nil, b, zero)
 	if err != nil {
 		return nil, err
 	}
-	differ, err := c.op("ne", nil, an, bn)
+	differ, err := c.op(ops.Ne, nil, an, bn)
 	if err != nil {
 		return nil, err
 	}
@@ -111,16 +111,16 @@ func (c *ctx) towardZero(q, a, b *value) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	q1, err := c.op("add", nil, q, c.scalar(q.meta.DType, 1))
+	q1, err := c.op(ops.Add, nil, q, c.scalar(q.meta.DType, 1))
 	if err != nil {
 		return nil, err
 	}
-	return c.op("where", nil, fix, q1, q)
+	return c.op(ops.Where, nil, fix, q1, q)
 }
 
 // and is the logical and of two bool tensors.
 func (c *ctx) and(a, b *value) (*value, error) {
-	return c.op("where", nil, a, b, c.scalar(tensor.Bool, 0))
+	return c.op(ops.Where, nil, a, b, c.scalar(tensor.Bool, 0))
 }
 
 // lowerMod is Python's modulo (the divisor's sign), or with fmod=1 C's
@@ -130,25 +130,25 @@ func lowerMod(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	a, b := ins[0], ins[1]
-	r, err := c.op("mod", nil, a, b)
+	r, err := c.op(ops.Mod, nil, a, b)
 	if err != nil || c.attrInt("fmod", 0) == 0 {
 		return one(r, err)
 	}
 	// fmod: where r != 0 and the signs of r and a differ, r - b.
 	zero := c.scalar(r.meta.DType, 0)
-	nz, err := c.op("ne", nil, r, zero)
+	nz, err := c.op(ops.Ne, nil, r, zero)
 	if err != nil {
 		return nil, err
 	}
-	rn, err := c.op("lt", nil, r, zero)
+	rn, err := c.op(ops.Lt, nil, r, zero)
 	if err != nil {
 		return nil, err
 	}
-	an, err := c.op("lt", nil, a, zero)
+	an, err := c.op(ops.Lt, nil, a, zero)
 	if err != nil {
 		return nil, err
 	}
-	differ, err := c.op("ne", nil, rn, an)
+	differ, err := c.op(ops.Ne, nil, rn, an)
 	if err != nil {
 		return nil, err
 	}
@@ -156,11 +156,11 @@ func lowerMod(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	rb, err := c.op("sub", nil, r, b)
+	rb, err := c.op(ops.Sub, nil, r, b)
 	if err != nil {
 		return nil, err
 	}
-	return one(c.op("where", nil, fix, rb, r))
+	return one(c.op(ops.Where, nil, fix, rb, r))
 }
 
 // lowerPow raises; the result has the base's type.
@@ -174,7 +174,7 @@ func lowerPow(c *ctx, ins []*value) ([]*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := c.op("pow", nil, af, b)
+		p, err := c.op(ops.Pow, nil, af, b)
 		if err != nil {
 			return nil, err
 		}
@@ -187,7 +187,7 @@ func lowerPow(c *ctx, ins []*value) ([]*value, error) {
 		}
 		b = bc
 	}
-	return one(c.op("pow", nil, a, b))
+	return one(c.op(ops.Pow, nil, a, b))
 }
 
 // lowerVariadic folds Max, Min, Sum and Mean over their inputs.
@@ -195,7 +195,7 @@ func lowerVariadic(c *ctx, ins []*value) ([]*value, error) {
 	if len(ins) == 0 {
 		return nil, fmt.Errorf("needs at least one input")
 	}
-	op := map[string]string{"Max": "maximum", "Min": "minimum", "Sum": "add", "Mean": "add"}[c.node.OpType]
+	op := map[string]ops.Op{"Max": ops.Maximum, "Min": ops.Minimum, "Sum": ops.Add, "Mean": ops.Add}[c.node.OpType]
 	acc := ins[0]
 	for _, in := range ins[1:] {
 		if in == nil {
@@ -207,11 +207,11 @@ func lowerVariadic(c *ctx, ins []*value) ([]*value, error) {
 		}
 	}
 	if c.node.OpType == "Mean" && len(ins) > 1 {
-		return one(c.op("div", nil, acc, c.scalar(acc.meta.DType, float64(len(ins)))))
+		return one(c.op(ops.Div, nil, acc, c.scalar(acc.meta.DType, float64(len(ins)))))
 	}
 	if len(ins) == 1 {
 		// A copy, so that the output is a value of its own.
-		return one(c.op("reshape", ops.ReshapeAttrs{Shape: acc.meta.Shape}, acc))
+		return one(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: acc.meta.Shape}, acc))
 	}
 	return []*value{acc}, nil
 }
@@ -229,9 +229,9 @@ func lowerLogic(c *ctx, ins []*value) ([]*value, error) {
 	case "And":
 		return one(c.and(a, b))
 	case "Or":
-		return one(c.op("where", nil, a, c.scalar(tensor.Bool, 1), b))
+		return one(c.op(ops.Where, nil, a, c.scalar(tensor.Bool, 1), b))
 	}
-	return one(c.op("ne", nil, a, b))
+	return one(c.op(ops.Ne, nil, a, b))
 }
 
 // cast converts v to dt (a no-op when it already is).
@@ -239,7 +239,7 @@ func (c *ctx) cast(v *value, dt tensor.DType) (*value, error) {
 	if v.meta.DType == dt {
 		return v, nil
 	}
-	return c.op("astype", ops.CastAttrs{To: dt}, v)
+	return c.op(ops.Astype, ops.CastAttrs{To: dt}, v)
 }
 
 func lowerCast(c *ctx, ins []*value) ([]*value, error) {
@@ -302,7 +302,7 @@ func lowerClip(c *ctx, ins []*value) ([]*value, error) {
 	if !a.HasMin && !a.HasMax {
 		return lowerVariadic(c, ins[:1])
 	}
-	return one(c.op("clamp", a, x))
+	return one(c.op(ops.Clamp, a, x))
 }
 
 // lowerRounding is Floor and Ceil: floor(x) = x // 1, ceil(x) = -(-x // 1).
@@ -313,17 +313,17 @@ func lowerRounding(c *ctx, ins []*value) ([]*value, error) {
 	x := ins[0]
 	one1 := c.scalar(x.meta.DType, 1)
 	if c.node.OpType == "Floor" {
-		return one(c.op("floordiv", nil, x, one1))
+		return one(c.op(ops.FloorDiv, nil, x, one1))
 	}
-	nx, err := c.op("neg", nil, x)
+	nx, err := c.op(ops.Neg, nil, x)
 	if err != nil {
 		return nil, err
 	}
-	f, err := c.op("floordiv", nil, nx, one1)
+	f, err := c.op(ops.FloorDiv, nil, nx, one1)
 	if err != nil {
 		return nil, err
 	}
-	return one(c.op("neg", nil, f))
+	return one(c.op(ops.Neg, nil, f))
 }
 
 // lowerSign is 1, -1 or 0 (and 0 for NaN).
@@ -334,19 +334,19 @@ func lowerSign(c *ctx, ins []*value) ([]*value, error) {
 	x := ins[0]
 	dt := x.meta.DType
 	zero := c.scalar(dt, 0)
-	pos, err := c.op("gt", nil, x, zero)
+	pos, err := c.op(ops.Gt, nil, x, zero)
 	if err != nil {
 		return nil, err
 	}
-	neg, err := c.op("lt", nil, x, zero)
+	neg, err := c.op(ops.Lt, nil, x, zero)
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.op("where", nil, neg, c.scalar(dt, -1), zero)
+	n, err := c.op(ops.Where, nil, neg, c.scalar(dt, -1), zero)
 	if err != nil {
 		return nil, err
 	}
-	return one(c.op("where", nil, pos, c.scalar(dt, 1), n))
+	return one(c.op(ops.Where, nil, pos, c.scalar(dt, 1), n))
 }
 
 // lowerActivation composes the activations the runtime has no op for.
@@ -360,66 +360,66 @@ func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 	zero := s(0)
 	// negPart is where(x > 0, x, f(x)) for the exponential units.
 	expm1 := func(alpha float64) (*value, error) {
-		e, err := c.op("exp", nil, x)
+		e, err := c.op(ops.Exp, nil, x)
 		if err != nil {
 			return nil, err
 		}
-		e1, err := c.op("sub", nil, e, s(1))
+		e1, err := c.op(ops.Sub, nil, e, s(1))
 		if err != nil {
 			return nil, err
 		}
-		return c.op("mul", nil, e1, s(alpha))
+		return c.op(ops.Mul, nil, e1, s(alpha))
 	}
-	pos := func() (*value, error) { return c.op("gt", nil, x, zero) }
+	pos := func() (*value, error) { return c.op(ops.Gt, nil, x, zero) }
 	switch c.node.OpType {
 	case "Softplus":
 		// log(1 + exp(x)), with x itself where exp overflows.
-		e, err := c.op("exp", nil, x)
+		e, err := c.op(ops.Exp, nil, x)
 		if err != nil {
 			return nil, err
 		}
-		e1, err := c.op("add", nil, e, s(1))
+		e1, err := c.op(ops.Add, nil, e, s(1))
 		if err != nil {
 			return nil, err
 		}
-		l, err := c.op("log", nil, e1)
+		l, err := c.op(ops.Log, nil, e1)
 		if err != nil {
 			return nil, err
 		}
-		big, err := c.op("gt", nil, x, s(20))
+		big, err := c.op(ops.Gt, nil, x, s(20))
 		if err != nil {
 			return nil, err
 		}
-		return one(c.op("where", nil, big, x, l))
+		return one(c.op(ops.Where, nil, big, x, l))
 	case "Softsign":
-		a, err := c.op("abs", nil, x)
+		a, err := c.op(ops.Abs, nil, x)
 		if err != nil {
 			return nil, err
 		}
-		d, err := c.op("add", nil, a, s(1))
+		d, err := c.op(ops.Add, nil, a, s(1))
 		if err != nil {
 			return nil, err
 		}
-		return one(c.op("div", nil, x, d))
+		return one(c.op(ops.Div, nil, x, d))
 	case "Elu", "Selu", "Celu":
 		alpha := c.attrFloat("alpha", map[string]float64{"Elu": 1, "Selu": 1.67326319217681884765625, "Celu": 1}[c.node.OpType])
 		var neg *value
 		var err error
 		if c.node.OpType == "Celu" {
 			// alpha * (exp(x / alpha) - 1)
-			xa, err := c.op("div", nil, x, s(alpha))
+			xa, err := c.op(ops.Div, nil, x, s(alpha))
 			if err != nil {
 				return nil, err
 			}
-			e, err := c.op("exp", nil, xa)
+			e, err := c.op(ops.Exp, nil, xa)
 			if err != nil {
 				return nil, err
 			}
-			e1, err := c.op("sub", nil, e, s(1))
+			e1, err := c.op(ops.Sub, nil, e, s(1))
 			if err != nil {
 				return nil, err
 			}
-			neg, err = c.op("mul", nil, e1, s(alpha))
+			neg, err = c.op(ops.Mul, nil, e1, s(alpha))
 			if err != nil {
 				return nil, err
 			}
@@ -430,11 +430,11 @@ func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		y, err := c.op("where", nil, p, x, neg)
+		y, err := c.op(ops.Where, nil, p, x, neg)
 		if err != nil || c.node.OpType != "Selu" {
 			return one(y, err)
 		}
-		return one(c.op("mul", nil, y, s(c.attrFloat("gamma", 1.05070102214813232421875))))
+		return one(c.op(ops.Mul, nil, y, s(c.attrFloat("gamma", 1.05070102214813232421875))))
 	case "LeakyRelu", "PRelu":
 		var slope *value
 		if c.node.OpType == "PRelu" {
@@ -457,62 +457,62 @@ func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 		} else {
 			slope = s(c.attrFloat("alpha", 0.01))
 		}
-		sx, err := c.op("mul", nil, x, slope)
+		sx, err := c.op(ops.Mul, nil, x, slope)
 		if err != nil {
 			return nil, err
 		}
-		neg, err := c.op("lt", nil, x, zero)
+		neg, err := c.op(ops.Lt, nil, x, zero)
 		if err != nil {
 			return nil, err
 		}
-		return one(c.op("where", nil, neg, sx, x))
+		return one(c.op(ops.Where, nil, neg, sx, x))
 	case "HardSigmoid", "HardSwish":
 		alpha, beta := c.attrFloat("alpha", 0.2), c.attrFloat("beta", 0.5)
 		if c.node.OpType == "HardSwish" {
 			alpha, beta = 1.0/6, 0.5
 		}
-		ax, err := c.op("mul", nil, x, s(alpha))
+		ax, err := c.op(ops.Mul, nil, x, s(alpha))
 		if err != nil {
 			return nil, err
 		}
-		axb, err := c.op("add", nil, ax, s(beta))
+		axb, err := c.op(ops.Add, nil, ax, s(beta))
 		if err != nil {
 			return nil, err
 		}
-		h, err := c.op("clamp", ops.ClampAttrs{Min: 0, Max: 1, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}, axb)
+		h, err := c.op(ops.Clamp, ops.ClampAttrs{Min: 0, Max: 1, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}, axb)
 		if err != nil || c.node.OpType == "HardSigmoid" {
 			return one(h, err)
 		}
-		return one(c.op("mul", nil, x, h))
+		return one(c.op(ops.Mul, nil, x, h))
 	case "ThresholdedRelu":
-		gt, err := c.op("gt", nil, x, s(c.attrFloat("alpha", 1)))
+		gt, err := c.op(ops.Gt, nil, x, s(c.attrFloat("alpha", 1)))
 		if err != nil {
 			return nil, err
 		}
-		return one(c.op("where", nil, gt, x, zero))
+		return one(c.op(ops.Where, nil, gt, x, zero))
 	case "Shrink":
 		lambd, bias := c.attrFloat("lambd", 0.5), c.attrFloat("bias", 0)
-		lo, err := c.op("lt", nil, x, s(-lambd))
+		lo, err := c.op(ops.Lt, nil, x, s(-lambd))
 		if err != nil {
 			return nil, err
 		}
-		hi, err := c.op("gt", nil, x, s(lambd))
+		hi, err := c.op(ops.Gt, nil, x, s(lambd))
 		if err != nil {
 			return nil, err
 		}
-		xp, err := c.op("add", nil, x, s(bias))
+		xp, err := c.op(ops.Add, nil, x, s(bias))
 		if err != nil {
 			return nil, err
 		}
-		xm, err := c.op("sub", nil, x, s(bias))
+		xm, err := c.op(ops.Sub, nil, x, s(bias))
 		if err != nil {
 			return nil, err
 		}
-		m, err := c.op("where", nil, hi, xm, zero)
+		m, err := c.op(ops.Where, nil, hi, xm, zero)
 		if err != nil {
 			return nil, err
 		}
-		return one(c.op("where", nil, lo, xp, m))
+		return one(c.op(ops.Where, nil, lo, xp, m))
 	}
 	return nil, fmt.Errorf("no activation %s", c.node.OpType)
 }

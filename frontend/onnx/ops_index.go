@@ -27,7 +27,7 @@ func (c *ctx) slice(x *value, ax, start, stop, step int) (*value, error) {
 		items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
 	}
 	items[ax] = ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, Step: step, HasStart: true, HasStop: stop >= 0}
-	return c.op("index", ops.IndexAttrs{Items: items}, x)
+	return c.op(ops.Index, ops.IndexAttrs{Items: items}, x)
 }
 
 // clampSlice resolves an ONNX Slice's start and end on a dimension of n.
@@ -121,7 +121,7 @@ func lowerSlice(c *ctx, ins []*value) ([]*value, error) {
 		s, e := clampSlice(starts[i], ends[i], steps[i], x.meta.Shape[ax])
 		items[ax] = ops.IndexItem{Kind: ops.IndexSlice, Start: s, Stop: e, Step: int(steps[i]), HasStart: true, HasStop: e >= 0}
 	}
-	return one(c.op("index", ops.IndexAttrs{Items: items}, x))
+	return one(c.op(ops.Index, ops.IndexAttrs{Items: items}, x))
 }
 
 func sign64(v int64) int64 {
@@ -217,15 +217,15 @@ func lowerGather(c *ctx, ins []*value) ([]*value, error) {
 	}
 	// where(idx < 0, idx + n, idx)
 	zero := c.scalar(tensor.Int64, 0)
-	neg, err := c.op("lt", nil, idx, zero)
+	neg, err := c.op(ops.Lt, nil, idx, zero)
 	if err != nil {
 		return nil, err
 	}
-	wrapped, err := c.op("add", nil, idx, c.scalar(tensor.Int64, float64(n)))
+	wrapped, err := c.op(ops.Add, nil, idx, c.scalar(tensor.Int64, float64(n)))
 	if err != nil {
 		return nil, err
 	}
-	if idx, err = c.op("where", nil, neg, wrapped, idx); err != nil {
+	if idx, err = c.op(ops.Where, nil, neg, wrapped, idx); err != nil {
 		return nil, err
 	}
 	perm := []int{ax}
@@ -243,7 +243,7 @@ func lowerGather(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.op("embedding", nil, idx, table)
+	rows, err := c.op(ops.Embedding, nil, idx, table)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func lowerTile(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := c.op("expand", ops.ExpandAttrs{Shape: big}, v)
+	e, err := c.op(ops.Expand, ops.ExpandAttrs{Shape: big}, v)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +393,7 @@ func (c *ctx) pad(x *value, lo, hi []int, mode string, fill float64) (*value, er
 			case "constant":
 				s := x.meta.Shape.Clone()
 				s[ax] = count
-				return c.op("expand", ops.ExpandAttrs{Shape: s}, c.scalar(x.meta.DType, fill))
+				return c.op(ops.Expand, ops.ExpandAttrs{Shape: s}, c.scalar(x.meta.DType, fill))
 			case "edge":
 				at := 0
 				if !before {
@@ -405,7 +405,7 @@ func (c *ctx) pad(x *value, lo, hi []int, mode string, fill float64) (*value, er
 				}
 				s := x.meta.Shape.Clone()
 				s[ax] = count
-				return c.op("expand", ops.ExpandAttrs{Shape: s}, e)
+				return c.op(ops.Expand, ops.ExpandAttrs{Shape: s}, e)
 			case "reflect":
 				if count >= n {
 					return nil, fmt.Errorf("reflect padding of %d on a dimension of %d", count, n)
@@ -440,7 +440,7 @@ func (c *ctx) pad(x *value, lo, hi []int, mode string, fill float64) (*value, er
 			}
 			parts = append(parts, p)
 		}
-		if x, err = c.op("cat", ops.CatAttrs{Dim: ax}, parts...); err != nil {
+		if x, err = c.op(ops.Cat, ops.CatAttrs{Dim: ax}, parts...); err != nil {
 			return nil, err
 		}
 	}

@@ -14,7 +14,7 @@ func init() {
 		if err := need(ins, 0, 1); err != nil {
 			return nil, err
 		}
-		return one(c.op("matmul", nil, ins[0], ins[1]))
+		return one(c.op(ops.Matmul, nil, ins[0], ins[1]))
 	})
 	lower([]string{"Gemm"}, lowerGemm)
 	lower([]string{"Softmax", "LogSoftmax"}, lowerSoftmax)
@@ -37,12 +37,12 @@ func lowerGemm(c *ctx, ins []*value) ([]*value, error) {
 			return nil, err
 		}
 	}
-	y, err := c.op("matmul", nil, a, b)
+	y, err := c.op(ops.Matmul, nil, a, b)
 	if err != nil {
 		return nil, err
 	}
 	if alpha := c.attrFloat("alpha", 1); alpha != 1 {
-		if y, err = c.op("mul", nil, y, c.scalar(y.meta.DType, alpha)); err != nil {
+		if y, err = c.op(ops.Mul, nil, y, c.scalar(y.meta.DType, alpha)); err != nil {
 			return nil, err
 		}
 	}
@@ -51,11 +51,11 @@ func lowerGemm(c *ctx, ins []*value) ([]*value, error) {
 		return []*value{y}, nil
 	}
 	if beta := c.attrFloat("beta", 1); beta != 1 {
-		if cin, err = c.op("mul", nil, cin, c.scalar(cin.meta.DType, beta)); err != nil {
+		if cin, err = c.op(ops.Mul, nil, cin, c.scalar(cin.meta.DType, beta)); err != nil {
 			return nil, err
 		}
 	}
-	return one(c.op("add", nil, y, cin))
+	return one(c.op(ops.Add, nil, y, cin))
 }
 
 // lowerSoftmax: from opset 13 over one axis (default -1); before, over
@@ -65,7 +65,7 @@ func lowerSoftmax(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	x := ins[0]
-	op := map[string]string{"Softmax": "softmax", "LogSoftmax": "log_softmax"}[c.node.OpType]
+	op := map[string]ops.Op{"Softmax": ops.Softmax, "LogSoftmax": ops.LogSoftmax}[c.node.OpType]
 	r := len(x.meta.Shape)
 	if c.opset >= 13 {
 		ax, err := axis(c.attrInt("axis", -1), r)

@@ -61,69 +61,69 @@ func lowerReduce(c *ctx, ins []*value) ([]*value, error) {
 	if len(x.meta.Shape) == 0 {
 		a.Dims = nil
 	}
-	red := func(op string, v *value) (*value, error) { return c.op(op, a, v) }
+	red := func(op ops.Op, v *value) (*value, error) { return c.op(op, a, v) }
 	switch c.node.OpType {
 	case "ReduceSum":
-		return one(red("sum", x))
+		return one(red(ops.Sum, x))
 	case "ReduceMean":
-		return one(red("mean", x))
+		return one(red(ops.Mean, x))
 	case "ReduceMax":
-		return one(red("max", x))
+		return one(red(ops.Max, x))
 	case "ReduceMin":
-		return one(red("min", x))
+		return one(red(ops.Min, x))
 	case "ReduceProd":
-		return one(red("prod", x))
+		return one(red(ops.Prod, x))
 	case "ReduceL1":
-		ax, err := c.op("abs", nil, x)
+		ax, err := c.op(ops.Abs, nil, x)
 		if err != nil {
 			return nil, err
 		}
-		return one(red("sum", ax))
+		return one(red(ops.Sum, ax))
 	case "ReduceL2", "ReduceSumSquare":
-		sq, err := c.op("mul", nil, x, x)
+		sq, err := c.op(ops.Mul, nil, x, x)
 		if err != nil {
 			return nil, err
 		}
-		s, err := red("sum", sq)
+		s, err := red(ops.Sum, sq)
 		if err != nil || c.node.OpType == "ReduceSumSquare" {
 			return one(s, err)
 		}
 		if !s.meta.DType.IsFloat() {
 			// sqrt of an integer sum, truncated back, as the reference.
-			f, err := c.op("sqrt", nil, s)
+			f, err := c.op(ops.Sqrt, nil, s)
 			if err != nil {
 				return nil, err
 			}
 			return one(c.cast(f, s.meta.DType))
 		}
-		return one(c.op("sqrt", nil, s))
+		return one(c.op(ops.Sqrt, nil, s))
 	case "ReduceLogSum":
-		s, err := red("sum", x)
+		s, err := red(ops.Sum, x)
 		if err != nil {
 			return nil, err
 		}
-		return one(c.op("log", nil, s))
+		return one(c.op(ops.Log, nil, s))
 	case "ReduceLogSumExp":
 		// max + log(sum(exp(x - max))), the max kept for broadcasting.
 		keep := a
 		keep.Keepdim = true
-		m, err := c.op("max", keep, x)
+		m, err := c.op(ops.Max, keep, x)
 		if err != nil {
 			return nil, err
 		}
-		d, err := c.op("sub", nil, x, m)
+		d, err := c.op(ops.Sub, nil, x, m)
 		if err != nil {
 			return nil, err
 		}
-		e, err := c.op("exp", nil, d)
+		e, err := c.op(ops.Exp, nil, d)
 		if err != nil {
 			return nil, err
 		}
-		s, err := red("sum", e)
+		s, err := red(ops.Sum, e)
 		if err != nil {
 			return nil, err
 		}
-		l, err := c.op("log", nil, s)
+		l, err := c.op(ops.Log, nil, s)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func lowerReduce(c *ctx, ins []*value) ([]*value, error) {
 				return nil, err
 			}
 		}
-		return one(c.op("add", nil, l, m))
+		return one(c.op(ops.Add, nil, l, m))
 	}
 	return nil, fmt.Errorf("no reduction %s", c.node.OpType)
 }
@@ -147,7 +147,7 @@ func lowerArg(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	op := map[string]string{"ArgMax": "argmax", "ArgMin": "argmin"}[c.node.OpType]
+	op := map[string]ops.Op{"ArgMax": ops.Argmax, "ArgMin": ops.Argmin}[c.node.OpType]
 	keep := c.attrInt("keepdims", 1) != 0
 	if c.attrInt("select_last_index", 0) == 0 {
 		return one(c.op(op, ops.ReduceAttrs{Dims: []int{ax}, Keepdim: keep}, x))
@@ -162,7 +162,7 @@ func lowerArg(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return one(c.op("sub", nil, c.scalar(tensor.Int64, float64(n-1)), i))
+	return one(c.op(ops.Sub, nil, c.scalar(tensor.Int64, float64(n-1)), i))
 }
 
 // channel reshapes a per-channel parameter [C] to [C, 1, ...] so that it
@@ -183,28 +183,28 @@ func (c *ctx) channel(p *value, x *value) (*value, error) {
 // normalize is (x - mean) / sqrt(var + eps) * scale + bias with every
 // operand broadcast against x.
 func (c *ctx) normalize(x, mean, variance, scale, bias *value, eps float64) (*value, error) {
-	d, err := c.op("sub", nil, x, mean)
+	d, err := c.op(ops.Sub, nil, x, mean)
 	if err != nil {
 		return nil, err
 	}
-	ve, err := c.op("add", nil, variance, c.scalar(variance.meta.DType, eps))
+	ve, err := c.op(ops.Add, nil, variance, c.scalar(variance.meta.DType, eps))
 	if err != nil {
 		return nil, err
 	}
-	inv, err := c.op("rsqrt", nil, ve)
+	inv, err := c.op(ops.Rsqrt, nil, ve)
 	if err != nil {
 		return nil, err
 	}
 	if scale != nil {
-		if inv, err = c.op("mul", nil, inv, scale); err != nil {
+		if inv, err = c.op(ops.Mul, nil, inv, scale); err != nil {
 			return nil, err
 		}
 	}
-	y, err := c.op("mul", nil, d, inv)
+	y, err := c.op(ops.Mul, nil, d, inv)
 	if err != nil || bias == nil {
 		return y, err
 	}
-	return c.op("add", nil, y, bias)
+	return c.op(ops.Add, nil, y, bias)
 }
 
 // lowerBatchNorm is inference-mode batch normalization with the stored
@@ -231,18 +231,18 @@ func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
 // moments are the mean and the biased variance of x over dims, kept.
 func (c *ctx) moments(x *value, dims []int) (mean, variance *value, err error) {
 	a := ops.ReduceAttrs{Dims: dims, Keepdim: true}
-	if mean, err = c.op("mean", a, x); err != nil {
+	if mean, err = c.op(ops.Mean, a, x); err != nil {
 		return nil, nil, err
 	}
-	d, err := c.op("sub", nil, x, mean)
+	d, err := c.op(ops.Sub, nil, x, mean)
 	if err != nil {
 		return nil, nil, err
 	}
-	sq, err := c.op("mul", nil, d, d)
+	sq, err := c.op(ops.Mul, nil, d, d)
 	if err != nil {
 		return nil, nil, err
 	}
-	variance, err = c.op("mean", a, sq)
+	variance, err = c.op(ops.Mean, a, sq)
 	return mean, variance, err
 }
 
@@ -288,9 +288,9 @@ func lowerLayerNorm(c *ctx, ins []*value) ([]*value, error) {
 	if ax == r-1 && !extra && x.meta.DType.IsFloat() && scale.meta.Shape.Numel() == last && len(scale.meta.Shape) == 1 && (bias == nil || bias.meta.Shape.Equal(scale.meta.Shape)) {
 		a := ops.NormAttrs{Eps: eps, HasWeight: true, HasBias: bias != nil}
 		if bias != nil {
-			return one(c.op("layer_norm", a, x, scale, bias))
+			return one(c.op(ops.LayerNorm, a, x, scale, bias))
 		}
-		return one(c.op("layer_norm", a, x, scale))
+		return one(c.op(ops.LayerNorm, a, x, scale))
 	}
 	dims := []int{}
 	for i := ax; i < r; i++ {
@@ -304,11 +304,11 @@ func lowerLayerNorm(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil || !extra {
 		return one(y, err)
 	}
-	ve, err := c.op("add", nil, variance, c.scalar(variance.meta.DType, eps))
+	ve, err := c.op(ops.Add, nil, variance, c.scalar(variance.meta.DType, eps))
 	if err != nil {
 		return nil, err
 	}
-	inv, err := c.op("rsqrt", nil, ve)
+	inv, err := c.op(ops.Rsqrt, nil, ve)
 	if err != nil {
 		return nil, err
 	}

@@ -42,7 +42,7 @@ func (c *ctx) reshape(v *value, shape tensor.Shape) (*value, error) {
 	if v.meta.Shape.Equal(shape) {
 		return v, nil
 	}
-	return c.op("reshape", ops.ReshapeAttrs{Shape: shape}, v)
+	return c.op(ops.Reshape, ops.ReshapeAttrs{Shape: shape}, v)
 }
 
 func lowerReshape(c *ctx, ins []*value) ([]*value, error) {
@@ -135,7 +135,7 @@ func (c *ctx) permute(x *value, perm []int) (*value, error) {
 	if ident && len(perm) == len(x.meta.Shape) {
 		return x, nil
 	}
-	return c.op("permute", ops.PermuteAttrs{Dims: perm}, x)
+	return c.op(ops.Permute, ops.PermuteAttrs{Dims: perm}, x)
 }
 
 // axesOf reads the axes of Squeeze, Unsqueeze and the reductions: an
@@ -241,7 +241,7 @@ func lowerConcat(c *ctx, ins []*value) ([]*value, error) {
 	if len(parts) == 1 {
 		return lowerVariadic(c, parts)
 	}
-	return one(c.op("cat", ops.CatAttrs{Dim: ax}, parts...))
+	return one(c.op(ops.Cat, ops.CatAttrs{Dim: ax}, parts...))
 }
 
 func lowerShape(c *ctx, ins []*value) ([]*value, error) {
@@ -286,7 +286,7 @@ func lowerExpand(c *ctx, ins []*value) ([]*value, error) {
 	if out.Equal(x.meta.Shape) {
 		return []*value{x}, nil
 	}
-	return one(c.op("expand", ops.ExpandAttrs{Shape: out}, x))
+	return one(c.op(ops.Expand, ops.ExpandAttrs{Shape: out}, x))
 }
 
 // lowerDropout is the identity at inference (training_mode, an input
@@ -307,7 +307,7 @@ func lowerDropout(c *ctx, ins []*value) ([]*value, error) {
 	x := ins[0]
 	outs := []*value{x}
 	if len(c.node.Outputs) > 1 {
-		mask, err := c.op("expand", ops.ExpandAttrs{Shape: x.meta.Shape}, c.scalar(tensor.Bool, 1))
+		mask, err := c.op(ops.Expand, ops.ExpandAttrs{Shape: x.meta.Shape}, c.scalar(tensor.Bool, 1))
 		if err != nil {
 			return nil, err
 		}
@@ -345,5 +345,5 @@ func lowerConstantOfShape(c *ctx, ins []*value) ([]*value, error) {
 		}
 		fill = &value{meta: tensor.Meta{DType: d.DType}, c: &tensor.Dense{Meta: tensor.Meta{DType: d.DType}, Buf: d.Buf}}
 	}
-	return one(c.op("expand", ops.ExpandAttrs{Shape: shape}, c.keep(fill)))
+	return one(c.op(ops.Expand, ops.ExpandAttrs{Shape: shape}, c.keep(fill)))
 }

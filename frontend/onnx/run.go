@@ -39,11 +39,8 @@ type ctx struct {
 // constant and the inputs are small, the op is computed at once on the
 // host with the cpu kernels, and the result is a constant too; otherwise
 // it is submitted to the runtime.
-func (c *ctx) op(name string, attrs any, ins ...*value) (*value, error) {
-	def, ok := ops.Lookup(name)
-	if !ok {
-		return nil, fmt.Errorf("unknown runtime op %q", name)
-	}
+func (c *ctx) op(op ops.Op, attrs any, ins ...*value) (*value, error) {
+	def := op.Def()
 	fold := true
 	metas := make([]tensor.Meta, len(ins))
 	for i, in := range ins {
@@ -63,7 +60,7 @@ func (c *ctx) op(name string, attrs any, ins ...*value) (*value, error) {
 			for i, in := range ins {
 				dense[i] = in.c
 			}
-			if err := cpu.Run(name, out, dense, attrs); err != nil {
+			if err := cpu.Run(op, out, dense, attrs); err != nil {
 				return nil, err
 			}
 			return c.keep(&value{meta: m, c: out}), nil
@@ -78,7 +75,7 @@ func (c *ctx) op(name string, attrs any, ins ...*value) (*value, error) {
 		}
 		rs[i] = in.ref
 	}
-	r, err := c.rt.Submit(c.site, name, attrs, rs...)
+	r, err := c.rt.Submit(c.site, op, attrs, rs...)
 	for _, t := range tmp {
 		c.rt.Release(t)
 	}
@@ -140,11 +137,7 @@ func (c *ctx) ints(v *value, what string) ([]int64, error) {
 	}
 	out := make([]int64, d.Numel())
 	for i := range out {
-		if d.DType == tensor.Int64 {
-			out[i] = d.I64()[i]
-		} else {
-			out[i] = int64(d.At(i))
-		}
+		out[i] = d.IntAt(i)
 	}
 	return out, nil
 }

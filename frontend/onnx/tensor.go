@@ -62,10 +62,10 @@ func (t DataType) size() int {
 	return 0
 }
 
-// DType is the tref dtype a tensor of type t is loaded as: the integer
-// types without a tref counterpart widen to int64, and the half types
-// become float32 (the cpu backend computes in float32). ok is false for
-// types tref cannot hold (strings, complex numbers, 8-bit floats).
+// DType is the tref dtype a tensor of type t is loaded as: the same type,
+// except that the half types become float32 (the cpu backend computes in
+// float32). ok is false for types tref cannot hold (strings, complex
+// numbers, 8-bit floats).
 func (t DataType) DType() (d tensor.DType, ok bool) {
 	switch t {
 	case Float, Float16, BFloat16:
@@ -74,8 +74,20 @@ func (t DataType) DType() (d tensor.DType, ok bool) {
 		return tensor.Float64, true
 	case Uint8:
 		return tensor.Uint8, true
-	case Int8, Int16, Int32, Int64, Uint16, Uint32, Uint64:
+	case Int8:
+		return tensor.Int8, true
+	case Int16:
+		return tensor.Int16, true
+	case Int32:
+		return tensor.Int32, true
+	case Int64:
 		return tensor.Int64, true
+	case Uint16:
+		return tensor.Uint16, true
+	case Uint32:
+		return tensor.Uint32, true
+	case Uint64:
+		return tensor.Uint64, true
 	case Bool:
 		return tensor.Bool, true
 	}
@@ -95,8 +107,20 @@ func ToDataType(d tensor.DType) DataType {
 		return BFloat16
 	case tensor.Uint8:
 		return Uint8
+	case tensor.Int8:
+		return Int8
+	case tensor.Int16:
+		return Int16
+	case tensor.Int32:
+		return Int32
 	case tensor.Int64:
 		return Int64
+	case tensor.Uint16:
+		return Uint16
+	case tensor.Uint32:
+		return Uint32
+	case tensor.Uint64:
+		return Uint64
 	case tensor.Bool:
 		return Bool
 	}
@@ -383,15 +407,17 @@ func (t *Tensor) fromRaw(d *tensor.Dense, src []byte) error {
 			dst[i] = b2u(src[i] != 0)
 		}
 	default:
-		dst := d.I64()
+		// The integer types: stored little-endian at their own width,
+		// as tref holds them.
 		for i := range n {
-			dst[i] = intAt(t.DType, src, i)
+			d.SetInt(i, intAt(t.DType, src, i))
 		}
 	}
 	return nil
 }
 
-// intAt reads element i of little-endian integers of type t, widened.
+// intAt reads element i of little-endian integers of type t (uint64 as
+// its bits).
 func intAt(t DataType, src []byte, i int) int64 {
 	le := binary.LittleEndian
 	switch t {
@@ -406,7 +432,7 @@ func intAt(t DataType, src []byte, i int) int64 {
 	case Uint32:
 		return int64(le.Uint32(src[4*i:]))
 	}
-	return int64(le.Uint64(src[8*i:])) // Int64, Uint64 (bits kept)
+	return int64(le.Uint64(src[8*i:]))
 }
 
 func half(t DataType, h uint16) float32 {
@@ -547,16 +573,16 @@ func (t *Tensor) set(d *tensor.Dense, i int, v uint64) {
 	case Bool:
 		d.U8()[i] = b2u(v != 0)
 	case Int8:
-		d.I64()[i] = int64(int8(v))
+		d.SetInt(i, int64(int8(v)))
 	case Int16:
-		d.I64()[i] = int64(int16(v))
+		d.SetInt(i, int64(int16(v)))
 	case Int32:
-		d.I64()[i] = int64(int32(v))
+		d.SetInt(i, int64(int32(v)))
 	case Uint16:
-		d.I64()[i] = int64(uint16(v))
+		d.SetInt(i, int64(uint16(v)))
 	case Uint32:
-		d.I64()[i] = int64(uint32(v))
+		d.SetInt(i, int64(uint32(v)))
 	default:
-		d.I64()[i] = int64(v)
+		d.SetInt(i, int64(v))
 	}
 }
