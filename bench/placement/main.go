@@ -19,8 +19,9 @@ import (
 	"time"
 
 	"github.com/tref-lang/tref/lang/eval"
+	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
-	"github.com/tref-lang/tref/runtime/placement/sim"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/stdlib"
@@ -53,7 +54,7 @@ func main() {
 	flag.Parse()
 	sts := strings.Split(*strategies, ",")
 	fmt.Printf("sim: %.0f GB/s each way, %.1f TFLOP/s, %.0f TB/s memory, %d µs latency; lookahead %d\n\n",
-		sim.DefaultBandwidth/1e9, *flops/1e12, sim.DefaultMemBandwidth/1e12, sim.DefaultLatencyNs/1000, *lookahead)
+		device.DefaultBandwidth/1e9, *flops/1e12, device.DefaultMemBandwidth/1e12, device.DefaultLatencyNs/1000, *lookahead)
 	fmt.Println("| workload | strategy | time_ns | bytes_h2d+d2h | stall_ns | time/bound | bytes/belady |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|")
 	results := map[string]map[string]*trace.Totals{}
@@ -83,7 +84,7 @@ func main() {
 func run(path string, mem int64, strategy string, lookahead int, flops float64) (*trace.Totals, error) {
 	rec := trace.NewRecorder()
 	ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", Mem: mem, Strategy: strategy,
-		Lookahead: lookahead, Sim: sim.Params{Flops: flops}, Trace: rec})
+		Lookahead: lookahead, Cost: device.Cost{Flops: flops}, Trace: rec})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
@@ -68,20 +69,6 @@ type TraceOutput struct {
 	SVG    string // memory timeline file, "" for none
 }
 
-// DeviceKind is the device without its index: "auto", "cpu", "sim",
-// "torch" or "cuda".
-func (c *Config) DeviceKind() string {
-	kind, _, _ := strings.Cut(c.Device, ":")
-	return kind
-}
-
-// DeviceIndex is the N of sim:N or cuda:N (0 otherwise).
-func (c *Config) DeviceIndex() int {
-	_, idx, _ := strings.Cut(c.Device, ":")
-	n, _ := strconv.Atoi(idx)
-	return n
-}
-
 var (
 	strategies   = []string{"flow", "lru", "genoa", "none"}
 	traceFormats = []string{"text", "jsonl", "chrome"}
@@ -105,7 +92,7 @@ const (
 )
 
 var flagDefs = []flagDef{
-	{"device", "DEV", "auto|cpu|sim[:N]|torch:cpu|cuda[:N] (default auto)", groupPlacement,
+	{"device", "DEV", device.Usage() + " (default auto)", groupPlacement,
 		setString(func(c *Config) *string { return &c.Device }, parseDevice)},
 	{"mem", "SIZE", "accelerator memory budget, e.g. 512MiB, 2GB, 1e9", groupPlacement,
 		func(c *Config, s string) (err error) { c.Mem, err = parseSize(s); return err }},
@@ -268,32 +255,13 @@ func printCommandHelp(w io.Writer, cmd *command) {
 	}
 }
 
-// parseDevice checks and normalises a --device value.
+// parseDevice checks and normalises a --device value (device.Parse).
 func parseDevice(s string) (string, error) {
-	kind, idx, hasIdx := strings.Cut(s, ":")
-	bad := errors.New("want auto, cpu, sim[:N], torch:cpu or cuda[:N]")
-	switch kind {
-	case "auto", "cpu":
-		if hasIdx {
-			return "", bad
-		}
-		return kind, nil
-	case "torch":
-		if idx != "cpu" {
-			return "", bad
-		}
-		return s, nil
-	case "sim", "cuda":
-		if !hasIdx {
-			return kind + ":0", nil
-		}
-		n, err := strconv.Atoi(idx)
-		if err != nil || n < 0 {
-			return "", bad
-		}
-		return fmt.Sprintf("%s:%d", kind, n), nil
+	spec, err := device.Parse(s)
+	if err != nil {
+		return "", errors.New("want " + device.Choices())
 	}
-	return "", bad
+	return spec.Name, nil
 }
 
 var sizeUnits = map[string]float64{

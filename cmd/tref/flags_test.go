@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/device"
 )
 
 func TestParseSize(t *testing.T) {
@@ -47,7 +47,7 @@ func TestParseDevice(t *testing.T) {
 			t.Errorf("parseDevice(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "gpu", "cpu:0", "sim:-1", "sim:x", "torch", "torch:cuda", "auto:1"} {
+	for _, in := range []string{"", "gpu", "cpu:0", "sim:-1", "sim:x", "sim:+1", "torch", "torch:cuda", "auto:1", "cuda:1:2"} {
 		if got, err := parseDevice(in); err == nil {
 			t.Errorf("parseDevice(%q) = %q, want an error", in, got)
 		}
@@ -92,9 +92,6 @@ func TestParseCommandFlagsAnywhere(t *testing.T) {
 	}
 	if *cfg != want {
 		t.Errorf("config = %+v\nwant     %+v", *cfg, want)
-	}
-	if cfg.DeviceKind() != "sim" || cfg.DeviceIndex() != 0 {
-		t.Errorf("device kind/index = %q/%d", cfg.DeviceKind(), cfg.DeviceIndex())
 	}
 }
 
@@ -166,7 +163,7 @@ func TestSimFlagsZero(t *testing.T) {
 		if done {
 			t.Fatalf("%q: %s", args, stderr.String())
 		}
-		return placementConfig(cfg, "sim:0").Sim.WithDefaults().LatencyNs
+		return placementConfig(cfg, "sim:0").Cost.WithDefaults().LatencyNs
 	}
 	if got := latency("--sim-latency", "0"); got != 0 {
 		t.Errorf("--sim-latency 0: latency %d ns, want 0", got)
@@ -174,8 +171,8 @@ func TestSimFlagsZero(t *testing.T) {
 	if got := latency("--sim-latency=0s"); got != 0 {
 		t.Errorf("--sim-latency=0s: latency %d ns, want 0", got)
 	}
-	if got := latency(); got != sim.DefaultLatencyNs {
-		t.Errorf("no --sim-latency: latency %d ns, want the default %d", got, sim.DefaultLatencyNs)
+	if got := latency(); got != device.DefaultLatencyNs {
+		t.Errorf("no --sim-latency: latency %d ns, want the default %d", got, device.DefaultLatencyNs)
 	}
 	if got := latency("--sim-latency", "2us"); got != 2000 {
 		t.Errorf("--sim-latency 2us: latency %d ns, want 2000", got)

@@ -24,7 +24,7 @@ var (
 // newExecutor makes the executor cfg asks for: the plain host device for
 // cpu, else whatever the placement engine makes of the device.
 func newExecutor(cfg *Config) (refs.Executor, error) {
-	if cfg.Device == "cpu" {
+	if cfg.Device == "cpu" && cfg.Mem == 0 {
 		return &cpu.Device{}, nil
 	}
 	if placementExecutor == nil {

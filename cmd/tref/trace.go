@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
-	"github.com/tref-lang/tref/runtime/placement/sim"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/stdlib"
@@ -33,7 +33,7 @@ func placementConfig(cfg *Config, dev string) placement.Config {
 		Mem:       cfg.Mem,
 		Strategy:  cfg.Strategy,
 		Lookahead: cfg.Lookahead,
-		Sim: sim.Params{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
+		Cost: device.Cost{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
 			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency},
 	}
 }
@@ -64,18 +64,18 @@ func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Execut
 		if ex, err := placement.NewExecutor(pc); err == nil {
 			return ex, nil
 		}
-		pc.Device = "cpu"
+		pc.Device = device.Host
 		if forTrace {
 			pc.Device = "sim:0"
+		} else if cfg.Mem > 0 {
+			return nil, fmt.Errorf("--mem sets an accelerator's budget, and --device auto found none (no usable GPU): name one with --device sim, torch:cpu or cuda")
 		}
 	}
-	if pc.Device == "cpu" && (rec != nil || len(pc.Middleware) > 0) {
-		// Traced or hooked: the engine runs everything on the host.
-		return placement.NewExecutor(pc)
-	}
-	if pc.Device == "cpu" {
+	if pc.Device == device.Host && pc.Trace == nil && len(pc.Middleware) == 0 && pc.Mem == 0 {
 		return &cpu.Device{}, nil
 	}
+	// Traced or hooked, cpu runs everything on the host under the engine
+	// (which refuses --mem there).
 	return placement.NewExecutor(pc)
 }
 

@@ -30,7 +30,7 @@ func benchPlanning(b *testing.B, name, st string) {
 	var ex refs.Executor = &cpu.Device{}
 	if st != "cpu" {
 		var err error
-		ex, err = NewExecutor(Config{Device: "sim", Mem: planStreamMem[name], Strategy: st, Sim: testParams})
+		ex, err = NewExecutor(Config{Device: "sim", Mem: planStreamMem[name], Strategy: st, Cost: testParams})
 		if err != nil {
 			b.Fatal(err)
 		}

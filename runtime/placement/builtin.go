@@ -55,7 +55,7 @@ func (g *BudgetGuard) OnAlloc(e *Engine, ev *MemEvent) error {
 	}
 	peak := ev.Used
 	if e.dev != nil {
-		peak = max(peak, e.dev.Peak())
+		peak = max(peak, e.model.Peak())
 	}
 	if peak > limit {
 		g.Violations++

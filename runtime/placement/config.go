@@ -2,109 +2,76 @@ package placement
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
-	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
 // Config says which device to run on and how to place refs there.
 type Config struct {
-	// Device is "cpu", "sim" or "sim:N"; other kinds ("torch:cpu",
-	// "cuda:N") come from a backend registered with RegisterBackend.
+	// Device is a --device value other than auto: "cpu", or an
+	// accelerator registered with device.Register ("sim:0", "torch:cpu").
 	Device string
-	// Mem is the accelerator's budget in bytes; 0 means DefaultSimMem on
-	// sim.
+	// Mem is the accelerator's budget in bytes; 0 means the device's
+	// (device.Caps.Memory).
 	Mem int64
 	// Strategy is flow (default), lru, genoa or none.
 	Strategy string
 	// Lookahead is the runtime's window in ops (refs.Options.Lookahead);
 	// the engine sees the window itself and only reports this.
 	Lookahead int
-	// Sim is the simulated device's cost model; zero fields take the
-	// defaults of sim.DefaultParams.
-	Sim sim.Params
+	// Cost is the cost model the engine plans with, and the simulated
+	// device's clock; zero fields take the defaults of device.DefaultCost.
+	Cost device.Cost
+	// NoInPlace turns off results taking over dying operands' memory on
+	// the accelerator (device.Options.NoInPlace).
+	NoInPlace bool
 	// Middleware is the chain, in order, after the built-in tracer.
 	Middleware []Middleware
 	// Trace receives every event and the op log; nil means no tracing.
 	Trace *trace.Recorder
 }
 
-// DefaultSimMem is the sim device's memory when Config.Mem is 0: a
-// modest 8 GiB card.
-const DefaultSimMem = 8 << 30
-
-// Backend makes the executor for a device kind the engine does not
-// simulate (a torch backend registers "torch" and "cuda").
-type Backend func(cfg Config) (refs.Executor, error)
-
-var backends = map[string]Backend{}
-
-// RegisterBackend adds a device kind ("cuda" for "cuda:N").
-func RegisterBackend(kind string, b Backend) {
-	if _, dup := backends[kind]; dup || kind == "cpu" || kind == "sim" {
-		panic("placement: duplicate backend " + kind)
-	}
-	backends[kind] = b
-}
-
 // NewExecutor makes the executor cfg asks for: the plain cpu device, or
-// the placement engine over a simulated (or registered) accelerator.
+// the placement engine over the accelerator cfg.Device names.
 func NewExecutor(cfg Config) (refs.Executor, error) {
-	kind, idx, hasIdx := strings.Cut(cfg.Device, ":")
-	switch kind {
-	case "", "cpu":
-		if hasIdx {
-			return nil, fmt.Errorf("invalid device %q: cpu takes no index", cfg.Device)
+	spec, err := device.Parse(cfg.Device)
+	if err != nil {
+		return nil, err
+	}
+	switch spec.Kind {
+	case "auto":
+		return nil, fmt.Errorf("placement: device auto must be resolved by the caller")
+	case device.Host:
+		if cfg.Mem > 0 {
+			return nil, fmt.Errorf("--mem sets an accelerator's budget, and --device cpu has none: use --device sim, torch:cpu or cuda")
 		}
 		if cfg.Trace == nil && len(cfg.Middleware) == 0 {
 			return &cpu.Device{}, nil
 		}
 		return newEngine(cfg, nil)
-	case "sim":
-		n := 0
-		if hasIdx {
-			var err error
-			if n, err = strconv.Atoi(idx); err != nil || n < 0 {
-				return nil, fmt.Errorf("invalid device %q: want sim or sim:N with N >= 0", cfg.Device)
-			}
-		}
-		mem := cfg.Mem
-		if mem == 0 {
-			mem = DefaultSimMem
-		}
-		if mem < 0 {
-			return nil, fmt.Errorf("invalid memory budget %d bytes: want a positive size", mem)
-		}
-		dev, err := sim.New(fmt.Sprintf("sim:%d", n), mem, cfg.Sim)
-		if err != nil {
-			return nil, err
-		}
-		return newEngine(cfg, dev)
 	}
-	if b, ok := backends[kind]; ok {
-		return b(cfg)
+	if cfg.Mem < 0 {
+		return nil, fmt.Errorf("invalid memory budget %d bytes: want a positive size", cfg.Mem)
 	}
-	return nil, fmt.Errorf("unknown device %q: want cpu, sim[:N]%s", cfg.Device, registeredKinds())
+	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace})
+	if err != nil {
+		return nil, err
+	}
+	e, err := newEngine(cfg, dev)
+	if err != nil {
+		dev.Close()
+		return nil, err
+	}
+	return e, nil
 }
 
-func registeredKinds() string {
-	s := ""
-	for k := range backends {
-		s += ", " + k
-	}
-	return s
-}
-
-// NewEngine makes the placement engine over dev (nil: the host only,
-// timed by the wall clock). Most callers want NewExecutor.
-func NewEngine(cfg Config, dev *sim.Device) (*Engine, error) { return newEngine(cfg, dev) }
-
-func newEngine(cfg Config, dev *sim.Device) (*Engine, error) {
+// newEngine makes the engine over dev (nil: the host only, timed by the
+// wall clock).
+func newEngine(cfg Config, dev device.Device) (*Engine, error) {
 	name := cfg.Strategy
 	if name == "" {
 		name = "flow"
@@ -116,9 +83,17 @@ func newEngine(cfg Config, dev *sim.Device) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{dev: dev, devName: HostDevice, strategy: st, rec: cfg.Trace, wallStart: time.Now()}
+	e := &Engine{strategy: st, rec: cfg.Trace, devName: HostDevice, wallStart: time.Now()}
 	if dev != nil {
-		e.devName = dev.Name()
+		caps := dev.Caps()
+		mem := cfg.Mem
+		if mem == 0 {
+			mem = caps.Memory
+		}
+		if e.model, err = device.NewModel(mem, cfg.Cost); err != nil {
+			return nil, err
+		}
+		e.dev, e.caps, e.wall, e.devName = dev, caps, caps.Clock == device.Wall, dev.Name()
 	}
 	if cfg.Trace != nil {
 		e.chain = append(e.chain, &Tracer{Rec: cfg.Trace})
@@ -165,13 +140,29 @@ func (e *Engine) final() trace.Final {
 	if e.rt != nil {
 		f.PeakBytes[HostDevice] = e.rt.HostPool().Stats().PeakBytes
 	}
-	if e.dev != nil {
-		f.Budget = e.dev.Capacity()
-		f.Bandwidth = e.dev.Params().H2D
+	f.Clock = device.Wall.String()
+	switch {
+	case e.wall:
 		f.TimeNs = e.dev.Now()
-		f.PeakBytes[e.devName] = e.dev.Peak()
-	} else {
+	case e.model != nil:
+		f.TimeNs = e.model.Now()
+		f.Clock = device.Virtual.String()
+	default:
 		f.TimeNs = int64(time.Since(e.wallStart))
 	}
+	if e.model != nil {
+		f.Budget = e.model.Capacity()
+		f.Bandwidth = e.model.Cost().H2D
+		f.PeakBytes[e.devName] = e.peak()
+	}
 	return f
+}
+
+// peak is the accelerator's peak bytes: at any virtual time of the model
+// on a virtual clock, or as the device measured them on a wall clock.
+func (e *Engine) peak() int64 {
+	if e.wall {
+		return e.dev.Stats().PeakBytes
+	}
+	return e.model.Peak()
 }

@@ -27,9 +27,12 @@ func (e *Engine) onLoad(ev refs.LoadEvent) {
 		return
 	}
 	var t int64
-	if e.dev != nil {
-		t = e.dev.Host()
-	} else {
+	switch {
+	case e.wall:
+		t = max(e.dev.Now()-int64(ev.Dur), 0) // it ended just now
+	case e.dev != nil:
+		t = e.model.Host()
+	default:
 		t = int64(ev.Start.Sub(e.wallStart))
 	}
 	reason := "disk->host: lazy load"

@@ -7,21 +7,32 @@ import (
 	"time"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
-	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // HostDevice is the name of the host in events and decisions.
-const HostDevice = "cpu"
+const HostDevice = device.Host
 
 // Engine is the placement engine: a refs.Executor that runs every op on
 // the accelerator or the host as its Strategy decides, moving, prefetching
 // and evicting refs under the accelerator's budget, and reporting every
 // decision to its middleware chain and trace.
+//
+// The engine plans on a model of the accelerator (device.Model: virtual
+// engines and memory over time, from the cost model) and carries its
+// decisions out on the device's data plane (device.Device): the same
+// decisions on every device with the same cost model and capabilities.
 type Engine struct {
-	dev      *sim.Device
+	// dev is the accelerator, nil when there is none; model is the
+	// engine's view of it, caps what it can do, and wall is set when its
+	// trace shows measured times rather than the model's.
+	dev      device.Device
+	model    *device.Model
+	caps     device.Caps
+	wall     bool
 	devName  string
 	strategy Strategy
 	chain    []Middleware
@@ -59,7 +70,7 @@ type Engine struct {
 	observed bool
 
 	wasted, wastedBytes int64
-	// wallStart is the origin of event times without a simulated device.
+	// wallStart is the origin of event times without an accelerator.
 	wallStart time.Time
 	finished  bool
 	scratch   []*RefState
@@ -80,8 +91,11 @@ var errNoRoom = errors.New("no room on the accelerator")
 // Device is the accelerator's name ("sim:0"), or "cpu" when there is none.
 func (e *Engine) Device() string { return e.devName }
 
-// Sim is the simulated accelerator, nil when there is none.
-func (e *Engine) Sim() *sim.Device { return e.dev }
+// Accelerator is the accelerator's data plane, nil when there is none.
+func (e *Engine) Accelerator() device.Device { return e.dev }
+
+// Model is the engine's model of the accelerator, nil when there is none.
+func (e *Engine) Model() *device.Model { return e.model }
 
 // Strategy is the placement strategy.
 func (e *Engine) Strategy() Strategy { return e.strategy }
@@ -109,8 +123,8 @@ func (e *Engine) state(r *refs.Ref) *RefState {
 		e.states = append(e.states, s)
 	}
 	s.bytes = r.Bytes() // a ref's meta never changes
-	if e.dev != nil {
-		s.hostReady = e.dev.Host()
+	if e.model != nil {
+		s.hostReady = e.model.Host()
 	}
 	r.Aux = s
 	return s
@@ -147,14 +161,27 @@ func (e *Engine) hostCounter(t int64) {
 	}
 }
 
-// now is the time of a decision: the host thread's clock, or later when
-// the compute engine is still busy with the ops before it (the host races
-// ahead; its decisions take effect in program order).
+// now is the time of a decision: on a virtual clock the host thread's,
+// or later when the compute engine is still busy with the ops before it
+// (the host races ahead; its decisions take effect in program order); on
+// a wall clock, the time it is. Decisions never depend on it.
 func (e *Engine) now() int64 {
-	if e.dev != nil {
-		return max(e.dev.Host(), e.dev.ComputeFree())
+	switch {
+	case e.wall:
+		return e.dev.Now()
+	case e.model != nil:
+		return max(e.model.Host(), e.model.ComputeFree())
 	}
 	return int64(time.Since(e.wallStart))
+}
+
+// shown is the span a trace shows for work the model timed as model and
+// the device measured as measured.
+func (e *Engine) shown(model, measured device.Span) device.Span {
+	if e.wall {
+		return measured
+	}
+	return model
 }
 
 // Execute places and runs op. It implements refs.Executor.
@@ -178,23 +205,33 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 		e.keys.finish()
 	}()
 
-	device, ws := HostDevice, workingSet(op)
+	where, ws := HostDevice, e.workingSet(op)
 	if e.dev != nil && e.strategy.OnDevice(e, op) {
-		device = e.devName
+		where = e.devName
 	}
 	if len(e.chain) > 0 {
-		ev := OpEvent{Op: op, Device: device, WorkingSet: ws}
+		ev := OpEvent{Op: op, Device: where, WorkingSet: ws}
 		for _, m := range e.chain {
 			if err := m.BeforeOp(e, &ev); err != nil {
 				return err
 			}
 		}
-		device = ev.Device
+		where = ev.Device
 	}
-	onDevice := device == e.devName && e.dev != nil
-	if onDevice && ws > e.dev.Capacity() {
-		e.fallback(fmt.Sprintf("working set %s exceeds the %s budget of %s",
-			trace.FormatBytes(ws), e.devName, trace.FormatBytes(e.dev.Capacity())))
+	onDevice := where == e.devName && e.dev != nil
+	if onDevice {
+		if why := e.dev.Supports(op); why != "" {
+			e.fallback(why)
+			onDevice = false
+		}
+	}
+	if onDevice && ws > e.model.Capacity() {
+		msg := fmt.Sprintf("working set %s exceeds the %s budget of %s",
+			trace.FormatBytes(ws), e.devName, trace.FormatBytes(e.model.Capacity()))
+		if !e.caps.ExactFallback {
+			return fmt.Errorf("%s: %s; raise --mem", op.Op.Name(), msg)
+		}
+		e.fallback(msg)
 		onDevice = false
 	}
 	err := e.place(op, onDevice)
@@ -228,13 +265,16 @@ func (e *Engine) place(op *refs.Op, onDevice bool) error {
 	if onDevice {
 		err := e.fetchOperands(op, ins)
 		if oom, ok := err.(*oomError); ok {
+			if !e.caps.ExactFallback {
+				return oom
+			}
 			e.fallback(oom.Error())
 			onDevice = false
 		} else if err != nil {
 			return err
 		}
 	}
-	if e.dev != nil {
+	if e.model != nil {
 		if err := e.strategy.Prefetch(e); err != nil {
 			return err
 		}
@@ -244,6 +284,9 @@ func (e *Engine) place(op *refs.Op, onDevice bool) error {
 		oom, ok := err.(*oomError)
 		if !ok {
 			return err
+		}
+		if !e.caps.ExactFallback {
+			return oom
 		}
 		e.fallback(oom.Error())
 	}
@@ -256,27 +299,36 @@ type oomError struct{ msg string }
 func (o *oomError) Error() string { return o.msg }
 
 func (e *Engine) fallback(reason string) {
-	e.emit(trace.Event{T: e.now(), Kind: trace.Fallback, Device: HostDevice, Ref: e.cur.Out.ID(), Bytes: workingSet(e.cur), Reason: reason})
+	e.emit(trace.Event{T: e.now(), Kind: trace.Fallback, Device: HostDevice, Ref: e.cur.Out.ID(), Bytes: e.workingSet(e.cur), Reason: reason})
 }
 
 // workingSet is the bytes of op's distinct inputs and output, less the
 // output when it may take over a dying input's buffer.
-func workingSet(op *refs.Op) int64 {
+func (e *Engine) workingSet(op *refs.Op) int64 {
 	n := op.Out.Bytes()
 	for i, in := range op.Inputs {
 		if !repeated(op.Inputs, i) {
 			n += in.Bytes()
 		}
 	}
-	if inplaceInput(op) >= 0 {
+	if e.inplaceInput(op) >= 0 {
 		n -= op.Out.Bytes()
 	}
 	return n
 }
 
 // inplaceInput is the index of an input whose buffer op's output may take
-// over (it dies at this op and has the output's meta), or -1.
-func inplaceInput(op *refs.Op) int {
+// over (it dies at this op and has the output's meta), or -1; always -1
+// on an accelerator without Caps.InPlace.
+func (e *Engine) inplaceInput(op *refs.Op) int {
+	if e.model != nil && !e.caps.InPlace {
+		return -1
+	}
+	return inplaceCandidate(op)
+}
+
+// inplaceCandidate is inplaceInput on a device that computes in place.
+func inplaceCandidate(op *refs.Op) int {
 	for _, i := range op.Def().Inplace {
 		if i >= len(op.Inputs) {
 			continue
@@ -299,7 +351,7 @@ func (e *Engine) inplaceOf(op *refs.Op) int {
 // it has none).
 func (e *Engine) inplaceWith(op *refs.Op, s *RefState) int {
 	if s == nil || !s.costed || len(op.Def().Inplace) > 8 {
-		return inplaceInput(op)
+		return e.inplaceInput(op)
 	}
 	for m := s.inplace; m != 0; m &= m - 1 {
 		if i := op.Def().Inplace[bits.TrailingZeros8(m)]; i < len(op.Inputs) && op.Inputs[i].Count() == 1 {
@@ -310,9 +362,13 @@ func (e *Engine) inplaceWith(op *refs.Op, s *RefState) int {
 }
 
 // inplaceMetas is the bit set of op.Def().Inplace's entries that name an
-// input with the output's meta (see RefState.inplace).
-func inplaceMetas(op *refs.Op) uint8 {
+// input with the output's meta (see RefState.inplace); empty on an
+// accelerator without Caps.InPlace.
+func (e *Engine) inplaceMetas(op *refs.Op) uint8 {
 	var m uint8
+	if e.model != nil && !e.caps.InPlace {
+		return 0
+	}
 	for k, i := range op.Def().Inplace {
 		if k >= 8 {
 			break
@@ -366,7 +422,7 @@ func (e *Engine) logOp(op *refs.Op) {
 	var buf [4]trace.Use
 	ins := buf[:0]
 	inplace := -1
-	ip := inplaceInput(op)
+	ip := e.inplaceInput(op)
 	for i, in := range op.Inputs {
 		if repeated(op.Inputs, i) {
 			continue
@@ -424,29 +480,37 @@ func (e *Engine) lose(next uint64) {
 func (e *Engine) runOnHost(op *refs.Op) error {
 	e.lose(0) // the result is not on the accelerator
 	start := time.Now()
+	wallStart := int64(0)
+	if e.wall {
+		wallStart = e.dev.Now()
+	}
 	if err := cpu.ExecuteOnHost(e.rt, op, true); err != nil {
 		return err
 	}
 	out := e.state(op.Out)
-	var span sim.Span
-	if e.dev != nil {
+	var span device.Span
+	switch {
+	case e.model != nil:
 		ready := int64(0)
 		for _, in := range op.Inputs {
 			if s := e.State(in); s != nil {
 				ready = max(ready, s.hostReady)
 			}
 		}
-		host := e.dev.Host()
-		span = e.dev.HostOp(e.opFlops(op), opBytes(op), ready)
-		if span.Start > host {
+		host := e.model.Host()
+		span = e.model.HostOp(e.opFlops(op), opBytes(op), ready)
+		out.hostReady = span.End
+		if e.wall {
+			span = device.Span{Start: wallStart, End: e.dev.Now()}
+		} else if span.Start > host {
 			e.emit(trace.Event{T: host, Dur: span.Start - host, Kind: trace.Stall, Device: HostDevice, Stream: trace.StreamHost,
 				Reason: "host op waits for its inputs' copies"})
 		}
-	} else {
+	default:
 		span.End = int64(time.Since(e.wallStart))
 		span.Start = span.End - int64(time.Since(start))
+		out.hostReady = span.End
 	}
-	out.hostReady = span.End
 	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: HostDevice, Stream: trace.StreamHost, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
 	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: HostDevice, Stream: trace.StreamHost, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
 	e.hostCounter(span.End)
@@ -488,7 +552,7 @@ func (e *Engine) fetchOperands(op *refs.Op, ins []*RefState) error {
 // are resident.
 func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 	out := e.state(op.Out)
-	freeAt := e.dev.ComputeFree()
+	freeAt := e.model.ComputeFree()
 	ready := freeAt
 	var waitFor *RefState
 	for _, s := range ins {
@@ -496,7 +560,7 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 			ready, waitFor = s.buf.ReadyAt, s
 		}
 	}
-	if ip := inplaceInput(op); ip >= 0 && ins[ip].pins == 1 && ins[ip].buf != nil {
+	if ip := e.inplaceInput(op); ip >= 0 && ins[ip].pins == 1 && ins[ip].buf != nil {
 		// The dying input's buffer becomes the output's.
 		donor := ins[ip]
 		out.buf, donor.buf = donor.buf, nil
@@ -515,22 +579,24 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		out.buf = buf
 	}
 	e.resident.pushBack(out)
-	var dbuf [4]*sim.Buffer
-	bufs := dbuf[:0]
+	var bbuf [4]*device.Buffer
+	var mbuf [4]device.Memory
+	bufs, mems := bbuf[:0], mbuf[:0]
 	for _, s := range ins {
-		if s.buf == nil {
-			// The in-place donor appears again among the inputs.
-			bufs = append(bufs, out.buf)
-			continue
+		b := s.buf
+		if b == nil {
+			b = out.buf // the in-place donor appears again among the inputs
 		}
-		bufs = append(bufs, s.buf)
+		bufs, mems = append(bufs, b), append(mems, b.Mem)
 	}
-	span, err := e.dev.Run(op.Op, op.Attrs, out.buf, bufs, e.opFlops(op))
+	measured, err := e.dev.Run(op, out.buf.Mem, mems)
+	clear(mems)
 	if err != nil {
 		return err
 	}
+	span := e.model.Run(out.buf, bufs, e.opFlops(op))
 	out.setCopy(e.devName)
-	if span.Start > freeAt && e.tracing {
+	if span.Start > freeAt && e.tracing && !e.wall {
 		reason := "waiting for the host thread"
 		switch {
 		case waitFor != nil && waitFor.buf != nil && span.Start == waitFor.buf.ReadyAt:
@@ -540,6 +606,7 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		}
 		e.emit(trace.Event{T: freeAt, Dur: span.Start - freeAt, Kind: trace.Stall, Device: e.devName, Stream: trace.StreamCompute, Reason: reason})
 	}
+	span = e.shown(span, measured)
 	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
 	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
 	e.hostCounter(span.End)

@@ -157,14 +157,14 @@ func (f *flow) decide(e *Engine, best *RefState, bestKey uint64, need int64, bef
 		return best
 	}
 	start := f.startOf(e, before)
-	if start < 0 || f.earlyBytes+f.fetching > e.dev.Capacity()/leadDiv {
+	if start < 0 || f.earlyBytes+f.fetching > e.model.Capacity()/leadDiv {
 		return nil
 	}
-	wait := f.roomAt(e.dev.Used() + need - e.dev.Capacity())
-	p := e.dev.Params()
+	wait := f.roomAt(e.model.Used() + need - e.model.Capacity())
+	p := e.model.Cost()
 	copyNs := p.CopyNs(f.fetching, p.H2D)
-	arriveNow := max(best.buf.Release(), e.dev.H2DFree()) + copyNs
-	arriveLater := max(wait, e.dev.H2DFree()) + copyNs
+	arriveNow := max(best.buf.Release(), e.model.H2DFree()) + copyNs
+	arriveLater := max(wait, e.model.H2DFree()) + copyNs
 	threshold := p.CopyNs(best.Bytes(), p.H2D) / 2
 	if arriveLater-max(start, arriveNow) > threshold {
 		// Late on its own already: the copies behind it only add.
@@ -302,7 +302,7 @@ func (q *copyQueue) reset(seq, epoch uint64) {
 
 // extend adds the window's ops after end.
 func (q *copyQueue) extend(e *Engine) {
-	p := e.dev.Params()
+	p := e.model.Cost()
 	var buf [4]*refs.Ref
 	win := e.window
 	j := len(win)
@@ -443,7 +443,7 @@ func (*flow) After(*Engine, *refs.Op) error { return nil }
 func (f *flow) Prefetch(e *Engine) error {
 	win := e.window
 	f.beginReserve(e, e.cur, win)
-	capacity := e.dev.Capacity()
+	capacity := e.model.Capacity()
 	var buf [4]*refs.Ref
 	f.estimate(e)
 	f.earlyBytes = 0
@@ -544,7 +544,7 @@ func (f *flow) scanFrom(e *Engine, win []*refs.Op) int {
 // op ends at curEnd, and the ops after it follow back to back (their
 // durations are prefix sums kept by the engine).
 func (f *flow) estimate(e *Engine) {
-	f.curEnd = e.dev.ComputeFree() + e.EstNs(e.cur)
+	f.curEnd = e.model.ComputeFree() + e.EstNs(e.cur)
 	f.curCum, _ = e.opCum(e.cur)
 }
 

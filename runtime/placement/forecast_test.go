@@ -31,7 +31,7 @@ func TestPredQueueBounded(t *testing.T) {
 	for _, name := range []string{"blocks", "stress"} {
 		for _, st := range []string{"flow", "lru", "genoa"} {
 			t.Run(name+"/"+st, func(t *testing.T) {
-				ex, err := NewExecutor(Config{Device: "sim", Mem: planStreamMem[name], Strategy: st, Sim: testParams})
+				ex, err := NewExecutor(Config{Device: "sim", Mem: planStreamMem[name], Strategy: st, Cost: testParams})
 				if err != nil {
 					t.Fatal(err)
 				}

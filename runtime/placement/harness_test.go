@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/ops"
-	"github.com/tref-lang/tref/runtime/placement/sim"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -23,13 +24,13 @@ type harness struct {
 
 // testParams is a small, round cost model: 1 GB/s links (1 byte/ns),
 // 1 GFLOP/s... scaled so that small test tensors take visible time.
-var testParams = sim.Params{H2D: 1e9, D2H: 1e9, Flops: 1e12, MemBandwidth: 1e11, LatencyNs: 100,
+var testParams = device.Cost{H2D: 1e9, D2H: 1e9, Flops: 1e12, MemBandwidth: 1e11, LatencyNs: 100,
 	HostFlops: 1e10, HostMemBandwidth: 1e10}
 
 func newHarness(t testing.TB, strategy string, mem int64, lookahead int, sinks ...trace.Sink) *harness {
 	t.Helper()
 	h := &harness{t: t, rec: trace.NewRecorder(sinks...), guard: &BudgetGuard{}}
-	cfg := Config{Device: "sim", Mem: mem, Strategy: strategy, Sim: testParams, Trace: h.rec,
+	cfg := Config{Device: "sim", Mem: mem, Strategy: strategy, Cost: testParams, Trace: h.rec,
 		Middleware: []Middleware{h.guard}}
 	if strategy == "cpu" {
 		cfg = Config{Device: "cpu"}

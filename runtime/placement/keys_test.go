@@ -160,7 +160,7 @@ func (c *checkedFlow) Prefetch(e *Engine) error {
 			if o.Seq >= c.resume {
 				break
 			}
-			if _, ws := e.opCum(o); o.Cancelled() || ws > e.dev.Capacity() {
+			if _, ws := e.opCum(o); o.Cancelled() || ws > e.model.Capacity() {
 				continue
 			}
 			for _, in := range o.Inputs {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 )
@@ -41,7 +41,7 @@ type residentSearcher interface {
 func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor, demand bool) error {
 	e.vetoed = e.vetoed[:0]
 	retried := false
-	for e.dev.Used()+need > e.dev.Capacity() {
+	for e.model.Used()+need > e.model.Capacity() {
 		var v *RefState
 		if rs, ok := e.strategy.(residentSearcher); ok {
 			v = rs.victimResident(e, need, before)
@@ -52,7 +52,7 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor
 			if !demand {
 				return errNoRoom
 			}
-			oom := OOMEvent{Op: forOp, Need: need, Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+			oom := OOMEvent{Op: forOp, Need: need, Used: e.model.Used(), Capacity: e.model.Capacity()}
 			for _, m := range e.chain {
 				m.OnOOM(e, &oom)
 			}
@@ -62,7 +62,7 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor
 				continue
 			}
 			return &oomError{fmt.Sprintf("no room for %s (%s) on %s: %s of %s held by refs that cannot be evicted",
-				why.String(), trace.FormatBytes(need), e.devName, trace.FormatBytes(e.dev.Used()), trace.FormatBytes(e.dev.Capacity()))}
+				why.String(), trace.FormatBytes(need), e.devName, trace.FormatBytes(e.model.Used()), trace.FormatBytes(e.model.Capacity()))}
 		}
 		if len(e.chain) > 0 {
 			next, _ := e.NextKey(v)
@@ -100,23 +100,42 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor
 	return nil
 }
 
-// alloc takes accelerator memory for s, usable from earliest on.
-func (e *Engine) alloc(s *RefState, earliest int64) (*sim.Buffer, error) {
-	buf, err := e.dev.Alloc(s.ref.Meta(), earliest)
+// alloc takes accelerator memory for s, usable from earliest on: a
+// buffer in the model, backed by the device's memory.
+func (e *Engine) alloc(s *RefState, earliest int64) (*device.Buffer, error) {
+	buf, err := e.model.Alloc(s.Bytes(), earliest)
 	if err != nil {
 		return nil, err
 	}
-	e.emit(trace.Event{T: buf.AllocAt, Kind: trace.Alloc, Device: e.devName, Ref: s.ref.ID(), Bytes: buf.Bytes()})
+	if buf.Mem, err = e.dev.Alloc(s.ref.Meta()); err != nil {
+		e.model.Free(buf)
+		return nil, err
+	}
+	e.emit(trace.Event{T: e.allocTime(buf), Kind: trace.Alloc, Device: e.devName, Ref: s.ref.ID(), Bytes: buf.Bytes()})
 	if len(e.chain) > 0 {
-		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: buf.Bytes(), T: buf.AllocAt, Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: buf.Bytes(), T: e.allocTime(buf), Used: e.model.Used(), Capacity: e.model.Capacity()}
 		for _, m := range e.chain {
 			if err := m.OnAlloc(e, &ev); err != nil {
-				e.dev.Free(buf)
+				e.free(buf)
 				return nil, err
 			}
 		}
 	}
 	return buf, nil
+}
+
+// allocTime is when a trace shows buf's allocation.
+func (e *Engine) allocTime(buf *device.Buffer) int64 {
+	if e.wall {
+		return e.dev.Now()
+	}
+	return buf.AllocAt
+}
+
+// free returns buf's memory to the device and the model.
+func (e *Engine) free(buf *device.Buffer) {
+	e.dev.Free(buf.Mem)
+	e.model.Free(buf)
 }
 
 // release frees s's accelerator copy.
@@ -136,12 +155,15 @@ func (e *Engine) release(s *RefState, reason string) {
 	s.buf = nil
 	e.resident.remove(s)
 	s.ref.Copies = nil
-	// The device reuses buf once freed: read it first.
+	// The model reuses buf once freed: read it first.
 	at, n := buf.Release(), buf.Bytes()
-	e.dev.Free(buf)
+	e.free(buf)
+	if e.wall {
+		at = e.dev.Now()
+	}
 	e.emit(trace.Event{T: at, Kind: trace.Free, Device: e.devName, Ref: s.ref.ID(), Bytes: n, Reason: reason})
 	if len(e.chain) > 0 {
-		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: n, T: at, Used: e.dev.Used(), Capacity: e.dev.Capacity()}
+		ev := MemEvent{Device: e.devName, Ref: s.ref, Bytes: n, T: at, Used: e.model.Used(), Capacity: e.model.Capacity()}
 		for _, m := range e.chain {
 			m.OnFree(e, &ev)
 		}
@@ -156,15 +178,16 @@ func (e *Engine) copyIn(s *RefState, reason string, notBefore int64) error {
 		return err
 	}
 	ready := max(s.hostReady, notBefore)
-	buf, err := e.alloc(s, max(e.dev.H2DFree(), ready))
+	buf, err := e.alloc(s, max(e.model.H2DFree(), ready))
 	if err != nil {
 		return err
 	}
-	span, err := e.dev.CopyIn(buf, h, ready)
+	measured, err := e.dev.CopyIn(buf.Mem, h)
 	if err != nil {
-		e.dev.Free(buf)
+		e.free(buf)
 		return err
 	}
+	span := e.shown(e.model.CopyIn(buf, ready), measured)
 	s.buf = buf
 	e.resident.pushBack(s)
 	s.setCopy(e.devName)
@@ -176,7 +199,7 @@ func (e *Engine) copyIn(s *RefState, reason string, notBefore int64) error {
 }
 
 // moved reports a copy to the trace and the middleware.
-func (e *Engine) moved(s *RefState, kind trace.Kind, span sim.Span, reason string) {
+func (e *Engine) moved(s *RefState, kind trace.Kind, span device.Span, reason string) {
 	from, to, stream := HostDevice, e.devName, trace.StreamH2D
 	if kind == trace.D2H {
 		from, to, stream = e.devName, HostDevice, trace.StreamD2H
@@ -196,13 +219,14 @@ func (e *Engine) copyOut(s *RefState, reason string) error {
 	if err != nil {
 		return err
 	}
-	span, err := e.dev.CopyOut(h, s.buf)
+	measured, err := e.dev.CopyOut(h, s.buf.Mem)
 	if err != nil {
 		return err
 	}
 	e.rt.SetHostValid(s.ref, true)
+	span := e.model.CopyOut(s.buf)
 	s.hostReady = span.End
-	e.moved(s, trace.D2H, span, reason)
+	e.moved(s, trace.D2H, e.shown(span, measured), reason)
 	return nil
 }
 
@@ -233,7 +257,7 @@ func (e *Engine) fetch(s *RefState, use uint64, why roomFor) error {
 	if e.tracing {
 		reason = "on demand: " + why.String()
 	}
-	return e.copyIn(s, reason, e.dev.ComputeFree())
+	return e.copyIn(s, reason, e.model.ComputeFree())
 }
 
 // Prefetch brings s to the accelerator ahead of its use at op sequence
@@ -244,7 +268,7 @@ func (e *Engine) Prefetch(s *RefState, use uint64, reserve int64, forecast bool)
 	if s.buf != nil || e.dev == nil {
 		return s.buf != nil, nil
 	}
-	if s.Bytes()+reserve > e.dev.Capacity() {
+	if s.Bytes()+reserve > e.model.Capacity() || !e.dev.Holds(s.ref.DType()) {
 		return false, nil
 	}
 	err := e.makeRoom(s.Bytes()+reserve, use, nil, roomFor{what: "prefetch of", ref: s.ref}, false)
@@ -320,7 +344,7 @@ func (e *Engine) ToHost(rt *refs.Runtime, r *refs.Ref) error {
 	if err := e.copyOut(s, "the host reads it"); err != nil {
 		return err
 	}
-	e.dev.WaitHost(s.hostReady)
+	e.model.WaitHost(s.hostReady)
 	if e.rec != nil {
 		e.rec.LogRead(trace.Use{Ref: r.ID(), Bytes: r.Bytes()})
 	}
@@ -361,8 +385,11 @@ func (e *Engine) Drop(rt *refs.Runtime, r *refs.Ref) {
 func (e *Engine) Sync(rt *refs.Runtime) error {
 	e.rt = rt
 	if e.dev != nil {
-		e.dev.WaitHost(e.dev.Now())
-		e.hostCounter(e.dev.Now())
+		if err := e.dev.Sync(); err != nil {
+			return err
+		}
+		e.model.WaitHost(e.model.Now())
+		e.hostCounter(e.now())
 	}
 	if e.rec != nil {
 		e.rec.Flush()
@@ -375,5 +402,15 @@ func (e *Engine) Stats() []refs.DeviceStats {
 	if e.dev == nil {
 		return nil
 	}
-	return []refs.DeviceStats{e.dev.Stats()}
+	ps := e.dev.Stats()
+	st := refs.DeviceStats{Device: e.devName, PoolStats: refs.PoolStats{
+		LiveRefs:    e.model.Buffers(),
+		LiveBytes:   e.model.Used(),
+		PeakBytes:   e.peak(),
+		CachedBytes: ps.CachedBytes,
+		SlackBytes:  ps.SlackBytes,
+		Hits:        ps.Hits,
+		Misses:      ps.Misses,
+	}}
+	return []refs.DeviceStats{st}
 }

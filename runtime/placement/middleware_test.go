@@ -185,7 +185,7 @@ func TestBudgetGuardRefusesOverLimit(t *testing.T) {
 func TestLoggerAndStats(t *testing.T) {
 	var buf bytes.Buffer
 	stats := NewStats()
-	ex, err := NewExecutor(Config{Device: "sim", Mem: 2*1024 + 256, Strategy: "lru", Sim: testParams,
+	ex, err := NewExecutor(Config{Device: "sim", Mem: 2*1024 + 256, Strategy: "lru", Cost: testParams,
 		Middleware: []Middleware{stats, &Logger{W: &buf}}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,7 @@
 package placement
 
 import (
-	"github.com/tref-lang/tref/runtime/placement/sim"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
@@ -21,7 +21,7 @@ type RefState struct {
 	bytes int64
 	// buf is the accelerator copy (always valid: tensors are immutable),
 	// nil when the ref has none. A copy on its way (a prefetch) counts.
-	buf *sim.Buffer
+	buf *device.Buffer
 	// pins counts the ops being executed that hold the ref on the device.
 	pins int32
 	// keep and offload are placement hints (hint_keep, hint_offload, or a

@@ -295,8 +295,8 @@ func TestFailingOpSurfacesAndLeaksNothing(t *testing.T) {
 		if err := h.rt.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		if h.rt.LiveRefs() != 0 || h.eng.Sim().Used() != 0 {
-			t.Fatalf("%s: %d refs and %d device bytes left", st, h.rt.LiveRefs(), h.eng.Sim().Used())
+		if h.rt.LiveRefs() != 0 || h.eng.Model().Used() != 0 {
+			t.Fatalf("%s: %d refs and %d device bytes left", st, h.rt.LiveRefs(), h.eng.Model().Used())
 		}
 	}
 }

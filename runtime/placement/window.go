@@ -24,15 +24,15 @@ func (e *Engine) absorb(op *refs.Op, ahead []*refs.Op) {
 		if !o.Cancelled() {
 			e.state(o.Out).site = e.fc.site(o.Site)
 		}
-		if e.dev != nil && !o.Cancelled() {
+		if e.model != nil && !o.Cancelled() {
 			out := e.state(o.Out)
 			out.flops, e.metas = flops(o, e.metas)
 			out.costed = true
-			out.inplace = inplaceMetas(o)
-			out.estNs = e.dev.Params().OpNs(out.flops, opBytes(o))
+			out.inplace = e.inplaceMetas(o)
+			out.estNs = e.model.Cost().OpNs(out.flops, opBytes(o))
 			e.cumNs += out.estNs
 			out.cumNs = e.cumNs
-			out.ws = workingSet(o)
+			out.ws = e.workingSet(o)
 		}
 		for i, in := range o.Inputs {
 			if !repeated(o.Inputs, i) {
@@ -210,5 +210,5 @@ func (e *Engine) opCum(op *refs.Op) (cum, ws int64) {
 	if s := e.State(op.Out); s != nil && s.costed {
 		return s.cumNs, s.ws
 	}
-	return 0, workingSet(op)
+	return 0, e.workingSet(op)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -160,7 +161,7 @@ func runCase(t *testing.T, exec refs.Executor, c opCase, inputs []*tensor.Dense)
 }
 
 func TestConformanceCPUvsTorch(t *testing.T) {
-	lib := plugin(t)
+	plugin(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	for i, c := range conformanceTable() {
 		name := fmt.Sprintf("%d-%s", i, c.op)
@@ -173,15 +174,12 @@ func TestConformanceCPUvsTorch(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cpu: %v", err)
 			}
-			dev, err := NewDevice(lib, "torch:cpu")
-			if err != nil {
-				t.Fatal(err)
-			}
+			dev, stats := onTorch(t, 0, "", nil)
 			got, err := runCase(t, dev, c, inputs)
 			if err != nil {
 				t.Fatalf("torch:cpu: %v", err)
 			}
-			if dev.Fallbacks != 0 {
+			if stats.Count[trace.Fallback] != 0 {
 				t.Errorf("%s ran on the host, not in libtorch", c.op)
 			}
 			if msg := agree(got, want); msg != "" {
@@ -212,7 +210,7 @@ func TestConformanceCoversRegistry(t *testing.T) {
 }
 
 func TestConformanceIndexedOps(t *testing.T) {
-	lib := plugin(t)
+	plugin(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	ids := tensor.NewDense(m(i64, 2, 3))
 	for i := range ids.I64() {
@@ -238,12 +236,12 @@ func TestConformanceIndexedOps(t *testing.T) {
 			if err != nil {
 				t.Fatalf("cpu: %v", err)
 			}
-			dev, _ := NewDevice(lib, "torch:cpu")
+			dev, stats := onTorch(t, 0, "", nil)
 			got, err := runCase(t, dev, tc.c, tc.inputs)
 			if err != nil {
 				t.Fatalf("torch:cpu: %v", err)
 			}
-			if dev.Fallbacks != 0 {
+			if stats.Count[trace.Fallback] != 0 {
 				t.Errorf("%s ran on the host", tc.c.op)
 			}
 			if msg := agree(got, want); msg != "" {

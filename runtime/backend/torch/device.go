@@ -1,31 +1,59 @@
 package torch
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
-	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Device runs ops with libtorch on one device (the CPU for "torch:cpu",
-// or a CUDA device with every tensor resident). Results stay in libtorch
-// until the host reads them. An op the plugin lacks, or whose attributes it
-// cannot take, runs on the host with the cpu kernels (counted in
-// Fallbacks, reported through OnFallback).
+// The torch backend serves devices "torch:cpu" and "cuda:N". libtorch is
+// loaded only when one of them is opened.
+func init() {
+	device.Register(device.Kind{Name: "torch", Arg: "cpu", Open: open})
+	device.Register(device.Kind{Name: "cuda", Indexed: true, Open: open})
+}
+
+func open(spec device.Spec, _ device.Options) (device.Device, error) {
+	if spec.Kind == "cuda" && !GPUPresent() {
+		// Checked before loading libtorch, so that --device auto on a
+		// machine without a GPU costs nothing.
+		return nil, errors.New("no NVIDIA GPU on this machine (no /dev/nvidiactl)")
+	}
+	d, err := Open(spec.Name, "")
+	if err != nil {
+		return nil, err // not a nil *Device in a non-nil interface
+	}
+	return d, nil
+}
+
+// Device is libtorch on one device (the CPU for "torch:cpu", or a CUDA
+// device) as a data plane of the placement engine: its memory is libtorch
+// tensors, and moving a tensor between tref's host buffers and libtorch
+// is a real copy. Calls are synchronous (libtorch's CPU ops, blocking
+// copies on CUDA's default stream), so the times it reports are wall
+// times measured around each call.
 type Device struct {
-	lib  *Lib
-	name string
-	dev  int
-	live refs.PoolStats
-	// Fallbacks counts ops that ran on the host.
-	Fallbacks int
-	// OnFallback, when set, hears of each host fallback and why.
-	OnFallback func(op *refs.Op, reason string)
+	lib   *Lib
+	name  string
+	dev   int
+	start time.Time
+	live  refs.PoolStats
+}
+
+// tensorMem is a libtorch tensor of the device's, 0 until a copy or op
+// writes it.
+type tensorMem struct {
+	h     Handle
+	bytes int64
 }
 
 // NewDevice opens device "torch:cpu" or "cuda:N" on a loaded plugin.
 func NewDevice(lib *Lib, name string) (*Device, error) {
-	d := &Device{lib: lib, name: name, dev: -1}
+	d := &Device{lib: lib, name: name, dev: -1, start: time.Now()}
 	if name != "torch:cpu" {
 		var n int
 		if _, err := fmt.Sscanf(name, "cuda:%d", &n); err != nil {
@@ -42,128 +70,140 @@ func NewDevice(lib *Lib, name string) (*Device, error) {
 // Name is the device name as memstats() and traces show it.
 func (d *Device) Name() string { return d.name }
 
-// copyOf finds r's copy on this device.
-func (d *Device) copyOf(r *refs.Ref) (Handle, bool) {
-	for _, c := range r.Copies {
-		if c.Device == d.name && c.Valid {
-			return c.Buf.(Handle), true
-		}
-	}
-	return 0, false
+// unbounded is the budget of a device without --mem: every tensor stays
+// resident, as far as libtorch's allocator lets it.
+const unbounded = 1 << 62
+
+// Caps: wall-clock times; results never take over an operand's tensor
+// (libtorch's ops make new ones, so the operand and the result coexist);
+// the host's kernels differ from libtorch's, so an op that does not fit
+// the budget is an error rather than a silent change of numbers. Without
+// --mem every tensor stays resident.
+func (d *Device) Caps() device.Caps {
+	return device.Caps{Clock: device.Wall, Memory: unbounded}
 }
 
-// resident returns r's handle on this device, copying it from the host
-// when it has none yet.
-func (d *Device) resident(rt *refs.Runtime, r *refs.Ref) (Handle, error) {
-	if h, ok := d.copyOf(r); ok {
-		return h, nil
+// Supports is "" when the plugin has a kernel for op and can take its
+// attributes.
+func (d *Device) Supports(op *refs.Op) string {
+	if !d.lib.HasOp(op.Op) {
+		return "the torch plugin has no kernel for " + op.Op.Name()
 	}
-	host, err := rt.Read(r)
-	if err != nil {
-		return 0, err
+	if _, _, ok := marshal(op); !ok {
+		return fmt.Sprintf("the torch backend cannot pass the attributes of %s (%T)", op.Op.Name(), op.Attrs)
 	}
-	h, err := d.lib.FromHost(host, d.dev)
-	if err != nil {
-		return 0, err
-	}
-	d.adopt(r, h)
-	return h, nil
-}
-
-func (d *Device) adopt(r *refs.Ref, h Handle) {
-	r.Copies = append(r.Copies, refs.DeviceCopy{Device: d.name, Buf: h, Valid: true})
-	d.live.LiveRefs++
-	d.live.LiveBytes += r.Bytes()
-	d.live.PeakBytes = max(d.live.PeakBytes, d.live.LiveBytes)
-}
-
-// Execute runs op in libtorch, or on the host when the plugin cannot.
-func (d *Device) Execute(rt *refs.Runtime, op *refs.Op, _ []*refs.Op) error {
-	name := op.Op.Name()
-	ia, fa, ok := marshal(op)
-	reason := ""
-	switch {
-	case !d.lib.HasOp(op.Op):
-		reason = "the torch plugin has no kernel for " + name
-	case !ok:
-		reason = fmt.Sprintf("the torch backend cannot pass the attributes of %s (%T)", name, op.Attrs)
-	default:
-		reason = unsupportedDType(op)
-	}
-	if reason != "" {
-		d.Fallbacks++
-		if d.OnFallback != nil {
-			d.OnFallback(op, reason)
-		}
-		return cpu.ExecuteOnHost(rt, op, true)
-	}
-	var buf [4]Handle
-	ins := buf[:0]
-	for _, in := range op.Inputs {
-		h, err := d.resident(rt, in)
-		if err != nil {
-			return err
-		}
-		ins = append(ins, h)
-	}
-	h, err := d.lib.Op(op.Op, ins, ia, fa)
-	if err != nil {
-		return err
-	}
-	got, want := d.lib.Meta(h), op.Out.Meta()
-	if !got.Shape.Equal(want.Shape) || got.DType != want.DType {
-		d.lib.Free(h)
-		return fmt.Errorf("torch backend: %s gave %v where tref infers %v", name, got, want)
-	}
-	d.adopt(op.Out, h)
-	return nil
+	return unsupportedDType(op)
 }
 
 // unsupportedDType names an operand or result dtype that the plugin's C
 // ABI has no code for (the integer widths other than int64 and uint8), or
 // returns "".
 func unsupportedDType(op *refs.Op) string {
-	if dt := op.Out.DType(); dt.IsNarrowInt() {
-		return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Op)
+	if dt := op.Out.DType(); !holds(dt) {
+		return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Op.Name())
 	}
 	for _, in := range op.Inputs {
-		if dt := in.DType(); dt.IsNarrowInt() {
-			return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Op)
+		if dt := in.DType(); !holds(dt) {
+			return fmt.Sprintf("the torch plugin has no %s tensors (%s)", dt, op.Op.Name())
 		}
 	}
 	return ""
 }
 
-// ToHost copies r's data from libtorch into its host buffer.
-func (d *Device) ToHost(rt *refs.Runtime, r *refs.Ref) error {
-	h, ok := d.copyOf(r)
-	if !ok {
-		return fmt.Errorf("internal: ref#%d has no valid copy on %s or the host", r.ID(), d.name)
-	}
-	host, err := rt.AllocHost(r)
-	if err != nil {
-		return err
-	}
-	if err := d.lib.ToHost(h, host); err != nil {
-		return err
-	}
-	rt.SetHostValid(r, true)
-	return nil
+// Holds reports whether the plugin's C ABI has a code for dt.
+func (d *Device) Holds(dt tensor.DType) bool { return holds(dt) }
+
+func holds(dt tensor.DType) bool { return !dt.IsNarrowInt() }
+
+// Alloc makes an empty slot: libtorch allocates the tensor when a copy
+// or an op makes it.
+func (d *Device) Alloc(m tensor.Meta) (device.Memory, error) {
+	return &tensorMem{bytes: m.Bytes()}, nil
 }
 
-// Drop frees r's libtorch tensor.
-func (d *Device) Drop(_ *refs.Runtime, r *refs.Ref) {
-	for _, c := range r.Copies {
-		if c.Device == d.name {
-			d.lib.Free(c.Buf.(Handle))
-			d.live.LiveRefs--
-			d.live.LiveBytes -= r.Bytes()
-		}
+// set makes h the tensor of m.
+func (d *Device) set(m *tensorMem, h Handle) {
+	if m.h != 0 {
+		d.drop(m)
 	}
+	m.h = h
+	d.live.LiveRefs++
+	d.live.LiveBytes += m.bytes
+	d.live.PeakBytes = max(d.live.PeakBytes, d.live.LiveBytes)
+}
+
+func (d *Device) drop(m *tensorMem) {
+	d.lib.Free(m.h)
+	m.h = 0
+	d.live.LiveRefs--
+	d.live.LiveBytes -= m.bytes
+}
+
+// Free releases mem's tensor.
+func (d *Device) Free(mem device.Memory) {
+	if m := mem.(*tensorMem); m.h != 0 {
+		d.drop(m)
+	}
+}
+
+// span is the wall time from start to now on the device's clock.
+func (d *Device) span(start int64) device.Span { return device.Span{Start: start, End: d.Now()} }
+
+// CopyIn copies src into a new libtorch tensor.
+func (d *Device) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error) {
+	t0 := d.Now()
+	h, err := d.lib.FromHost(src, d.dev)
+	if err != nil {
+		return device.Span{}, err
+	}
+	d.set(dst.(*tensorMem), h)
+	return d.span(t0), nil
+}
+
+// CopyOut copies src's tensor into dst.
+func (d *Device) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, error) {
+	t0 := d.Now()
+	m := src.(*tensorMem)
+	if m.h == 0 {
+		return device.Span{}, fmt.Errorf("internal: %s: copy out of a tensor never written", d.name)
+	}
+	if err := d.lib.ToHost(m.h, dst); err != nil {
+		return device.Span{}, err
+	}
+	return d.span(t0), nil
+}
+
+// Run runs op in libtorch.
+func (d *Device) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device.Span, error) {
+	t0 := d.Now()
+	ia, fa, ok := marshal(op)
+	if !ok {
+		return device.Span{}, fmt.Errorf("internal: %s: cannot pass the attributes of %s", d.name, op.Op.Name())
+	}
+	var buf [4]Handle
+	hs := buf[:0]
+	for _, in := range ins {
+		m := in.(*tensorMem)
+		if m.h == 0 {
+			return device.Span{}, fmt.Errorf("internal: %s: %s reads a tensor never written", d.name, op.Op.Name())
+		}
+		hs = append(hs, m.h)
+	}
+	h, err := d.lib.Op(op.Op, hs, ia, fa)
+	if err != nil {
+		return device.Span{}, err
+	}
+	got, want := d.lib.Meta(h), op.Out.Meta()
+	if !got.Shape.Equal(want.Shape) || got.DType != want.DType {
+		d.lib.Free(h)
+		return device.Span{}, fmt.Errorf("torch backend: %s gave %v where tref infers %v", op.Op.Name(), got, want)
+	}
+	d.set(out.(*tensorMem), h)
+	return d.span(t0), nil
 }
 
 // Sync waits for the device.
-func (d *Device) Sync(*refs.Runtime) error {
+func (d *Device) Sync() error {
 	if d.dev >= 0 {
 		d.lib.mu.Lock()
 		defer d.lib.mu.Unlock()
@@ -174,7 +214,16 @@ func (d *Device) Sync(*refs.Runtime) error {
 	return nil
 }
 
-// Stats reports the tensors libtorch holds for tref.
-func (d *Device) Stats() []refs.DeviceStats {
-	return []refs.DeviceStats{{Device: d.name, PoolStats: d.live}}
+// Now is the wall time since the device was opened.
+func (d *Device) Now() int64 { return int64(time.Since(d.start)) }
+
+// Stats counts the tensors libtorch holds for tref and their bytes.
+func (d *Device) Stats() refs.PoolStats { return d.live }
+
+// Close reports tensors still held.
+func (d *Device) Close() error {
+	if d.live.LiveRefs != 0 {
+		return fmt.Errorf("%s: %d tensors (%d bytes) still held", d.name, d.live.LiveRefs, d.live.LiveBytes)
+	}
+	return nil
 }

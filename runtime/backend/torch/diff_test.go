@@ -7,6 +7,7 @@ import (
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -105,7 +106,7 @@ func (p randomProgram) run(t *testing.T, exec refs.Executor, lookahead int) []*t
 // TestDifferentialRandomPrograms runs random programs on cpu and on
 // torch:cpu with random window sizes and compares every result.
 func TestDifferentialRandomPrograms(t *testing.T) {
-	lib := plugin(t)
+	plugin(t)
 	count := 200
 	if testing.Short() {
 		count = 40
@@ -114,10 +115,7 @@ func TestDifferentialRandomPrograms(t *testing.T) {
 		p := randomProgram{n: 3 + i%5, inputs: 2 + i%3, steps: 5 + i%7, loops: 1 + i%3, seed: uint64(i)}
 		lookahead := []int{0, 1, 4, 64}[i%4]
 		want := p.run(t, &cpu.Device{}, lookahead)
-		dev, err := NewDevice(lib, "torch:cpu")
-		if err != nil {
-			t.Fatal(err)
-		}
+		dev, stats := onTorch(t, 0, "", nil)
 		got := p.run(t, dev, lookahead)
 		if len(got) != len(want) {
 			t.Fatalf("program %d: %d results on torch, %d on cpu", i, len(got), len(want))
@@ -127,8 +125,8 @@ func TestDifferentialRandomPrograms(t *testing.T) {
 				t.Fatalf("program %d (%+v, lookahead %d), result %d: %s", i, p, lookahead, j, msg)
 			}
 		}
-		if dev.Fallbacks != 0 {
-			t.Fatalf("program %d: %d ops fell back to the host", i, dev.Fallbacks)
+		if n := stats.Count[trace.Fallback]; n != 0 {
+			t.Fatalf("program %d: %d ops fell back to the host", i, n)
 		}
 	}
 }

@@ -359,7 +359,7 @@ func overlapSample(sinks ...Sink) error {
 	r.Emit(Event{T: 2363490, Dur: 5001, Kind: H2D, Device: "sim:0", Stream: StreamH2D, Ref: 5, Bytes: 4})
 	r.Emit(Event{T: 594681, Dur: 6311, Kind: OpEnd, Device: "sim:0", Stream: StreamCompute, Op: "mul", Ref: 6})
 	r.Emit(Event{T: 600992, Dur: 172773, Kind: OpEnd, Device: "sim:0", Stream: StreamCompute, Op: "matmul", Ref: 7})
-	_, err := r.Finish(Final{Device: "sim:0", Strategy: "flow", Budget: 1 << 30, Bandwidth: 1e9, TimeNs: 2368491})
+	_, err := r.Finish(Final{Device: "sim:0", Strategy: "flow", Clock: "virtual", Budget: 1 << 30, Bandwidth: 1e9, TimeNs: 2368491})
 	return err
 }
 

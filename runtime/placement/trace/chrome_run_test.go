@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tref-lang/tref/lang/eval"
+	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"

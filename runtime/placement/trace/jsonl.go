@@ -44,6 +44,7 @@ type SummaryFields struct {
 	Strategy         string           `json:"strategy"`
 	Budget           int64            `json:"budget"`
 	BytesDisk        int64            `json:"bytes_disk"`
+	Clock            string           `json:"clock"`
 }
 
 // JSONL writes one JSON object per line.
@@ -86,7 +87,7 @@ func (j *JSONL) Close(t *Totals) error {
 		BeladyBytes: t.BeladyBytes, BoundNs: t.BoundNs,
 		WastedPrefetches: t.WastedPrefetches, WastedBytes: t.WastedBytes,
 		Fallbacks: t.Fallbacks, Evictions: t.Evictions, Strategy: t.Strategy, Budget: t.Budget,
-		BytesDisk: t.BytesDisk,
+		BytesDisk: t.BytesDisk, Clock: t.Clock,
 	}}
 	if err := j.enc.Encode(line); err != nil {
 		return err

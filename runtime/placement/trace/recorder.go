@@ -110,7 +110,7 @@ func (r *Recorder) LogDeath(ref uint64) { r.log.death(ref) }
 // ops logged until now.
 func (r *Recorder) Totals(f Final) *Totals {
 	t := r.tot
-	t.Device, t.Strategy, t.Budget = f.Device, f.Strategy, f.Budget
+	t.Device, t.Strategy, t.Budget, t.Clock = f.Device, f.Strategy, f.Budget, f.Clock
 	t.TimeNs = f.TimeNs
 	t.PeakBytes = maps.Clone(f.PeakBytes)
 	if t.PeakBytes == nil {

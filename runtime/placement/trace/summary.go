@@ -34,6 +34,10 @@ type Totals struct {
 	Device   string
 	Strategy string
 	Budget   int64
+	// Clock is where the times come from: "virtual" (the simulated
+	// device's cost model) or "wall" (measured on a real device, or on
+	// the host alone).
+	Clock string
 	// BytesDisk sums the disk_read events: lazy refs read from disk.
 	BytesDisk int64
 }
@@ -42,6 +46,8 @@ type Totals struct {
 type Final struct {
 	Device   string
 	Strategy string
+	// Clock is "virtual" or "wall" (Totals.Clock).
+	Clock string
 	// Budget is the accelerator's memory in bytes; Bandwidth the link's
 	// bytes per second used for BoundNs.
 	Budget    int64

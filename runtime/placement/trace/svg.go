@@ -158,7 +158,7 @@ func (s *SVG) Close(t *Totals) error {
 		fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", left-8, py, trimFloat(v))
 	}
 	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>`+"\n", left, top, plotW, plotH)
-	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">time (%s, %s)</text>`+"\n", left+plotW/2, height-14, tName, clockKind(t.Device))
+	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">time (%s, %s)</text>`+"\n", left+plotW/2, height-14, tName, clockOf(t))
 	fmt.Fprintf(w, `<text transform="translate(24 %d) rotate(-90)" text-anchor="middle">resident (%s)</text>`+"\n", top+plotH/2, bName)
 	// Budget line.
 	legend := []struct{ label, color, dash string }{}
@@ -206,9 +206,10 @@ func (s *SVG) Close(t *Totals) error {
 	return w.Flush()
 }
 
-func clockKind(device string) string {
-	if strings.HasPrefix(device, "sim") {
-		return "virtual"
+// clockOf names the clock of t's times.
+func clockOf(t *Totals) string {
+	if t.Clock == "" {
+		return "wall"
 	}
-	return "wall"
+	return t.Clock
 }

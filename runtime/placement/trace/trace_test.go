@@ -35,7 +35,7 @@ func sample(sinks ...Sink) (*Recorder, *Totals, error) {
 	r.LogRead(Use{2, 256})
 	r.LogDeath(1)
 	r.LogDeath(2)
-	t, err := r.Finish(Final{Device: "sim:0", Strategy: "flow", Budget: 4096, Bandwidth: 1e9, TimeNs: 1800,
+	t, err := r.Finish(Final{Device: "sim:0", Strategy: "flow", Clock: "virtual", Budget: 4096, Bandwidth: 1e9, TimeNs: 1800,
 		PeakBytes: map[string]int64{"sim:0": 1280, "cpu": 4096}})
 	return r, t, err
 }
@@ -47,7 +47,7 @@ func TestTotals(t *testing.T) {
 	}
 	want := Totals{Ops: 1, BytesH2D: 1024, BytesD2H: 256, StallNs: 1000, TimeNs: 1800, ComputeNs: 500,
 		PrefetchMisses: 1, BeladyBytes: 1024 + 256, BoundNs: 1280, Evictions: 1,
-		Device: "sim:0", Strategy: "flow", Budget: 4096, PeakBytes: map[string]int64{"sim:0": 1280, "cpu": 4096}}
+		Device: "sim:0", Strategy: "flow", Budget: 4096, Clock: "virtual", PeakBytes: map[string]int64{"sim:0": 1280, "cpu": 4096}}
 	if !reflect.DeepEqual(*tot, want) {
 		t.Fatalf("totals\n got %+v\nwant %+v", *tot, want)
 	}

@@ -1,4 +1,4 @@
-package sim
+package device
 
 import "fmt"
 
@@ -35,7 +35,7 @@ type memEvent struct {
 // free (evict) first.
 func (m *timeline) alloc(n, earliest int64) (int64, error) {
 	if m.live+n > m.capacity {
-		return 0, fmt.Errorf("sim: allocating %d bytes with %d of %d in use", n, m.live, m.capacity)
+		return 0, fmt.Errorf("device: allocating %d bytes with %d of %d in use", n, m.live, m.capacity)
 	}
 	earliest = max(earliest, m.floor)
 	// usage after the first k events is u[k]; the start at index k is the
@@ -102,16 +102,4 @@ func (m *timeline) advance(t int64) {
 	}
 	m.ev = append(m.ev[:0], m.ev[k:]...)
 	m.floor = t
-}
-
-// usageAt returns the bytes in use at time t (t >= floor).
-func (m *timeline) usageAt(t int64) int64 {
-	u := m.base
-	for _, e := range m.ev {
-		if e.t > t {
-			break
-		}
-		u += e.delta
-	}
-	return u
 }

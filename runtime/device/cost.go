@@ -1,19 +1,14 @@
-// Package sim is tref's simulated accelerator: it computes with the cpu
-// kernels, so results are bit-identical to --device cpu, but it accounts
-// memory against a capacity and advances a deterministic virtual clock
-// with a cost model of a host<->device link and a compute engine. The
-// placement engine plans against it; tests and benchmarks assert on its
-// trace and timing.
-package sim
+package device
 
 import (
 	"fmt"
 	"math"
 )
 
-// Params is the cost model. Zero fields take the defaults of
-// DefaultParams (see WithDefaults).
-type Params struct {
+// Cost is a device's cost model: the rates and latency the placement
+// engine plans with on every device, and the clock of the simulated one.
+// Zero fields take the defaults of DefaultCost (see WithDefaults).
+type Cost struct {
 	// H2D and D2H are the host->device and device->host bandwidths in
 	// bytes per second, one copy engine per direction.
 	H2D, D2H float64
@@ -44,9 +39,9 @@ const (
 	DefaultHostMemBandwidth = 50e9
 )
 
-// DefaultParams returns the documented defaults.
-func DefaultParams() Params {
-	return Params{
+// DefaultCost returns the documented defaults.
+func DefaultCost() Cost {
+	return Cost{
 		H2D: DefaultBandwidth, D2H: DefaultBandwidth,
 		Flops: DefaultFlops, MemBandwidth: DefaultMemBandwidth,
 		LatencyNs: DefaultLatencyNs,
@@ -54,10 +49,10 @@ func DefaultParams() Params {
 	}
 }
 
-// WithDefaults fills the zero fields from DefaultParams. A negative
+// WithDefaults fills the zero fields from DefaultCost. A negative
 // latency means zero.
-func (p Params) WithDefaults() Params {
-	d := DefaultParams()
+func (p Cost) WithDefaults() Cost {
+	d := DefaultCost()
 	fill := func(v *float64, def float64) {
 		if *v == 0 {
 			*v = def
@@ -79,7 +74,7 @@ func (p Params) WithDefaults() Params {
 }
 
 // Validate reports a rate that is not a positive finite number.
-func (p Params) Validate() error {
+func (p Cost) Validate() error {
 	for _, r := range []struct {
 		name string
 		v    float64
@@ -87,7 +82,7 @@ func (p Params) Validate() error {
 		{"memory bandwidth", p.MemBandwidth}, {"host flops", p.HostFlops},
 		{"host memory bandwidth", p.HostMemBandwidth}} {
 		if !(r.v > 0) || math.IsInf(r.v, 0) {
-			return fmt.Errorf("sim: %s must be a positive number, got %v", r.name, r.v)
+			return fmt.Errorf("device: cost model: %s must be a positive number, got %v", r.name, r.v)
 		}
 	}
 	return nil
@@ -104,17 +99,17 @@ func ns(work, rate float64) int64 {
 
 // CopyNs is the duration of moving n bytes at rate bytes/s, launch
 // latency included.
-func (p Params) CopyNs(n int64, rate float64) int64 {
+func (p Cost) CopyNs(n int64, rate float64) int64 {
 	return p.LatencyNs + ns(float64(n), rate)
 }
 
 // OpNs is the duration of a kernel on the device: launch latency plus the
 // larger of its compute time and its memory time.
-func (p Params) OpNs(flops, bytes int64) int64 {
+func (p Cost) OpNs(flops, bytes int64) int64 {
 	return p.LatencyNs + max(ns(float64(flops), p.Flops), ns(float64(bytes), p.MemBandwidth))
 }
 
 // HostOpNs is the duration of an op run on the host.
-func (p Params) HostOpNs(flops, bytes int64) int64 {
+func (p Cost) HostOpNs(flops, bytes int64) int64 {
 	return max(ns(float64(flops), p.HostFlops), ns(float64(bytes), p.HostMemBandwidth))
 }
