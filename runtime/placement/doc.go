@@ -21,9 +21,12 @@
 // and op site, the period of repeated reads, so flow sees beyond the
 // window in loops.
 //
-// The accelerator is the simulated device of package sim (virtual clock,
-// two copy engines and a compute engine, memory accounted against a
-// budget); other devices plug in with RegisterBackend. Every decision is
+// The accelerator is any device.Device (the simulated one of
+// runtime/backend/sim, libtorch's torch:cpu and cuda:N): the engine plans
+// on a device.Model of it (virtual copy and compute engines, memory
+// accounted against the budget over time, the cost model) and carries its
+// decisions out on the device's data plane, so the decisions are the same
+// on every device with the same cost model and capabilities. Every decision is
 // an event for the Middleware chain (hooks that may steer: veto an
 // eviction, move an op to the host, pin refs), which includes the Tracer
 // when Config.Trace is set (package trace: text, jsonl, chrome and svg
