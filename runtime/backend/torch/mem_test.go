@@ -115,7 +115,9 @@ func identical(got, want *tensor.Dense) string {
 	return ""
 }
 
-func leU32(b []byte) uint32 { return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24 }
+func leU32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
 
 // TestMemBelowWorkingSet: a budget smaller than an op's working set is an
 // error naming the op and both sizes, not a silent run on the host (whose
