@@ -229,7 +229,7 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 		msg := fmt.Sprintf("working set %s exceeds the %s budget of %s",
 			trace.FormatBytes(ws), e.devName, trace.FormatBytes(e.model.Capacity()))
 		if !e.caps.ExactFallback {
-			return fmt.Errorf("%s: %s; raise --mem", op.Op.Name(), msg)
+			return fmt.Errorf("%s; raise --mem", msg)
 		}
 		e.fallback(msg)
 		onDevice = false

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -272,7 +273,7 @@ func agree(got, want *tensor.Dense) string {
 // TestNarrowIntsFallBack checks that ops on the integer widths the C ABI
 // has no code for run on the host, with the reason, and agree with cpu.
 func TestNarrowIntsFallBack(t *testing.T) {
-	lib := plugin(t)
+	plugin(t)
 	a := tensor.NewDense(m(tensor.Int32, 3))
 	b := tensor.NewDense(m(tensor.Int32, 3))
 	for i := range 3 {
@@ -288,18 +289,32 @@ func TestNarrowIntsFallBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev, _ := NewDevice(lib, "torch:cpu")
-		var reason string
-		dev.OnFallback = func(_ *refs.Op, r string) { reason = r }
-		got, err := runCase(t, dev, c, inputs)
+		reasons := &fallbackReasons{}
+		ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Middleware: []placement.Middleware{reasons}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if dev.Fallbacks != 1 || !strings.Contains(reason, "no int32 tensors") {
-			t.Errorf("%s: %d fallbacks, reason %q", c.op, dev.Fallbacks, reason)
+		got, err := runCase(t, ex, c, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reasons.r) != 1 || !strings.Contains(reasons.r[0], "no int32 tensors") {
+			t.Errorf("%s: fallbacks %q", c.op, reasons.r)
 		}
 		if msg := agree(got, want); msg != "" {
 			t.Errorf("%s: %s", c.op, msg)
 		}
+	}
+}
+
+// fallbackReasons collects the reasons of fallback events.
+type fallbackReasons struct {
+	placement.Base
+	r []string
+}
+
+func (f *fallbackReasons) OnEvent(_ *placement.Engine, ev *trace.Event) {
+	if ev.Kind == trace.Fallback {
+		f.r = append(f.r, ev.Reason)
 	}
 }

@@ -143,7 +143,7 @@ func TestMemBelowWorkingSet(t *testing.T) {
 			t.Fatalf("--mem %d: matmul ran", mem)
 		}
 		msg := err.Error()
-		if !strings.Contains(msg, "matmul: working set 768B exceeds the torch:cpu budget of") || !strings.Contains(msg, "raise --mem") || strings.Contains(msg, "\n") {
+		if !strings.Contains(msg, "working set 768B exceeds the torch:cpu budget of") || !strings.Contains(msg, "raise --mem") || strings.Contains(msg, "\n") {
 			t.Fatalf("--mem %d: error %q, want one line naming the op and both sizes", mem, msg)
 		}
 		for _, r := range []*refs.Ref{a, b, c} {
