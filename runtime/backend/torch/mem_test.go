@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -134,7 +135,7 @@ func TestMemBelowWorkingSet(t *testing.T) {
 		meta := tensor.Meta{Shape: tensor.Shape{8, 8}, DType: tensor.Float32}
 		a := rt.FromHost(refs.Site{Pos: "m.tr:1:1"}, tensor.NewDense(meta))
 		b := rt.FromHost(refs.Site{Pos: "m.tr:2:1"}, tensor.NewDense(meta))
-		c, err := rt.Submit(refs.Site{Pos: "m.tr:3:7"}, "matmul", nil, a, b)
+		c, err := rt.Submit(refs.Site{Pos: "m.tr:3:7"}, ops.Matmul, nil, a, b)
 		if err != nil {
 			t.Fatal(err)
 		}
