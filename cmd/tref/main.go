@@ -80,6 +80,9 @@ var commands = map[string]*command{
 			"With stdin not a terminal, reads and runs all of it without prompts."},
 	"trace": {name: "trace", usage: "tref trace [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
 		doc: "Run a script and dump every placement decision (ops, copies, evictions)."},
+	"onnx": {name: "onnx", usage: "tref onnx inspect model.onnx", minArgs: 2, maxArgs: 2,
+		doc: "Describe an ONNX model: opset, inputs, outputs, op counts, parameter bytes\n" +
+			"and the ops tref cannot run."},
 	"version": {name: "version", usage: "tref version", minArgs: 0, maxArgs: 0,
 		doc: "Print tref's version."},
 }
@@ -94,6 +97,7 @@ Commands:
   test     run the test blocks of .tr files
   check    parse and resolve scripts only
   trace    run a script and dump every placement decision
+  onnx     inspect an ONNX model (tref onnx inspect model.onnx)
   version  print the version
 
 Run 'tref <command> -h' for a command's flags.
@@ -132,6 +136,9 @@ func (c *cli) main(args []string) (code int) {
 	}
 	if name == "trace" {
 		return traceCommand(args[1:], c.stdout, c.stderr)
+	}
+	if name == "onnx" {
+		return c.onnxCommand(args[1:])
 	}
 	cfg, pos, code, done := parseCommand(cmd, args[1:], c.stdout, c.stderr)
 	if done {

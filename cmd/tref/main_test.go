@@ -5,6 +5,7 @@ import (
 	"flag"
 	"maps"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -66,6 +67,17 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("TREF_HISTORY", env.WorkDir+"/.tref_history")
+			// ONNX models for onnx.txtar (written by frontend/onnx's
+			// TestFixtures).
+			for _, name := range []string{"mlp.onnx", "unsupported.onnx"} {
+				b, err := os.ReadFile(filepath.Join("..", "..", "spec", "testdata", name))
+				if err != nil {
+					return err
+				}
+				if err := os.WriteFile(filepath.Join(env.WorkDir, name), b, 0o644); err != nil {
+					return err
+				}
+			}
 			return nil
 		},
 	})

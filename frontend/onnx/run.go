@@ -176,9 +176,9 @@ func (c *ctx) intsConst(xs []int64) *value {
 }
 
 // Run executes the program on inputs (in p.Inputs order, all given) and
-// returns one owned ref per graph output. Ops are submitted at site; the
-// whole graph is submitted before the caller forces anything, so the
-// placement engine sees it in its window.
+// returns one owned ref per graph output. Ops are submitted at site
+// under refs.Runtime.Hold: the whole graph is queued before any of it
+// runs, so the placement engine sees every tensor's future in its window.
 func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*refs.Ref, error) {
 	if len(inputs) != len(p.Inputs) {
 		return nil, fmt.Errorf("the model takes %d inputs, got %d", len(p.Inputs), len(inputs))
@@ -194,6 +194,7 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 		env[in.Name] = &value{meta: inputs[i].Meta(), ref: inputs[i], uses: 1}
 	}
 	c := &ctx{rt: rt, site: site, opset: p.Opset, prog: p}
+	defer rt.Hold()()
 	defer func() {
 		for name, v := range env {
 			if _, ok := p.consts[name]; !ok {

@@ -76,6 +76,8 @@ type Runtime struct {
 	// the op's inputs are not taken for the program's reads.
 	obs       Observer
 	executing bool
+	// holds counts the callers holding the window open (Hold).
+	holds int
 }
 
 // New makes a runtime that executes through exec.
@@ -174,7 +176,7 @@ func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, e
 	}
 	rt.window = append(rt.window, q)
 	rt.winBytes += out.Bytes()
-	for len(rt.window) > rt.opts.Lookahead || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
+	for (len(rt.window) > rt.opts.Lookahead && rt.holds == 0) || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
 		if err := rt.step(); err != nil {
 			return r, nil // the failure is recorded on the ref and surfaces when forced
 		}
@@ -441,4 +443,25 @@ func (rt *Runtime) Leaks() []*Ref {
 // MemStats reports the host and every executor device.
 func (rt *Runtime) MemStats() []DeviceStats {
 	return append([]DeviceStats{{Device: "cpu", PoolStats: rt.host.Stats()}}, rt.exec.Stats()...)
+}
+
+// Hold keeps the ops submitted from now on queued beyond the lookahead
+// (still within the window's byte bound) until the returned function is
+// called: a caller that knows a whole graph before any of it runs (the
+// ONNX frontend) submits all of it, so the executor sees the exact future
+// of every tensor the graph reads. The window drains back to the lookahead
+// at the next submit after the last hold ends, or when a value is forced.
+// With a lookahead of 0 (execute at once) nothing is held.
+func (rt *Runtime) Hold() (release func()) {
+	if rt.opts.Lookahead == 0 {
+		return func() {}
+	}
+	rt.holds++
+	ended := false
+	return func() {
+		if !ended {
+			ended = true
+			rt.holds--
+		}
+	}
 }
