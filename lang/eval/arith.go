@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -297,10 +298,20 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 		switch x := a.(type) {
 		case String:
 			if y, ok := b.(String); ok {
+				if err := fr.th.RT.HostPool().CheckValue(int64(len(x)) + int64(len(y))); err != nil {
+					return nil, fr.errorf(site.pos, "cannot concatenate strings: %v", err)
+				}
 				return x + y, nil
 			}
 		case *List:
 			if y, ok := b.(*List); ok {
+				// A list's slots count against the host memory limit
+				// (what its elements hold is counted as they are made).
+				if n := len(x.Elems) + len(y.Elems); n > cap(x.Elems) || x.rc != 1 {
+					if err := fr.th.RT.HostPool().CheckValue(int64(n) * int64(unsafe.Sizeof(Value(nil)))); err != nil {
+						return nil, fr.errorf(site.pos, "cannot concatenate lists: %v", err)
+					}
+				}
 				if x.rc == 1 {
 					// The only reference to x is the one this operator
 					// consumes: nothing can see x change, so it grows in

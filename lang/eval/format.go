@@ -25,7 +25,7 @@ func Format(v Value) string {
 // pending ops) and reading them to the host.
 func (th *Thread) Format(v Value) (string, error) {
 	var b strings.Builder
-	f := formatter{b: &b, read: th.RT.Read}
+	f := formatter{b: &b, read: th.RT.Read, check: th.RT.HostPool().CheckValue}
 	f.value(v, false)
 	return b.String(), f.err
 }
@@ -35,6 +35,36 @@ type formatter struct {
 	read  func(*refs.Ref) (*tensor.Dense, error)
 	err   error
 	depth int // of lists and records around the value being written
+	// check, when set, is asked before the text grows past next bytes:
+	// a printed value counts against the host memory limit as a string
+	// does (HostPool.CheckValue); full stops the writing once it failed.
+	check func(n int64) error
+	next  int
+	full  bool
+}
+
+// room checks, before v is written, that the text may grow by v's size
+// (a string's) and the doubling a builder does.
+func (f *formatter) room(v Value) bool {
+	if f.check == nil {
+		return true
+	}
+	need := f.b.Len()
+	if s, ok := v.(String); ok {
+		need += len(s)
+	}
+	if f.full || need < f.next {
+		return !f.full
+	}
+	if err := f.check(2 * int64(need)); err != nil {
+		f.full = true
+		if f.err == nil {
+			f.err = fmt.Errorf("the value's text would be too large: %v", err)
+		}
+		return false
+	}
+	f.next = 2 * need
+	return true
 }
 
 // enter goes one level into a list or record; past maxValueDepth it
@@ -56,6 +86,9 @@ func (f *formatter) leave() { f.depth-- }
 // value writes v; inner is set inside lists and records, where strings
 // are quoted.
 func (f *formatter) value(v Value, inner bool) {
+	if !f.room(v) {
+		return
+	}
 	b := f.b
 	switch x := v.(type) {
 	case Bool:

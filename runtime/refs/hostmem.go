@@ -3,9 +3,8 @@ package refs
 import (
 	"fmt"
 	"math/bits"
-	"os"
-	"strconv"
-	"strings"
+	"runtime"
+	"runtime/metrics"
 	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -70,10 +69,11 @@ func (s PoolStats) Fragmentation() float64 {
 	return float64(s.SlackBytes) / float64(s.LiveBytes+s.SlackBytes)
 }
 
-// NewHostPool makes a pool whose live-byte limit is the machine's available
-// memory (TREF_HOST_LIMIT, in bytes, overrides it).
+// NewHostPool makes a pool whose live-byte limit is the memory this
+// process may still take (SystemLimit; TREF_HOST_LIMIT, in bytes,
+// overrides it).
 func NewHostPool() *HostPool {
-	return &HostPool{free: map[int][][]byte{}, Keep: 256 << 20, Limit: availableMemory()}
+	return &HostPool{free: map[int][][]byte{}, Keep: 256 << 20, Limit: hostLimit()}
 }
 
 // sizeClass rounds n up to the pool's class size.
@@ -93,6 +93,41 @@ func (p *HostPool) Check(n int64) error {
 			FormatBytes(n), FormatBytes(p.stats.LiveBytes), FormatBytes(p.Limit))
 	}
 	return nil
+}
+
+// valueCheckMin is the size from which CheckValue reads the heap: only
+// values growing large can exhaust memory, and reading the heap for each
+// small one would cost more than making it.
+const valueCheckMin = 1 << 20
+
+// CheckValue reports whether a value of n bytes that the pool does not
+// allocate (a string, a list's slots) fits under Limit: strings and lists
+// count against the same limit as tensors. It counts everything the Go
+// heap holds (tensors, strings, lists, and garbage not collected yet);
+// over the limit it collects the garbage and counts again before it
+// fails. Values under a megabyte pass unchecked.
+func (p *HostPool) CheckValue(n int64) error {
+	if p.Limit <= 0 || n < valueCheckMin {
+		return nil
+	}
+	if n > p.Limit {
+		return fmt.Errorf("a value of %s would exceed the host memory limit of %s", FormatBytes(n), FormatBytes(p.Limit))
+	}
+	used := heapBytes()
+	if used+n > p.Limit {
+		runtime.GC()
+		if used = heapBytes(); used+n > p.Limit {
+			return fmt.Errorf("a value of %s would exceed the host memory limit (%s in use of %s)", FormatBytes(n), FormatBytes(used), FormatBytes(p.Limit))
+		}
+	}
+	return nil
+}
+
+// heapBytes is the memory the Go heap's objects occupy.
+func heapBytes() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
 }
 
 // Alloc returns an uninitialised host tensor of meta m.
@@ -219,25 +254,6 @@ func (p *HostPool) trim(keep int64) {
 
 // Stats returns the counters.
 func (p *HostPool) Stats() PoolStats { return p.stats }
-
-func availableMemory() int64 {
-	if s := os.Getenv("TREF_HOST_LIMIT"); s != "" {
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n
-		}
-	}
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb * 1024 * 9 / 10
-		}
-	}
-	return 0
-}
 
 // FormatBytes prints a byte count with a binary unit ("1.5 GiB").
 func FormatBytes(n int64) string {
