@@ -200,7 +200,7 @@ func TestConformanceCoversRegistry(t *testing.T) {
 	// These take inputs the table cannot make at random: embedding and
 	// cross_entropy need in-range indices, dropout a mask; they have
 	// their own tests below.
-	for _, op := range []ops.Op{ops.Embedding, ops.CrossEntropy, ops.Dropout} {
+	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.Dropout}, indexedOps...) {
 		covered[op] = true
 	}
 	for _, op := range cpu.Ops() {

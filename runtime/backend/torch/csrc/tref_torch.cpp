@@ -191,6 +191,17 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"hardsigmoid", [](const Args &a) { return at::hardsigmoid(a.in(0)); }},
       {"hardswish", [](const Args &a) { return at::hardswish(a.in(0)); }},
       {"gelu_tanh", [](const Args &a) { return at::gelu(a.in(0), "tanh"); }},
+      // gather and scatter (runtime/ops/gather.go); ia: dim
+      {"gather", [](const Args &a) { return at::gather(a.in(0), a.i(0), a.in(1)); }},
+      {"scatter", [](const Args &a) {
+         const at::Tensor &src = a.in(2);
+         if (src.dim() == 0) return at::scatter(a.in(0), a.i(0), a.in(1), src.item());
+         return at::scatter(a.in(0), a.i(0), a.in(1), src);
+       }},
+      {"scatter_add", [](const Args &a) { return at::scatter_add(a.in(0), a.i(0), a.in(1), a.in(2)); }},
+      {"index_select", [](const Args &a) { return at::index_select(a.in(0), a.i(0), a.in(1)); }},
+      // ia: num_classes
+      {"one_hot", [](const Args &a) { return at::one_hot(a.in(0), a.i(0)); }},
       {"silu", [](const Args &a) { return at::silu(a.in(0)); }},
       {"logical_not", [](const Args &a) { return at::logical_not(a.in(0)); }},
       // ia: has_min, has_max; fa: min, max

@@ -1,0 +1,99 @@
+package torch
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// The conformance rows of the ops of runtime/ops/pointwise.go and
+// gather.go; those that need in-range indices run in
+// TestConformanceGatherOps.
+
+// indexedOps are covered by TestConformanceGatherOps.
+var indexedOps = []ops.Op{ops.Gather, ops.Scatter, ops.ScatterAdd, ops.IndexSelect, ops.OneHot}
+
+// intsBelow makes an int64 tensor of shape s with values in [0, n).
+func intsBelow(r *rand.Rand, n int, s ...int) *tensor.Dense {
+	d := tensor.NewDense(m(i64, s...))
+	for i := range d.I64() {
+		d.I64()[i] = int64(r.IntN(n))
+	}
+	return d
+}
+
+func TestConformanceGatherOps(t *testing.T) {
+	lib := plugin(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	x := fill(r, m(f32, 4, 5, 6), false)
+	cases := []struct {
+		c      opCase
+		inputs []*tensor.Dense
+	}{
+		{opCase{op: ops.Gather, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{x, intsBelow(r, 5, 3, 7, 6)}},
+		{opCase{op: ops.Gather, attrs: ops.DimAttrs{Dim: -1}}, []*tensor.Dense{x, intsBelow(r, 6, 4, 5, 2)}},
+		// one index per target element, so the order of writes cannot matter
+		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, tensorI64([]int64{3, 0, 2, 1}, 4, 1, 1), fill(r, m(f32, 4, 2, 2), false)}},
+		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, tensorI64([]int64{5, 1}, 1, 1, 2), fill(r, m(f32), false)}},
+		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
+		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, intsBelow(r, 6, 8)}},
+		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 3)}},
+		{opCase{op: ops.OneHot, attrs: ops.OneHotAttrs{NumClasses: 7}}, []*tensor.Dense{intsBelow(r, 7, 3, 4)}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.c.op.Name(), func(t *testing.T) {
+			want, err := runCase(t, &cpu.Device{}, tc.c, tc.inputs)
+			if err != nil {
+				t.Fatalf("cpu: %v", err)
+			}
+			dev, _ := NewDevice(lib, "torch:cpu")
+			got, err := runCase(t, dev, tc.c, tc.inputs)
+			if err != nil {
+				t.Fatalf("torch:cpu: %v", err)
+			}
+			if dev.Fallbacks != 0 {
+				t.Errorf("%s ran on the host", tc.c.op)
+			}
+			if msg := agree(got, want); msg != "" {
+				t.Error(msg)
+			}
+		})
+	}
+}
+
+func tensorI64(v []int64, s ...int) *tensor.Dense {
+	d := tensor.NewDense(m(i64, s...))
+	copy(d.I64(), v)
+	return d
+}
+
+// pointwiseCases are the conformance rows of runtime/ops/pointwise.go.
+func pointwiseCases() []opCase {
+	var t []opCase
+	for _, op := range append(append([]ops.Op{ops.Round, ops.Sign, ops.Erf, ops.Isnan, ops.Isinf, ops.NanToNum}, ops.RoundingUnary...), ops.Activations...) {
+		var attrs any
+		switch op {
+		case ops.Round:
+			attrs = ops.RoundAttrs{}
+		case ops.LeakyRelu:
+			attrs = ops.LeakyReluAttrs{NegativeSlope: 0.1}
+		case ops.Elu:
+			attrs = ops.EluAttrs{Alpha: 1.5}
+		case ops.Softplus:
+			attrs = ops.SoftplusAttrs{Beta: 2, Threshold: 1}
+		case ops.NanToNum:
+			attrs = ops.NanToNumAttrs{Nan: 1, PosInf: 2, HasPosInf: true}
+		}
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, attrs: attrs},
+			opCase{op: op, in: []tensor.Meta{m(f64, 7)}, attrs: attrs})
+	}
+	return append(t,
+		opCase{op: ops.Round, in: []tensor.Meta{m(f32, 9)}, attrs: ops.RoundAttrs{Decimals: 2}},
+		opCase{op: ops.Sign, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.Floor, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.Erf, in: []tensor.Meta{m(i64, 6)}},
+	)
+}
