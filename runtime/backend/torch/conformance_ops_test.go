@@ -2,18 +2,15 @@ package torch
 
 import (
 	"math/rand/v2"
-	"testing"
 
-	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // The conformance rows of the ops of runtime/ops/pointwise.go and
-// gather.go; those that need in-range indices run in
-// TestConformanceGatherOps.
+// gather.go; those that need in-range indices are gatherCases.
 
-// indexedOps are covered by TestConformanceGatherOps.
+// indexedOps are covered by TestConformanceIndexedOps (gatherCases).
 var indexedOps = []ops.Op{ops.Gather, ops.Scatter, ops.ScatterAdd, ops.IndexSelect, ops.OneHot}
 
 // intsBelow makes an int64 tensor of shape s with values in [0, n).
@@ -25,11 +22,13 @@ func intsBelow(r *rand.Rand, n int, s ...int) *tensor.Dense {
 	return d
 }
 
-func TestConformanceGatherOps(t *testing.T) {
-	lib := plugin(t)
-	r := rand.New(rand.NewPCG(5, 6))
+// gatherCases are TestConformanceIndexedOps's cases of the gather family.
+func gatherCases(r *rand.Rand) []struct {
+	c      opCase
+	inputs []*tensor.Dense
+} {
 	x := fill(r, m(f32, 4, 5, 6), false)
-	cases := []struct {
+	return []struct {
 		c      opCase
 		inputs []*tensor.Dense
 	}{
@@ -42,25 +41,6 @@ func TestConformanceGatherOps(t *testing.T) {
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, intsBelow(r, 6, 8)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 3)}},
 		{opCase{op: ops.OneHot, attrs: ops.OneHotAttrs{NumClasses: 7}}, []*tensor.Dense{intsBelow(r, 7, 3, 4)}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.c.op.Name(), func(t *testing.T) {
-			want, err := runCase(t, &cpu.Device{}, tc.c, tc.inputs)
-			if err != nil {
-				t.Fatalf("cpu: %v", err)
-			}
-			dev, _ := NewDevice(lib, "torch:cpu")
-			got, err := runCase(t, dev, tc.c, tc.inputs)
-			if err != nil {
-				t.Fatalf("torch:cpu: %v", err)
-			}
-			if dev.Fallbacks != 0 {
-				t.Errorf("%s ran on the host", tc.c.op)
-			}
-			if msg := agree(got, want); msg != "" {
-				t.Error(msg)
-			}
-		})
 	}
 }
 

@@ -231,6 +231,7 @@ func TestConformanceIndexedOps(t *testing.T) {
 			[]*tensor.Dense{fill(r, m(f32, 4, 6), false), targets}},
 		{opCase{op: ops.Dropout, attrs: ops.DropoutAttrs{P: 0.25}}, []*tensor.Dense{fill(r, m(f32, 3, 4), false), mask}},
 	}
+	cases = append(cases, gatherCases(r)...)
 	for _, tc := range cases {
 		t.Run(tc.c.op.Name(), func(t *testing.T) {
 			want, err := runCase(t, &cpu.Device{}, tc.c, tc.inputs)
