@@ -303,8 +303,6 @@ func lowerClip(c *ctx, ins []*value) ([]*value, error) {
 	return one(c.op(ops.Clamp, a, x))
 }
 
-
-
 // lowerActivation composes the activations the runtime has no op for.
 func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0); err != nil {
