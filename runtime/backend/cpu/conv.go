@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register(ops.Conv2d, conv2dKernel)
+	Register(ops.Conv2d, convKernel("conv2d", ops.Conv2dLayout, convForward[float32], convForward[float64]))
 	Register(ops.MaxPool2d, maxPool2dKernel)
 }
 
@@ -23,39 +23,46 @@ const (
 	colMin    = 256
 )
 
-func conv2dKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
-	a, err := ops.AttrsAs[ops.Conv2dAttrs]("conv2d", attrs)
-	if err != nil {
-		return err
-	}
-	if len(ins) != 2 && len(ins) != 3 {
-		return fmt.Errorf("conv2d takes x, a weight and an optional bias, got %d tensors", len(ins))
-	}
-	var bias *tensor.Shape
-	if len(ins) == 3 {
-		bias = &ins[2].Shape
-	}
-	d, err := ops.Conv2dLayout(ins[0].Shape, ins[1].Shape, bias, a)
-	if err != nil {
-		return err
-	}
-	switch out.DType {
-	case tensor.Float32:
-		var b []float32
-		if len(ins) == 3 {
-			b = matF32(ins[2])
+// convKernel is the kernel of a convolution-like op over x, a weight and
+// an optional bias: layout checks the shapes and lays out the result, run
+// computes it in float32 or float64 with the matching GEMM.
+func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.Shape, a A) (ops.ConvDims, error),
+	run32 func(d ops.ConvDims, a A, x, w, bias, out []float32, mm mmFunc[float32]),
+	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64])) Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		a, err := ops.AttrsAs[A](name, attrs)
+		if err != nil {
+			return err
 		}
-		convForward(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM)
-	case tensor.Float64:
-		var b []float64
-		if len(ins) == 3 {
-			b = matF64(ins[2])
+		if len(ins) != 2 && len(ins) != 3 {
+			return fmt.Errorf("%s takes x, a weight and an optional bias, got %d tensors", name, len(ins))
 		}
-		convForward(d, a, matF64(ins[0]), matF64(ins[1]), b, out.F64(), gemm.GemmWorkers[float64])
-	default:
-		return fmt.Errorf("conv2d: no kernel for %s", out.DType)
+		var bias *tensor.Shape
+		if len(ins) == 3 {
+			bias = &ins[2].Shape
+		}
+		d, err := layout(ins[0].Shape, ins[1].Shape, bias, a)
+		if err != nil {
+			return err
+		}
+		switch out.DType {
+		case tensor.Float32:
+			var b []float32
+			if len(ins) == 3 {
+				b = matF32(ins[2])
+			}
+			run32(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM)
+		case tensor.Float64:
+			var b []float64
+			if len(ins) == 3 {
+				b = matF64(ins[2])
+			}
+			run64(d, a, matF64(ins[0]), matF64(ins[1]), b, out.F64(), gemm.GemmWorkers[float64])
+		default:
+			return fmt.Errorf("%s: no kernel for %s", name, out.DType)
+		}
+		return nil
 	}
-	return nil
 }
 
 // convForward lowers each image (a chunk of output positions at a time)

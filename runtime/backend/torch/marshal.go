@@ -64,10 +64,6 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return nil, []float64{a.Beta, a.Threshold}, true
 	case ops.NanToNumAttrs:
 		return []int64{b2i(a.HasPosInf), b2i(a.HasNegInf)}, []float64{a.Nan, a.PosInf, a.NegInf}, true
-	case ops.DimAttrs:
-		return []int64{int64(a.Dim)}, nil, true
-	case ops.OneHotAttrs:
-		return []int64{int64(a.NumClasses)}, nil, true
 	case ops.AttentionAttrs:
 		scale := a.Scale
 		if !a.HasScale {
@@ -76,7 +72,7 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		}
 		return []int64{b2i(a.Causal)}, []float64{scale}, true
 	}
-	return nil, nil, false
+	return marshalNN(op.Attrs)
 }
 
 // deref accepts attributes passed by value or by pointer.
@@ -109,20 +105,6 @@ func deref(a any) any {
 	case *ops.Conv2dAttrs:
 		return *p
 	case *ops.Pool2dAttrs:
-		return *p
-	case *ops.RoundAttrs:
-		return *p
-	case *ops.LeakyReluAttrs:
-		return *p
-	case *ops.EluAttrs:
-		return *p
-	case *ops.SoftplusAttrs:
-		return *p
-	case *ops.NanToNumAttrs:
-		return *p
-	case *ops.DimAttrs:
-		return *p
-	case *ops.OneHotAttrs:
 		return *p
 	case *ops.AttentionAttrs:
 		return *p

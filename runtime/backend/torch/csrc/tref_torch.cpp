@@ -133,6 +133,49 @@ at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
   return x;
 }
 
+// nn_registry holds the pooling, padding, transposed convolution and
+// batch_norm ops (marshalled by marshal_nn.go).
+const std::unordered_map<std::string, OpFn> &nn_registry() {
+  static const std::unordered_map<std::string, OpFn> ops = {
+      // ia: kernel h w, stride h w, padding h w, ceil_mode, count_include_pad, divisor_override (0: none)
+      {"avg_pool2d", [](const Args &a) {
+         c10::optional<int64_t> div;
+         if (a.i(8)) div = a.i(8);
+         return at::avg_pool2d(a.in(0), {a.i(0), a.i(1)}, {a.i(2), a.i(3)}, {a.i(4), a.i(5)}, a.i(6) != 0, a.i(7) != 0, div);
+       }},
+      // ia: output h w
+      {"adaptive_avg_pool2d", [](const Args &a) { return at::adaptive_avg_pool2d(a.in(0), {a.i(0), a.i(1)}); }},
+      // ia: mode (0 constant, 1 reflect, 2 replicate, 3 circular), npads, pads...; fa: value
+      {"pad", [](const Args &a) {
+         static const char *modes[] = {"constant", "reflect", "replicate", "circular"};
+         int64_t m = a.i(0);
+         if (m < 0 || m > 3) throw std::runtime_error("pad: unknown mode " + std::to_string(m));
+         c10::optional<double> value;
+         if (m == 0) value = a.f(0);
+         return at::pad(a.in(0), a.dims(1), modes[m], value);
+       }},
+      // inputs x, w [, bias]; ia: stride h w, padding h w, output_padding h w, dilation h w, groups
+      {"conv_transpose2d", [](const Args &a) {
+         c10::optional<at::Tensor> b;
+         if (a.nin > 2) b = a.in(2);
+         return at::conv_transpose2d(a.in(0), a.in(1), b, {a.i(0), a.i(1)}, {a.i(2), a.i(3)}, {a.i(4), a.i(5)}, a.i(8),
+                                     {a.i(6), a.i(7)});
+       }},
+      // inputs x, mean, var [, weight] [, bias]; ia: has_weight, has_bias; fa: eps
+      {"batch_norm", [](const Args &a) {
+         c10::optional<at::Tensor> w, b;
+         int k = 3;
+         if (a.i(0)) w = a.in(k++);
+         if (a.i(1)) b = a.in(k++);
+         return at::batch_norm(a.in(0), w, b, a.in(1), a.in(2), false, 0.0, a.f(0), false);
+       }},
+  };
+  return ops;
+}
+
+// find_op looks an op up in every registry.
+const OpFn *find_op(const std::string &op);
+
 const std::unordered_map<std::string, OpFn> &registry() {
   static const std::unordered_map<std::string, OpFn> ops = {
       // binary elementwise, torch promotion
@@ -191,17 +234,6 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"hardsigmoid", [](const Args &a) { return at::hardsigmoid(a.in(0)); }},
       {"hardswish", [](const Args &a) { return at::hardswish(a.in(0)); }},
       {"gelu_tanh", [](const Args &a) { return at::gelu(a.in(0), "tanh"); }},
-      // gather and scatter (runtime/ops/gather.go); ia: dim
-      {"gather", [](const Args &a) { return at::gather(a.in(0), a.i(0), a.in(1)); }},
-      {"scatter", [](const Args &a) {
-         const at::Tensor &src = a.in(2);
-         if (src.dim() == 0) return at::scatter(a.in(0), a.i(0), a.in(1), src.item());
-         return at::scatter(a.in(0), a.i(0), a.in(1), src);
-       }},
-      {"scatter_add", [](const Args &a) { return at::scatter_add(a.in(0), a.i(0), a.in(1), a.in(2)); }},
-      {"index_select", [](const Args &a) { return at::index_select(a.in(0), a.i(0), a.in(1)); }},
-      // ia: num_classes
-      {"one_hot", [](const Args &a) { return at::one_hot(a.in(0), a.i(0)); }},
       {"silu", [](const Args &a) { return at::silu(a.in(0)); }},
       {"logical_not", [](const Args &a) { return at::logical_not(a.in(0)); }},
       // ia: has_min, has_max; fa: min, max
@@ -356,6 +388,14 @@ const std::unordered_map<std::string, OpFn> &registry() {
   return ops;
 }
 
+const OpFn *find_op(const std::string &op) {
+  for (auto *reg : {&registry(), &nn_registry()}) {
+    auto it = reg->find(op);
+    if (it != reg->end()) return &it->second;
+  }
+  return nullptr;
+}
+
 } // namespace
 
 extern "C" {
@@ -435,14 +475,14 @@ int tt_dtype(tt_tensor t) { return from_scalar(t->t.scalar_type()); }
 
 int64_t tt_dim(tt_tensor t, int i) { return t->t.size(i); }
 
-int tt_has_op(const char *op) { return registry().count(op) ? 1 : 0; }
+int tt_has_op(const char *op) { return find_op(op) ? 1 : 0; }
 
 tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia, int nia, const double *fa, int nfa) {
   return guard([&]() -> tt_tensor {
-    auto it = registry().find(op);
-    if (it == registry().end()) throw std::runtime_error(std::string("the torch backend has no op ") + op);
+    const OpFn *fn = find_op(op);
+    if (fn == nullptr) throw std::runtime_error(std::string("the torch backend has no op ") + op);
     Args a{ins, nin, ia, nia, fa, nfa};
-    at::Tensor out = it->second(a);
+    at::Tensor out = (*fn)(a);
     if (!out.is_contiguous()) out = out.contiguous();
     return wrap(std::move(out));
   }, nullptr);

@@ -1,0 +1,30 @@
+package torch
+
+import (
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// nnConformanceRows covers pooling, padding, transposed convolution and
+// batch_norm (its variance input must be positive, hence positive).
+func nnConformanceRows() []opCase {
+	return []opCase{
+		{op: ops.AvgPool2d, in: []tensor.Meta{m(f32, 2, 3, 9, 8)},
+			attrs: ops.AvgPool2dAttrs{Kernel: [2]int{3, 3}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, CeilMode: true}},
+		{op: ops.AvgPool2d, in: []tensor.Meta{m(f64, 3, 6, 6)},
+			attrs: ops.AvgPool2dAttrs{Kernel: [2]int{2, 3}, Stride: [2]int{2, 1}, Padding: [2]int{1, 1}, DivisorOverride: 5}},
+		{op: ops.AdaptiveAvgPool2d, in: []tensor.Meta{m(f32, 2, 3, 7, 5)}, attrs: ops.AdaptivePool2dAttrs{Out: [2]int{3, 4}}},
+		{op: ops.Pad, in: []tensor.Meta{m(f32, 2, 3, 4, 5)}, attrs: ops.PadAttrs{Pads: []int{1, 2, -1, 1}, Value: 1.5}},
+		{op: ops.Pad, in: []tensor.Meta{m(i64, 2, 5)}, attrs: ops.PadAttrs{Pads: []int{2, 1}, Value: 3}},
+		{op: ops.Pad, in: []tensor.Meta{m(f32, 2, 3, 4, 5)}, attrs: ops.PadAttrs{Pads: []int{1, 2, 3, 1}, Mode: ops.PadReflect}},
+		{op: ops.Pad, in: []tensor.Meta{m(f64, 2, 3, 5)}, attrs: ops.PadAttrs{Pads: []int{3, 1}, Mode: ops.PadReplicate}},
+		{op: ops.Pad, in: []tensor.Meta{m(f32, 1, 2, 3, 4, 5)}, attrs: ops.PadAttrs{Pads: []int{1, 1, 2, 0, 1, 2}, Mode: ops.PadCircular}},
+		{op: ops.ConvTranspose2d, in: []tensor.Meta{m(f32, 2, 4, 5, 5), m(f32, 4, 3, 3, 3), m(f32, 6)},
+			attrs: ops.ConvTranspose2dAttrs{Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, OutputPadding: [2]int{1, 0}, Dilation: [2]int{1, 1}, Groups: 2}},
+		{op: ops.ConvTranspose2d, in: []tensor.Meta{m(f64, 3, 4, 4), m(f64, 3, 2, 2, 2)},
+			attrs: ops.ConvTranspose2dAttrs{Stride: [2]int{1, 1}, Dilation: [2]int{2, 1}, Groups: 1}},
+		{op: ops.BatchNorm, in: []tensor.Meta{m(f32, 4, 3, 5), m(f32, 3), m(f32, 3), m(f32, 3), m(f32, 3)},
+			attrs: ops.BatchNormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}, positive: true},
+		{op: ops.BatchNorm, in: []tensor.Meta{m(f64, 2, 3), m(f64, 3), m(f64, 3)}, attrs: ops.BatchNormAttrs{Eps: 0.1}, positive: true},
+	}
+}

@@ -1,0 +1,153 @@
+package stdlib
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// conv1d, conv_transpose2d and bmm, with torch.nn.functional's argument
+// names and defaults. conv1d runs as conv2d over images of height 1, bmm
+// as matmul after torch's stricter shape checks.
+func init() {
+	register("conv1d", "conv1d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1): 1-d convolution of [N, C, L] (or [C, L]) by weight [Cout, C/groups, k], as torch's F.conv1d; padding may be an int, \"same\" or \"valid\"", builtinConv1d)
+	register("conv_transpose2d", "conv_transpose2d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1): transposed 2-d convolution of [N, C, H, W] (or [C, H, W]) by weight [C, Cout/groups, kh, kw], as torch's F.conv_transpose2d", builtinConvTranspose2d)
+	register("bmm", "bmm(input, mat2): batched matrix product of [B, n, m] and [B, m, p], giving [B, n, p] (no broadcasting, as torch.bmm)", builtinBmm)
+}
+
+// conv1dPadding reads conv1d's padding: an int, a list of one int,
+// "valid", or "same" (stride 1 only; an odd total puts the extra element
+// at the end, as torch does).
+func conv1dPadding(th *eval.Thread, v eval.Value, stride, dilation, k int) (lo, hi int, err error) {
+	if s, ok := v.(eval.String); ok {
+		switch s {
+		case "valid":
+			return 0, 0, nil
+		case "same":
+			if stride != 1 {
+				return 0, 0, fmt.Errorf("conv1d: padding=\"same\" needs stride 1, got stride %d", stride)
+			}
+			total := dilation * (k - 1)
+			return total / 2, total - total/2, nil
+		}
+		return 0, 0, fmt.Errorf("conv1d: padding must be an int, \"same\" or \"valid\", got %q", string(s))
+	}
+	var p []int
+	if err := eval.UnpackArgs(th, "conv1d", []eval.Value{v}, nil, "padding", &p); err != nil {
+		return 0, 0, err
+	}
+	if len(p) != 1 {
+		return 0, 0, fmt.Errorf("conv1d: padding must be an int or a list of 1 int, got %v", tensor.Shape(p))
+	}
+	return p[0], p[0], nil
+}
+
+func oneInt(fname, param string, v []int) (int, error) {
+	if len(v) != 1 {
+		return 0, fmt.Errorf("%s: %s must be an int or a list of 1 int, got %v", fname, param, tensor.Shape(v))
+	}
+	return v[0], nil
+}
+
+func builtinConv1d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	const fname = "conv1d"
+	var x, w *refs.Ref
+	var bias, padding eval.Value = eval.None, eval.Int(0)
+	stride, dilation := []int{1}, []int{1}
+	groups := 1
+	if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "weight", &w, "bias?", &bias,
+		"stride?", &stride, "padding?", &padding, "dilation?", &dilation, "groups?", &groups); err != nil {
+		return nil, err
+	}
+	s, err := oneInt(fname, "stride", stride)
+	if err != nil {
+		return nil, err
+	}
+	dil, err := oneInt(fname, "dilation", dilation)
+	if err != nil {
+		return nil, err
+	}
+	xs, ws := x.Shape(), w.Shape()
+	if len(xs) != 2 && len(xs) != 3 {
+		return nil, fmt.Errorf("conv1d: expected an input of shape [N, C, L] or [C, L], got %v", xs)
+	}
+	if len(ws) != 3 {
+		return nil, fmt.Errorf("conv1d: expected a weight of shape [Cout, Cin/groups, k], got %v", ws)
+	}
+	lo, hi, err := conv1dPadding(th, padding, s, dil, ws[2])
+	if err != nil {
+		return nil, err
+	}
+	a := ops.Conv2dAttrs{Stride: [2]int{1, s}, Dilation: [2]int{1, dil}, PadLo: [2]int{0, lo}, PadHi: [2]int{0, hi}, Groups: groups}
+	// Check in conv1d's terms before lowering to conv2d.
+	x4 := append(append(xs[:len(xs)-1:len(xs)-1].Clone(), 1), xs[len(xs)-1])
+	w4 := tensor.Shape{ws[0], ws[1], 1, ws[2]}
+	var b4 *tensor.Shape
+	if bt, ok := bias.(eval.Tensor); ok {
+		bs := bt.Ref.Shape()
+		b4 = &bs
+	}
+	if _, err := ops.Conv2dLayout(x4, w4, b4, a); err != nil {
+		return nil, fmt.Errorf("conv1d over %v with weight %v: %v", xs, ws, err)
+	}
+	c := &chain{th: th}
+	ins, err := withOptional(th, fname, "bias", []*refs.Ref{c.op(ops.Reshape, ops.ReshapeAttrs{Shape: x4}, x), c.op(ops.Reshape, ops.ReshapeAttrs{Shape: w4}, w)}, bias)
+	if err != nil {
+		c.release()
+		return nil, err
+	}
+	y := c.op(ops.Conv2d, a, ins...)
+	if c.err != nil {
+		return c.result(nil)
+	}
+	ys := y.Shape()
+	return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: append(ys[:len(ys)-2:len(ys)-2].Clone(), ys[len(ys)-1])}, y))
+}
+
+func builtinConvTranspose2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	const fname = "conv_transpose2d"
+	var x, w *refs.Ref
+	var bias eval.Value = eval.None
+	stride, padding, outPad, dilation := []int{1}, []int{0}, []int{0}, []int{1}
+	groups := 1
+	if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "weight", &w, "bias?", &bias,
+		"stride?", &stride, "padding?", &padding, "output_padding?", &outPad, "groups?", &groups, "dilation?", &dilation); err != nil {
+		return nil, err
+	}
+	a := ops.ConvTranspose2dAttrs{Groups: groups}
+	var err error
+	for _, p := range []struct {
+		name string
+		v    []int
+		dst  *[2]int
+	}{{"stride", stride, &a.Stride}, {"padding", padding, &a.Padding}, {"output_padding", outPad, &a.OutputPadding}, {"dilation", dilation, &a.Dilation}} {
+		if *p.dst, err = intPair(fname, p.name, p.v); err != nil {
+			return nil, err
+		}
+	}
+	ins, err := withOptional(th, fname, "bias", []*refs.Ref{x, w}, bias)
+	if err != nil {
+		return nil, err
+	}
+	return th.Submit(ops.ConvTranspose2d, a, ins...)
+}
+
+func builtinBmm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a, b *refs.Ref
+	if err := eval.UnpackArgs(th, "bmm", args, kwargs, "input", &a, "mat2", &b); err != nil {
+		return nil, err
+	}
+	as, bs := a.Shape(), b.Shape()
+	switch {
+	case len(as) != 3 || len(bs) != 3:
+		return nil, fmt.Errorf("bmm: expected two 3-d tensors [B, n, m] and [B, m, p], got %v and %v", as, bs)
+	case as[0] != bs[0]:
+		return nil, fmt.Errorf("bmm: batch sizes differ: %v and %v (bmm does not broadcast; matmul does)", as, bs)
+	case as[2] != bs[1]:
+		return nil, fmt.Errorf("bmm: shapes %v and %v do not align (%d != %d)", as, bs, as[2], bs[1])
+	}
+	return th.Submit(ops.Matmul, nil, a, b)
+}
