@@ -68,8 +68,12 @@ func builtinLoad(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "path", &path); err != nil {
 		return nil, err
 	}
+	full := scriptPath(th, path)
+	if err := th.Sandbox.Check(full); err != nil {
+		return nil, fmt.Errorf("load: %w", err)
+	}
 	host := th.RT.HostPool()
-	f, err := formats.Open(scriptPath(th, path), &formats.Options{Check: host.Check, KeepHalf: true})
+	f, err := formats.Open(full, &formats.Options{Check: host.Check, KeepHalf: true})
 	if err != nil {
 		return nil, fmt.Errorf("load: %w", err)
 	}
@@ -121,6 +125,9 @@ func builtinSave(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, err
 	}
 	full := scriptPath(th, path)
+	if err := th.Sandbox.Check(full); err != nil {
+		return nil, fmt.Errorf("save: %w", err)
+	}
 	kind := formats.KindOf(full)
 	rec, isRec := value.(*eval.Record)
 	switch kind {

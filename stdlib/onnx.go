@@ -20,7 +20,11 @@ func builtinLoadONNX(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "path", &path); err != nil {
 		return nil, err
 	}
-	f, err := onnx.Open(scriptPath(th, path), &onnx.Options{Check: th.RT.HostPool().Check})
+	full := scriptPath(th, path)
+	if err := th.Sandbox.Check(full); err != nil {
+		return nil, fmt.Errorf("load_onnx: %w", err)
+	}
+	f, err := onnx.Open(full, &onnx.Options{Check: th.RT.HostPool().Check})
 	if err != nil {
 		return nil, fmt.Errorf("load_onnx: %w", err)
 	}

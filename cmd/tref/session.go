@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/diag"
@@ -53,7 +52,7 @@ func (s *session) sources(file string) []byte {
 	if src := s.in.Source(file); src != nil {
 		return src
 	}
-	src, _ := os.ReadFile(file)
+	src, _ := eval.ReadSource(file)
 	return src
 }
 

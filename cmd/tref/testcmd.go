@@ -9,6 +9,7 @@ import (
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/diag"
+	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/lang/parser"
 )
 
@@ -127,7 +128,7 @@ func findScripts(paths []string) ([]string, error) {
 // hasTests reports whether the script at path has a test block at its top
 // level, or does not parse (so that running it reports the error).
 func hasTests(path string) (bool, error) {
-	src, err := os.ReadFile(path)
+	src, err := eval.ReadSource(path)
 	if err != nil {
 		return false, err
 	}

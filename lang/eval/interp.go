@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"github.com/tref-lang/tref/lang/parser"
 	"github.com/tref-lang/tref/lang/resolve"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/safefile"
 )
 
 // Config configures an Interpreter.
@@ -28,6 +29,34 @@ type Config struct {
 	// NoLiveness turns off dropping variables at their last use (they
 	// die at scope end or rebinding), to measure what liveness saves.
 	NoLiveness bool
+	// Sandbox, when set, confines the files the scripts import, load and
+	// save to its directory tree (tref's --sandbox); Thread.Sandbox
+	// passes it to the file builtins.
+	Sandbox *safefile.Sandbox
+}
+
+// MaxSourceBytes bounds a source file that a script imports (or the CLI
+// runs): larger ones, and files that are not regular files (a FIFO,
+// /dev/zero), are refused before they are read.
+const MaxSourceBytes = 64 << 20
+
+// ReadSource reads a tref source file: a regular file of at most
+// MaxSourceBytes (safefile.ReadFile), read with that limit. Errors name
+// the file once: "cannot read x.tr: not a regular file (a named pipe)".
+func ReadSource(path string) ([]byte, error) {
+	src, err := safefile.ReadFile(path, MaxSourceBytes)
+	if err != nil {
+		var se *safefile.Error
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("cannot read %s: %s", path, se.Msg)
+		case errors.As(err, &pe):
+			return nil, fmt.Errorf("cannot read %s: %v", path, pe.Err)
+		}
+		return nil, fmt.Errorf("cannot read %s: %v", path, err)
+	}
+	return src, nil
 }
 
 // Interpreter runs tref files, test blocks and REPL input over one
@@ -76,7 +105,7 @@ func NewInterpreter(cfg Config) *Interpreter {
 	for n := range cfg.Universe {
 		in.names[n] = true
 	}
-	in.th = &Thread{RT: cfg.RT, Stdout: cfg.Stdout, interp: in, col: &collector{rt: cfg.RT}, intr: &in.intr}
+	in.th = &Thread{RT: cfg.RT, Stdout: cfg.Stdout, Sandbox: cfg.Sandbox, interp: in, col: &collector{rt: cfg.RT}, intr: &in.intr}
 	return in
 }
 
@@ -381,8 +410,13 @@ func (in *Interpreter) load(path string, src []byte, main bool, chain []string) 
 		return m, nil
 	}
 	if src == nil {
-		if src, err = os.ReadFile(path); err != nil {
-			return nil, fmt.Errorf("cannot read %s: %v", path, errors.Unwrap(err))
+		if !main {
+			if err := in.cfg.Sandbox.Check(path); err != nil {
+				return nil, fmt.Errorf("cannot import %v", err)
+			}
+		}
+		if src, err = ReadSource(path); err != nil {
+			return nil, err
 		}
 	}
 	in.sources[path] = src

@@ -9,6 +9,7 @@ import (
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/rng"
+	"github.com/tref-lang/tref/runtime/safefile"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -22,6 +23,9 @@ type Thread struct {
 	RNG *rng.Source
 	// Stdout receives print's output.
 	Stdout io.Writer
+	// Sandbox, when set, confines the files builtins read and write
+	// (load, save) to its tree: check a path with Sandbox.Check.
+	Sandbox *safefile.Sandbox
 	// site is the call site set by SetSite, for threads without frames.
 	site refs.Site
 	// sitePos is the position of the builtin call or operator being
