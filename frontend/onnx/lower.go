@@ -13,9 +13,10 @@ import (
 // placement engine see ordinary ops.
 type lowerFunc func(c *ctx, ins []*value) ([]*value, error)
 
-// lowerings maps ONNX op types (default domain) to their lowering. Every
-// lowering handles the op's forms from opset 7 through 21 (attributes
-// that became inputs, changed defaults).
+// lowerings maps ONNX op types to their lowering: the op type for the
+// default domain, "domain.OpType" for others. Every lowering handles the
+// op's forms from opset 7 through 21 (attributes that became inputs,
+// changed defaults).
 var lowerings = map[string]lowerFunc{}
 
 func lower(names []string, fn lowerFunc) {
@@ -28,13 +29,19 @@ func lower(names []string, fn lowerFunc) {
 }
 
 // Supported reports whether tref can run nodes of op type op in domain.
-func Supported(domain, op string) bool {
-	return (domain == "" || domain == "ai.onnx") && lowerings[op] != nil
+func Supported(domain, op string) bool { return lowerings[opKey(domain, op)] != nil }
+
+// opKey is the key of an op in lowerings.
+func opKey(domain, op string) string {
+	if domain == "" || domain == "ai.onnx" {
+		return op
+	}
+	return domain + "." + op
 }
 
 func lowerNode(c *ctx, n *Node, ins []*value) ([]*value, error) {
-	fn := lowerings[n.OpType]
-	if fn == nil || n.Domain != "" {
+	fn := lowerings[opKey(n.Domain, n.OpType)]
+	if fn == nil {
 		return nil, fmt.Errorf("tref cannot run this op")
 	}
 	return fn(c, ins)

@@ -87,6 +87,14 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 		for _, name := range n.Inputs {
 			p.lastUse[name] = i
 		}
+		if n.OpType == "Gradient" {
+			// It reads every value computed before it.
+			for _, m := range g.Nodes[:i] {
+				for _, name := range append(m.Inputs, m.Outputs...) {
+					p.lastUse[name] = i
+				}
+			}
+		}
 		for _, a := range n.Attrs {
 			if a.G != nil {
 				markOuter(a.G, i, p.lastUse)

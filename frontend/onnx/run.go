@@ -19,8 +19,13 @@ type value struct {
 	// owned says the value holds one reference to ref.
 	owned bool
 	// uses counts the names bound to the value in a run (Identity binds
-	// two names to one value).
+	// two names to one value) and the sequences holding it.
 	uses int
+	// seq is set for a sequence (SequenceConstruct, SplitToSequence):
+	// its elements, each holding one use.
+	seq   []*value
+	isSeq bool
+	seqDT tensor.DType
 }
 
 // ctx lowers one node: it submits runtime ops, folds ops on constants
@@ -33,6 +38,10 @@ type ctx struct {
 	node  *Node
 	temps []*value
 	prog  *Program
+	// env and nodes are the graph being run, for the Gradient op, which
+	// reads the values its graph computed before it.
+	env   map[string]*value
+	nodes []*Node
 }
 
 // op runs the runtime op name over ins. When every input is a host
@@ -44,6 +53,9 @@ func (c *ctx) op(op ops.Op, attrs any, ins ...*value) (*value, error) {
 	fold := true
 	metas := make([]tensor.Meta, len(ins))
 	for i, in := range ins {
+		if in.isSeq {
+			return nil, fmt.Errorf("%s takes tensors, got a sequence", op)
+		}
 		metas[i] = in.meta
 		if in.c == nil || in.meta.Shape.Numel() > foldLimit {
 			fold = false
@@ -108,7 +120,7 @@ func (c *ctx) release(outs []*value) {
 				break
 			}
 		}
-		if !isOut && t.owned && t.ref != nil {
+		if !isOut && t.uses == 0 && t.owned && t.ref != nil {
 			c.rt.Release(t.ref)
 			t.ref = nil
 		}
@@ -218,6 +230,12 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 			}
 			return nil, fmt.Errorf("graph output %q is computed by no node", o.Name)
 		}
+		if v.isSeq {
+			for _, r := range res {
+				rt.Release(r)
+			}
+			return nil, fmt.Errorf("graph output %q is a sequence; tref returns tensors only", o.Name)
+		}
 		if v.ref == nil {
 			res = append(res, rt.FromHost(site, v.c.Clone()))
 			continue
@@ -230,16 +248,24 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 
 // drop releases one name's hold on v.
 func drop(rt *refs.Runtime, v *value) {
-	if v.uses--; v.uses <= 0 && v.owned && v.ref != nil {
+	if v.uses--; v.uses > 0 {
+		return
+	}
+	if v.owned && v.ref != nil {
 		rt.Release(v.ref)
 		v.ref = nil
 	}
+	for _, e := range v.seq {
+		drop(rt, e)
+	}
+	v.seq = nil
 }
 
 // runNodes lowers nodes in order, binding their outputs in env and
 // dropping each value after the last node that reads it (lastUse), unless
 // it is in keep.
 func (c *ctx) runNodes(nodes []*Node, env map[string]*value, lastUse map[string]int, keep map[string]bool) error {
+	c.env, c.nodes = env, nodes
 	for i, n := range nodes {
 		if n.OpType == "Constant" && n.Domain == "" && len(n.Outputs) == 1 {
 			if _, ok := c.prog.consts[n.Outputs[0]]; ok {
