@@ -61,8 +61,6 @@ func init() {
 		}
 		return one(c.op(ops.Div, nil, c.scalar(ins[0].meta.DType, 1), ins[0]))
 	})
-	lower([]string{"Floor", "Ceil"}, lowerRounding)
-	lower([]string{"Sign"}, lowerSign)
 	lower([]string{"Softplus", "Softsign", "Elu", "Selu", "LeakyRelu", "HardSigmoid", "HardSwish", "ThresholdedRelu", "Celu", "PRelu", "Shrink"}, lowerActivation)
 }
 
@@ -303,50 +301,6 @@ func lowerClip(c *ctx, ins []*value) ([]*value, error) {
 		return lowerVariadic(c, ins[:1])
 	}
 	return one(c.op(ops.Clamp, a, x))
-}
-
-// lowerRounding is Floor and Ceil: floor(x) = x // 1, ceil(x) = -(-x // 1).
-func lowerRounding(c *ctx, ins []*value) ([]*value, error) {
-	if err := need(ins, 0); err != nil {
-		return nil, err
-	}
-	x := ins[0]
-	one1 := c.scalar(x.meta.DType, 1)
-	if c.node.OpType == "Floor" {
-		return one(c.op(ops.FloorDiv, nil, x, one1))
-	}
-	nx, err := c.op(ops.Neg, nil, x)
-	if err != nil {
-		return nil, err
-	}
-	f, err := c.op(ops.FloorDiv, nil, nx, one1)
-	if err != nil {
-		return nil, err
-	}
-	return one(c.op(ops.Neg, nil, f))
-}
-
-// lowerSign is 1, -1 or 0 (and 0 for NaN).
-func lowerSign(c *ctx, ins []*value) ([]*value, error) {
-	if err := need(ins, 0); err != nil {
-		return nil, err
-	}
-	x := ins[0]
-	dt := x.meta.DType
-	zero := c.scalar(dt, 0)
-	pos, err := c.op(ops.Gt, nil, x, zero)
-	if err != nil {
-		return nil, err
-	}
-	neg, err := c.op(ops.Lt, nil, x, zero)
-	if err != nil {
-		return nil, err
-	}
-	n, err := c.op(ops.Where, nil, neg, c.scalar(dt, -1), zero)
-	if err != nil {
-		return nil, err
-	}
-	return one(c.op(ops.Where, nil, pos, c.scalar(dt, 1), n))
 }
 
 // lowerActivation composes the activations the runtime has no op for.

@@ -1,0 +1,780 @@
+package onnx
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Ops composed from the runtime's: the rest of the unary math, masks made
+// on the host (Trilu, EyeLike, OneHot), one-hot selections (Hardmax,
+// GatherElements, ScatterElements, the losses), rearrangements
+// (DepthToSpace, SpaceToDepth) and the shape arithmetic of Range.
+
+func init() {
+	direct := map[string]ops.Op{"Erf": ops.Erf, "Round": ops.Round, "IsNaN": ops.Isnan, "Floor": ops.Floor, "Ceil": ops.Ceil, "Sign": ops.Sign}
+	for onnxName, op := range direct {
+		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
+			if err := need(ins, 0); err != nil {
+				return nil, err
+			}
+			var attrs any
+			if op == ops.Round {
+				attrs = ops.RoundAttrs{}
+			}
+			return one(c.op(op, attrs, ins[0]))
+		})
+	}
+	lower([]string{"IsInf"}, lowerIsInf)
+	lower([]string{"Tan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}, lowerTrig)
+	lower([]string{"Trilu"}, lowerTrilu)
+	lower([]string{"EyeLike"}, lowerEyeLike)
+	lower([]string{"Range"}, lowerRange)
+	lower([]string{"OneHot"}, lowerOneHot)
+	lower([]string{"Hardmax"}, lowerHardmax)
+	lower([]string{"GatherElements"}, lowerGatherElements)
+	lower([]string{"ScatterElements"}, lowerScatterElements)
+	lower([]string{"DepthToSpace", "SpaceToDepth"}, lowerDepthSpace)
+	lower([]string{"BitShift"}, lowerBitShift)
+	lower([]string{"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}, lowerLoss)
+	lower([]string{"CumSum"}, lowerCumSum)
+}
+
+func lowerIsInf(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	inf, err := c.op(ops.Isinf, nil, x)
+	if err != nil {
+		return nil, err
+	}
+	pos, neg := c.attrInt("detect_positive", 1) != 0, c.attrInt("detect_negative", 1) != 0
+	if pos && neg {
+		return []*value{inf}, nil
+	}
+	if !pos && !neg {
+		return one(c.op(ops.Where, nil, inf, c.scalar(tensor.Bool, 0), inf))
+	}
+	cmp := ops.Gt
+	if neg {
+		cmp = ops.Lt
+	}
+	side, err := c.op(cmp, nil, x, c.scalar(x.meta.DType, 0))
+	if err != nil {
+		return nil, err
+	}
+	return one(c.and(inf, side))
+}
+
+// lowerTrig composes the functions the runtime has no op for from exp,
+// log, sqrt, sin and cos.
+func lowerTrig(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	s := func(v float64) *value { return c.scalar(x.meta.DType, v) }
+	chain := func(steps ...func(*value) (*value, error)) (*value, error) {
+		v := x
+		for _, f := range steps {
+			var err error
+			if v, err = f(v); err != nil {
+				return nil, err
+			}
+		}
+		return v, nil
+	}
+	bin := func(op ops.Op, a, b *value) (*value, error) { return c.op(op, nil, a, b) }
+	switch c.node.OpType {
+	case "Tan":
+		sn, err := c.op(ops.Sin, nil, x)
+		if err != nil {
+			return nil, err
+		}
+		cs, err := c.op(ops.Cos, nil, x)
+		if err != nil {
+			return nil, err
+		}
+		return one(bin(ops.Div, sn, cs))
+	case "Sinh", "Cosh":
+		e, err := c.op(ops.Exp, nil, x)
+		if err != nil {
+			return nil, err
+		}
+		nx, err := c.op(ops.Neg, nil, x)
+		if err != nil {
+			return nil, err
+		}
+		en, err := c.op(ops.Exp, nil, nx)
+		if err != nil {
+			return nil, err
+		}
+		op := ops.Sub
+		if c.node.OpType == "Cosh" {
+			op = ops.Add
+		}
+		d, err := bin(op, e, en)
+		if err != nil {
+			return nil, err
+		}
+		return one(bin(ops.Mul, d, s(0.5)))
+	case "Asinh", "Acosh":
+		// log(x + sqrt(x*x ± 1))
+		sign := 1.0
+		if c.node.OpType == "Acosh" {
+			sign = -1
+		}
+		v, err := chain(
+			func(v *value) (*value, error) { return bin(ops.Mul, v, x) },
+			func(v *value) (*value, error) { return bin(ops.Add, v, s(sign)) },
+			func(v *value) (*value, error) { return c.op(ops.Sqrt, nil, v) },
+			func(v *value) (*value, error) { return bin(ops.Add, v, x) },
+			func(v *value) (*value, error) { return c.op(ops.Log, nil, v) },
+		)
+		return one(v, err)
+	}
+	// Atanh: log((1 + x) / (1 - x)) / 2
+	num, err := bin(ops.Add, s(1), x)
+	if err != nil {
+		return nil, err
+	}
+	den, err := bin(ops.Sub, s(1), x)
+	if err != nil {
+		return nil, err
+	}
+	q, err := bin(ops.Div, num, den)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.op(ops.Log, nil, q)
+	if err != nil {
+		return nil, err
+	}
+	return one(bin(ops.Mul, l, s(0.5)))
+}
+
+// mask2d is a host bool constant [rows, cols] true where keep(i, j).
+func (c *ctx) mask2d(rows, cols int, keep func(i, j int) bool) (*value, error) {
+	if _, err := tensor.CheckedNumel(tensor.Shape{rows, cols}); err != nil {
+		return nil, err
+	}
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{rows, cols}, DType: tensor.Bool})
+	for i := range rows {
+		for j := range cols {
+			if keep(i, j) {
+				d.Buf[i*cols+j] = 1
+			}
+		}
+	}
+	return c.keep(&value{meta: d.Meta, c: d}), nil
+}
+
+func lowerTrilu(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	r := len(x.meta.Shape)
+	if r < 2 {
+		return nil, fmt.Errorf("needs a tensor of rank 2 or more, got %v", x.meta.Shape)
+	}
+	k := int64(0)
+	if v := input(ins, 1); v != nil {
+		kv, err := c.ints(v, "k")
+		if err != nil {
+			return nil, err
+		}
+		if len(kv) != 1 {
+			return nil, fmt.Errorf("k must have one element")
+		}
+		k = kv[0]
+	}
+	upper := c.attrInt("upper", 1) != 0
+	rows, cols := x.meta.Shape[r-2], x.meta.Shape[r-1]
+	mask, err := c.mask2d(rows, cols, func(i, j int) bool {
+		if upper {
+			return int64(j-i) >= k
+		}
+		return int64(j-i) <= k
+	})
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op(ops.Where, nil, mask, x, c.scalar(x.meta.DType, 0)))
+}
+
+func lowerEyeLike(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	if len(x.meta.Shape) != 2 {
+		return nil, fmt.Errorf("needs a 2-d input, got %v", x.meta.Shape)
+	}
+	dt := x.meta.DType
+	if a := c.attr("dtype"); a != nil {
+		var ok bool
+		if dt, ok = DataType(a.I).DType(); !ok {
+			return nil, fmt.Errorf("tref has no %s tensors", DataType(a.I))
+		}
+	}
+	k := int(c.attrInt("k", 0))
+	mask, err := c.mask2d(x.meta.Shape[0], x.meta.Shape[1], func(i, j int) bool { return j-i == k })
+	if err != nil {
+		return nil, err
+	}
+	return one(c.cast(mask, dt))
+}
+
+// lowerRange computes start, start+delta, ... below limit on the host; its
+// inputs must be known (they are, in exported graphs: shapes and
+// constants).
+func lowerRange(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1, 2); err != nil {
+		return nil, err
+	}
+	var v [3]float64
+	for i, name := range []string{"start", "limit", "delta"} {
+		x, err := c.scalarOf(ins[i], name)
+		if err != nil {
+			return nil, err
+		}
+		v[i] = x
+	}
+	start, limit, delta := v[0], v[1], v[2]
+	if delta == 0 {
+		return nil, fmt.Errorf("delta is 0")
+	}
+	n := 0
+	if q := (limit - start) / delta; q > 0 {
+		n = int(q)
+		if float64(n) < q {
+			n++
+		}
+	}
+	if n > tensor.MaxElements {
+		return nil, fmt.Errorf("%d elements", n)
+	}
+	dt := ins[0].meta.DType
+	if err := c.rt.HostPool().Check(int64(n) * int64(dt.Size())); err != nil {
+		return nil, err
+	}
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{n}, DType: dt})
+	for i := range n {
+		if dt.IsFloat() {
+			d.Set(i, start+float64(i)*delta)
+		} else {
+			d.SetInt(i, int64(start)+int64(i)*int64(delta))
+		}
+	}
+	return []*value{c.keep(&value{meta: d.Meta, c: d})}, nil
+}
+
+// iota is the host constant [0, 1, ..., n-1] of dtype int64, shaped to
+// lie along axis ax of a rank-r tensor.
+func (c *ctx) iota(n, ax, r int) *value {
+	s := make(tensor.Shape, r)
+	for i := range s {
+		s[i] = 1
+	}
+	s[ax] = n
+	d := tensor.NewDense(tensor.Meta{Shape: s, DType: tensor.Int64})
+	for i := range n {
+		d.I64()[i] = int64(i)
+	}
+	return c.keep(&value{meta: d.Meta, c: d})
+}
+
+// oneHot is the bool mask [.., n at ax, ..] true where the position along
+// ax equals idx (idx has a dimension of 1 at ax; negative indices count
+// from the end).
+func (c *ctx) oneHot(idx *value, n, ax int) (*value, error) {
+	idx, err := c.wrapIndex(idx, n)
+	if err != nil {
+		return nil, err
+	}
+	return c.op(ops.Eq, nil, idx, c.iota(n, ax, len(idx.meta.Shape)))
+}
+
+// wrapIndex maps negative indices i to i + n, as int64.
+func (c *ctx) wrapIndex(idx *value, n int) (*value, error) {
+	idx, err := c.cast(idx, tensor.Int64)
+	if err != nil {
+		return nil, err
+	}
+	zero := c.scalar(tensor.Int64, 0)
+	neg, err := c.op(ops.Lt, nil, idx, zero)
+	if err != nil {
+		return nil, err
+	}
+	w, err := c.op(ops.Add, nil, idx, c.scalar(tensor.Int64, float64(n)))
+	if err != nil {
+		return nil, err
+	}
+	return c.op(ops.Where, nil, neg, w, idx)
+}
+
+// unsqueeze inserts a dimension of 1 at ax.
+func (c *ctx) unsqueeze(v *value, ax int) (*value, error) {
+	s := append(append(v.meta.Shape[:ax].Clone(), 1), v.meta.Shape[ax:]...)
+	return c.reshape(v, s)
+}
+
+func lowerOneHot(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1, 2); err != nil {
+		return nil, err
+	}
+	idx, depthV, vals := ins[0], ins[1], ins[2]
+	depth, err := c.scalarOf(depthV, "depth")
+	if err != nil {
+		return nil, err
+	}
+	if depth < 1 || depth > float64(tensor.MaxElements) {
+		return nil, fmt.Errorf("depth %v", depth)
+	}
+	n := int(depth)
+	r := len(idx.meta.Shape) + 1
+	ax, err := axis(c.attrInt("axis", -1), r)
+	if err != nil {
+		return nil, err
+	}
+	if idx.meta.DType.IsFloat() {
+		if idx, err = c.op(ops.Trunc, nil, idx); err != nil {
+			return nil, err
+		}
+	}
+	u, err := c.unsqueeze(idx, ax)
+	if err != nil {
+		return nil, err
+	}
+	mask, err := c.oneHot(u, n, ax)
+	if err != nil {
+		return nil, err
+	}
+	if vals.meta.Shape.Numel() != 2 {
+		return nil, fmt.Errorf("values must have two elements")
+	}
+	off, err := c.slice(vals, 0, 0, 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	on, err := c.slice(vals, 0, 1, 2, 1)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op(ops.Where, nil, mask, on, off))
+}
+
+func lowerHardmax(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	r := len(x.meta.Shape)
+	if c.opset < 13 {
+		// Before 13: over the input flattened to 2-d at axis.
+		ax, err := axis(c.attrInt("axis", 1), r)
+		if err != nil {
+			return nil, err
+		}
+		outer := 1
+		for _, d := range x.meta.Shape[:ax] {
+			outer *= d
+		}
+		x2, err := c.reshape(x, tensor.Shape{outer, x.meta.Shape.Numel() / max(outer, 1)})
+		if err != nil {
+			return nil, err
+		}
+		y, err := c.hardmax(x2, 1)
+		if err != nil {
+			return nil, err
+		}
+		return one(c.reshape(y, x.meta.Shape))
+	}
+	ax, err := axis(c.attrInt("axis", -1), r)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.hardmax(x, ax))
+}
+
+// hardmax is 1 at the first maximum along ax, 0 elsewhere.
+func (c *ctx) hardmax(x *value, ax int) (*value, error) {
+	i, err := c.op(ops.Argmax, ops.ReduceAttrs{Dims: []int{ax}, Keepdim: true}, x)
+	if err != nil {
+		return nil, err
+	}
+	mask, err := c.oneHot(i, x.meta.Shape[ax], ax)
+	if err != nil {
+		return nil, err
+	}
+	return c.cast(mask, x.meta.DType)
+}
+
+// selectAlong is the one-hot form of data's values at indices along ax:
+// a mask [..., n, ...] with the indices' shape and n = data's size at ax,
+// added as a new axis after ax.
+func (c *ctx) selectMask(idx *value, n, ax int) (*value, error) {
+	u, err := c.unsqueeze(idx, ax)
+	if err != nil {
+		return nil, err
+	}
+	return c.oneHot(u, n, ax)
+}
+
+// lowerGatherElements: out[.., i, ..] = data[.., idx[.., i, ..], ..]
+// along axis, as a sum over a one-hot axis inserted at axis.
+func lowerGatherElements(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	data, idx := ins[0], ins[1]
+	r := len(data.meta.Shape)
+	if len(idx.meta.Shape) != r {
+		return nil, fmt.Errorf("indices of rank %d for data of rank %d", len(idx.meta.Shape), r)
+	}
+	ax, err := axis(c.attrInt("axis", 0), r)
+	if err != nil {
+		return nil, err
+	}
+	n := data.meta.Shape[ax]
+	if err := c.checkIndices(idx, n); err != nil {
+		return nil, err
+	}
+	mask, err := c.selectMask(idx, n, ax) // [.., n, idx_ax, ..]
+	if err != nil {
+		return nil, err
+	}
+	// data [.., n, ..] -> [.., n, 1, ..] cropped to idx's other dims.
+	d := data
+	for i := range r {
+		if i != ax && idx.meta.Shape[i] < d.meta.Shape[i] {
+			if d, err = c.slice(d, i, 0, idx.meta.Shape[i], 1); err != nil {
+				return nil, err
+			}
+		}
+	}
+	du, err := c.unsqueeze(d, ax+1)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := c.op(ops.Where, nil, mask, du, c.scalar(data.meta.DType, 0))
+	if err != nil {
+		return nil, err
+	}
+	return one(c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{ax}}, sel))
+}
+
+// checkIndices rejects known indices outside [-n, n).
+func (c *ctx) checkIndices(idx *value, n int) error {
+	if idx.meta.DType.IsFloat() || idx.meta.DType == tensor.Bool {
+		return fmt.Errorf("indices must be integers, got %s", idx.meta)
+	}
+	if idx.c == nil {
+		return nil
+	}
+	for i := range idx.c.Numel() {
+		if v := idx.c.IntAt(i); v < -int64(n) || v >= int64(n) {
+			return fmt.Errorf("index %d out of range for a dimension of %d", v, n)
+		}
+	}
+	return nil
+}
+
+// lowerScatterElements: data with data[.., idx[.., i, ..], ..] =
+// updates[.., i, ..] along axis (reduction none, add, mul, max, min).
+func lowerScatterElements(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1, 2); err != nil {
+		return nil, err
+	}
+	data, idx, upd := ins[0], ins[1], ins[2]
+	r := len(data.meta.Shape)
+	ax, err := axis(c.attrInt("axis", 0), r)
+	if err != nil {
+		return nil, err
+	}
+	n := data.meta.Shape[ax]
+	if err := c.checkIndices(idx, n); err != nil {
+		return nil, err
+	}
+	red := c.attrString("reduction", "none")
+	if red != "none" && red != "add" {
+		return nil, fmt.Errorf("reduction %q is not supported", red)
+	}
+	// mask [.., n, k, ..]: position n of data receives update k.
+	mask, err := c.selectMask(idx, n, ax)
+	if err != nil {
+		return nil, err
+	}
+	uu, err := c.unsqueeze(upd, ax)
+	if err != nil {
+		return nil, err
+	}
+	contrib, err := c.op(ops.Where, nil, mask, uu, c.scalar(data.meta.DType, 0))
+	if err != nil {
+		return nil, err
+	}
+	sum, err := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{ax + 1}}, contrib)
+	if err != nil {
+		return nil, err
+	}
+	hit, err := c.op(ops.Any, ops.ReduceAttrs{Dims: []int{ax + 1}}, mask)
+	if err != nil {
+		return nil, err
+	}
+	// sum and hit cover idx's extent on the other axes: pad them to data's.
+	lo, hi := make([]int, r), make([]int, r)
+	for i := range r {
+		if i != ax {
+			hi[i] = data.meta.Shape[i] - sum.meta.Shape[i]
+		}
+	}
+	if sum, err = c.pad(sum, lo, hi, "constant", 0); err != nil {
+		return nil, err
+	}
+	if hit, err = c.pad(hit, lo, hi, "constant", 0); err != nil {
+		return nil, err
+	}
+	if sum, err = c.cast(sum, data.meta.DType); err != nil {
+		return nil, err
+	}
+	if red == "add" {
+		return one(c.op(ops.Add, nil, data, sum))
+	}
+	return one(c.op(ops.Where, nil, hit, sum, data))
+}
+
+func lowerDepthSpace(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	if len(x.meta.Shape) != 4 {
+		return nil, fmt.Errorf("needs a 4-d input, got %v", x.meta.Shape)
+	}
+	b := int(c.attrInt("blocksize", 0))
+	if b < 1 {
+		return nil, fmt.Errorf("blocksize %d", b)
+	}
+	n, ch, h, w := x.meta.Shape[0], x.meta.Shape[1], x.meta.Shape[2], x.meta.Shape[3]
+	var view tensor.Shape
+	var perm []int
+	var out tensor.Shape
+	if c.node.OpType == "DepthToSpace" {
+		if ch%(b*b) != 0 {
+			return nil, fmt.Errorf("channels %d not divisible by blocksize² %d", ch, b*b)
+		}
+		out = tensor.Shape{n, ch / (b * b), h * b, w * b}
+		if c.attrString("mode", "DCR") == "CRD" {
+			view, perm = tensor.Shape{n, ch / (b * b), b, b, h, w}, []int{0, 1, 4, 2, 5, 3}
+		} else {
+			view, perm = tensor.Shape{n, b, b, ch / (b * b), h, w}, []int{0, 3, 4, 1, 5, 2}
+		}
+	} else {
+		if h%b != 0 || w%b != 0 {
+			return nil, fmt.Errorf("spatial size %dx%d not divisible by blocksize %d", h, w, b)
+		}
+		out = tensor.Shape{n, ch * b * b, h / b, w / b}
+		view, perm = tensor.Shape{n, ch, h / b, b, w / b, b}, []int{0, 3, 5, 1, 2, 4}
+	}
+	v, err := c.reshape(x, view)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = c.permute(v, perm); err != nil {
+		return nil, err
+	}
+	return one(c.reshape(v, out))
+}
+
+// lowerBitShift shifts unsigned integers: x * 2^y or x // 2^y.
+func lowerBitShift(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	x, y := ins[0], ins[1]
+	p, err := c.op(ops.Pow, nil, c.scalar(x.meta.DType, 2), y)
+	if err != nil {
+		return nil, err
+	}
+	if p, err = c.cast(p, x.meta.DType); err != nil {
+		return nil, err
+	}
+	if c.attrString("direction", "") == "LEFT" {
+		return one(c.op(ops.Mul, nil, x, p))
+	}
+	return one(c.op(ops.FloorDiv, nil, x, p))
+}
+
+// lowerLoss is NegativeLogLikelihoodLoss, and SoftmaxCrossEntropyLoss as
+// log_softmax over the classes followed by it (its optional second output
+// is the log-probabilities).
+func lowerLoss(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	x, target, weight := ins[0], ins[1], input(ins, 2)
+	r := len(x.meta.Shape)
+	if r < 2 || len(target.meta.Shape) != r-1 {
+		return nil, fmt.Errorf("input %v and target %v do not fit", x.meta.Shape, target.meta.Shape)
+	}
+	var logp *value
+	if c.node.OpType == "SoftmaxCrossEntropyLoss" {
+		var err error
+		if logp, err = c.op(ops.LogSoftmax, ops.SoftmaxAttrs{Dim: 1}, x); err != nil {
+			return nil, err
+		}
+		x = logp
+	}
+	n := x.meta.Shape[1]
+	tu, err := c.unsqueeze(target, 1)
+	if err != nil {
+		return nil, err
+	}
+	mask, err := c.op(ops.Eq, nil, tu, c.iota(n, 1, r)) // out-of-range targets (ignore_index) match nothing
+	if err != nil {
+		return nil, err
+	}
+	if a := c.attr("ignore_index"); a != nil {
+		keep, err := c.op(ops.Ne, nil, tu, c.scalar(tu.meta.DType, float64(a.I)))
+		if err != nil {
+			return nil, err
+		}
+		if mask, err = c.and(mask, keep); err != nil {
+			return nil, err
+		}
+	}
+	zero := c.scalar(x.meta.DType, 0)
+	picked, err := c.op(ops.Where, nil, mask, x, zero)
+	if err != nil {
+		return nil, err
+	}
+	loss, err := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{1}}, picked)
+	if err != nil {
+		return nil, err
+	}
+	if loss, err = c.op(ops.Neg, nil, loss); err != nil {
+		return nil, err
+	}
+	// w[target] per element (1, or 0 where ignored).
+	var wcol *value
+	if weight != nil {
+		if wcol, err = c.reshape(weight, append(tensor.Shape{1, n}, ones(r-2)...)); err != nil {
+			return nil, err
+		}
+	} else {
+		wcol = c.scalar(x.meta.DType, 1)
+	}
+	wm, err := c.op(ops.Where, nil, mask, wcol, zero)
+	if err != nil {
+		return nil, err
+	}
+	w, err := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{1}}, wm)
+	if err != nil {
+		return nil, err
+	}
+	if weight != nil {
+		if loss, err = c.op(ops.Mul, nil, loss, w); err != nil {
+			return nil, err
+		}
+	}
+	var out *value
+	switch red := c.attrString("reduction", "mean"); red {
+	case "none":
+		out = loss
+	case "sum":
+		out, err = c.op(ops.Sum, ops.ReduceAttrs{}, loss)
+	case "mean":
+		s, err1 := c.op(ops.Sum, ops.ReduceAttrs{}, loss)
+		if err1 != nil {
+			return nil, err1
+		}
+		ws, err1 := c.op(ops.Sum, ops.ReduceAttrs{}, w)
+		if err1 != nil {
+			return nil, err1
+		}
+		out, err = c.op(ops.Div, nil, s, ws)
+	default:
+		return nil, fmt.Errorf("reduction %q is not supported", red)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if logp != nil && len(c.node.Outputs) > 1 {
+		return []*value{out, logp}, nil
+	}
+	return []*value{out}, nil
+}
+
+// lowerCumSum sums along axis as a product with a triangular matrix of
+// ones (exclusive leaves the diagonal out, reverse transposes it);
+// integers are summed in float64, exactly for sums below 2^53.
+func lowerCumSum(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	a, err := c.ints(ins[1], "axis")
+	if err != nil {
+		return nil, err
+	}
+	if len(a) != 1 {
+		return nil, fmt.Errorf("axis must have one element")
+	}
+	r := len(x.meta.Shape)
+	ax, err := axis(a[0], r)
+	if err != nil {
+		return nil, err
+	}
+	n := x.meta.Shape[ax]
+	excl, rev := c.attrInt("exclusive", 0) != 0, c.attrInt("reverse", 0) != 0
+	// out[j] = sum_i x[i] T[i, j]
+	tri, err := c.mask2d(n, n, func(i, j int) bool {
+		if rev {
+			i, j = j, i
+		}
+		if excl {
+			return i < j
+		}
+		return i <= j
+	})
+	if err != nil {
+		return nil, err
+	}
+	ct := tensor.Float64
+	if x.meta.DType == tensor.Float32 {
+		ct = tensor.Float32
+	}
+	t, err := c.cast(tri, ct)
+	if err != nil {
+		return nil, err
+	}
+	perm := make([]int, 0, r)
+	for i := range r {
+		if i != ax {
+			perm = append(perm, i)
+		}
+	}
+	perm = append(perm, ax)
+	xm, err := c.permute(x, perm)
+	if err != nil {
+		return nil, err
+	}
+	if xm, err = c.cast(xm, ct); err != nil {
+		return nil, err
+	}
+	y, err := c.op(ops.Matmul, nil, xm, t)
+	if err != nil {
+		return nil, err
+	}
+	if y, err = c.cast(y, x.meta.DType); err != nil {
+		return nil, err
+	}
+	inv := make([]int, r)
+	for i, p := range perm {
+		inv[p] = i
+	}
+	return one(c.permute(y, inv))
+}
