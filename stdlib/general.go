@@ -255,7 +255,7 @@ func builtinAssertError(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwa
 		return nil, err
 	}
 	switch fn.(type) {
-	case *eval.Closure, *eval.Builtin:
+	case *eval.Closure, *eval.Builtin, *eval.Bound:
 	default:
 		return nil, fmt.Errorf("assert_error: fn must be a function, not %s", eval.Describe(fn))
 	}

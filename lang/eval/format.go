@@ -161,6 +161,8 @@ func (f *formatter) value(v Value, inner bool) {
 		b.WriteString("<fn " + x.Name() + ">")
 	case *Builtin:
 		b.WriteString("<builtin " + x.Name + ">")
+	case *Bound:
+		b.WriteString("<fn " + x.Name + ">")
 	case *Module:
 		b.WriteString("<module " + x.Name + ">")
 	case Object:

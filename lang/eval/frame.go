@@ -176,6 +176,8 @@ func (th *Thread) callValue(caller *frame, fn Value, args []Value, kw []Kwarg, s
 		return th.callBuiltin(caller, f, args, kw, site)
 	case Object:
 		return th.callObject(caller, f, args, kw, site)
+	case *Bound:
+		return th.callBound(caller, f, args, kw, site)
 	}
 	releaseAll(th.RT, args)
 	releaseKw(th, kw)
@@ -191,6 +193,13 @@ func releaseKw(th *Thread, kw []Kwarg) {
 }
 
 func (th *Thread) callBuiltin(caller *frame, b *Builtin, args []Value, kw []Kwarg, site *callSite) (Value, error) {
+	return th.callGo(caller, args, kw, site, func() (Value, error) { return CallBuiltin(th, b, args, kw) })
+}
+
+// callGo runs call, a function implemented in Go, at site: it consumes
+// args and the values of kw, positions call's error at site, and returns
+// an owned result.
+func (th *Thread) callGo(caller *frame, args []Value, kw []Kwarg, site *callSite, call func() (Value, error)) (Value, error) {
 	if th.intr.Load() {
 		releaseAll(th.RT, args)
 		releaseKw(th, kw)
@@ -198,7 +207,7 @@ func (th *Thread) callBuiltin(caller *frame, b *Builtin, args []Value, kw []Kwar
 	}
 	savedPos, savedSite := th.sitePos, th.curSite
 	th.sitePos, th.curSite = site.posStr, site
-	v, err := CallBuiltin(th, b, args, kw)
+	v, err := call()
 	th.sitePos, th.curSite = savedPos, savedSite
 	releaseAll(th.RT, args)
 	releaseKw(th, kw)

@@ -91,6 +91,10 @@ func gcOf(v Value) gcNode {
 		if v.gc.col != nil {
 			return v
 		}
+	case *Bound:
+		if v.gc.col != nil {
+			return v
+		}
 	}
 	return nil
 }

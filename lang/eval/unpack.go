@@ -207,6 +207,8 @@ func Describe(v Value) string {
 		return "builtin " + v.Name
 	case Object:
 		return v.String()
+	case *Bound:
+		return "function " + v.Name
 	}
 	return v.Type()
 }

@@ -252,6 +252,9 @@ func Retain(rt *refs.Runtime, v Value) {
 	case *Closure:
 		v.rc++
 		v.gc.color = black
+	case *Bound:
+		v.rc++
+		v.gc.color = black
 	case *cell:
 		v.incref()
 	case Object:
@@ -285,6 +288,10 @@ func Release(rt *refs.Runtime, v Value) {
 				release1(rt, x, &dead)
 			}
 			releaseInto(rt, defs, &dead)
+		case *Bound:
+			held := d.held
+			d.held = nil
+			releaseInto(rt, held, &dead)
 		case *cell:
 			x := d.v
 			d.v = nil
@@ -314,6 +321,12 @@ func release1(rt *refs.Runtime, v Value, dead *[]Value) {
 			v.gc.col.possibleRoot(v)
 		}
 	case *Closure:
+		if v.rc--; v.rc == 0 {
+			*dead = append(*dead, v)
+		} else if v.gc.col != nil {
+			v.gc.col.possibleRoot(v)
+		}
+	case *Bound:
 		if v.rc--; v.rc == 0 {
 			*dead = append(*dead, v)
 		} else if v.gc.col != nil {

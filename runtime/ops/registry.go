@@ -20,9 +20,12 @@
 // back into a handle only where a name genuinely arrives from outside (tests
 // that list ops by name, tools reading traces).
 //
-// Per-op rules that other layers need (a cost, in-place reuse, and later a
-// gradient rule) are fields of Def, so that an op's whole description stays
-// in one place.
+// Per-op rules that other layers need (a cost, in-place reuse, a gradient
+// rule) are fields of Def, so that an op's whole description stays in one
+// place. Every op has a gradient rule or a mark saying it is not
+// differentiable (grad.go explains how to add one; each family's
+// *_grad.go file holds its rules), or runtime/autograd's registry test
+// fails.
 package ops
 
 import (
@@ -58,6 +61,9 @@ type Def struct {
 	// result takes its buffer and nothing is copied. Its kernels must
 	// tolerate out aliasing input 0.
 	KeepsBytes bool
+	// Grad is the op's gradient rule, or its mark as not differentiable
+	// (grad.go); set by defineGrads in the family's *_grad.go file.
+	Grad *Grad
 }
 
 // Op is the handle of a registered op: an index into the registry, dense

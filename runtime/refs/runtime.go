@@ -78,6 +78,8 @@ type Runtime struct {
 	executing bool
 	// holds counts the callers holding the window open (Hold).
 	holds int
+	// rec sees every submitted op (see SetRecorder).
+	rec Recorder
 }
 
 // New makes a runtime that executes through exec.
@@ -173,6 +175,9 @@ func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, e
 	r.op = q
 	if rt.obs != nil {
 		rt.obs.Created(r, q)
+	}
+	if rt.rec != nil {
+		rt.rec.Submitted(q)
 	}
 	rt.window = append(rt.window, q)
 	rt.winBytes += out.Bytes()

@@ -22,7 +22,14 @@ func indexKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if err != nil {
 		return err
 	}
-	st := in.Shape.Strides()
+	stridedGather(out.Buf, in.Buf, in.DType.Size(), indexView(in.Shape, rs))
+	return nil
+}
+
+// indexView is the strided view of a tensor of shape s that the resolved
+// index rs reads.
+func indexView(s tensor.Shape, rs []ops.IndexRange) stridedView {
+	st := s.Strides()
 	var v stridedView
 	for k, r := range rs {
 		v.off += r.Start * st[k]
@@ -31,6 +38,5 @@ func indexKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 			v.strides = append(v.strides, r.Step*st[k])
 		}
 	}
-	stridedGather(out.Buf, in.Buf, in.DType.Size(), v)
-	return nil
+	return v
 }

@@ -1,0 +1,293 @@
+package autograd_test
+
+import (
+	"math"
+	"math/rand"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/autograd"
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// gcase is one op's gradient check: inputs are float64 (or int64/bool
+// where the op wants them), the loss is Σ op(ins)·w for a fixed random w.
+type gcase struct {
+	name  string // a label; the op is op
+	op    string
+	attrs any
+	ins   []*tensor.Dense
+}
+
+var gen = rand.New(rand.NewSource(1))
+
+func dense(dt tensor.DType, shape []int, f func(i int) float64) *tensor.Dense {
+	d := tensor.NewDense(tensor.Meta{Shape: shape, DType: dt})
+	for i := range d.Numel() {
+		d.Set(i, f(i))
+	}
+	return d
+}
+
+func randn(shape ...int) *tensor.Dense {
+	return dense(tensor.Float64, shape, func(int) float64 { return gen.NormFloat64() })
+}
+
+// pos is away from 0: for log, sqrt, division.
+func pos(shape ...int) *tensor.Dense {
+	return dense(tensor.Float64, shape, func(int) float64 { return 0.5 + gen.Float64()*2 })
+}
+
+func ints(hi int, shape ...int) *tensor.Dense {
+	return dense(tensor.Int64, shape, func(int) float64 { return float64(gen.Intn(hi)) })
+}
+
+func mask(shape ...int) *tensor.Dense {
+	return dense(tensor.Bool, shape, func(int) float64 { return float64(gen.Intn(2)) })
+}
+
+func slice(start, stop, step int) ops.IndexItem {
+	return ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, Step: step, HasStart: true, HasStop: true}
+}
+
+func gradCases() []gcase {
+	cs := []gcase{
+		{op: "add", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "sub", ins: []*tensor.Dense{randn(2, 3), randn(2, 1)}},
+		{op: "mul", ins: []*tensor.Dense{randn(2, 3), randn(1, 3)}},
+		{op: "div", ins: []*tensor.Dense{randn(2, 3), pos(3)}},
+		{op: "mod", ins: []*tensor.Dense{randn(2, 3), pos(3)}},
+		{op: "pow", ins: []*tensor.Dense{pos(2, 3), randn(2, 3)}},
+		{op: "maximum", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "minimum", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "log", ins: []*tensor.Dense{pos(2, 3)}},
+		{op: "sqrt", ins: []*tensor.Dense{pos(2, 3)}},
+		{op: "rsqrt", ins: []*tensor.Dense{pos(2, 3)}},
+		{op: "clamp", attrs: ops.ClampAttrs{Min: -0.5, Max: 0.5, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}, ins: []*tensor.Dense{randn(3, 4)}},
+		{op: "astype", attrs: ops.CastAttrs{To: tensor.Float64}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "where", ins: []*tensor.Dense{mask(2, 3), randn(2, 3), randn(3)}},
+		{op: "sum", attrs: ops.ReduceAttrs{Dims: []int{1}}, ins: []*tensor.Dense{randn(2, 3, 2)}},
+		{name: "sum_all_keepdim", op: "sum", attrs: ops.ReduceAttrs{Keepdim: true}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "mean", attrs: ops.ReduceAttrs{Dims: []int{0, 2}}, ins: []*tensor.Dense{randn(2, 3, 2)}},
+		{op: "max", attrs: ops.ReduceAttrs{Dims: []int{1}}, ins: []*tensor.Dense{randn(2, 4)}},
+		{op: "min", attrs: ops.ReduceAttrs{}, ins: []*tensor.Dense{randn(2, 4)}},
+		{op: "var", attrs: ops.ReduceAttrs{Dims: []int{1}, Correction: 1}, ins: []*tensor.Dense{randn(2, 4)}},
+		{op: "std", attrs: ops.ReduceAttrs{Dims: []int{0}, Keepdim: true, Correction: 0}, ins: []*tensor.Dense{randn(3, 2)}},
+		{op: "prod", attrs: ops.ReduceAttrs{Dims: []int{1}}, ins: []*tensor.Dense{randn(2, 4)}},
+		{name: "prod_zero", op: "prod", attrs: ops.ReduceAttrs{Dims: []int{1}}, ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, func(i int) float64 { return []float64{0, 2, 3, 0, 0, 5}[i] })}},
+		{op: "matmul", ins: []*tensor.Dense{randn(2, 3), randn(3, 4)}},
+		{name: "matmul_batch", op: "matmul", ins: []*tensor.Dense{randn(2, 2, 3), randn(3, 4)}},
+		{name: "matmul_vec_mat", op: "matmul", ins: []*tensor.Dense{randn(3), randn(2, 3, 4)}},
+		{name: "matmul_mat_vec", op: "matmul", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "linear", ins: []*tensor.Dense{randn(2, 2, 3), randn(4, 3), randn(4)}},
+		{name: "linear_vec", op: "linear", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "outer", ins: []*tensor.Dense{randn(3), randn(4)}},
+		{op: "softmax", attrs: ops.SoftmaxAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4)}},
+		{op: "log_softmax", attrs: ops.SoftmaxAttrs{Dim: 0}, ins: []*tensor.Dense{randn(3, 2)}},
+		{op: "layer_norm", attrs: ops.NormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}, ins: []*tensor.Dense{randn(2, 3, 4), randn(4), randn(4)}},
+		{name: "layer_norm_plain", op: "layer_norm", attrs: ops.NormAttrs{Eps: 1e-5}, ins: []*tensor.Dense{randn(3, 5)}},
+		{op: "rms_norm", attrs: ops.NormAttrs{Eps: 1e-6, HasWeight: true}, ins: []*tensor.Dense{randn(3, 4), randn(4)}},
+		{op: "embedding", ins: []*tensor.Dense{ints(5, 2, 3), randn(5, 4)}},
+		{op: "dropout", attrs: ops.DropoutAttrs{P: 0.25}, ins: []*tensor.Dense{randn(3, 4), mask(3, 4)}},
+		{op: "cross_entropy", attrs: ops.CrossEntropyAttrs{IgnoreIndex: 2}, ins: []*tensor.Dense{randn(5, 4), ints(4, 5)}},
+		{name: "cross_entropy_spatial", op: "cross_entropy", attrs: ops.CrossEntropyAttrs{IgnoreIndex: -100}, ins: []*tensor.Dense{randn(2, 3, 4), ints(3, 2, 4)}},
+		{name: "cross_entropy_1d", op: "cross_entropy", attrs: ops.CrossEntropyAttrs{IgnoreIndex: -100}, ins: []*tensor.Dense{randn(4), ints(4)}},
+		{op: "mse", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "attention", attrs: ops.AttentionAttrs{}, ins: []*tensor.Dense{randn(2, 3, 4), randn(2, 5, 4), randn(5, 2)}},
+		{name: "attention_causal", op: "attention", attrs: ops.AttentionAttrs{Causal: true, Scale: 0.7, HasScale: true}, ins: []*tensor.Dense{randn(4, 3), randn(4, 3), randn(4, 2)}},
+		{op: "reshape", attrs: ops.ReshapeAttrs{Shape: tensor.Shape{3, -1}}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "permute", attrs: ops.PermuteAttrs{Dims: []int{2, 0, 1}}, ins: []*tensor.Dense{randn(2, 3, 2)}},
+		{op: "expand", attrs: ops.ExpandAttrs{Shape: tensor.Shape{2, 3, 4}}, ins: []*tensor.Dense{randn(3, 1)}},
+		{op: "cat", attrs: ops.CatAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 3), randn(2, 2), randn(0)}},
+		{op: "stack", attrs: ops.CatAttrs{Dim: -1}, ins: []*tensor.Dense{randn(2, 3), randn(2, 3)}},
+		{op: "index", attrs: ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: -1}, slice(4, 0, -2)}}, ins: []*tensor.Dense{randn(3, 5)}},
+		{op: "index_backward", attrs: ops.IndexBackwardAttrs{Items: []ops.IndexItem{slice(0, 3, 2)}, Shape: tensor.Shape{4, 2}}, ins: []*tensor.Dense{randn(2, 2)}},
+		{op: "conv2d", attrs: ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{1, 0}, PadHi: [2]int{1, 2}, Dilation: [2]int{1, 1}, Groups: 1}, ins: []*tensor.Dense{randn(2, 2, 4, 4), randn(3, 2, 3, 2), randn(3)}},
+		{name: "conv2d_groups", op: "conv2d", attrs: ops.Conv2dAttrs{Stride: [2]int{2, 1}, Dilation: [2]int{1, 2}, Groups: 2}, ins: []*tensor.Dense{randn(2, 5, 5), randn(4, 1, 2, 2)}},
+		{op: "max_pool2d", attrs: ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 1}, Padding: [2]int{1, 0}, Dilation: [2]int{1, 1}}, ins: []*tensor.Dense{randn(1, 2, 4, 4)}},
+	}
+	cs = append(cs, []gcase{
+		{op: "nan_to_num", attrs: ops.NanToNumAttrs{}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "leaky_relu", attrs: ops.LeakyReluAttrs{NegativeSlope: 0.1}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "elu", attrs: ops.EluAttrs{Alpha: 1.5}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "softplus", attrs: ops.SoftplusAttrs{Beta: 2, Threshold: 1}, ins: []*tensor.Dense{randn(3, 4)}},
+		{op: "hardsigmoid", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 4}, func(i int) float64 { return float64(i)*1.7 - 6.1 })}},
+		{op: "hardswish", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 4}, func(i int) float64 { return float64(i)*1.7 - 6.1 })}},
+	}...)
+	for _, name := range []string{"neg", "exp", "sin", "cos", "tanh", "sigmoid", "gelu", "silu", "abs", "relu", "erf", "gelu_tanh"} {
+		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{randn(2, 3)}})
+	}
+	for i := range cs {
+		if cs[i].name == "" {
+			cs[i].name = cs[i].op
+		}
+	}
+	return cs
+}
+
+// firstOrderOnly are the backward kernels whose own rule fails clearly.
+var firstOrderOnly = []string{"gelu_backward", "conv2d_backward_input", "conv2d_backward_weight", "max_pool2d_backward"}
+
+// TestEveryOpHasAGradRule fails for an op added to the registry without a
+// gradient rule or a mark saying it is not differentiable, and for a rule
+// without a gradient check below.
+func TestEveryOpHasAGradRule(t *testing.T) {
+	checked := map[string]bool{}
+	for _, c := range gradCases() {
+		checked[c.op] = true
+	}
+	for i := 1; i < ops.Count(); i++ {
+		name := ops.Op(i).Name()
+		g := ops.Op(i).Def().Grad
+		switch {
+		case g == nil:
+			t.Errorf("op %s has no gradient rule: add one in runtime/ops (a *_grad.go file), or mark it with notDifferentiable", name)
+		case g.NotDifferentiable != "":
+		case slices.Contains(firstOrderOnly, name):
+		case !checked[name]:
+			t.Errorf("op %s has a gradient rule but no gradient check: add a case to gradCases", name)
+		}
+	}
+}
+
+func newRT() *refs.Runtime { return refs.New(&cpu.Device{}, refs.Options{Lookahead: 8}) }
+
+// loss submits Σ op(ins)·w.
+func loss(t *testing.T, rt *refs.Runtime, c gcase, ins []*refs.Ref, w *refs.Ref) *refs.Ref {
+	t.Helper()
+	out, err := rt.Submit(refs.Site{}, ops.MustLookup(c.op), c.attrs, ins...)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	prod, err := rt.Submit(refs.Site{}, ops.Mul, nil, out, w)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	rt.Release(out)
+	l, err := rt.Submit(refs.Site{}, ops.Sum, ops.ReduceAttrs{}, prod)
+	if err != nil {
+		t.Fatalf("%s: %v", c.name, err)
+	}
+	rt.Release(prod)
+	return l
+}
+
+func value(t *testing.T, rt *refs.Runtime, r *refs.Ref) *tensor.Dense {
+	t.Helper()
+	d, err := rt.Read(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestGradCheck compares every rule with central finite differences in
+// float64.
+func TestGradCheck(t *testing.T) {
+	for _, c := range gradCases() {
+		t.Run(c.name, func(t *testing.T) {
+			rt := newRT()
+			ins := make([]*refs.Ref, len(c.ins))
+			for i, d := range c.ins {
+				ins[i] = rt.FromHost(refs.Site{}, d.Clone())
+			}
+			m, err := ops.MustLookup(c.op).Def().Infer(metas(c.ins), c.attrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := rt.FromHost(refs.Site{}, dense(tensor.Float64, m.Shape, func(int) float64 { return gen.NormFloat64() }))
+			tape := autograd.Start(rt, ins)
+			l := loss(t, rt, c, ins, w)
+			cot, err := tape.Backward(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt.Release(l)
+			const eps = 1e-6
+			for i, d := range c.ins {
+				if d.DType != tensor.Float64 {
+					if cot[ins[i]] != nil {
+						t.Errorf("input %d (%s) got a gradient", i, d.DType)
+					}
+					continue
+				}
+				g := cot[ins[i]]
+				if g == nil && d.Numel() == 0 {
+					continue // an empty input (cat skips it) needs none
+				}
+				if g == nil {
+					t.Fatalf("input %d got no gradient", i)
+				}
+				got := value(t, rt, g)
+				if !got.Shape.Equal(d.Shape) || got.DType != tensor.Float64 {
+					t.Fatalf("input %d: gradient %v for an input %v", i, got.Meta, d.Meta)
+				}
+				for j := range d.Numel() {
+					f := func(delta float64) float64 {
+						p := d.Clone()
+						p.Set(j, d.At(j)+delta)
+						args := slices.Clone(ins)
+						args[i] = rt.FromHost(refs.Site{}, p)
+						l := loss(t, rt, c, args, w)
+						v := value(t, rt, l).At(0)
+						rt.Release(l)
+						rt.Release(args[i])
+						return v
+					}
+					num := (f(eps) - f(-eps)) / (2 * eps)
+					if a := got.At(j); math.Abs(a-num) > 1e-5+1e-5*math.Abs(num) {
+						t.Errorf("input %d element %d: gradient %.9g, finite differences %.9g", i, j, a, num)
+					}
+				}
+				rt.Release(g)
+			}
+			for _, r := range ins {
+				rt.Release(r)
+			}
+			rt.Release(w)
+			if n := rt.LiveRefs(); n != 0 {
+				t.Errorf("%d refs alive after the check", n)
+			}
+		})
+	}
+}
+
+func metas(ds []*tensor.Dense) []tensor.Meta {
+	out := make([]tensor.Meta, len(ds))
+	for i, d := range ds {
+		out[i] = d.Meta
+	}
+	return out
+}
+
+// TestFirstOrderOnly: grad of grad through a backward kernel without a
+// rule of its own fails, naming the forward op.
+func TestFirstOrderOnly(t *testing.T) {
+	rt := newRT()
+	x := rt.FromHost(refs.Site{}, randn(4))
+	outer := autograd.Start(rt, []*refs.Ref{x})
+	inner := autograd.Start(rt, []*refs.Ref{x})
+	y, _ := rt.Submit(refs.Site{}, ops.Gelu, nil, x)
+	s, _ := rt.Submit(refs.Site{}, ops.Sum, ops.ReduceAttrs{}, y)
+	rt.Release(y)
+	cot, err := inner.Backward(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := cot[x]
+	s2, _ := rt.Submit(refs.Site{}, ops.Sum, ops.ReduceAttrs{}, g)
+	_, err = outer.Backward(s2)
+	if err == nil || !strings.Contains(err.Error(), "grad of grad through gelu is not supported") {
+		t.Fatalf("got %v, want an error about gelu's second derivative", err)
+	}
+	for _, r := range []*refs.Ref{s, g, s2, x} {
+		rt.Release(r)
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs alive", n)
+	}
+}

@@ -1,0 +1,162 @@
+package ops
+
+import (
+	"math"
+
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Gradient rules of the nn family (see grad.go). The norms, embedding,
+// cross_entropy and attention are composed of other ops; softmax and
+// log_softmax reuse their saved result.
+
+func init() {
+	defineGrads(map[Op]*Grad{
+		// softmax: out·(g - Σ g·out).
+		Softmax: {SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			dim := softmaxDim(a)
+			o := a.Out
+			return []T{b.Mul(o, b.Sub(g, b.Sum(b.Mul(g, o), []int{dim}, true)))}
+		}},
+		// log_softmax: g - exp(out)·Σ g.
+		LogSoftmax: {SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			dim := softmaxDim(a)
+			return []T{b.Sub(g, b.Mul(b.Op(Exp, nil, a.Out), b.Sum(g, []int{dim}, true)))}
+		}},
+		LayerNorm: {Saves: []int{0, 1}, VJP: normGrad(false)},
+		RMSNorm:   {Saves: []int{0, 1}, VJP: normGrad(true)},
+		Embedding:  {Saves: []int{0}, VJP: embeddingGrad},
+		Dropout: {Saves: []int{1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			p, _ := AttrsAs[DropoutAttrs]("dropout", a.Attrs)
+			zero := b.Zero(g)
+			if p.P >= 1 {
+				return []T{b.Mul(g, zero), nil}
+			}
+			keep := b.Cast(a.X[1], tensor.Bool)
+			return []T{b.Where(keep, b.MulScalar(g, 1/(1-p.P)), zero), nil}
+		}},
+		CrossEntropy: {Saves: []int{0, 1}, VJP: crossEntropyGrad},
+		// mse = mean((x - y)²): 2(x - y)/n.
+		MSE: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			d := b.Sub(a.X[0], a.X[1])
+			n := d.Meta().Shape.Numel()
+			gx := b.Mul(b.MulScalar(d, 2/float64(max(n, 1))), g)
+			return []T{gx, needed(a, 1, func() T { return b.Neg(gx) })}
+		}},
+		Attention: {Saves: []int{0, 1, 2}, VJP: attentionGrad},
+	})
+}
+
+func softmaxDim(a *GradArgs) int {
+	s, _ := AttrsAs[SoftmaxAttrs]("softmax", a.Attrs)
+	d, _ := tensor.NormDim(s.Dim, len(a.In[0].Shape))
+	return d
+}
+
+// normGrad is layer_norm's (rms false) or rms_norm's rule over the last
+// dimension, recomputing the statistics from x:
+//
+//	x̂ = (x - μ)·r, r = 1/√(σ² + eps);  gx = r·(ĝ - mean ĝ - x̂·mean(ĝ·x̂)), ĝ = g·w
+//
+// (rms_norm has no μ and no mean ĝ term); the weight gets g·x̂, the bias g.
+func normGrad(rms bool) VJPFunc {
+	return func(b *Builder, a *GradArgs, g T) []T {
+		n, _ := AttrsAs[NormAttrs]("norm", a.Attrs)
+		dt := a.OutMeta.DType
+		x := b.Cast(a.X[0], dt)
+		last := []int{len(a.In[0].Shape) - 1}
+		mean := func(t T) T { return b.Op(Mean, ReduceAttrs{Dims: last, Keepdim: true}, t) }
+		c := x
+		if !rms {
+			c = b.Sub(x, mean(x))
+		}
+		r := b.Op(Rsqrt, nil, b.Add(mean(b.Mul(c, c)), b.Scalar(n.Eps, dt)))
+		xh := b.Mul(c, r)
+		gh := g
+		if n.HasWeight {
+			gh = b.Mul(g, a.X[1])
+		}
+		inner := b.Sub(gh, b.Mul(xh, mean(b.Mul(gh, xh))))
+		if !rms {
+			inner = b.Sub(inner, mean(gh))
+		}
+		out := []T{needed(a, 0, func() T { return b.Mul(r, inner) })}
+		if n.HasWeight {
+			out = append(out, needed(a, 1, func() T { return b.Mul(g, xh) }))
+		}
+		if n.HasBias {
+			out = append(out, g)
+		}
+		return out
+	}
+}
+
+// embeddingGrad scatters the rows of g into the table's rows, composed as
+// onehot(ids)ᵀ·g.
+func embeddingGrad(b *Builder, a *GradArgs, g T) []T {
+	rows, dim := a.In[1].Shape[0], a.In[1].Shape[1]
+	n := a.In[0].Shape.Numel()
+	ids := b.Reshape(a.X[0], tensor.Shape{n, 1})
+	hot := b.Cast(b.Op(Eq, nil, ids, b.Iota(rows, tensor.Shape{1, rows})), a.OutMeta.DType)
+	return []T{nil, b.Matmul(b.Transpose(hot), b.Reshape(g, tensor.Shape{n, dim}))}
+}
+
+// crossEntropyGrad: (softmax(logits) - onehot(t))·g/count over the targets
+// that are not ignored.
+func crossEntropyGrad(b *Builder, a *GradArgs, g T) []T {
+	ce, _ := AttrsAs[CrossEntropyAttrs]("cross_entropy", a.Attrs)
+	logits, t := a.X[0], a.X[1]
+	ls := a.In[0].Shape
+	dt := a.OutMeta.DType
+	classDim := 0
+	if len(ls) > 1 {
+		classDim = 1
+	}
+	// Targets and class ids shaped to broadcast against the logits.
+	ts := ls.Clone()
+	ts[classDim] = 1
+	cs := make(tensor.Shape, len(ls))
+	for i := range cs {
+		cs[i] = 1
+	}
+	cs[classDim] = ls[classDim]
+	tt := b.Reshape(t, ts)
+	hot := b.Cast(b.Op(Eq, nil, tt, b.Iota(ls[classDim], cs)), dt)
+	valid := b.Cast(b.Op(Ne, nil, tt, b.Scalar(float64(ce.IgnoreIndex), tensor.Int64)), dt)
+	count := b.Sum(valid, nil, false)
+	p := b.Op(Softmax, SoftmaxAttrs{Dim: classDim}, b.Cast(logits, dt))
+	scale := b.Div(g, count)
+	return []T{b.Mul(b.Mul(b.Sub(p, hot), valid), scale), nil}
+}
+
+// attentionGrad recomputes the attention weights p = softmax(s),
+// s = q·kᵀ·scale (masked when causal), and returns
+// gq = gs·k·scale, gk = gsᵀ·q·scale, gv = pᵀ·g with gs = p·(gp - Σ gp·p),
+// gp = g·vᵀ.
+func attentionGrad(b *Builder, a *GradArgs, g T) []T {
+	at, _ := AttrsAs[AttentionAttrs]("attention", a.Attrs)
+	q, k, v := a.X[0], a.X[1], a.X[2]
+	d, err := AttentionLayout(a.In[0].Shape, a.In[1].Shape, a.In[2].Shape)
+	if err != nil {
+		b.Fail(err)
+		return []T{nil, nil, nil}
+	}
+	scale := at.Scale
+	if !at.HasScale {
+		scale = 1 / math.Sqrt(float64(d.E))
+	}
+	s := b.MulScalar(b.Matmul(q, b.Transpose(k)), scale)
+	if at.Causal {
+		above := b.Op(Gt, nil, b.Iota(d.S, tensor.Shape{1, d.S}), b.Iota(d.L, tensor.Shape{d.L, 1}))
+		s = b.Where(above, b.Scalar(math.Inf(-1), s.Meta().DType), s)
+	}
+	p := b.Op(Softmax, SoftmaxAttrs{Dim: -1}, s)
+	last := len(p.Meta().Shape) - 1
+	gp := b.Matmul(g, b.Transpose(v))
+	gs := b.MulScalar(b.Mul(p, b.Sub(gp, b.Sum(b.Mul(gp, p), []int{last}, true))), scale)
+	return []T{
+		needed(a, 0, func() T { return b.Matmul(gs, k) }),
+		needed(a, 1, func() T { return b.Matmul(b.Transpose(gs), q) }),
+		needed(a, 2, func() T { return b.Matmul(b.Transpose(p), g) }),
+	}
+}
