@@ -30,7 +30,7 @@ var (
 
 func init() {
 	defineGrads(map[Op]*Grad{
-		Conv2d:                 {Saves: []int{0, 1}, VJP: conv2dGrad},
+		Conv2d:               {Saves: []int{0, 1}, VJP: conv2dGrad},
 		Conv2dBackwardInput:  firstOrderOnly(Conv2d),
 		Conv2dBackwardWeight: firstOrderOnly(Conv2d),
 		MaxPool2d: {Saves: []int{0}, VJP: func(b *Builder, a *GradArgs, g T) []T {

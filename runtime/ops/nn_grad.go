@@ -25,7 +25,7 @@ func init() {
 		}},
 		LayerNorm: {Saves: []int{0, 1}, VJP: normGrad(false)},
 		RMSNorm:   {Saves: []int{0, 1}, VJP: normGrad(true)},
-		Embedding:  {Saves: []int{0}, VJP: embeddingGrad},
+		Embedding: {Saves: []int{0}, VJP: embeddingGrad},
 		Dropout: {Saves: []int{1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			p, _ := AttrsAs[DropoutAttrs]("dropout", a.Attrs)
 			zero := b.Zero(g)

@@ -1,0 +1,57 @@
+package torch
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// backwardOnHost are the backward kernels of gradient rules that the
+// plugin does not run: they fall back to the host.
+var backwardOnHost = []ops.Op{ops.GeluBackward, ops.IndexBackward, ops.Conv2dBackwardInput, ops.Conv2dBackwardWeight, ops.MaxPool2dBackward}
+
+// TestBackwardOpsFallBack runs each backward kernel on torch:cpu: it falls
+// back to the host once and agrees with the cpu backend.
+func TestBackwardOpsFallBack(t *testing.T) {
+	lib := plugin(t)
+	conv := ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{1, 1}, PadHi: [2]int{1, 1}, Dilation: [2]int{1, 1}, Groups: 1}
+	pool := ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}, Dilation: [2]int{1, 1}}
+	cases := []opCase{
+		{op: ops.GeluBackward, in: []tensor.Meta{m(f32, 2, 3), m(f32, 2, 3)}},
+		{op: ops.IndexBackward, attrs: ops.IndexBackwardAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: 1}}, Shape: tensor.Shape{3, 2}}, in: []tensor.Meta{m(f32, 2)}},
+		{op: ops.Conv2dBackwardInput, attrs: ops.Conv2dBackwardAttrs{Conv: conv, Shape: tensor.Shape{1, 2, 4, 4}}, in: []tensor.Meta{m(f32, 1, 3, 4, 4), m(f32, 3, 2, 3, 3)}},
+		{op: ops.Conv2dBackwardWeight, attrs: ops.Conv2dBackwardAttrs{Conv: conv, Shape: tensor.Shape{3, 2, 3, 3}}, in: []tensor.Meta{m(f32, 1, 2, 4, 4), m(f32, 1, 3, 4, 4)}},
+		{op: ops.MaxPool2dBackward, attrs: pool, in: []tensor.Meta{m(f32, 1, 1, 4, 4), m(f32, 1, 1, 2, 2)}},
+	}
+	if len(cases) != len(backwardOnHost) {
+		t.Fatalf("%d cases for %d backward ops", len(cases), len(backwardOnHost))
+	}
+	r := rand.New(rand.NewSource(1))
+	for _, c := range cases {
+		inputs := make([]*tensor.Dense, len(c.in))
+		for i, mt := range c.in {
+			inputs[i] = tensor.NewDense(mt)
+			for j, p := 0, inputs[i].F32(); j < len(p); j++ {
+				p[j] = float32(r.NormFloat64())
+			}
+		}
+		want, err := runCase(t, &cpu.Device{}, c, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev, _ := NewDevice(lib, "torch:cpu")
+		got, err := runCase(t, dev, c, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dev.Fallbacks != 1 {
+			t.Errorf("%s: %d fallbacks, want 1", c.op, dev.Fallbacks)
+		}
+		if msg := agree(got, want); msg != "" {
+			t.Errorf("%s: %s", c.op, msg)
+		}
+	}
+}
