@@ -6,6 +6,7 @@ import (
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -16,7 +17,7 @@ var backwardOnHost = []ops.Op{ops.GeluBackward, ops.IndexBackward, ops.Conv2dBac
 // TestBackwardOpsFallBack runs each backward kernel on torch:cpu: it falls
 // back to the host once and agrees with the cpu backend.
 func TestBackwardOpsFallBack(t *testing.T) {
-	lib := plugin(t)
+	plugin(t)
 	conv := ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{1, 1}, PadHi: [2]int{1, 1}, Dilation: [2]int{1, 1}, Groups: 1}
 	pool := ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}, Dilation: [2]int{1, 1}}
 	cases := []opCase{
@@ -42,13 +43,17 @@ func TestBackwardOpsFallBack(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dev, _ := NewDevice(lib, "torch:cpu")
-		got, err := runCase(t, dev, c, inputs)
+		reasons := &fallbackReasons{}
+		ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Middleware: []placement.Middleware{reasons}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if dev.Fallbacks != 1 {
-			t.Errorf("%s: %d fallbacks, want 1", c.op, dev.Fallbacks)
+		got, err := runCase(t, ex, c, inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reasons.r) != 1 {
+			t.Errorf("%s: fallbacks %q, want one", c.op, reasons.r)
 		}
 		if msg := agree(got, want); msg != "" {
 			t.Errorf("%s: %s", c.op, msg)
