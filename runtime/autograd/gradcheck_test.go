@@ -111,6 +111,16 @@ func gradCases() []gcase {
 		{op: "max_pool2d", attrs: ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 1}, Padding: [2]int{1, 0}, Dilation: [2]int{1, 1}}, ins: []*tensor.Dense{randn(1, 2, 4, 4)}},
 	}
 	cs = append(cs, []gcase{
+		{op: "avg_pool2d", attrs: ops.AvgPool2dAttrs{Kernel: [2]int{3, 2}, Stride: [2]int{2, 1}, Padding: [2]int{1, 1}, CeilMode: true}, ins: []*tensor.Dense{randn(1, 2, 5, 4)}},
+		{name: "avg_pool2d_override", op: "avg_pool2d", attrs: ops.AvgPool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}, Padding: [2]int{1, 0}, CountIncludePad: true, DivisorOverride: 3}, ins: []*tensor.Dense{randn(2, 4, 4)}},
+		{op: "adaptive_avg_pool2d", attrs: ops.AdaptivePool2dAttrs{Out: [2]int{3, 2}}, ins: []*tensor.Dense{randn(1, 2, 5, 5)}},
+		{op: "avg_pool2d_backward", attrs: ops.PoolBackwardAttrs{Pool: ops.AvgPool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{1, 1}}, Shape: tensor.Shape{1, 3, 3}}, ins: []*tensor.Dense{randn(1, 2, 2)}},
+		{op: "adaptive_avg_pool2d_backward", attrs: ops.PoolBackwardAttrs{Pool: ops.AdaptivePool2dAttrs{Out: [2]int{2, 2}}, Shape: tensor.Shape{1, 3, 3}}, ins: []*tensor.Dense{randn(1, 2, 2)}},
+		{op: "pad", attrs: ops.PadAttrs{Pads: []int{1, -1, 2, 0}, Mode: ops.PadConstant, Value: 0.5}, ins: []*tensor.Dense{randn(2, 3, 4)}},
+		{op: "batch_norm", attrs: ops.BatchNormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}, ins: []*tensor.Dense{randn(2, 3, 2), randn(3), pos(3), randn(3), randn(3)}},
+		{name: "batch_norm_2d", op: "batch_norm", attrs: ops.BatchNormAttrs{Eps: 1e-3}, ins: []*tensor.Dense{randn(4, 3), randn(3), pos(3)}},
+		{op: "conv_transpose2d", attrs: ops.ConvTranspose2dAttrs{Stride: [2]int{2, 1}, Padding: [2]int{1, 0}, OutputPadding: [2]int{1, 0}, Dilation: [2]int{1, 1}, Groups: 1}, ins: []*tensor.Dense{randn(2, 2, 3, 3), randn(2, 3, 3, 2), randn(3)}},
+		{name: "conv_transpose2d_groups", op: "conv_transpose2d", attrs: ops.ConvTranspose2dAttrs{Stride: [2]int{1, 1}, Dilation: [2]int{2, 1}, Groups: 2}, ins: []*tensor.Dense{randn(4, 3, 3), randn(4, 1, 2, 2)}},
 		{op: "nan_to_num", attrs: ops.NanToNumAttrs{}, ins: []*tensor.Dense{randn(2, 3)}},
 		{op: "leaky_relu", attrs: ops.LeakyReluAttrs{NegativeSlope: 0.1}, ins: []*tensor.Dense{randn(2, 3)}},
 		{op: "elu", attrs: ops.EluAttrs{Alpha: 1.5}, ins: []*tensor.Dense{randn(2, 3)}},

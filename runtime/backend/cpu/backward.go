@@ -18,6 +18,8 @@ func init() {
 	Register(ops.Conv2dBackwardInput, conv2dBackwardInputKernel)
 	Register(ops.Conv2dBackwardWeight, conv2dBackwardWeightKernel)
 	Register(ops.MaxPool2dBackward, maxPool2dBackwardKernel)
+	Register(ops.AvgPool2dBackward, poolSpreadKernel)
+	Register(ops.AdaptiveAvgPool2dBackward, poolSpreadKernel)
 }
 
 // geluBackwardKernel is g·(Φ(x) + x·φ(x)), in float64 for every dtype.
@@ -118,14 +120,14 @@ func convBack[T float32 | float64](weight bool, d ops.ConvDims, a ops.Conv2dAttr
 			}
 			g, w := p[(n*d.OutC+gi*og)*npos:], q[gi*og*kdim:(gi+1)*og*kdim]
 			mm(linalgWorkers(), true, false, kdim, npos, og, w, kdim, g, npos, false, col, npos)
-			col2im(col, out[img:img+cg*plane], d, a, cg)
+			im2colAdjoint(col, out[img:img+cg*plane], d, a, cg)
 		}
 	}
 }
 
-// col2im is im2col's adjoint over all output positions: it adds each
+// im2colAdjoint is im2col's adjoint over all output positions: it adds each
 // lowered value onto the input pixel it came from.
-func col2im[T float32 | float64](col, img []T, d ops.ConvDims, a ops.Conv2dAttrs, cg int) {
+func im2colAdjoint[T float32 | float64](col, img []T, d ops.ConvDims, a ops.Conv2dAttrs, cg int) {
 	npos := d.OH * d.OW
 	r := 0
 	for c := range cg {
@@ -207,4 +209,73 @@ func poolBack[T float32 | float64](d ops.ConvDims, a ops.Pool2dAttrs, x, g, gx [
 			}
 		}
 	}
+}
+
+// poolSpreadKernel is the averaging pools' backward: each window's
+// cotangent divided by the forward's divisor, added over the window.
+func poolSpreadKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.PoolBackwardAttrs]("pool backward", attrs)
+	if err != nil {
+		return err
+	}
+	d, err := ops.PoolSpreadLayout("pool backward", a)
+	if err != nil {
+		return err
+	}
+	switch out.DType {
+	case tensor.Float32:
+		poolSpread(d, a.Pool, ins[0].F32(), out.F32())
+	case tensor.Float64:
+		poolSpread(d, a.Pool, ins[0].F64(), out.F64())
+	default:
+		return fmt.Errorf("pool backward: no kernel for %s", out.DType)
+	}
+	return nil
+}
+
+func poolSpread[T float32 | float64](d ops.ConvDims, pool any, g, gx []T) {
+	clear(gx)
+	in, on := d.H*d.W, d.OH*d.OW
+	for p := range d.Batch * d.C {
+		gp, xp := g[p*on:(p+1)*on], gx[p*in:(p+1)*in]
+		for oh := range d.OH {
+			for ow := range d.OW {
+				hs, he, ws, we, div := poolWindow(d, pool, oh, ow)
+				if hs >= he || ws >= we {
+					continue
+				}
+				v := gp[oh*d.OW+ow] / T(div)
+				for ih := hs; ih < he; ih++ {
+					row := xp[ih*d.W+ws : ih*d.W+we]
+					for i := range row {
+						row[i] += v
+					}
+				}
+			}
+		}
+	}
+}
+
+// poolWindow is the input window of output (oh, ow), clipped to the input,
+// and the divisor, as the forward kernels (pool.go) compute them.
+func poolWindow(d ops.ConvDims, pool any, oh, ow int) (hs, he, ws, we, div int) {
+	if _, ok := pool.(ops.AdaptivePool2dAttrs); ok {
+		hs, he = ops.AdaptiveRange(oh, d.OH, d.H)
+		ws, we = ops.AdaptiveRange(ow, d.OW, d.W)
+		return hs, he, ws, we, (he - hs) * (we - ws)
+	}
+	a := pool.(ops.AvgPool2dAttrs)
+	h0 := oh*a.Stride[0] - a.Padding[0]
+	h1 := min(h0+d.KH, d.H+a.Padding[0])
+	w0 := ow*a.Stride[1] - a.Padding[1]
+	w1 := min(w0+d.KW, d.W+a.Padding[1])
+	hs, ws, he, we = max(h0, 0), max(w0, 0), min(h1, d.H), min(w1, d.W)
+	div = (h1 - h0) * (w1 - w0)
+	switch {
+	case a.DivisorOverride != 0:
+		div = a.DivisorOverride
+	case !a.CountIncludePad:
+		div = (he - hs) * (we - ws)
+	}
+	return hs, he, ws, we, div
 }
