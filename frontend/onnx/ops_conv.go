@@ -277,6 +277,9 @@ func lowerConvTranspose(c *ctx, ins []*value) ([]*value, error) {
 			}
 		}
 	}
+	if y, ok, err := c.convTranspose2d(x, w, b, win, outPad, g); ok || err != nil {
+		return one(y, err)
+	}
 	// Spread x: insert stride-1 zeros after each element of each axis.
 	xs := x
 	for i := range n {
@@ -322,6 +325,53 @@ func lowerConvTranspose(c *ctx, ins []*value) ([]*value, error) {
 	}
 	cw := window{kernel: []int(ws[2:]), stride: ones(n), dil: win.dil, lo: make([]int, n), hi: make([]int, n)}
 	return one(c.conv(xs, wv, b, cw, g))
+}
+
+// convTranspose2d runs a 1-d or 2-d transposed convolution as the
+// runtime's conv_transpose2d when its padding is symmetric; ok is false
+// when the op does not take the geometry.
+func (c *ctx) convTranspose2d(x, w, b *value, win window, outPad []int, g int) (*value, bool, error) {
+	n := len(win.kernel)
+	if n > 2 || !x.meta.DType.IsFloat() {
+		return nil, false, nil
+	}
+	for i := range n {
+		if win.lo[i] != win.hi[i] {
+			return nil, false, nil
+		}
+	}
+	a := ops.ConvTranspose2dAttrs{Groups: g}
+	xv, wv := x, w
+	xs, ws := x.meta.Shape, w.meta.Shape
+	var err error
+	if n == 1 {
+		a.Stride, a.Padding, a.OutputPadding, a.Dilation = [2]int{1, win.stride[0]}, [2]int{0, win.lo[0]}, [2]int{0, outPad[0]}, [2]int{1, win.dil[0]}
+		if xv, err = c.reshape(x, tensor.Shape{xs[0], xs[1], 1, xs[2]}); err != nil {
+			return nil, true, err
+		}
+		if wv, err = c.reshape(w, tensor.Shape{ws[0], ws[1], 1, ws[2]}); err != nil {
+			return nil, true, err
+		}
+	} else {
+		for i := range 2 {
+			a.Stride[i], a.Padding[i], a.OutputPadding[i], a.Dilation[i] = win.stride[i], win.lo[i], outPad[i], win.dil[i]
+		}
+	}
+	ins := []*value{xv, wv}
+	metas := []tensor.Meta{xv.meta, wv.meta}
+	if b != nil {
+		ins, metas = append(ins, b), append(metas, b.meta)
+	}
+	if _, err := ops.ConvTranspose2d.Def().Infer(metas, a); err != nil {
+		return nil, false, nil
+	}
+	y, err := c.op(ops.ConvTranspose2d, a, ins...)
+	if err != nil || n == 2 {
+		return y, true, err
+	}
+	ys := y.meta.Shape
+	y, err = c.reshape(y, tensor.Shape{ys[0], ys[1], ys[3]})
+	return y, true, err
 }
 
 // spread puts s-1 zeros after each element along axis ax (none after the
@@ -382,7 +432,11 @@ func lowerPool(c *ctx, ins []*value) ([]*value, error) {
 	if c.node.OpType == "MaxPool" {
 		return one(c.maxPool(x, win, out))
 	}
-	return one(c.avgPool(x, win, out, c.attrInt("count_include_pad", 0) != 0))
+	include := c.attrInt("count_include_pad", 0) != 0
+	if v, ok, err := c.avgPool2d(x, win, out, ceil, include); ok || err != nil {
+		return one(v, err)
+	}
+	return one(c.avgPool(x, win, out, include))
 }
 
 // extraHi is how much padding beyond hi the windows of out need (ceil
@@ -456,6 +510,45 @@ func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
 		planes[d] = acc
 	}
 	return c.op(ops.Stack, ops.CatAttrs{Dim: 2}, planes...)
+}
+
+// avgPool2d runs a 1-d or 2-d average pool as the runtime's avg_pool2d
+// when it fits that op (symmetric padding of at most half the kernel, no
+// dilation, the same output size); ok is false otherwise.
+func (c *ctx) avgPool2d(x *value, win window, out []int, ceil, include bool) (*value, bool, error) {
+	n := len(win.kernel)
+	if n > 2 || !x.meta.DType.IsFloat() {
+		return nil, false, nil
+	}
+	for i := range n {
+		if win.dil[i] != 1 || win.lo[i] != win.hi[i] || 2*win.lo[i] > win.kernel[i] {
+			return nil, false, nil
+		}
+	}
+	a := ops.AvgPool2dAttrs{CeilMode: ceil, CountIncludePad: include}
+	v := x
+	xs := x.meta.Shape
+	if n == 1 {
+		a.Kernel, a.Stride, a.Padding = [2]int{1, win.kernel[0]}, [2]int{1, win.stride[0]}, [2]int{0, win.lo[0]}
+		var err error
+		if v, err = c.reshape(x, tensor.Shape{xs[0], xs[1], 1, xs[2]}); err != nil {
+			return nil, true, err
+		}
+	} else {
+		a.Kernel, a.Stride, a.Padding = [2]int{win.kernel[0], win.kernel[1]}, [2]int{win.stride[0], win.stride[1]}, [2]int{win.lo[0], win.lo[1]}
+	}
+	m, err := ops.AvgPool2d.Def().Infer([]tensor.Meta{v.meta}, a)
+	if err != nil || m.Shape[len(m.Shape)-1] != out[n-1] || (n == 2 && m.Shape[2] != out[0]) {
+		return nil, false, nil
+	}
+	y, err := c.op(ops.AvgPool2d, a, v)
+	if err != nil {
+		return nil, true, err
+	}
+	if n == 1 {
+		y, err = c.reshape(y, tensor.Shape{xs[0], xs[1], out[0]})
+	}
+	return y, true, err
 }
 
 // avgPool is a depthwise convolution with a kernel of ones divided by the

@@ -370,10 +370,33 @@ func lowerPad(c *ctx, ins []*value) ([]*value, error) {
 	return one(c.pad(x, lo, hi, mode, fill))
 }
 
+// padOpModes maps ONNX pad modes to the runtime pad op's.
+var padOpModes = map[string]ops.PadMode{"constant": ops.PadConstant, "reflect": ops.PadReflect, "edge": ops.PadReplicate, "wrap": ops.PadCircular}
+
 // pad pads (negative: crops) every axis of x by lo before and hi after,
 // with fill (constant mode), a mirror without the edge (reflect), the
-// edge repeated (edge) or the other end (wrap).
+// edge repeated (edge) or the other end (wrap): one runtime pad op where
+// its rules allow (torch's: the non-constant modes pad the last 1 to 3
+// dimensions), else slices and joins per axis.
 func (c *ctx) pad(x *value, lo, hi []int, mode string, fill float64) (*value, error) {
+	k := 0
+	for d := range lo {
+		if lo[d] != 0 || hi[d] != 0 {
+			k = len(lo) - d
+			break
+		}
+	}
+	if k == 0 {
+		return x, nil
+	}
+	a := ops.PadAttrs{Mode: padOpModes[mode], Value: fill}
+	for i := range k {
+		d := len(lo) - 1 - i
+		a.Pads = append(a.Pads, lo[d], hi[d])
+	}
+	if _, _, _, err := ops.PadLayout(x.meta.Shape, a); err == nil {
+		return c.op(ops.Pad, a, x)
+	}
 	var err error
 	for ax := range lo {
 		l, h := lo[ax], hi[ax]

@@ -217,6 +217,17 @@ func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
 		return nil, fmt.Errorf("training mode is not supported")
 	}
 	x := ins[0]
+	eps := c.attrFloat("epsilon", 1e-5)
+	if x.meta.DType.IsFloat() && len(x.meta.Shape) >= 2 {
+		ok := true
+		for _, p := range ins[1:5] {
+			ok = ok && p.meta.DType == x.meta.DType && len(p.meta.Shape) == 1 && p.meta.Shape[0] == x.meta.Shape[1]
+		}
+		if ok {
+			a := ops.BatchNormAttrs{Eps: eps, HasWeight: true, HasBias: true}
+			return one(c.op(ops.BatchNorm, a, x, ins[3], ins[4], ins[1], ins[2]))
+		}
+	}
 	p := make([]*value, 4)
 	for i := range p {
 		v, err := c.channel(ins[1+i], x)
@@ -225,7 +236,7 @@ func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
 		}
 		p[i] = v
 	}
-	return one(c.normalize(x, p[2], p[3], p[0], p[1], c.attrFloat("epsilon", 1e-5)))
+	return one(c.normalize(x, p[2], p[3], p[0], p[1], eps))
 }
 
 // moments are the mean and the biased variance of x over dims, kept.
