@@ -218,21 +218,11 @@ func TestDifferential(t *testing.T) {
 					continue
 				}
 				name := fmt.Sprintf("seed%d/%s/mem%d/la%d", seed, st, budget, lookahead)
-				h := newHarness(t, st, budget, lookahead)
-				got, tot := p.run(h)
+				tot := p.compare(t, name, st, budget, lookahead, want)
 				seen.Fallbacks += tot.Fallbacks
 				seen.Evictions += tot.Evictions
 				seen.BytesD2H += tot.BytesD2H
 				seen.PrefetchHits += tot.PrefetchHits
-				if len(got) != len(want) {
-					t.Fatalf("%s: read %d values, cpu read %d", name, len(got), len(want))
-				}
-				for i := range got {
-					if got[i] != want[i] {
-						t.Fatalf("%s: value %d is %v, cpu gives %v", name, i,
-							math.Float32frombits(got[i]), math.Float32frombits(want[i]))
-					}
-				}
 			}
 		}
 	}
@@ -241,4 +231,21 @@ func TestDifferential(t *testing.T) {
 		t.Fatalf("the random programs did not exercise fallbacks, evictions, write-backs and prefetch hits: %+v", seen)
 	}
 	t.Logf("%d fallbacks, %d evictions, %d bytes d2h, %d hits", seen.Fallbacks, seen.Evictions, seen.BytesD2H, seen.PrefetchHits)
+}
+
+// compare runs p under strategy st with a device budget and checks that
+// every value read is bit-identical to want (cpu's).
+func (p *program) compare(t *testing.T, name, st string, budget int64, lookahead int, want []uint32) *trace.Totals {
+	t.Helper()
+	got, tot := p.run(newHarness(t, st, budget, lookahead))
+	if len(got) != len(want) {
+		t.Fatalf("%s: read %d values, cpu read %d", name, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s: value %d is %v, cpu gives %v", name, i,
+				math.Float32frombits(got[i]), math.Float32frombits(want[i]))
+		}
+	}
+	return tot
 }
