@@ -24,13 +24,7 @@ func TestDifferentialLong(t *testing.T) {
 	programs, runs := 0, 0
 	for seed := base; time.Now().Before(deadline); seed++ {
 		rng := rand.New(rand.NewPCG(seed, 7))
-		p := genProgram(rng)
-		lookahead := []int{0, 1, 3, 8, 64}[rng.IntN(5)]
-		want, _ := p.run(newHarness(t, "cpu", 0, lookahead))
-		total := int64(0)
-		for _, s := range p.slots {
-			total += shapeBytes(s)
-		}
+		p, lookahead, want, total := diffCase(t, rng)
 		// Budgets anywhere from half the largest op's working set (the
 		// largest ops fall back) to four times every slot.
 		lo, hi := max(p.maxWS/2, 1), 4*total

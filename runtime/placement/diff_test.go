@@ -201,13 +201,7 @@ func TestDifferential(t *testing.T) {
 	var seen trace.Totals
 	for seed := range programs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
-		p := genProgram(rng)
-		lookahead := []int{0, 1, 3, 8, 64}[rng.IntN(5)]
-		want, _ := p.run(newHarness(t, "cpu", 0, lookahead))
-		total := int64(0)
-		for _, s := range p.slots {
-			total += shapeBytes(s)
-		}
+		p, lookahead, want, total := diffCase(t, rng)
 		budgets := []int64{p.maxWS, p.maxWS + 64, p.maxWS * 3 / 2, total, 4 * total}
 		if p.maxWS > 512 {
 			budgets = append(budgets, p.maxWS/2) // the largest ops fall back
@@ -248,4 +242,16 @@ func (p *program) compare(t *testing.T, name, st string, budget int64, lookahead
 		}
 	}
 	return tot
+}
+
+// diffCase generates a program and its lookahead from rng, runs it on
+// cpu for the values to compare with, and sums its slots' bytes.
+func diffCase(t *testing.T, rng *rand.Rand) (p *program, lookahead int, want []uint32, total int64) {
+	p = genProgram(rng)
+	lookahead = []int{0, 1, 3, 8, 64}[rng.IntN(5)]
+	want, _ = p.run(newHarness(t, "cpu", 0, lookahead))
+	for _, s := range p.slots {
+		total += shapeBytes(s)
+	}
+	return p, lookahead, want, total
 }

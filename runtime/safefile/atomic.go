@@ -97,6 +97,16 @@ func writeTarget(path string, links int) (string, error) {
 		}
 		return path, nil
 	}
+	dest, err := followLink(path, links)
+	if err != nil {
+		return "", err
+	}
+	return writeTarget(dest, links+1)
+}
+
+// followLink reads the symbolic link at path, the links+1st followed, and
+// returns where it points (relative to the link's directory).
+func followLink(path string, links int) (string, error) {
 	if links >= 40 {
 		return "", &Error{Path: path, Msg: "too many levels of symbolic links"}
 	}
@@ -107,7 +117,7 @@ func writeTarget(path string, links int) (string, error) {
 	if !filepath.IsAbs(dest) {
 		dest = filepath.Join(filepath.Dir(path), dest)
 	}
-	return writeTarget(dest, links+1)
+	return dest, nil
 }
 
 // Write writes to the temporary file; after RemoveTemps it fails.

@@ -74,15 +74,9 @@ func resolve(path string, links int) (string, error) {
 	if _, lerr := os.Lstat(abs); lerr == nil {
 		// A dangling link: where it points decides (a write through it
 		// creates that file).
-		if links >= 40 {
-			return "", &Error{Path: path, Msg: "too many levels of symbolic links"}
-		}
-		target, err := os.Readlink(abs)
+		target, err := followLink(abs, links)
 		if err != nil {
 			return "", err
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(filepath.Dir(abs), target)
 		}
 		return resolve(target, links+1)
 	}
