@@ -198,7 +198,6 @@ func builtinFull(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []e
 
 // nested is the flattened content of tensor()'s nested list.
 type nested struct {
-	shape  tensor.Shape
 	dtypes []tensor.DType // every leaf's dtype, for inference
 	vals   []float64
 	ints   []int64 // exact integer values (valid where the leaf is an integer)

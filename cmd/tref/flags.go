@@ -343,27 +343,6 @@ func nonEmpty(s string) (string, error) {
 	return s, nil
 }
 
-// funcValue is a string flag checked and normalised by parse.
-type funcValue struct {
-	p     *string
-	parse func(string) (string, error)
-}
-
-func (v funcValue) String() string {
-	if v.p == nil {
-		return ""
-	}
-	return *v.p
-}
-
-func (v funcValue) Set(s string) error {
-	out, err := v.parse(s)
-	if err == nil {
-		*v.p = out
-	}
-	return err
-}
-
 // parseCount reads a non-negative int.
 func parseCount(s string) (int, error) {
 	n, err := strconv.Atoi(s)

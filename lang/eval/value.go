@@ -367,8 +367,6 @@ func (c *cell) incref() {
 	c.gc.color = black
 }
 
-func (c *cell) decref(rt *refs.Runtime) { Release(rt, c) }
-
 // set stores an owned value in the cell, releasing the previous one.
 func (c *cell) set(rt *refs.Runtime, v Value) {
 	old := c.v

@@ -399,12 +399,3 @@ func parseNumber(s string) (float32, error) {
 	}
 	return float32(v), nil
 }
-
-func allNumeric(rec []string) bool {
-	for _, s := range rec {
-		if _, err := parseNumber(s); err != nil {
-			return false
-		}
-	}
-	return true
-}

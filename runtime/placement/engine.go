@@ -72,7 +72,6 @@ type Engine struct {
 	wasted, wastedBytes int64
 	// wallStart is the origin of event times without an accelerator.
 	wallStart time.Time
-	finished  bool
 	scratch   []*RefState
 	// spare holds the states of dead refs for reuse (see Drop), and
 	// states every state made, by id (nil once dropped for good), so that
@@ -102,9 +101,6 @@ func (e *Engine) Strategy() Strategy { return e.strategy }
 
 // Recorder is the trace recorder, nil when not tracing.
 func (e *Engine) Recorder() *trace.Recorder { return e.rec }
-
-// Current is the op being executed.
-func (e *Engine) Current() *refs.Op { return e.cur }
 
 // Window is the exact future: the pending ops after the current one.
 func (e *Engine) Window() []*refs.Op { return e.window }

@@ -37,14 +37,3 @@ func (e *Engine) Hint(rt *refs.Runtime, r *refs.Ref, hint string) error {
 	}
 	return nil
 }
-
-// Pin keeps r on the accelerator once there (a middleware's pin); Unpin
-// lets the strategy evict it again.
-func (e *Engine) Pin(r *refs.Ref) { e.state(r).keep = true }
-
-// Unpin undoes Pin.
-func (e *Engine) Unpin(r *refs.Ref) {
-	if s := e.State(r); s != nil {
-		s.keep = false
-	}
-}

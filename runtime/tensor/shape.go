@@ -2,7 +2,6 @@ package tensor
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -151,6 +150,3 @@ func (m Meta) String() string { return m.DType.String() + m.Shape.String() }
 // RoundF32 rounds a float64 to the nearest float32 value, keeping NaN and
 // infinities.
 func RoundF32(v float64) float64 { return float64(float32(v)) }
-
-// IsIntegral reports whether v is a finite whole number.
-func IsIntegral(v float64) bool { return v == math.Trunc(v) && !math.IsInf(v, 0) }

@@ -32,7 +32,7 @@ type Lib struct {
 	Version string
 
 	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype uintptr
-	fnDeviceCount, fnMemInfo, fnSync, fnThreads, fnToDevice             uintptr
+	fnDeviceCount, fnSync, fnThreads, fnToDevice                        uintptr
 
 	errorText func() string
 
@@ -113,7 +113,7 @@ func load(paths []string) (*Lib, error) {
 		{"tt_from_host", &l.fnFromHost}, {"tt_to_host", &l.fnToHost},
 		{"tt_free", &l.fnFree}, {"tt_has_op", &l.fnHasOp}, {"tt_op", &l.fnOp}, {"tt_ndim", &l.fnNdim},
 		{"tt_dim", &l.fnDim}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
-		{"tt_cuda_mem_info", &l.fnMemInfo}, {"tt_synchronize", &l.fnSync},
+		{"tt_synchronize", &l.fnSync},
 		{"tt_set_num_threads", &l.fnThreads}, {"tt_to_device", &l.fnToDevice},
 	}
 	for _, s := range syms {
@@ -176,17 +176,6 @@ func (l *Lib) HasOp(op ops.Op) bool { return int(op) < len(l.has) && l.has[op] }
 func (l *Lib) CUDADevices() int {
 	r, _, _ := purego.SyscallN(l.fnDeviceCount)
 	return int(int32(r))
-}
-
-// CUDAMemInfo returns free and total bytes of CUDA device dev.
-func (l *Lib) CUDAMemInfo(dev int) (free, total int64, err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	r, _, _ := purego.SyscallN(l.fnMemInfo, uintptr(dev), uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))
-	if int32(r) != 0 {
-		return 0, 0, l.lastError()
-	}
-	return free, total, nil
 }
 
 // SetThreads sets libtorch's intra-op thread count.
