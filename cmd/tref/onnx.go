@@ -55,8 +55,18 @@ func inspectONNX(w io.Writer, f *onnx.File) {
 	g := m.Graph
 	inits := map[string]bool{}
 	var params, elems, bytes int64
+	stored := append([]*onnx.Tensor(nil), g.Initializers...)
+	for _, n := range g.Nodes {
+		for _, a := range n.Attrs {
+			if n.OpType == "Constant" && a.T != nil {
+				stored = append(stored, a.T)
+			}
+		}
+	}
 	for _, t := range g.Initializers {
 		inits[t.Name] = true
+	}
+	for _, t := range stored {
 		params++
 		if s, err := t.Shape(); err == nil {
 			elems += int64(s.Numel())
@@ -103,7 +113,7 @@ func inspectONNX(w io.Writer, f *onnx.File) {
 		fmt.Fprintf(tw, "  %s\t%d\n", k, counts[k])
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "parameters: %d tensors, %d elements, %d bytes\n", params, elems, bytes)
+	fmt.Fprintf(w, "parameters (initializers and constants): %d tensors, %d elements, %d bytes\n", params, elems, bytes)
 	if bad := onnx.Unsupported(m); len(bad) > 0 {
 		fmt.Fprintln(w, "tref cannot run:")
 		for _, b := range bad {

@@ -215,19 +215,17 @@ func lowerGather(c *ctx, ins []*value) ([]*value, error) {
 			}
 		}
 	}
-	// where(idx < 0, idx + n, idx)
-	zero := c.scalar(tensor.Int64, 0)
-	neg, err := c.op(ops.Lt, nil, idx, zero)
-	if err != nil {
+	if idx, err = c.wrapIndex(idx, n); err != nil {
 		return nil, err
 	}
-	wrapped, err := c.op(ops.Add, nil, idx, c.scalar(tensor.Int64, float64(n)))
-	if err != nil {
-		return nil, err
-	}
-	if idx, err = c.op(ops.Where, nil, neg, wrapped, idx); err != nil {
-		return nil, err
-	}
+	return one(c.gather(data, idx, ax))
+}
+
+// gather takes data's slices at idx (int64, in range) along axis ax: the
+// result has idx's dimensions in place of ax.
+func (c *ctx) gather(data, idx *value, ax int) (*value, error) {
+	r := len(data.meta.Shape)
+	n := data.meta.Shape[ax]
 	perm := []int{ax}
 	for i := range r {
 		if i != ax {
@@ -247,6 +245,7 @@ func lowerGather(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
+
 	// rows is idx.shape + rest; put the index dims where axis was.
 	k := len(idx.meta.Shape)
 	full := append(append(idx.meta.Shape.Clone(), rest...), tensor.Shape{}...)
@@ -264,7 +263,7 @@ func lowerGather(c *ctx, ins []*value) ([]*value, error) {
 	for i := ax; i < len(rest); i++ {
 		back = append(back, k+i)
 	}
-	return one(c.permute(rows, back))
+	return c.permute(rows, back)
 }
 
 // lowerTile repeats x: x is viewed as [1, d0, 1, d1, ...], expanded to
