@@ -1,0 +1,87 @@
+package torch
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+)
+
+// eventLog keeps every event but stalls (which only a virtual clock
+// sees), without times, the device's name replaced by "dev".
+type eventLog struct {
+	placement.Base
+	dev    string
+	events []string
+}
+
+func (l *eventLog) OnEvent(_ *placement.Engine, ev *trace.Event) {
+	if ev.Kind == trace.Stall {
+		return
+	}
+	dev := ev.Device
+	if dev == l.dev {
+		dev = "dev"
+	}
+	l.events = append(l.events, fmt.Sprintf("%s %s ref#%d %dB %s %s %q", ev.Kind, dev, ev.Ref, ev.Bytes, ev.Op, ev.Pos,
+		strings.ReplaceAll(ev.Reason, l.dev, "dev")))
+}
+
+// decisions runs p on device under mem bytes and strategy, with sim's
+// default cost model and no in-place results (torch:cpu has none), and
+// returns its events.
+func decisions(t *testing.T, p randomProgram, lookahead int, device string, mem int64, strategy string) []string {
+	t.Helper()
+	log := &eventLog{dev: device}
+	ex, err := placement.NewExecutor(placement.Config{Device: device, Mem: mem, Strategy: strategy, NoInPlace: true,
+		Middleware: []placement.Middleware{log}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.run(t, ex, lookahead)
+	return log.events
+}
+
+// TestSameDecisionsAsSim runs random programs on sim and on torch:cpu
+// with the same cost model, budget and strategy: the events (every
+// allocation, copy, prefetch, eviction, write-back, hit, miss, op and
+// free, in order, with their refs, bytes and reasons) are the same. The
+// engine's decisions depend on the cost model and the device's
+// capabilities, never on what the device measures.
+func TestSameDecisionsAsSim(t *testing.T) {
+	plugin(t)
+	count := 24
+	if testing.Short() {
+		count = 8
+	}
+	compared := 0
+	for i := range count {
+		p := randomProgram{n: 8 + i%9, inputs: 3 + i%3, steps: 6 + i%7, loops: 2 + i%3, seed: uint64(2000 + i)}
+		lookahead := []int{1, 4, 16, 64}[i%4]
+		_, res, maxWS := runOnTorch(t, p, lookahead, 0, "flow")
+		peak := res.PeakBytes["torch:cpu"]
+		for _, mem := range []int64{maxWS, max(maxWS, peak/2), 0} {
+			for _, st := range []string{"flow", "lru", "genoa"} {
+				budget := mem
+				if mem == 0 {
+					budget = 4 * peak // everything fits
+				}
+				want := decisions(t, p, lookahead, "sim:0", budget, st)
+				got := decisions(t, p, lookahead, "torch:cpu", budget, st)
+				for k := range min(len(got), len(want)) {
+					if got[k] != want[k] {
+						t.Fatalf("program %d, %s under %d bytes: event %d on torch:cpu is\n\t%s\non sim\n\t%s", i, st, budget, k, got[k], want[k])
+					}
+				}
+				if len(got) != len(want) {
+					t.Fatalf("program %d, %s under %d bytes: %d events on torch:cpu, %d on sim", i, st, budget, len(got), len(want))
+				}
+				compared += len(got)
+			}
+		}
+	}
+	t.Logf("%d events compared", compared)
+}
