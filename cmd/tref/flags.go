@@ -87,7 +87,7 @@ type flagDef struct {
 const (
 	groupPlacement = "placement"
 	groupReport    = "reporting"
-	groupSim       = "simulated device (--device sim)"
+	groupSim       = "cost model (the sim device's clock; every accelerator is planned with it; see tref calibrate)"
 	groupTrace     = "trace output (tref trace)"
 )
 

@@ -83,6 +83,11 @@ var commands = map[string]*command{
 	"onnx": {name: "onnx", usage: "tref onnx inspect model.onnx", minArgs: 2, maxArgs: 2,
 		doc: "Describe an ONNX model: opset, inputs, outputs, op counts, parameter bytes\n" +
 			"and the ops tref cannot run."},
+	"calibrate": {name: "calibrate", usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
+		doc: "Measure an accelerator (copy bandwidth, op latency, matmul and memory throughput)\n" +
+			"and print the cost-model flags (--sim-bw, --sim-flops, --sim-membw, --sim-latency)\n" +
+			"that make --device sim predict it; given to run or trace on that device, the\n" +
+			"placement engine plans with them. auto means the first GPU, else torch:cpu."},
 	"version": {name: "version", usage: "tref version", minArgs: 0, maxArgs: 0,
 		doc: "Print tref's version."},
 }
@@ -92,13 +97,14 @@ const topUsage = `tref runs tensor scripts and places their tensors on devices b
 usage: tref <command> [flags] [arguments]
 
 Commands:
-  run      run a script
-  repl     interactive REPL (the default with no command)
-  test     run the test blocks of .tr files
-  check    parse and resolve scripts only
-  trace    run a script and dump every placement decision
-  onnx     inspect an ONNX model (tref onnx inspect model.onnx)
-  version  print the version
+  run        run a script
+  repl       interactive REPL (the default with no command)
+  test       run the test blocks of .tr files
+  check      parse and resolve scripts only
+  trace      run a script and dump every placement decision
+  calibrate  measure a device and print the cost-model flags for it
+  onnx       inspect an ONNX model (tref onnx inspect model.onnx)
+  version    print the version
 
 Run 'tref <command> -h' for a command's flags.
 `
@@ -153,6 +159,8 @@ func (c *cli) main(args []string) (code int) {
 		return c.test(cfg, pos)
 	case "repl":
 		return c.repl(cfg)
+	case "calibrate":
+		return c.calibrate(cfg)
 	case "version":
 		return c.version()
 	}

@@ -101,6 +101,7 @@ func load(paths []string) (*Lib, error) {
 			PluginName, strings.Join(paths, ", "))
 	}
 	setOpenBLASCoreType()
+	setOMPWaitPolicy()
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
 		return nil, fmt.Errorf("torch backend: cannot load %s: %v (is libtorch installed? rebuild with scripts/build-torch.sh)", path, oneLine(err))
@@ -151,6 +152,18 @@ func setOpenBLASCoreType() {
 		os.Setenv("OPENBLAS_CORETYPE", "SkylakeX")
 	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
 		os.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	}
+}
+
+// setOMPWaitPolicy makes libtorch's OpenMP threads sleep rather than spin
+// while they wait for work, unless the user chose a policy: tref calls
+// into libtorch from one thread between stretches of Go work, and
+// spinning threads then take the cores that work (and other processes)
+// need, which made two-thread runs on a shared machine erratic. It must
+// be set before libgomp loads with libtorch.
+func setOMPWaitPolicy() {
+	if os.Getenv("OMP_WAIT_POLICY") == "" {
+		os.Setenv("OMP_WAIT_POLICY", "PASSIVE")
 	}
 }
 

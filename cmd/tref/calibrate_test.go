@@ -1,0 +1,44 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/stdlib"
+)
+
+// TestCalibratePrintsFlagsThatParseBack calibrates the simulated device
+// and reads the printed flags back with the command line's parser: the
+// cost model they give is the one measured, to the printed precision.
+func TestCalibratePrintsFlagsThatParseBack(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	c := &cli{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, universe: stdlib.Universe()}
+	if code := c.main([]string{"calibrate", "--device", "sim"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "# sim:0: h2d ") || !strings.HasPrefix(lines[1], "--sim-bw ") {
+		t.Fatalf("output %q", stdout.String())
+	}
+	cfg, _, _, done := parseCommand(commands["run"], append(strings.Fields(lines[1]), "m.tr"), &stdout, &stderr)
+	if done {
+		t.Fatalf("the flags %q do not parse: %s", lines[1], stderr.String())
+	}
+	cost := placementConfig(cfg, "sim:0").Cost
+	if err := cost.WithDefaults().Validate(); err != nil || cost.H2D <= 0 || cost.Flops <= 0 || cost.MemBandwidth <= 0 {
+		t.Fatalf("cost %+v from %q: %v", cost, lines[1], err)
+	}
+	if cost == (device.Cost{}) || cost.LatencyNs < 100 {
+		t.Fatalf("latency %d ns from %q", cost.LatencyNs, lines[1])
+	}
+}
+
+func TestCalibrateRefusesTheHost(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	c := &cli{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, universe: stdlib.Universe()}
+	if code := c.main([]string{"calibrate", "--device", "cpu"}); code != 1 || !strings.Contains(stderr.String(), "measures an accelerator") {
+		t.Fatalf("exit %d: %q", code, stderr.String())
+	}
+}
