@@ -223,7 +223,9 @@ type noExec struct{}
 func (noExec) Execute(*refs.Runtime, *refs.Op, []*refs.Op) error {
 	return errors.New("calibrate: internal: an op ran on the host")
 }
-func (noExec) ToHost(*refs.Runtime, *refs.Ref) error { return errors.New("calibrate: internal: no host copy") }
-func (noExec) Drop(*refs.Runtime, *refs.Ref)         {}
-func (noExec) Sync(*refs.Runtime) error              { return nil }
-func (noExec) Stats() []refs.DeviceStats             { return nil }
+func (noExec) ToHost(*refs.Runtime, *refs.Ref) error {
+	return errors.New("calibrate: internal: no host copy")
+}
+func (noExec) Drop(*refs.Runtime, *refs.Ref) {}
+func (noExec) Sync(*refs.Runtime) error      { return nil }
+func (noExec) Stats() []refs.DeviceStats     { return nil }

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,8 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) accepted", in)
 			continue
 		}
-		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "want auto, cpu, ") || !strings.HasSuffix(msg, "tsim[:N] or tlib:cpu") {
+		if msg := err.Error(); strings.Contains(msg, "\n") || !strings.HasPrefix(msg, fmt.Sprintf("unknown device %q: want auto, cpu, ", in)) ||
+			!strings.Contains(msg, "tsim[:N]") || !strings.Contains(msg, "tlib:cpu") || !strings.Contains(msg, " or ") {
 			t.Errorf("Parse(%q): %q, want one line naming every form", in, msg)
 		}
 	}
