@@ -55,28 +55,27 @@ func Calibrate(dev Device, sz CalibrationSizes) (Calibration, error) {
 	var cal Calibration
 	small := tensor.Meta{Shape: tensor.Shape{1024}, DType: tensor.Float32} // 4 KiB
 	large := tensor.Meta{Shape: tensor.Shape{int(sz.Copy / 4)}, DType: tensor.Float32}
-	inSmall, err := c.copyIn(small)
-	if err != nil {
-		return cal, err
+	// Copies in and out of both sizes.
+	var t [4]int64
+	for i, m := range []tensor.Meta{small, large, small, large} {
+		var err error
+		if i < 2 {
+			t[i], err = c.copyIn(m)
+		} else {
+			t[i], err = c.copyOut(m)
+		}
+		if err != nil {
+			return cal, err
+		}
 	}
-	inLarge, err := c.copyIn(large)
-	if err != nil {
-		return cal, err
-	}
-	outSmall, err := c.copyOut(small)
-	if err != nil {
-		return cal, err
-	}
-	outLarge, err := c.copyOut(large)
-	if err != nil {
-		return cal, err
-	}
+	inSmall, inLarge, outSmall, outLarge := t[0], t[1], t[2], t[3]
 	extra := float64(large.Bytes() - small.Bytes())
 	cal.H2D = extra / max(float64(inLarge-inSmall), 1) * 1e9
 	cal.D2H = extra / max(float64(outLarge-outSmall), 1) * 1e9
 	cal.CopyNs = min(inSmall, outSmall)
 
 	one := tensor.Meta{Shape: tensor.Shape{1}, DType: tensor.Float32}
+	var err error
 	if cal.LaunchNs, err = c.op(ops.Add, one, one); err != nil {
 		return cal, err
 	}
