@@ -18,7 +18,6 @@ func init() {
 	register("rms_norm", "rms_norm(x, w=none, eps=1e-6): x / sqrt(mean(x**2) + eps) over the last dimension, scaled by w", builtinRMSNorm)
 	register("embedding", "embedding(ids, table): rows of table [rows, dim] picked by the int64 ids; result shape ids.shape + [dim]", builtinEmbedding)
 	register("dropout", "dropout(x, p=0.5, train=true): zero each element with probability p and scale the rest by 1/(1-p); identity when train is false", builtinDropout)
-	register("cross_entropy", "cross_entropy(logits, targets, ignore_index=-100): mean negative log-likelihood of int64 class targets; logits [N, C] (or [C], or [N, C, d...])", builtinCrossEntropy)
 	register("mse", "mse(a, b): mean squared error, mean((a - b)**2), broadcasting a and b", builtinMSE)
 }
 
@@ -119,15 +118,6 @@ func builtinDropout(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	m := th.RT.FromHost(th.Site(), mask)
 	defer th.RT.Release(m)
 	return th.Submit(ops.Dropout, ops.DropoutAttrs{P: p}, x, m)
-}
-
-func builtinCrossEntropy(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var logits, targets *refs.Ref
-	ignore := ops.DefaultIgnoreIndex
-	if err := eval.UnpackArgs(th, "cross_entropy", args, kwargs, "logits", &logits, "targets", &targets, "ignore_index?", &ignore); err != nil {
-		return nil, err
-	}
-	return th.Submit(ops.CrossEntropy, ops.CrossEntropyAttrs{IgnoreIndex: ignore}, logits, targets)
 }
 
 func builtinMSE(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

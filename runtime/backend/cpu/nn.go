@@ -406,32 +406,43 @@ func crossEntropyKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error
 	outer, classes, inner, _ := ops.CrossEntropyLayout(ins[0].Shape)
 	x := logits.F64()
 	total, count := 0.0, 0
-	for o := range outer {
+	err = eachTarget(targets, ins[1].Shape, outer, classes, inner, a.IgnoreIndex, func(o, j int, t int64) {
 		plane := x[o*classes*inner : (o+1)*classes*inner]
+		m := math.Inf(-1)
+		for c := range classes {
+			if v := plane[c*inner+j]; v > m || v != v {
+				m = v
+			}
+		}
+		sum := 0.0
+		for c := range classes {
+			sum += math.Exp(plane[c*inner+j] - m)
+		}
+		total += m + math.Log(sum) - plane[int(t)*inner+j]
+		count++
+	})
+	if err != nil {
+		return err
+	}
+	out.Set(0, total/float64(count)) // no counted target gives NaN, as in PyTorch
+	return nil
+}
+
+// eachTarget calls f for every target not equal to ignore, at row o and
+// position j, after checking it names one of the classes.
+func eachTarget(targets []int64, shape tensor.Shape, outer, classes, inner, ignore int, f func(o, j int, t int64)) error {
+	for o := range outer {
 		for j := range inner {
 			t := targets[o*inner+j]
-			if t == int64(a.IgnoreIndex) {
+			if t == int64(ignore) {
 				continue
 			}
 			if t < 0 || t >= int64(classes) {
-				return fmt.Errorf("target %d at position %v is out of range for %d classes",
-					t, unravelIndex(o*inner+j, ins[1].Shape), classes)
+				return fmt.Errorf("target %d at position %v is out of range for %d classes", t, unravelIndex(o*inner+j, shape), classes)
 			}
-			m := math.Inf(-1)
-			for c := range classes {
-				if v := plane[c*inner+j]; v > m || v != v {
-					m = v
-				}
-			}
-			sum := 0.0
-			for c := range classes {
-				sum += math.Exp(plane[c*inner+j] - m)
-			}
-			total += m + math.Log(sum) - plane[int(t)*inner+j]
-			count++
+			f(o, j, t)
 		}
 	}
-	out.Set(0, total/float64(count)) // no counted target gives NaN, as in PyTorch
 	return nil
 }
 

@@ -6,7 +6,8 @@ import (
 )
 
 // nnConformanceRows covers pooling, padding, transposed convolution and
-// batch_norm (its variance input must be positive, hence positive).
+// batch_norm and nll_loss (positive keeps batch_norm's variance positive
+// and nll_loss's int targets in 1..5, inside its 6 classes).
 func nnConformanceRows() []opCase {
 	return []opCase{
 		{op: ops.AvgPool2d, in: []tensor.Meta{m(f32, 2, 3, 9, 8)},
@@ -26,5 +27,12 @@ func nnConformanceRows() []opCase {
 		{op: ops.BatchNorm, in: []tensor.Meta{m(f32, 4, 3, 5), m(f32, 3), m(f32, 3), m(f32, 3), m(f32, 3)},
 			attrs: ops.BatchNormAttrs{Eps: 1e-5, HasWeight: true, HasBias: true}, positive: true},
 		{op: ops.BatchNorm, in: []tensor.Meta{m(f64, 2, 3), m(f64, 3), m(f64, 3)}, attrs: ops.BatchNormAttrs{Eps: 0.1}, positive: true},
+		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 4, 6), m(i64, 4)}, attrs: ops.NllLossAttrs{IgnoreIndex: 3}, positive: true},
+		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 3, 6, 2), m(i64, 3, 2), m(f32, 6)},
+			attrs: ops.NllLossAttrs{Reduction: ops.ReduceNone, IgnoreIndex: 2, HasWeight: true, LabelSmoothing: 0.2}, positive: true},
+		{op: ops.NllLoss, in: []tensor.Meta{m(f64, 6), m(i64), m(f64, 6)},
+			attrs: ops.NllLossAttrs{Reduction: ops.ReduceSum, IgnoreIndex: -100, HasWeight: true, LabelSmoothing: 0.1}, positive: true},
+		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 5, 6), m(i64, 5), m(f32, 6)},
+			attrs: ops.NllLossAttrs{IgnoreIndex: 1, HasWeight: true, LabelSmoothing: 0.3}, positive: true},
 	}
 }

@@ -169,6 +169,41 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
          if (a.i(1)) b = a.in(k++);
          return at::batch_norm(a.in(0), w, b, a.in(1), a.in(2), false, 0.0, a.f(0), false);
        }},
+      // inputs logp, target [, weight]; ia: reduction (0 mean, 1 sum, 2 none), ignore_index, has_weight; fa: label_smoothing
+      {"nll_loss", [](const Args &a) {
+         static const int64_t reductions[] = {at::Reduction::Mean, at::Reduction::Sum, at::Reduction::None};
+         int64_t r = a.i(0);
+         if (r < 0 || r > 2) throw std::runtime_error("nll_loss: unknown reduction " + std::to_string(r));
+         c10::optional<at::Tensor> w;
+         if (a.i(2)) w = a.in(2);
+         const at::Tensor &logp = a.in(0), &t = a.in(1).to(at::kLong);
+         double eps = a.f(0);
+         at::Tensor nll = at::nll_loss_nd(logp, t, w, reductions[r], a.i(1));
+         if (eps == 0) return nll;
+         // torch's cross_entropy with label smoothing, given log-probabilities.
+         int64_t cdim = logp.dim() == 1 ? 0 : 1, classes = logp.size(cdim);
+         at::Tensor ignore = t == a.i(1);
+         at::Tensor smooth;
+         if (w) {
+           std::vector<int64_t> shape(logp.dim(), 1);
+           shape[cdim] = classes;
+           smooth = -(logp * w->view(shape)).sum(cdim);
+         } else {
+           smooth = -logp.sum(cdim);
+         }
+         smooth = smooth.masked_fill(ignore, 0.0);
+         at::Tensor ret;
+         if (r == 2) {
+           ret = smooth;
+         } else if (r == 1) {
+           ret = smooth.sum();
+         } else if (w) {
+           ret = smooth.sum() / w->gather(0, t.masked_select(~ignore).flatten()).sum();
+         } else {
+           ret = smooth.sum() / (~ignore).sum();
+         }
+         return (1 - eps) * nll + ret * (eps / double(classes));
+       }},
   };
   return ops;
 }
