@@ -13,6 +13,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
 // Frame is one call in a runtime error's traceback: the function and the
@@ -108,19 +109,19 @@ func (p *Printer) colors() (bold, caret, faint *color.Color) {
 }
 
 // line returns the source line at pos without its line ending.
-func (p *Printer) line(pos ast.Pos) (string, bool) {
-	if !pos.IsValid() || p.Sources == nil {
+func (p *Printer) line(at ast.Pos) (string, bool) {
+	if !at.IsValid() || p.Sources == nil {
 		return "", false
 	}
-	src := p.Sources(pos.File)
+	src := p.Sources(at.File)
 	if src == nil {
 		return "", false
 	}
-	lines := strings.Split(string(src), "\n")
-	if pos.Line > len(lines) {
+	line, ok := pos.Line(src, at.Line)
+	if !ok {
 		return "", false
 	}
-	return strings.TrimRight(lines[pos.Line-1], " \t\r"), true
+	return strings.TrimRight(line, " \t"), true
 }
 
 // caretIndent is the whitespace that puts a caret under column col (in

@@ -356,11 +356,11 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 
 func (c *converter) ifStmt(s *ifStmt) *ast.IfStmt {
 	out := &ast.IfStmt{At: posOf(s.Pos), Cond: s.Cond, Then: c.block(s.Then)}
-	switch {
-	case s.ElseIf != nil:
-		out.Else = c.ifStmt(s.ElseIf)
-	case s.Else != nil:
-		out.Else = c.block(s.Else)
+	switch e := s.Else.(type) {
+	case *ifStmt:
+		out.Else = c.ifStmt(e)
+	case *block:
+		out.Else = c.block(e)
 	}
 	return out
 }

@@ -32,6 +32,7 @@ func Grammar() string {
 	}
 	emit(fileParser.String())
 	emit(stmts.grammar())
+	emit(elses.grammar())
 	b.WriteString("\n(* Expressions: one production per precedence level, lowest first. *)\n")
 	emit(exprEBNF())
 	b.WriteString("\n(* Operands: a primary followed by calls, indexing and fields. *)\n")

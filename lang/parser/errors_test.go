@@ -145,9 +145,9 @@ var errorTests = []struct{ src, want string }{
 	{"let y = x[1", `t.tr:1:12: expected ']' in index, found end of file`},
 
 	// Limits.
-	{"let x = " + strings.Repeat("(", 201) + "1" + strings.Repeat(")", 201), `t.tr:1:209: brackets nested too deeply (more than 200 levels)`},
-	{"let x = " + strings.Repeat("-", 1001) + "1", `t.tr:1:1009: expression too deeply nested (more than 1000 chained operators)`},
-	{"let x = " + strings.Repeat("not ", 1001) + "1", `t.tr:1:4009: expression too deeply nested (more than 1000 chained operators)`},
+	{"let x = " + strings.Repeat("(", 1001) + "1" + strings.Repeat(")", 1001), `t.tr:1:1008: expression nested too deeply (limit 1000)`},
+	{"let x = " + strings.Repeat("-", 1001) + "1", `t.tr:1:1008: expression nested too deeply (limit 1000)`},
+	{"let x = " + strings.Repeat("not ", 1001) + "1", `t.tr:1:4005: expression nested too deeply (limit 1000)`},
 }
 
 func TestErrors(t *testing.T) {

@@ -48,14 +48,10 @@ const operandLevel = len(levels)
 // while -2 ** 2 is -(2 ** 2).
 const unaryLevel = 7
 
-// maxOperatorDepth bounds the recursion of chained unary and
-// right-associative operators (brackets are bounded by checkNesting).
-const maxOperatorDepth = 1000
-
 // exprParser parses one expression by precedence climbing over levels.
 type exprParser struct {
-	lex   *lexer.PeekingLexer
-	depth int
+	lex *lexer.PeekingLexer
+	st  *parseState
 }
 
 // parseExpr is the participle parser for ast.Expr. It answers NextMatch
@@ -66,7 +62,9 @@ func parseExpr(lex *lexer.PeekingLexer) (ast.Expr, error) {
 	if !startsExpr(lex.Peek()) {
 		return nil, participle.NextMatch
 	}
-	p := &exprParser{lex: lex}
+	p := &exprParser{lex: lex, st: stateOf(lex)}
+	p.st.enter(lex.Peek(), "expression")
+	defer p.st.leave()
 	return p.parse(1)
 }
 
@@ -82,11 +80,9 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 			return p.parse(lv + 1)
 		}
 		op := p.lex.Next()
-		if err := p.enter(op); err != nil {
-			return nil, err
-		}
+		p.st.enter(op, "expression")
 		x, err := p.parse(lv)
-		p.depth--
+		p.st.leave()
 		if err != nil {
 			return nil, err
 		}
@@ -96,15 +92,18 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for p.at(l.ops) {
+	for n := 1; p.at(l.ops); n++ {
 		op := p.lex.Next()
+		if n >= ast.MaxDepth {
+			// A left-associative chain is read in a loop, but each
+			// operator is one level more of the tree.
+			panic(bailout{tooDeep(op.Pos, "expression")})
+		}
 		var y ast.Expr
 		if l.assoc == right {
-			if err := p.enter(op); err != nil {
-				return nil, err
-			}
+			p.st.enter(op, "expression")
 			y, err = p.parse(unaryLevel)
-			p.depth--
+			p.st.leave()
 		} else {
 			y, err = p.parse(lv + 1)
 		}
@@ -119,17 +118,6 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 		}
 	}
 	return x, nil
-}
-
-// enter counts one more level of operator recursion.
-func (p *exprParser) enter(op *lexer.Token) error {
-	p.depth++
-	if p.depth > maxOperatorDepth {
-		e := errorAt(op.Pos, "expression too deeply nested (more than %d chained operators)", maxOperatorDepth)
-		e.limit = true
-		return e
-	}
-	return nil
 }
 
 // at reports whether the next token is one of the operators ops. Only
@@ -164,7 +152,10 @@ func (p *exprParser) operand() (ast.Expr, error) {
 		}
 		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
 	}
+	outer := p.st.chain
+	p.st.chain = 0
 	o, err := operandParser.ParseFromLexer(p.lex, participle.AllowTrailing(true))
+	p.st.chain = outer
 	if err != nil {
 		return nil, err
 	}

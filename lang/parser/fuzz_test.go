@@ -33,7 +33,9 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		lines := strings.Count(string(src), "\n") + 1
+		// Lines end at \n, \r\n or a lone \r.
+		lines := strings.Count(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n") +
+			strings.Count(strings.ReplaceAll(string(src), "\r\n", "\n"), "\r") + 1
 		file, err := ParseFile("f.tr", src)
 		checkResult(t, "f.tr", lines, file, err)
 		file, err = ParseREPL(src)

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/alecthomas/participle/v2"
@@ -53,12 +54,19 @@ type returnStmt struct {
 }
 
 type ifStmt struct {
-	Pos    lexer.Position
-	Cond   ast.Expr `parser:"'if' @@"`
-	Then   *block   `parser:"@@"`
-	ElseIf *ifStmt  `parser:"( 'else' ( @@"`
-	Else   *block   `parser:"| @@ ) )?"`
+	Pos  lexer.Position
+	Cond ast.Expr   `parser:"'if' @@"`
+	Then *block     `parser:"@@"`
+	Else elseBranch `parser:"( 'else' @@ )?"`
 }
+
+// elseBranch is what follows else: an ifStmt or a block. It is a union
+// (like stmt) rather than a nested group so that a chain of else-ifs goes
+// through union.parse, which bounds how deeply participle recurses.
+type elseBranch interface{ elseNode() }
+
+func (*ifStmt) elseNode() {}
+func (*block) elseNode()  {}
 
 type forStmt struct {
 	Pos  lexer.Position
@@ -303,9 +311,10 @@ func (*fieldSuffix) postfixNode() {}
 var (
 	fileParser    *participle.Parser[file]
 	operandParser *participle.Parser[operand]
-	stmts         = &union[stmt]{name: "Stmt"}
-	primaries     = &union[primary]{name: "Primary"}
-	postfixes     = &union[postfix]{name: "Postfix"}
+	stmts         = &union[stmt]{name: "Stmt", what: "statement"}
+	primaries     = &union[primary]{name: "Primary", what: "expression"}
+	postfixes     = &union[postfix]{name: "Postfix", what: "expression", chain: true}
+	elses         = &union[elseBranch]{name: "ElseBranch", what: "statement"}
 )
 
 // union parses the productions of an interface type, choosing the member
@@ -314,7 +323,11 @@ var (
 // that fails: at every statement, and three times at the end of every
 // operand. Members are listed in the order spec/grammar.ebnf prints them.
 type union[I any] struct {
-	name    string
+	name string
+	what string // "statement" or "expression", for errors
+	// chain is set for postfixes: they are read in a loop, each one level
+	// more of the tree, and counted in parseState.chain.
+	chain   bool
 	byToken map[string]func(*lexer.PeekingLexer) (I, error)
 	members []fmt.Stringer
 	// other parses what no token names, where startsOther says it can
@@ -342,14 +355,23 @@ func tokenKey(t *lexer.Token) string {
 // parse is the participle parser of the union's type (ParseTypeWith): it
 // answers NextMatch where no member starts, as a Union would.
 func (u *union[I]) parse(lex *lexer.PeekingLexer) (I, error) {
-	if p, ok := u.byToken[tokenKey(lex.Peek())]; ok {
-		return p(lex)
-	}
-	if u.other != nil && u.startsOther(lex) {
-		return u.other(lex)
-	}
 	var none I
-	return none, participle.NextMatch
+	p, ok := u.byToken[tokenKey(lex.Peek())]
+	if !ok && u.other != nil && u.startsOther(lex) {
+		p, ok = u.other, true
+	}
+	if !ok {
+		return none, participle.NextMatch
+	}
+	st := stateOf(lex)
+	st.enter(lex.Peek(), u.what)
+	defer st.leave()
+	if u.chain {
+		if st.chain++; st.chain >= ast.MaxDepth {
+			panic(bailout{tooDeep(lex.Peek().Pos, u.what)})
+		}
+	}
+	return p(lex)
 }
 
 // grammar prints the union and its members' productions as EBNF.
@@ -392,12 +414,16 @@ func member[T any, I any](u *union[I], opts []participle.Option, firsts ...strin
 // The parsers are built in init because the unions and parseExpr refer to
 // parsers built with them: a package-level initializer would be a cycle.
 func init() {
+	// participle stops a repetition after a million items with an error;
+	// a list literal or a file may hold more (the file's size bounds them).
+	participle.MaxIterations = math.MaxInt
 	opts := []participle.Option{
 		participle.Lexer(lexDef),
 		participle.UseLookahead(0),
 		participle.ParseTypeWith(stmts.parse),
 		participle.ParseTypeWith(primaries.parse),
 		participle.ParseTypeWith(postfixes.parse),
+		participle.ParseTypeWith(elses.parse),
 		participle.ParseTypeWith(parseExpr),
 	}
 	member[letStmt](stmts, opts, "let")
@@ -426,6 +452,9 @@ func init() {
 	member[fnLit](primaries, opts, "fn")
 	member[boolLit](primaries, opts, "true", "false")
 	member[noneLit](primaries, opts, "none")
+
+	member[ifStmt](elses, opts, "if")
+	member[block](elses, opts, "{")
 
 	member[callSuffix](postfixes, opts, "(")
 	member[indexSuffix](postfixes, opts, "[")

@@ -27,10 +27,10 @@ var keywords = []string{
 // letters): scan turns those tokens into positioned errors instead of the
 // lexer's "invalid input text".
 var lexDef = lexer.MustSimple([]lexer.SimpleRule{
-	{Name: "comment", Pattern: `#[^\n]*`},
+	{Name: "comment", Pattern: `#[^\r\n]*`},
 	{Name: "whitespace", Pattern: `[ \t\r\n]+`},
-	{Name: "String", Pattern: `"(?:\\.|[^"\\\n])*"`},
-	{Name: "BadString", Pattern: `"(?:\\.|[^"\\\n])*\\?`},
+	{Name: "String", Pattern: `"(?:\\[^\r\n]|[^"\\\r\n])*"`},
+	{Name: "BadString", Pattern: `"(?:\\[^\r\n]|[^"\\\r\n])*\\?`},
 	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]*)?[A-Za-z0-9_]*`},
 	{Name: "Keyword", Pattern: `(?:` + strings.Join(keywords, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
@@ -89,7 +89,8 @@ func (s *scanner) next() {
 	src, start := s.src, s.i
 	c := src[start]
 	switch {
-	case c == '\n':
+	case c == '\n' || c == '\r' && (start+1 == len(src) || src[start+1] != '\n'):
+		// A line ends at \n, \r\n or a lone \r (old Mac files).
 		s.i++
 		s.line++
 		s.col = 1
@@ -100,7 +101,7 @@ func (s *scanner) next() {
 		return
 	case c == '#':
 		j := start
-		for j < len(src) && src[j] != '\n' {
+		for j < len(src) && src[j] != '\n' && src[j] != '\r' {
 			j++
 		}
 		s.col += utf8.RuneCountInString(src[start:j])
@@ -140,10 +141,10 @@ func (s *scanner) stringToken() (lexer.TokenType, int) {
 		switch src[j] {
 		case '"':
 			return tokString, j + 1
-		case '\n':
+		case '\n', '\r':
 			return tokBadString, j
 		case '\\':
-			if j+1 == len(src) || src[j+1] == '\n' {
+			if j+1 == len(src) || src[j+1] == '\n' || src[j+1] == '\r' {
 				return tokBadString, j + 1
 			}
 			_, size := utf8.DecodeRuneInString(src[j+1:])

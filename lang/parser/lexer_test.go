@@ -132,6 +132,11 @@ func FuzzScan(f *testing.F) {
 
 func compareScans(t *testing.T, src string) {
 	t.Helper()
+	if strings.ContainsRune(src, '\r') {
+		// lexDef counts lines at \n only; scan ends them at \r too
+		// (TestLineEndings).
+		return
+	}
 	got, gotErrs := scan("f.tr", []byte(src), 1)
 	want, wantErrs := refScan("f.tr", []byte(src))
 	if !reflect.DeepEqual(got, want) {

@@ -53,10 +53,6 @@ import (
 // ReplFile is the file name of positions in REPL input.
 const ReplFile = "<repl>"
 
-// maxNesting bounds how deeply brackets, braces and parentheses nest, so
-// that no input can exhaust the stack of the recursive parser.
-const maxNesting = 200
-
 // ParseFile parses a script. On failure it returns a nil file and an
 // ErrorList: every lexical error, or the first syntax error, or every
 // error found while building the tree.
@@ -83,9 +79,6 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 	if len(errs) > 0 {
 		return nil, errs.err()
 	}
-	if e := checkNesting(toks); e != nil {
-		return nil, ErrorList{e}
-	}
 	defer func() {
 		// participle panics on a grammar that accepts an empty match, and
 		// convert.go on a grammar struct it does not know; neither should
@@ -93,6 +86,10 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 		// on this message.
 		if r := recover(); r != nil {
 			f = nil
+			if b, ok := r.(bailout); ok {
+				err = ErrorList{b.err}
+				return
+			}
 			err = ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("internal parser error: %v", r)}}
 		}
 	}()
@@ -100,6 +97,10 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 	if err != nil {
 		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
 	}
+	// The lexer holds a copy of the tokens: use it, and let the scanner's
+	// go (a token is 64 bytes, a large share of the memory of a parse).
+	toks = peek.Range(0, lexer.RawCursor(len(toks)))
+	defer begin(peek)()
 	g, err := fileParser.ParseFromLexer(peek)
 	if err != nil {
 		list := ErrorList{syntaxError(err, toks)}
@@ -111,6 +112,9 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 	if err := c.errs.err(); err != nil {
 		c.errs.withHints(toks)
 		return nil, err
+	}
+	if e := checkDepth(f); e != nil {
+		return nil, ErrorList{e}
 	}
 	return f, nil
 }
@@ -127,28 +131,6 @@ func (l *tokenLexer) Next() (lexer.Token, error) {
 		l.i++
 	}
 	return t, nil
-}
-
-// checkNesting rejects brackets nested more than maxNesting deep.
-func checkNesting(toks []lexer.Token) *Error {
-	depth := 0
-	for _, t := range toks {
-		if t.Type == tokString {
-			continue
-		}
-		switch t.Value {
-		case "(", "[", "{":
-			depth++
-			if depth > maxNesting {
-				e := errorAt(t.Pos, "brackets nested too deeply (more than %d levels)", maxNesting)
-				e.limit = true
-				return e
-			}
-		case ")", "]", "}":
-			depth--
-		}
-	}
-	return nil
 }
 
 // syntaxError converts an error of the participle parser into an Error in

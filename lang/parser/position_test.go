@@ -108,3 +108,28 @@ func TestArgAndFieldPositions(t *testing.T) {
 		t.Errorf("keyword argument %q at %v, want k at 1:26", a.Name, a.At)
 	}
 }
+
+// TestLineEndings checks positions in files whose lines end in \n, \r\n
+// and a lone \r (old Mac files), and that comments and strings end at
+// any of them.
+func TestLineEndings(t *testing.T) {
+	for _, nl := range []string{"\n", "\r\n", "\r"} {
+		src := strings.Join([]string{"# comment", "let x = 1", "", "  let y = x # more", "let s = \"ab"}, nl) + nl + "f()"
+		_, err := ParseFile("t.tr", []byte(src))
+		if want := "t.tr:5:9: string literal not terminated"; err == nil || err.Error() != want {
+			t.Errorf("%q: got %v, want %s", nl, err, want)
+		}
+		src = strings.Join([]string{"# comment", "let x = 1", "", "  let y = x # more", "let s = \"ab\"", "f(y)"}, nl)
+		f, err := ParseFile("t.tr", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v", nl, err)
+		}
+		var got []string
+		for _, s := range f.Stmts {
+			got = append(got, s.Span().String())
+		}
+		if want := "t.tr:2:1 t.tr:4:3 t.tr:5:1 t.tr:6:1"; strings.Join(got, " ") != want {
+			t.Errorf("%q: statements at %s, want %s", nl, strings.Join(got, " "), want)
+		}
+	}
+}

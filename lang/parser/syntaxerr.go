@@ -31,10 +31,11 @@ func expected(u *participle.UnexpectedTokenError) (want *ebnf.Expression, ok boo
 
 // productionNames says how an expected production begins, for "expected".
 var productionNames = map[string]string{
-	"Expr":   "expression",
-	"Block":  "'{'",
-	"Params": "'('",
-	"IfStmt": "'if'",
+	"Expr":       "expression",
+	"Block":      "'{'",
+	"Params":     "'('",
+	"IfStmt":     "'if'",
+	"ElseBranch": "'if' or '{'",
 }
 
 // unexpected builds the message for participle's UnexpectedTokenError in

@@ -70,6 +70,14 @@ type Module struct {
 // File resolves f in place. It returns the module description and, when
 // the file has static errors, an ErrorList.
 func File(f *ast.File, opts Options) (*Module, error) {
+	// The resolver, the liveness analysis and the evaluator's compiler
+	// walk the tree by recursion: refuse a tree deeper than the parser
+	// makes before any of them starts.
+	for _, st := range f.Stmts {
+		if n := ast.TooDeep(st, ast.MaxDepth); n != nil {
+			return nil, ErrorList{{Pos: n.Span(), Msg: ast.DepthError(n)}}
+		}
+	}
 	r := &resolver{
 		opts:     opts,
 		fileAll:  map[string]*ast.Binding{},

@@ -2,6 +2,7 @@ package resolve_test
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -402,4 +403,20 @@ func TestREPLRedeclare(t *testing.T) {
 func ExampleSuggest() {
 	fmt.Println(resolve.Suggest("lenght", []string{"len", "length", "print"}))
 	// Output: length
+}
+
+// TestDeepTree checks that a tree deeper than the parser makes (built by
+// hand: a chain of a million additions) is an error, not a Go stack
+// overflow in the resolver or the phases after it.
+func TestDeepTree(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	var x ast.Expr = &ast.NumberLit{At: ast.Pos{File: "d.tr", Line: 1, Col: 9}, Raw: "1", IsInt: true, Int: 1}
+	for i := range 1000000 {
+		x = &ast.BinaryExpr{At: ast.Pos{File: "d.tr", Line: 1, Col: 11 + 4*i}, Op: "+", X: x, Y: &ast.NumberLit{Raw: "1", IsInt: true, Int: 1}}
+	}
+	f := &ast.File{Path: "d.tr", Stmts: []ast.Stmt{&ast.LetStmt{At: ast.Pos{File: "d.tr", Line: 1, Col: 1}, Name: &ast.Ident{Name: "x"}, Value: x}}}
+	_, err := resolve.File(f, resolve.Options{})
+	if want := "d.tr:1:3996011: expression nested too deeply (limit 1000)"; err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
 }

@@ -1,0 +1,23 @@
+package pos
+
+import "testing"
+
+func TestLineEndings(t *testing.T) {
+	for _, src := range []string{"a\nbb\n\nc", "a\r\nbb\r\n\r\nc", "a\rbb\r\rc", "a\r\nbb\r\nc"} {
+		want := []string{"a", "bb", "", "c"}
+		if src == "a\r\nbb\r\nc" {
+			want = []string{"a", "bb", "c"}
+		}
+		for i, w := range want {
+			if got, ok := Line([]byte(src), i+1); !ok || got != w {
+				t.Errorf("Line(%q, %d) = %q, %v, want %q", src, i+1, got, ok, w)
+			}
+		}
+		if _, ok := Line([]byte(src), len(want)+1); ok {
+			t.Errorf("Line(%q, %d) exists", src, len(want)+1)
+		}
+	}
+	if got, ok := Line([]byte("x\n"), 2); !ok || got != "" {
+		t.Errorf("the line after a final newline: %q, %v", got, ok)
+	}
+}
