@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/safefile"
 )
 
 // Config is what the command line says about running scripts: the device,
@@ -45,6 +47,30 @@ type Config struct {
 	Sim SimCost
 	// Trace says where `tref trace` writes its events.
 	Trace TraceOutput
+	// Sandbox confines the files scripts import, load and save (and the
+	// --hooks file) to the script's directory tree.
+	Sandbox bool
+	// sandbox is that tree once the command knows its script (confine).
+	sandbox *safefile.Sandbox
+}
+
+// confine resolves --sandbox for the script at path (the REPL: "", the
+// working directory): its directory becomes the tree that file access is
+// confined to.
+func (cfg *Config) confine(path string) error {
+	if !cfg.Sandbox {
+		return nil
+	}
+	dir := "."
+	if path != "" {
+		dir = filepath.Dir(path)
+	}
+	sb, err := safefile.NewSandbox(dir)
+	if err != nil {
+		return fmt.Errorf("--sandbox: %v", err)
+	}
+	cfg.sandbox = sb
+	return nil
 }
 
 // SimCost parametrises the sim device's virtual clock.
@@ -104,6 +130,8 @@ var flagDefs = []flagDef{
 		func(c *Config, s string) (err error) { c.Seed, err = parseSeed(s); c.SeedSet = err == nil; return err }},
 	{"hooks", "FILE", "tref file of placement middleware (on_evict, ...)", groupPlacement,
 		setString(func(c *Config) *string { return &c.Hooks }, nonEmpty)},
+	{"sandbox", "", "confine the files the script imports, loads and saves (and --hooks) to its directory tree", groupPlacement,
+		setBool(func(c *Config) *bool { return &c.Sandbox })},
 	{"no-liveness", "", "keep variables alive to the end of their block (to measure what liveness saves)", groupPlacement,
 		setBool(func(c *Config) *bool { return &c.NoLiveness })},
 	{"memstats", "", "print live tensors and bytes per device at exit", groupReport,
@@ -270,11 +298,14 @@ var sizeUnits = map[string]float64{
 	"m": 1 << 20, "mb": 1e6, "mib": 1 << 20,
 	"g": 1 << 30, "gb": 1e9, "gib": 1 << 30,
 	"t": 1 << 40, "tb": 1e12, "tib": 1 << 40,
+	"p": 1 << 50, "pb": 1e15, "pib": 1 << 50,
+	"e": 1 << 60, "eb": 1e18, "eib": 1 << 60,
 }
 
 // parseSize reads a byte count: plain bytes (1000000, 1e9) or a number
 // with a unit, decimal (KB, MB, GB, TB) or binary (KiB, MiB, GiB, TiB; a
-// bare K, M, G, T is binary too). Case does not matter.
+// bare K, M, G, T is binary too), up to exabytes (EB, EiB). Case does not
+// matter. 8 EiB, one more than an int64 holds, reads as the largest int64.
 func parseSize(s string) (int64, error) {
 	num, unit := splitNumber(s)
 	f, err := strconv.ParseFloat(num, 64)
@@ -283,11 +314,14 @@ func parseSize(s string) (int64, error) {
 	}
 	mult, ok := sizeUnits[strings.ToLower(unit)]
 	if !ok {
-		return 0, fmt.Errorf("unknown unit %q (want B, KB, MB, GB, TB, KiB, MiB, GiB or TiB)", unit)
+		return 0, fmt.Errorf("unknown unit %q (want B, KB, MB, GB, TB, PB, EB, KiB, MiB, GiB, TiB, PiB or EiB)", unit)
 	}
 	b := f * mult
-	if !(b >= 1) || b > math.MaxInt64 {
+	if !(b >= 1) || b > 1<<63 {
 		return 0, errors.New("want at least 1 byte and at most 8 EiB")
+	}
+	if b == 1<<63 {
+		return math.MaxInt64, nil
 	}
 	return int64(b), nil
 }

@@ -24,13 +24,19 @@ func TestParseSize(t *testing.T) {
 		{"1.5KiB", 1536},
 		{"64B", 64},
 		{"3TB", 3e12},
+		{"2PiB", 2 << 50},
+		{"1EB", 1e18},
+		{"1EiB", 1 << 60},
+		{"7.5eib", 15 << 59},
+		{"8EiB", 1<<63 - 1}, // the help's "at most 8 EiB"
+		{"9223372036854775807", 1<<63 - 1},
 	} {
 		got, err := parseSize(tc.in)
 		if err != nil || got != tc.want {
 			t.Errorf("parseSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
 		}
 	}
-	for _, in := range []string{"", "abc", "12XB", "-5MB", "0", "0.1", "MiB", "1e30TB", "nan", "inf"} {
+	for _, in := range []string{"", "abc", "12XB", "-5MB", "0", "0.1", "MiB", "1e30TB", "nan", "inf", "8.01EiB", "9EiB", "1e19", "1ZiB"} {
 		if got, err := parseSize(in); err == nil {
 			t.Errorf("parseSize(%q) = %d, want an error", in, got)
 		}

@@ -18,6 +18,10 @@ var update = flag.Bool("update", false, "rewrite the expected output in testdata
 // TestMain lets the test binary act as the tref command inside scripts
 // (testscript installs it in $PATH under each name below).
 func TestMain(m *testing.M) {
+	if os.Getenv("TREF_TEST_AS_TREF") == "1" {
+		// Go tests that start tref as a process of their own (signals).
+		os.Exit(newCLI().main(os.Args[1:]))
+	}
 	testscript.Main(m, map[string]func(){
 		"tref": func() { os.Exit(newCLI().main(os.Args[1:])) },
 		// tref-debug has builtins that exist only in tests, to reach the

@@ -42,6 +42,9 @@ type repl struct {
 // repl runs the REPL: interactive on a terminal, else reading stdin to
 // its end without prompts.
 func (c *cli) repl(cfg *Config) int {
+	if err := cfg.confine(""); err != nil {
+		return c.fail(err)
+	}
 	s, err := c.newSession(cfg)
 	if err != nil {
 		return c.fail(err)

@@ -10,6 +10,10 @@ import (
 
 // run runs one script and returns the exit status.
 func (c *cli) run(cfg *Config, path string) int {
+	if err := cfg.confine(path); err != nil {
+		return c.fail(err)
+	}
+	defer exitOnSignal(c.stderr)()
 	s, err := c.newSession(cfg)
 	if err != nil {
 		return c.fail(err)
@@ -27,16 +31,19 @@ func (c *cli) run(cfg *Config, path string) int {
 
 // check parses and resolves each script, reporting every static error.
 func (c *cli) check(cfg *Config, paths []string) int {
-	// Nothing runs, so the flags about running do not matter.
-	rt := refs.New(&cpu.Device{}, refs.Options{})
-	s := &session{c: c, cfg: cfg, rt: rt, in: eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe})}
-	defer s.in.Close()
+	// Nothing runs, so of the flags only --sandbox matters (imports).
 	code := 0
 	for _, path := range paths {
+		if err := cfg.confine(path); err != nil {
+			return c.fail(err)
+		}
+		rt := refs.New(&cpu.Device{}, refs.Options{})
+		s := &session{c: c, cfg: cfg, rt: rt, in: eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Sandbox: cfg.sandbox})}
 		if err := s.in.CheckFile(path); err != nil {
 			s.report(err)
 			code = 1
 		}
+		s.in.Close()
 	}
 	return code
 }

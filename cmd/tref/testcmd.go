@@ -24,9 +24,14 @@ func (c *cli) test(cfg *Config, paths []string) int {
 		fmt.Fprintf(c.stderr, "tref test: %v\n", err)
 		return 1
 	}
+	defer exitOnSignal(c.stderr)()
 	passed, failed := 0, 0
 	for _, file := range files {
-		p, f := c.testFile(cfg, file)
+		fc := *cfg // each file is confined to its own directory
+		if err := fc.confine(file); err != nil {
+			return c.fail(err)
+		}
+		p, f := c.testFile(&fc, file)
 		passed += p
 		failed += f
 	}

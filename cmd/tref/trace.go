@@ -53,7 +53,7 @@ func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Execut
 	pc := placementConfig(cfg, cfg.Device)
 	pc.Trace = rec
 	if cfg.Hooks != "" {
-		h, err := loadHooks(cfg.Hooks)
+		h, err := loadHooks(cfg.Hooks, cfg.sandbox)
 		if err != nil {
 			return nil, err
 		}
@@ -88,19 +88,26 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	c := &cli{stdout: stdout, stderr: stderr, universe: stdlib.Universe(), color: isTerminalWriter(stderr)}
+	if err := cfg.confine(pos[0]); err != nil {
+		return c.fail(err)
+	}
+	defer exitOnSignal(stderr)()
+	// The trace files are written to temporary files and renamed over
+	// their targets at the end, so an interrupted trace (or a signal)
+	// leaves the trace that was there.
 	out, scriptOut := stdout, stdout
-	var closers []io.Closer
+	var outputs []*output
 	defer func() {
-		for _, cl := range closers {
-			cl.Close()
+		for _, o := range outputs {
+			o.Abort()
 		}
 	}()
 	if cfg.Trace.Out != "" {
-		f, err := os.Create(cfg.Trace.Out)
+		f, err := createOutput(cfg.Trace.Out)
 		if err != nil {
 			return c.fail(err)
 		}
-		closers = append(closers, f)
+		outputs = append(outputs, f)
 		out = f
 	} else {
 		scriptOut = stderr
@@ -115,11 +122,11 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 		sinks = append(sinks, trace.NewText(out, isTerminalWriter(out)))
 	}
 	if cfg.Trace.SVG != "" {
-		f, err := os.Create(cfg.Trace.SVG)
+		f, err := createOutput(cfg.Trace.SVG)
 		if err != nil {
 			return c.fail(err)
 		}
-		closers = append(closers, f)
+		outputs = append(outputs, f)
 		sinks = append(sinks, trace.NewSVG(f))
 	}
 	rec := trace.NewRecorder(sinks...)
@@ -145,13 +152,13 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	for _, cl := range closers {
-		if err := cl.Close(); err != nil {
+	for _, o := range outputs {
+		if err := o.Commit(); err != nil {
 			fmt.Fprintf(stderr, "tref trace: %v\n", err)
 			code = 1
 		}
 	}
-	closers = nil
+	outputs = nil
 	return code
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/safefile"
 	"github.com/tref-lang/tref/stdlib"
 )
 
@@ -25,14 +26,16 @@ type scriptHooks struct {
 // hookModule is the name the policy module is bound to.
 const hookModule = "__placement_hooks"
 
-// loadHooks runs the policy file and finds which hooks it defines.
-func loadHooks(path string) (*scriptHooks, error) {
+// loadHooks runs the policy file and finds which hooks it defines; sb,
+// when set, confines it (and what it imports and loads) as it confines
+// the script.
+func loadHooks(path string, sb *safefile.Sandbox) (*scriptHooks, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
 	rt := refs.New(&cpu.Device{}, refs.Options{})
-	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe()}), fns: map[string]eval.Value{}}
+	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Sandbox: sb}), fns: map[string]eval.Value{}}
 	v, err := h.in.EvalREPL(fmt.Sprintf("import %s as %s", hookQuote(abs), hookModule))
 	if err != nil {
 		return nil, fmt.Errorf("--hooks %s: %w", path, err)
