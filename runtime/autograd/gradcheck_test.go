@@ -128,6 +128,7 @@ func gradCases() []gcase {
 		{op: "hardsigmoid", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 4}, func(i int) float64 { return float64(i)*1.7 - 6.1 })}},
 		{op: "hardswish", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 4}, func(i int) float64 { return float64(i)*1.7 - 6.1 })}},
 	}...)
+	cs = append(cs, gatherOrderCases()...)
 	for _, name := range []string{"neg", "exp", "sin", "cos", "tanh", "sigmoid", "gelu", "silu", "abs", "relu", "erf", "gelu_tanh"} {
 		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{randn(2, 3)}})
 	}

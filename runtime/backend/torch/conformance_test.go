@@ -201,7 +201,7 @@ func TestConformanceCoversRegistry(t *testing.T) {
 	// These take inputs the table cannot make at random: embedding and
 	// cross_entropy need in-range indices, dropout a mask; they have
 	// their own tests below.
-	for _, op := range []ops.Op{ops.Embedding, ops.CrossEntropy, ops.Dropout} {
+	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.Dropout}, indexedOps...) {
 		covered[op] = true
 	}
 	// The backward kernels of gradient rules have no libtorch kernel yet:
@@ -237,6 +237,7 @@ func TestConformanceIndexedOps(t *testing.T) {
 			[]*tensor.Dense{fill(r, m(f32, 4, 6), false), targets}},
 		{opCase{op: ops.Dropout, attrs: ops.DropoutAttrs{P: 0.25}}, []*tensor.Dense{fill(r, m(f32, 3, 4), false), mask}},
 	}
+	cases = append(cases, gatherCases(r)...)
 	for _, tc := range cases {
 		t.Run(tc.c.op.Name(), func(t *testing.T) {
 			want, err := runCase(t, &cpu.Device{}, tc.c, tc.inputs)

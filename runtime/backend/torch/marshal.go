@@ -17,7 +17,15 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return nil, nil, true
 	case ops.ReduceAttrs:
 		ia = []int64{b2i(a.Keepdim), int64(a.Correction)}
-		return append(ia, ints(a.Dims)...), nil, true
+		dims := a.Dims
+		if op.Op == ops.Logsumexp {
+			// at::logsumexp reads no dims as none, not as every dim.
+			var err error
+			if dims, err = ops.ReduceDims(a.Dims, len(op.Inputs[0].Shape())); err != nil {
+				return nil, nil, false
+			}
+		}
+		return append(ia, ints(dims)...), nil, true
 	case ops.CastAttrs:
 		return []int64{int64(a.To)}, nil, true
 	case ops.ClampAttrs:
@@ -64,6 +72,20 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return nil, []float64{a.Beta, a.Threshold}, true
 	case ops.NanToNumAttrs:
 		return []int64{b2i(a.HasPosInf), b2i(a.HasNegInf)}, []float64{a.Nan, a.PosInf, a.NegInf}, true
+	case ops.ScanAttrs:
+		return []int64{int64(a.Dim)}, nil, true
+	case ops.SortAttrs:
+		return []int64{int64(a.Dim), b2i(a.Descending)}, nil, true
+	case ops.VectorNormAttrs:
+		dims, err := ops.ReduceDims(a.Dims, len(op.Inputs[0].Shape()))
+		if err != nil {
+			return nil, nil, false
+		}
+		return append([]int64{b2i(a.Keepdim)}, ints(dims)...), []float64{a.P}, true
+	case ops.DimAttrs:
+		return []int64{int64(a.Dim)}, nil, true
+	case ops.OneHotAttrs:
+		return []int64{int64(a.NumClasses)}, nil, true
 	case ops.AttentionAttrs:
 		scale := a.Scale
 		if !a.HasScale {
@@ -105,6 +127,26 @@ func deref(a any) any {
 	case *ops.Conv2dAttrs:
 		return *p
 	case *ops.Pool2dAttrs:
+		return *p
+	case *ops.RoundAttrs:
+		return *p
+	case *ops.LeakyReluAttrs:
+		return *p
+	case *ops.EluAttrs:
+		return *p
+	case *ops.SoftplusAttrs:
+		return *p
+	case *ops.NanToNumAttrs:
+		return *p
+	case *ops.ScanAttrs:
+		return *p
+	case *ops.SortAttrs:
+		return *p
+	case *ops.VectorNormAttrs:
+		return *p
+	case *ops.DimAttrs:
+		return *p
+	case *ops.OneHotAttrs:
 		return *p
 	case *ops.AttentionAttrs:
 		return *p

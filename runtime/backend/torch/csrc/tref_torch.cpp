@@ -269,6 +269,31 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"hardsigmoid", [](const Args &a) { return at::hardsigmoid(a.in(0)); }},
       {"hardswish", [](const Args &a) { return at::hardswish(a.in(0)); }},
       {"gelu_tanh", [](const Args &a) { return at::gelu(a.in(0), "tanh"); }},
+      // gather and scatter (runtime/ops/gather.go); ia: dim
+      {"gather", [](const Args &a) { return at::gather(a.in(0), a.i(0), a.in(1)); }},
+      {"scatter", [](const Args &a) {
+         const at::Tensor &src = a.in(2);
+         if (src.dim() == 0) return at::scatter(a.in(0), a.i(0), a.in(1), src.item());
+         return at::scatter(a.in(0), a.i(0), a.in(1), src);
+       }},
+      {"scatter_add", [](const Args &a) { return at::scatter_add(a.in(0), a.i(0), a.in(1), a.in(2)); }},
+      {"index_select", [](const Args &a) { return at::index_select(a.in(0), a.i(0), a.in(1)); }},
+      // ia: num_classes
+      {"one_hot", [](const Args &a) { return at::one_hot(a.in(0), a.i(0)); }},
+      // scans, logsumexp, norms, sorting (runtime/ops/order.go)
+      // ia: dim
+      {"cumsum", [](const Args &a) { return at::cumsum(a.in(0), a.i(0)); }},
+      {"cumprod", [](const Args &a) { return at::cumprod(a.in(0), a.i(0)); }},
+      // ia: keepdim, correction (unused), ndims, dims... (every dim listed)
+      {"logsumexp", [](const Args &a) { return at::logsumexp(a.in(0), a.dims(2), a.i(0) != 0); }},
+      // ia: keepdim, ndims, dims... (every dim listed); fa: p
+      {"norm", [](const Args &a) {
+         return at::linalg_vector_norm(a.in(0), a.f(0), at::OptionalIntArrayRef(a.dims(1)), a.i(0) != 0);
+       }},
+      // ia: dim, descending
+      {"argsort", [](const Args &a) {
+         return std::get<1>(at::sort(a.in(0), c10::optional<bool>(true), a.i(0), a.i(1) != 0));
+       }},
       {"silu", [](const Args &a) { return at::silu(a.in(0)); }},
       {"logical_not", [](const Args &a) { return at::logical_not(a.in(0)); }},
       // ia: has_min, has_max; fa: min, max

@@ -1,0 +1,37 @@
+package autograd_test
+
+import (
+	"math"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// gatherOrderCases are the gradient checks of the gather family and the
+// scans, logsumexp and norm (runtime/ops/gather_grad.go, order_grad.go).
+func gatherOrderCases() []gcase {
+	// distinct positions along dim 1 per row, so scatter writes no
+	// element twice
+	perm := dense(tensor.Int64, []int{3, 2}, func(i int) float64 { return []float64{3, 0, 1, 2, 0, 3}[i] })
+	withZeros := dense(tensor.Float64, []int{2, 5}, func(i int) float64 { return []float64{1.5, 0, -2, 0.5, 3, 0, 0, 2, -1, 0.7}[i] })
+	return []gcase{
+		{op: "gather", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 6)}},
+		{name: "gather_d0", op: "gather", attrs: ops.DimAttrs{Dim: 0}, ins: []*tensor.Dense{randn(3, 4), ints(3, 2, 3)}},
+		{op: "scatter", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), perm, randn(3, 2)}},
+		{name: "scatter_big_src", op: "scatter", attrs: ops.DimAttrs{Dim: -1}, ins: []*tensor.Dense{randn(3, 4), perm, randn(4, 3)}},
+		{op: "scatter_add", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
+		{op: "index_select", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3), ints(4, 6)}},
+		{name: "index_select_0d", op: "index_select", attrs: ops.DimAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2), ints(4)}},
+		{op: "cumsum", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3)}},
+		{op: "cumprod", attrs: ops.ScanAttrs{Dim: -1}, ins: []*tensor.Dense{randn(3, 4)}},
+		{name: "cumprod_zeros", op: "cumprod", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{withZeros}},
+		{name: "cumprod_d0", op: "cumprod", attrs: ops.ScanAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2, 2)}},
+		{op: "logsumexp", attrs: ops.ReduceAttrs{Dims: []int{1}}, ins: []*tensor.Dense{randn(3, 4)}},
+		{name: "logsumexp_all_keep", op: "logsumexp", attrs: ops.ReduceAttrs{Keepdim: true}, ins: []*tensor.Dense{randn(2, 3)}},
+		{op: "norm", attrs: ops.VectorNormAttrs{P: 2}, ins: []*tensor.Dense{randn(3, 4)}},
+		{name: "norm_p1", op: "norm", attrs: ops.VectorNormAttrs{P: 1, Dims: []int{1}}, ins: []*tensor.Dense{randn(3, 4)}},
+		{name: "norm_p3", op: "norm", attrs: ops.VectorNormAttrs{P: 3, Dims: []int{0}, Keepdim: true}, ins: []*tensor.Dense{randn(3, 4)}},
+		{name: "norm_inf", op: "norm", attrs: ops.VectorNormAttrs{P: math.Inf(1), Dims: []int{-1}}, ins: []*tensor.Dense{randn(3, 4)}},
+		{name: "norm_p0", op: "norm", attrs: ops.VectorNormAttrs{P: 0}, ins: []*tensor.Dense{randn(3, 4)}},
+	}
+}

@@ -1,0 +1,317 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Kernels of cumsum, cumprod, logsumexp, norm and argsort
+// (runtime/ops/order.go). Each works on lines: x in (outer, r, inner)
+// form, a line being the r elements o*r*inner + k*inner + j for one (o,
+// j). Floats are accumulated in float64.
+
+func init() {
+	Register(ops.Cumsum, scanKernel("cumsum"))
+	Register(ops.Cumprod, scanKernel("cumprod"))
+	Register(ops.Logsumexp, lineReduceKernel("logsumexp"))
+	Register(ops.Norm, lineReduceKernel("norm"))
+	Register(ops.Argsort, argsortKernel)
+}
+
+// axisPlan is shape's (outer, r, inner) form around dim (0-d as [1]).
+func axisPlan(s tensor.Shape, dim int) plan {
+	s = asRank1(s)
+	return plan{outer: s[:dim].Numel(), r: s[dim], inner: s[dim+1:].Numel()}
+}
+
+// overLines runs fn over blocks of p's lines, o in [o0, o1) and j in [j0,
+// j1), split over goroutines for large tensors: by outer when it has a
+// row per worker, else by inner.
+func overLines(p plan, fn func(o0, o1, j0, j1 int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if p.outer*p.r*p.inner < parallelMin || workers < 2 {
+		fn(0, p.outer, 0, p.inner)
+		return
+	}
+	if p.outer >= workers {
+		splitRange(p.outer, workers, func(_, lo, hi int) { fn(lo, hi, 0, p.inner) })
+		return
+	}
+	splitRange(p.inner, workers, func(_, lo, hi int) { fn(0, p.outer, lo, hi) })
+}
+
+func scanKernel(name string) Kernel {
+	prod := name == "cumprod"
+	var kernel Kernel
+	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		if err := checkInputs(name, ins, 1); err != nil {
+			return err
+		}
+		a, err := ops.AttrsAs[ops.ScanAttrs](name, attrs)
+		if err != nil {
+			return err
+		}
+		if isHalf(out.DType) {
+			return viaFloat32(out, func(tmp *tensor.Dense) error { return kernel(tmp, ins, attrs) })
+		}
+		x := ins[0]
+		dim, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1))
+		if err != nil {
+			return err
+		}
+		p := axisPlan(x.Shape, dim)
+		switch out.DType {
+		case tensor.Float32:
+			scanLines(out.F32(), castTo(x, tensor.Float64).F64(), p, prod, func(v float64) float32 { return float32(v) })
+		case tensor.Float64:
+			scanLines(out.F64(), castTo(x, tensor.Float64).F64(), p, prod, func(v float64) float64 { return v })
+		case tensor.Int64:
+			scanLines(out.I64(), castTo(x, tensor.Int64).I64(), p, prod, func(v int64) int64 { return v })
+		default:
+			return fmt.Errorf("%s has no cpu kernel for %v", name, out.DType)
+		}
+		return nil
+	}
+	return kernel
+}
+
+// scanLines writes the running sums (products) of x's lines into o, the
+// accumulator A rounded by store.
+func scanLines[O any, A float64 | int64](o []O, x []A, p plan, prod bool, store func(A) O) {
+	overLines(p, func(o0, o1, j0, j1 int) {
+		acc := make([]A, j1-j0)
+		for oi := o0; oi < o1; oi++ {
+			for j := range acc {
+				acc[j] = 0
+				if prod {
+					acc[j] = 1
+				}
+			}
+			for k := range p.r {
+				base := (oi*p.r+k)*p.inner + j0
+				xs, os := x[base:base+len(acc)], o[base:base+len(acc)]
+				for j, v := range xs {
+					if prod {
+						acc[j] *= v
+					} else {
+						acc[j] += v
+					}
+					os[j] = store(acc[j])
+				}
+			}
+		}
+	})
+}
+
+// lineReduceKernel is logsumexp or norm: a float64 function of each line
+// of x around the reduced dims.
+func lineReduceKernel(name string) Kernel {
+	var kernel Kernel
+	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		if err := checkInputs(name, ins, 1); err != nil {
+			return err
+		}
+		if isHalf(out.DType) {
+			return viaFloat32(out, func(tmp *tensor.Dense) error { return kernel(tmp, ins, attrs) })
+		}
+		var dims []int
+		var line func(x []float64, n, stride int) float64
+		switch name {
+		case "logsumexp":
+			a, err := ops.AttrsAs[ops.ReduceAttrs](name, attrs)
+			if err != nil {
+				return err
+			}
+			dims, line = a.Dims, logsumexpLine
+		default:
+			a, err := ops.AttrsAs[ops.VectorNormAttrs](name, attrs)
+			if err != nil {
+				return err
+			}
+			dims, line = a.Dims, normLine(a.P)
+		}
+		x := ins[0]
+		dims, err := ops.ReduceDims(dims, len(x.Shape))
+		if err != nil {
+			return err
+		}
+		p, perm := reducePlan(x.Shape, dims)
+		if perm != nil {
+			x = permuteCopy(x, perm)
+		}
+		if p.outer*p.inner != out.Numel() {
+			return fmt.Errorf("%s: output %v does not fit the reduction of %v", name, out.Meta, x.Meta)
+		}
+		xf := castTo(x, tensor.Float64).F64()
+		res := make([]float64, out.Numel())
+		overLines(p, func(o0, o1, j0, j1 int) {
+			for o := o0; o < o1; o++ {
+				for j := j0; j < j1; j++ {
+					res[o*p.inner+j] = line(xf[o*p.r*p.inner+j:], p.r, p.inner)
+				}
+			}
+		})
+		storeFloat(out, res)
+		return nil
+	}
+	return kernel
+}
+
+// logsumexpLine is torch's logsumexp of x[0], x[stride], ... (n of them):
+// m + log(sum(exp(x - m))) with m the largest element, or 0 when that is
+// infinite.
+func logsumexpLine(x []float64, n, stride int) float64 {
+	m := math.Inf(-1)
+	for k := range n {
+		if v := x[k*stride]; v > m || v != v {
+			m = v
+			if v != v {
+				return v
+			}
+		}
+	}
+	if math.IsInf(m, 0) {
+		m = 0
+	}
+	s := 0.0
+	for k := range n {
+		s += math.Exp(x[k*stride] - m)
+	}
+	return math.Log(s) + m
+}
+
+// normLine is the p-norm of a line (see ops.VectorNormAttrs).
+func normLine(p float64) func(x []float64, n, stride int) float64 {
+	switch {
+	case math.IsInf(p, 1), math.IsInf(p, -1):
+		isMax := p > 0
+		return func(x []float64, n, stride int) float64 {
+			m := math.Abs(x[0])
+			for k := 1; k < n; k++ {
+				v := math.Abs(x[k*stride])
+				if v != v {
+					return v
+				}
+				if isMax && v > m || !isMax && v < m {
+					m = v
+				}
+			}
+			return m
+		}
+	case p == 0:
+		return func(x []float64, n, stride int) float64 {
+			c := 0.0
+			for k := range n {
+				if x[k*stride] != 0 {
+					c++
+				}
+			}
+			return c
+		}
+	case p == 1:
+		return func(x []float64, n, stride int) float64 {
+			s := 0.0
+			for k := range n {
+				s += math.Abs(x[k*stride])
+			}
+			return s
+		}
+	case p == 2:
+		return func(x []float64, n, stride int) float64 {
+			s := 0.0
+			for k := range n {
+				v := x[k*stride]
+				s += v * v
+			}
+			return math.Sqrt(s)
+		}
+	}
+	return func(x []float64, n, stride int) float64 {
+		s := 0.0
+		for k := range n {
+			s += math.Pow(math.Abs(x[k*stride]), p)
+		}
+		return math.Pow(s, 1/p)
+	}
+}
+
+func argsortKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("argsort", ins, 1); err != nil {
+		return err
+	}
+	a, err := ops.AttrsAs[ops.SortAttrs]("argsort", attrs)
+	if err != nil {
+		return err
+	}
+	x := ins[0]
+	if isHalf(x.DType) {
+		x = castTo(x, tensor.Float32)
+	}
+	dim, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1))
+	if err != nil {
+		return err
+	}
+	p := axisPlan(x.Shape, dim)
+	switch x.DType {
+	case tensor.Float32:
+		argsortLines(out.I64(), x.F32(), p, a.Descending)
+	case tensor.Float64:
+		argsortLines(out.I64(), x.F64(), p, a.Descending)
+	case tensor.Int64:
+		argsortLines(out.I64(), x.I64(), p, a.Descending)
+	case tensor.Uint8, tensor.Bool:
+		argsortLines(out.I64(), x.U8(), p, a.Descending)
+	default:
+		return fmt.Errorf("argsort has no cpu kernel for %v", x.DType)
+	}
+	return nil
+}
+
+// argsortLines writes the stable sorting permutation of each line of x
+// into o; NaN is above every number.
+func argsortLines[T number](o []int64, x []T, p plan, desc bool) {
+	less := func(a, b T) int {
+		an, bn := a != a, b != b
+		switch {
+		case an || bn:
+			if an == bn {
+				return 0
+			}
+			if an {
+				return 1
+			}
+			return -1
+		case a < b:
+			return -1
+		case a > b:
+			return 1
+		}
+		return 0
+	}
+	overLines(p, func(o0, o1, j0, j1 int) {
+		idx := make([]int64, p.r)
+		for oi := o0; oi < o1; oi++ {
+			for j := j0; j < j1; j++ {
+				base := oi*p.r*p.inner + j
+				for k := range idx {
+					idx[k] = int64(k)
+				}
+				slices.SortStableFunc(idx, func(a, b int64) int {
+					c := less(x[base+int(a)*p.inner], x[base+int(b)*p.inner])
+					if desc {
+						return -c
+					}
+					return c
+				})
+				for k, v := range idx {
+					o[base+k*p.inner] = v
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,93 @@
+package torch
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// The conformance rows of the ops of runtime/ops/pointwise.go and
+// gather.go; those that need in-range indices are gatherCases.
+
+// indexedOps are covered by TestConformanceIndexedOps (gatherCases).
+var indexedOps = []ops.Op{ops.Gather, ops.Scatter, ops.ScatterAdd, ops.IndexSelect, ops.OneHot}
+
+// intsBelow makes an int64 tensor of shape s with values in [0, n).
+func intsBelow(r *rand.Rand, n int, s ...int) *tensor.Dense {
+	d := tensor.NewDense(m(i64, s...))
+	for i := range d.I64() {
+		d.I64()[i] = int64(r.IntN(n))
+	}
+	return d
+}
+
+// gatherCases are TestConformanceIndexedOps's cases of the gather family.
+func gatherCases(r *rand.Rand) []struct {
+	c      opCase
+	inputs []*tensor.Dense
+} {
+	x := fill(r, m(f32, 4, 5, 6), false)
+	return []struct {
+		c      opCase
+		inputs []*tensor.Dense
+	}{
+		{opCase{op: ops.Gather, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{x, intsBelow(r, 5, 3, 7, 6)}},
+		{opCase{op: ops.Gather, attrs: ops.DimAttrs{Dim: -1}}, []*tensor.Dense{x, intsBelow(r, 6, 4, 5, 2)}},
+		// one index per target element, so the order of writes cannot matter
+		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, tensorI64([]int64{3, 0, 2, 1}, 4, 1, 1), fill(r, m(f32, 4, 2, 2), false)}},
+		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, tensorI64([]int64{5, 1}, 1, 1, 2), fill(r, m(f32), false)}},
+		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
+		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, intsBelow(r, 6, 8)}},
+		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 3)}},
+		{opCase{op: ops.OneHot, attrs: ops.OneHotAttrs{NumClasses: 7}}, []*tensor.Dense{intsBelow(r, 7, 3, 4)}},
+	}
+}
+
+func tensorI64(v []int64, s ...int) *tensor.Dense {
+	d := tensor.NewDense(m(i64, s...))
+	copy(d.I64(), v)
+	return d
+}
+
+// pointwiseCases are the table rows of runtime/ops/pointwise.go and order.go.
+func pointwiseCases() []opCase {
+	var t []opCase
+	for _, op := range append(append([]ops.Op{ops.Round, ops.Sign, ops.Erf, ops.Isnan, ops.Isinf, ops.NanToNum}, ops.RoundingUnary...), ops.Activations...) {
+		var attrs any
+		switch op {
+		case ops.Round:
+			attrs = ops.RoundAttrs{}
+		case ops.LeakyRelu:
+			attrs = ops.LeakyReluAttrs{NegativeSlope: 0.1}
+		case ops.Elu:
+			attrs = ops.EluAttrs{Alpha: 1.5}
+		case ops.Softplus:
+			attrs = ops.SoftplusAttrs{Beta: 2, Threshold: 1}
+		case ops.NanToNum:
+			attrs = ops.NanToNumAttrs{Nan: 1, PosInf: 2, HasPosInf: true}
+		}
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, attrs: attrs},
+			opCase{op: op, in: []tensor.Meta{m(f64, 7)}, attrs: attrs})
+	}
+	for _, op := range []ops.Op{ops.Cumsum, ops.Cumprod} {
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
+			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: ops.ScanAttrs{Dim: -1}})
+	}
+	for _, a := range []ops.SortAttrs{{Dim: -1}, {Dim: 0, Descending: true}} {
+		t = append(t, opCase{op: ops.Argsort, in: []tensor.Meta{m(f32, 4, 7)}, attrs: a},
+			opCase{op: ops.Argsort, in: []tensor.Meta{m(f64, 9)}, attrs: a})
+	}
+	for _, a := range []ops.VectorNormAttrs{{P: 2}, {P: 1, Dims: []int{1}}, {P: 3, Dims: []int{0, 2}, Keepdim: true}, {P: math.Inf(1), Dims: []int{-1}}} {
+		t = append(t, opCase{op: ops.Norm, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: a})
+	}
+	t = append(t, opCase{op: ops.Logsumexp, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ReduceAttrs{}},
+		opCase{op: ops.Logsumexp, in: []tensor.Meta{m(f64, 3, 4, 5)}, attrs: ops.ReduceAttrs{Dims: []int{-1, 0}, Keepdim: true}})
+	return append(t,
+		opCase{op: ops.Round, in: []tensor.Meta{m(f32, 9)}, attrs: ops.RoundAttrs{Decimals: 2}},
+		opCase{op: ops.Sign, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.Floor, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.Erf, in: []tensor.Meta{m(i64, 6)}},
+	)
+}
