@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Writes spec/optim.tr: tref's optimizers against torch.optim (torch 1.13),
+10 steps on a small problem, parameters compared within 1e-6.
+Run: /usr/bin/python3 spec/testdata/gen_optim.py > spec/optim.tr"""
+import torch
+
+CONFIGS = [
+    ("sgd(0.1)", lambda ps: torch.optim.SGD(ps, lr=0.1)),
+    ("sgd(0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)", lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9, dampening=0.1, weight_decay=0.01)),
+    ("sgd(0.05, momentum=0.9, nesterov=true)", lambda ps: torch.optim.SGD(ps, lr=0.05, momentum=0.9, nesterov=True)),
+    ("adam(lr=0.01, weight_decay=0.1)", lambda ps: torch.optim.Adam(ps, lr=0.01, weight_decay=0.1)),
+    ("adam(lr=0.02, betas=[0.8, 0.99], eps=1e-6)", lambda ps: torch.optim.Adam(ps, lr=0.02, betas=(0.8, 0.99), eps=1e-6)),
+    ("adamw()", lambda ps: torch.optim.AdamW(ps)),
+    ("adamw(lr=0.01, weight_decay=0.5)", lambda ps: torch.optim.AdamW(ps, lr=0.01, weight_decay=0.5)),
+]
+
+def lit(t):
+    return repr(t.tolist())
+
+print("# Optimizers against torch.optim (torch 1.13): 10 steps each; written by")
+print("# spec/testdata/gen_optim.py, do not edit.")
+print("fn loss(p) { return ((p.w @ p.b[0]) ** 2).sum() + (p.w * p.w).sum() * 0.1 }")
+print("fn train(opt) {")
+print("  let p = {w: tensor([[1.0, -2.0], [0.5, 3.0]]), b: [tensor([0.1, 0.2]), 7]}")
+print("  let s = opt.init(p)")
+print("  for i in range(10) {")
+print("    let r = opt.update(p, grad(loss)(p), s)")
+print("    p = r.params")
+print("    s = r.state")
+print("  }")
+print("  assert s.step == 10")
+print("  assert p.b[1] == 7")
+print("  return p")
+print("}")
+for name, make in CONFIGS:
+    w = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+    b = torch.tensor([0.1, 0.2], requires_grad=True)
+    opt = make([w, b])
+    for _ in range(10):
+        opt.zero_grad()
+        l = ((w @ b) ** 2).sum() + (w * w).sum() * 0.1
+        l.backward()
+        opt.step()
+    print("{")
+    print(f"  let q = train({name})")
+    print(f"  assert_close(q.w, tensor({lit(w.detach())}), rtol=1e-6, atol=1e-6)")
+    print(f"  assert_close(q.b[0], tensor({lit(b.detach())}), rtol=1e-6, atol=1e-6)")
+    print("}")
+print("print(\"ok\")  ## ok")
+print("---")
+print("# mismatched trees are a positioned error")
+print("let o = sgd(0.1)")
+print("let p = {w: ones([2])}")
+print("o.update(p, {v: ones([2])}, o.init(p))  ### \"sgd.update: the trees differ at the root: tree 2 has no field \\\"w\\\"\"")
+print("---")
+print("let o = adam()")
+print("let p = {w: ones([2])}")
+print("o.update(p, {w: ones([3])}, o.init(p))  ### \"adam.update: the gradient at w is a float32 tensor of shape \\\\[3\\\\], the parameter a float32 tensor of shape \\\\[2\\\\]\"")
+print("---")
+print("tree_map(fn(a, b) => a + b, [1, [2]], [1, 2])  ### \"tree_map: the trees differ at \\\\[1\\\\]: tree 1 has a list of 1, tree 2 has an int64 number\"")
+print("---")
+print("print(tree_map(fn(a, b) => a * b, {x: 2, y: [3]}, {x: 5, y: [7]}))  ## {x: 10, y: [21]}")

@@ -1,0 +1,365 @@
+package stdlib
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Optimizers with torch.optim's arithmetic (torch 1.13, one tensor at a
+// time): each is a record {init, update}; init(params) gives the state
+// and update(params, grads, state) gives {params, state}. Parameters are
+// trees of tensors (records and lists); leaves whose gradient is none are
+// kept as they are. tree_map applies a function leaf by leaf.
+
+func init() {
+	register("sgd", "sgd(lr, momentum=0, dampening=0, weight_decay=0, nesterov=false): torch.optim.SGD as {init(params), update(params, grads, state) -> {params, state}}", builtinSGD)
+	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0): torch.optim.Adam as {init, update}", builtinAdam(false))
+	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01): torch.optim.AdamW as {init, update}", builtinAdam(true))
+	register("tree_map", "tree_map(f, tree, ...): f applied to the leaves at each position of trees of one structure (lists and records)", builtinTreeMap)
+}
+
+// optimizer is one update rule over a parameter's leaf: p, its gradient
+// and its state slots (owned refs, nil before the first step); it returns
+// the new parameter and slots.
+type optimizer struct {
+	name  string
+	slots []string
+	step  func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int) (*refs.Ref, []*refs.Ref)
+}
+
+// arith submits the elementwise ops of an update, keeping the first error.
+type arith struct {
+	th  *eval.Thread
+	err error
+}
+
+func (a *arith) op(op ops.Op, x, y *refs.Ref) *refs.Ref {
+	if a.err != nil || x == nil || y == nil {
+		return nil
+	}
+	r, err := a.th.RT.Submit(a.th.Site(), op, nil, x, y)
+	if err != nil {
+		a.err = err
+		return nil
+	}
+	return r
+}
+
+func (a *arith) sqrt(x *refs.Ref) *refs.Ref {
+	if a.err != nil || x == nil {
+		return nil
+	}
+	r, err := a.th.RT.Submit(a.th.Site(), ops.Sqrt, nil, x)
+	if err != nil {
+		a.err = err
+		return nil
+	}
+	return r
+}
+
+// scalar is a 0-d constant of x's dtype (a Python number in torch: it
+// never promotes the tensor; nil when x is).
+func (a *arith) scalar(v float64, x *refs.Ref) *refs.Ref {
+	if x == nil {
+		return nil
+	}
+	d := tensor.NewDense(tensor.Meta{DType: x.DType()})
+	d.Set(0, v)
+	return a.th.RT.FromHost(a.th.Site(), d)
+}
+
+// mulS is x·v; addS x + y·v (torch's add with alpha).
+func (a *arith) mulS(x *refs.Ref, v float64) *refs.Ref {
+	s := a.scalar(v, x)
+	if s == nil {
+		return nil
+	}
+	defer a.th.RT.Release(s)
+	return a.op(ops.Mul, x, s)
+}
+
+func (a *arith) addS(x, y *refs.Ref, v float64) *refs.Ref {
+	t := a.mulS(y, v)
+	if t == nil {
+		return nil
+	}
+	defer a.th.RT.Release(t)
+	return a.op(ops.Add, x, t)
+}
+
+// free releases temporaries.
+func (a *arith) free(rs ...*refs.Ref) {
+	for _, r := range rs {
+		if r != nil {
+			a.th.RT.Release(r)
+		}
+	}
+}
+
+func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var lr, momentum, dampening, wd float64
+	var nesterov bool
+	if err := eval.UnpackArgs(th, "sgd", args, kwargs, "lr", &lr, "momentum?", &momentum, "dampening?", &dampening, "weight_decay?", &wd, "nesterov?", &nesterov); err != nil {
+		return nil, err
+	}
+	if lr < 0 || momentum < 0 || wd < 0 {
+		return nil, fmt.Errorf("sgd: lr, momentum and weight_decay must be non-negative (got %v, %v, %v)", lr, momentum, wd)
+	}
+	if nesterov && (momentum <= 0 || dampening != 0) {
+		return nil, fmt.Errorf("sgd: nesterov momentum requires a momentum and zero dampening")
+	}
+	var slots []string
+	if momentum != 0 {
+		slots = []string{"momentum_buffer"}
+	}
+	return newOptimizer(optimizer{name: "sgd", slots: slots, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int) (*refs.Ref, []*refs.Ref) {
+		d := g
+		o.th.RT.Retain(d)
+		if wd != 0 {
+			n := o.addS(d, p, wd)
+			o.free(d)
+			d = n
+		}
+		if momentum != 0 {
+			var buf *refs.Ref
+			if s[0] == nil {
+				buf = d
+				o.th.RT.Retain(buf)
+			} else {
+				m := o.mulS(s[0], momentum)
+				buf = o.addS(m, d, 1-dampening)
+				o.free(m)
+			}
+			if nesterov {
+				n := o.addS(d, buf, momentum)
+				o.free(d)
+				d = n
+			} else {
+				o.free(d)
+				d = buf
+				o.th.RT.Retain(d)
+			}
+			s = []*refs.Ref{buf}
+		}
+		np := o.addS(p, d, -lr)
+		o.free(d)
+		return np, s
+	}}), nil
+}
+
+func builtinAdam(decoupled bool) eval.BuiltinFunc {
+	name, wdDefault := "adam", 0.0
+	if decoupled {
+		name, wdDefault = "adamw", 0.01
+	}
+	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		lr, eps, wd := 1e-3, 1e-8, wdDefault
+		var betas []eval.Value
+		if err := eval.UnpackArgs(th, name, args, kwargs, "lr?", &lr, "betas?", &betas, "eps?", &eps, "weight_decay?", &wd); err != nil {
+			return nil, err
+		}
+		b1, b2 := 0.9, 0.999
+		if betas != nil {
+			f1, ok1 := th.AsFloat(betas[0])
+			f2, ok2 := th.AsFloat(betas[min(1, len(betas)-1)])
+			if len(betas) != 2 || !ok1 || !ok2 {
+				return nil, fmt.Errorf("%s: betas must be a list of two numbers", name)
+			}
+			b1, b2 = f1, f2
+		}
+		if lr < 0 || eps < 0 || wd < 0 || b1 < 0 || b1 >= 1 || b2 < 0 || b2 >= 1 {
+			return nil, fmt.Errorf("%s: invalid hyperparameters (lr %v, betas [%v, %v], eps %v, weight_decay %v)", name, lr, b1, b2, eps, wd)
+		}
+		return newOptimizer(optimizer{name: name, slots: []string{"exp_avg", "exp_avg_sq"}, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int) (*refs.Ref, []*refs.Ref) {
+			o.th.RT.Retain(g)
+			o.th.RT.Retain(p)
+			if wd != 0 {
+				if decoupled {
+					n := o.mulS(p, 1-lr*wd)
+					o.free(p)
+					p = n
+				} else {
+					n := o.addS(g, p, wd)
+					o.free(g)
+					g = n
+				}
+			}
+			m, v := s[0], s[1]
+			if m == nil {
+				m = o.mulS(g, 0)
+				v = o.mulS(g, 0)
+			} else {
+				o.th.RT.Retain(m)
+				o.th.RT.Retain(v)
+			}
+			// exp_avg.lerp_(grad, 1 - beta1): m + (g - m)·(1 - beta1).
+			diff := o.op(ops.Sub, g, m)
+			m2 := o.addS(m, diff, 1-b1)
+			// exp_avg_sq·beta2 + (1 - beta2)·g·g.
+			gg := o.op(ops.Mul, g, g)
+			vb := o.mulS(v, b2)
+			v2 := o.addS(vb, gg, 1-b2)
+			o.free(diff, gg, vb, m, v, g)
+			bc1 := 1 - math.Pow(b1, float64(t))
+			bc2 := 1 - math.Pow(b2, float64(t))
+			root := o.sqrt(v2)
+			scaled := o.mulS(root, 1/math.Sqrt(bc2))
+			e := o.scalar(eps, scaled)
+			denom := o.op(ops.Add, scaled, e)
+			ratio := o.op(ops.Div, m2, denom)
+			np := o.addS(p, ratio, -lr/bc1)
+			o.free(root, scaled, e, denom, ratio, p)
+			return np, []*refs.Ref{m2, v2}
+		}}), nil
+	}
+}
+
+// packed is the update of one leaf while a tree is rebuilt: the new
+// parameter and state slots (owned), split into trees by unpack.
+type packed []eval.Value
+
+func (packed) Type() string { return "packed" }
+
+// newOptimizer makes the script's record {init, update} for o.
+func newOptimizer(o optimizer) eval.Value {
+	initFn := eval.NewBound(o.name+".init", func(th *eval.Thread, _, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var params eval.Value
+		if err := eval.UnpackArgs(th, o.name+".init", args, kwargs, "params", &params); err != nil {
+			return nil, err
+		}
+		keys := []string{"step"}
+		vals := []eval.Value{eval.Int(0)}
+		for _, slot := range o.slots {
+			tree, err := zipTrees(th, []eval.Value{params}, "", func(string, []eval.Value) (eval.Value, error) { return eval.None, nil })
+			if err != nil {
+				eval.Release(th.RT, eval.NewRecord(keys, vals))
+				return nil, err
+			}
+			keys, vals = append(keys, slot), append(vals, tree)
+		}
+		return eval.NewRecord(keys, vals), nil
+	}, nil)
+	update := eval.NewBound(o.name+".update", func(th *eval.Thread, _, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		return o.update(th, args, kwargs)
+	}, nil)
+	return eval.NewRecord([]string{"init", "update"}, []eval.Value{initFn, update})
+}
+
+func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	name := o.name + ".update"
+	var params, grads, state eval.Value
+	if err := eval.UnpackArgs(th, name, args, kwargs, "params", &params, "grads", &grads, "state", &state); err != nil {
+		return nil, err
+	}
+	st, ok := state.(*eval.Record)
+	stepV, hasStep := eval.Value(nil), false
+	if ok {
+		stepV, hasStep = st.Get("step")
+	}
+	step, isInt := th.AsInt(stepV)
+	if !ok || !hasStep || !isInt {
+		return nil, fmt.Errorf("%s: state must be the record init gave (with a step), not %s", name, eval.Describe(state))
+	}
+	trees := []eval.Value{params, grads}
+	for _, slot := range o.slots {
+		v, ok := st.Get(slot)
+		if !ok {
+			return nil, fmt.Errorf("%s: the state has no %q (was it made by %s.init?)", name, slot, o.name)
+		}
+		trees = append(trees, v)
+	}
+	t := step + 1
+	ar := &arith{th: th}
+	all, err := zipTrees(th, trees, "", func(path string, xs []eval.Value) (eval.Value, error) {
+		return o.leaf(ar, path, t, xs)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	outs := make([]eval.Value, 1+len(o.slots))
+	for i := range outs {
+		outs[i], _ = zipTrees(th, []eval.Value{all}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
+			return xs[0].(packed)[i], nil
+		})
+	}
+	eval.Release(th.RT, all) // its packed leaves were handed over above
+	keys := append([]string{"step"}, o.slots...)
+	newState := eval.NewRecord(keys, append([]eval.Value{eval.Int(t)}, outs[1:]...))
+	return eval.NewRecord([]string{"params", "state"}, []eval.Value{outs[0], newState}), nil
+}
+
+// leaf updates one parameter (xs: the parameter, its gradient, its
+// slots); a leaf without a float gradient is kept.
+func (o optimizer) leaf(ar *arith, path string, t int, xs []eval.Value) (eval.Value, error) {
+	th := ar.th
+	keep := func() (eval.Value, error) {
+		out := make(packed, 0, len(xs)-1)
+		out = append(out, xs[0])
+		out = append(out, xs[2:]...)
+		for _, v := range out {
+			eval.Retain(th.RT, v)
+		}
+		return out, nil
+	}
+	p, pok := xs[0].(eval.Tensor)
+	switch x := xs[0].(type) {
+	case eval.Float32, eval.Float64: // a float number is a 0-d parameter
+		p, pok = eval.Tensor{Ref: th.RT.FromHost(th.Site(), eval.ScalarDense(x))}, true
+		defer th.RT.Release(p.Ref)
+	}
+	if _, none := xs[1].(eval.NoneType); none || !pok || !p.Ref.DType().IsFloat() {
+		return keep()
+	}
+	g, gok := xs[1].(eval.Tensor)
+	if !gok || !g.Ref.Shape().Equal(p.Ref.Shape()) {
+		return nil, fmt.Errorf("the gradient at %s is %s, the parameter %s", orRoot(path), eval.Describe(xs[1]), eval.Describe(xs[0]))
+	}
+	slots := make([]*refs.Ref, len(o.slots))
+	for i, v := range xs[2:] {
+		switch v := v.(type) {
+		case eval.Tensor:
+			slots[i] = v.Ref
+		case eval.NoneType:
+		default:
+			return nil, fmt.Errorf("the state's %s at %s is %s", o.slots[i], orRoot(path), eval.Describe(v))
+		}
+	}
+	np, ns := o.step(ar, p.Ref, g.Ref, slots, t)
+	if ar.err != nil {
+		for _, r := range append(ns, np) {
+			if r != nil {
+				th.RT.Release(r)
+			}
+		}
+		return nil, ar.err
+	}
+	out := packed{eval.Tensor{Ref: np}}
+	for _, r := range ns {
+		out = append(out, eval.Tensor{Ref: r})
+	}
+	return out, nil
+}
+
+func builtinTreeMap(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	if err := noKwargs("tree_map", kwargs); err != nil {
+		return nil, err
+	}
+	if len(args) < 2 || args[0].Type() != "function" {
+		return nil, fmt.Errorf("tree_map takes a function and at least one tree")
+	}
+	v, err := zipTrees(th, args[1:], "", func(_ string, xs []eval.Value) (eval.Value, error) {
+		return th.Call(args[0], xs, nil)
+	})
+	if err != nil {
+		if _, ok := err.(*eval.Error); ok {
+			return nil, err
+		}
+		return nil, fmt.Errorf("tree_map: %v", err)
+	}
+	return v, nil
+}
