@@ -146,3 +146,50 @@ func checkModel(t *testing.T, mc modelCase, got *tensor.Dense) {
 		}
 	}
 }
+
+// BenchmarkRealModels times one inference of each fetched model on the
+// cpu device (compiled once; inputs as in TestRealModels). Compare with
+// scripts/onnx-models/bench.js (onnxruntime-node) on the same threads.
+func BenchmarkRealModels(b *testing.B) {
+	bs, err := os.ReadFile(filepath.Join("testdata", "models.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cases []modelCase
+	if err := json.Unmarshal(bs, &cases); err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(modelsDir(), "node_modules")
+	for _, mc := range cases {
+		b.Run(mc.Name, func(b *testing.B) {
+			path := filepath.Join(dir, mc.File)
+			if _, err := os.Stat(path); err != nil {
+				b.Skipf("not fetched: %v", err)
+			}
+			rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: refs.DefaultLookahead})
+			f, err := Open(path, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := Compile(rt, refs.Site{}, f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Release(rt)
+			in := rt.FromHost(refs.Site{}, patternInput(mc.Input))
+			defer rt.Release(in)
+			for b.Loop() {
+				outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := rt.Read(outs[0]); err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range outs {
+					rt.Release(r)
+				}
+			}
+		})
+	}
+}

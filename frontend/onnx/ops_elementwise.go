@@ -303,6 +303,38 @@ func lowerClip(c *ctx, ins []*value) ([]*value, error) {
 	return one(c.op(ops.Clamp, a, x))
 }
 
+// activationOp runs an activation as the runtime's own op when it has one
+// with the node's parameters (ok false otherwise).
+func (c *ctx) activationOp(x *value) (*value, bool, error) {
+	if !x.meta.DType.IsFloat() {
+		return nil, false, nil
+	}
+	var (
+		op    ops.Op
+		attrs any
+	)
+	switch c.node.OpType {
+	case "LeakyRelu":
+		op, attrs = ops.LeakyRelu, ops.LeakyReluAttrs{NegativeSlope: c.attrFloat("alpha", 0.01)}
+	case "Elu":
+		op, attrs = ops.Elu, ops.EluAttrs{Alpha: c.attrFloat("alpha", 1)}
+	case "Softplus":
+		op, attrs = ops.Softplus, ops.SoftplusAttrs{Beta: 1, Threshold: 20}
+	case "HardSwish":
+		op = ops.Hardswish
+	case "HardSigmoid":
+		// torch's hardsigmoid is alpha 1/6, beta 1/2 only.
+		if float32(c.attrFloat("alpha", 0.2)) != float32(1.0/6) || c.attrFloat("beta", 0.5) != 0.5 {
+			return nil, false, nil
+		}
+		op = ops.Hardsigmoid
+	default:
+		return nil, false, nil
+	}
+	v, err := c.op(op, attrs, x)
+	return v, true, err
+}
+
 // lowerActivation composes the activations the runtime has no op for.
 func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0); err != nil {
@@ -310,6 +342,9 @@ func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 	}
 	x := ins[0]
 	dt := x.meta.DType
+	if v, ok, err := c.activationOp(x); ok || err != nil {
+		return one(v, err)
+	}
 	s := func(v float64) *value { return c.scalar(dt, v) }
 	zero := s(0)
 	// negPart is where(x > 0, x, f(x)) for the exponential units.

@@ -26,13 +26,31 @@ func lowerGemm(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	a, b := ins[0], ins[1]
+	cin := input(ins, 2)
+	alpha, beta := c.attrFloat("alpha", 1), c.attrFloat("beta", 1)
+	transA, transB := c.attrInt("transA", 0) != 0, c.attrInt("transB", 0) != 0
+	// The common form, x Wᵀ + b with W stored [out, in], is the runtime's
+	// linear op, which reads W as it is stored (no transpose per call).
+	if !transA && transB && alpha == 1 && beta == 1 && (cin == nil || len(cin.meta.Shape) == 1 && cin.meta.Shape[0] == b.meta.Shape[0]) {
+		lins := []*value{a, b}
+		if cin != nil {
+			lins = append(lins, cin)
+		}
+		metas := make([]tensor.Meta, len(lins))
+		for i, v := range lins {
+			metas[i] = v.meta
+		}
+		if _, err := ops.Linear.Def().Infer(metas, nil); err == nil {
+			return one(c.op(ops.Linear, nil, lins...))
+		}
+	}
 	var err error
-	if c.attrInt("transA", 0) != 0 {
+	if transA {
 		if a, err = c.permute(a, []int{1, 0}); err != nil {
 			return nil, err
 		}
 	}
-	if c.attrInt("transB", 0) != 0 {
+	if transB {
 		if b, err = c.permute(b, []int{1, 0}); err != nil {
 			return nil, err
 		}
@@ -41,16 +59,15 @@ func lowerGemm(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if alpha := c.attrFloat("alpha", 1); alpha != 1 {
+	if alpha != 1 {
 		if y, err = c.op(ops.Mul, nil, y, c.scalar(y.meta.DType, alpha)); err != nil {
 			return nil, err
 		}
 	}
-	cin := input(ins, 2)
 	if cin == nil {
 		return []*value{y}, nil
 	}
-	if beta := c.attrFloat("beta", 1); beta != 1 {
+	if beta != 1 {
 		if cin, err = c.op(ops.Mul, nil, cin, c.scalar(cin.meta.DType, beta)); err != nil {
 			return nil, err
 		}
