@@ -233,17 +233,7 @@ func builtinItem(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []e
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case d.DType == tensor.Bool:
-			return eval.Bool(d.Buf[0] != 0), nil
-		case d.DType == tensor.Uint64 && d.U64()[0] >= 1<<63:
-			return eval.Float64(d.At(0)), nil
-		case d.DType.IsInt():
-			return eval.Int(d.IntAt(0)), nil
-		case d.DType == tensor.Float64:
-			return eval.Float64(d.At(0)), nil
-		}
-		return eval.Float32(float32(d.At(0))), nil
+		return elementValue(d, 0), nil
 	}
 	return nil, fmt.Errorf("item: argument must be a tensor, not %s", eval.Describe(x))
 }
