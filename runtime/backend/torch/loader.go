@@ -31,8 +31,8 @@ type Lib struct {
 	Path    string
 	Version string
 
-	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype uintptr
-	fnDeviceCount, fnSync, fnThreads, fnToDevice                        uintptr
+	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype, fnStorage uintptr
+	fnDeviceCount, fnSync, fnThreads, fnToDevice                                   uintptr
 
 	errorText func() string
 
@@ -113,7 +113,7 @@ func load(paths []string) (*Lib, error) {
 	}{
 		{"tt_from_host", &l.fnFromHost}, {"tt_to_host", &l.fnToHost},
 		{"tt_free", &l.fnFree}, {"tt_has_op", &l.fnHasOp}, {"tt_op", &l.fnOp}, {"tt_ndim", &l.fnNdim},
-		{"tt_dim", &l.fnDim}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
+		{"tt_dim", &l.fnDim}, {"tt_storage_bytes", &l.fnStorage}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
 		{"tt_synchronize", &l.fnSync},
 		{"tt_set_num_threads", &l.fnThreads}, {"tt_to_device", &l.fnToDevice},
 	}

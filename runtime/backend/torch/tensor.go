@@ -66,6 +66,13 @@ func (l *Lib) Meta(h Handle) tensor.Meta {
 	return tensor.Meta{Shape: shape, DType: tensor.DType(int32(dt))}
 }
 
+// StorageBytes is the size of the memory h keeps alive (its own bytes,
+// or more for a view into a larger tensor).
+func (l *Lib) StorageBytes(h Handle) int64 {
+	r, _, _ := purego.SyscallN(l.fnStorage, uintptr(h))
+	return int64(r)
+}
+
 // Op runs a plugin op over handles with marshalled attributes.
 func (l *Lib) Op(op ops.Op, ins []Handle, ia []int64, fa []float64) (Handle, error) {
 	if int(op) >= len(l.cnames) || op == 0 {

@@ -83,3 +83,30 @@ func TestErrorsCrossTheABIAsMessages(t *testing.T) {
 		t.Fatal("HasOp disagrees with the plugin")
 	}
 }
+
+// TestResultsOwnTheirStorage: a result that would be a view into a larger
+// operand (a slice) gets its own storage, so that freeing the operand
+// frees its memory: the engine counts each tensor's own bytes.
+func TestResultsOwnTheirStorage(t *testing.T) {
+	lib := plugin(t)
+	x, err := lib.FromHost(denseF32(tensor.Shape{64, 64}), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Free(x)
+	if n := lib.StorageBytes(x); n != 64*64*4 {
+		t.Fatalf("a tensor of 16 KiB keeps %d bytes", n)
+	}
+	// x[0:1]: one dimension, kept, from 0, one row, step 1.
+	row, err := lib.Op(ops.Index, []Handle{x}, []int64{1, 1, 0, 1, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Free(row)
+	if m := lib.Meta(row); m.String() != "float32[1, 64]" {
+		t.Fatalf("x[0:1] is %v", m)
+	}
+	if n := lib.StorageBytes(row); n != 64*4 {
+		t.Fatalf("x[0:1] keeps %d bytes alive, want its own 256", n)
+	}
+}

@@ -535,6 +535,8 @@ int tt_dtype(tt_tensor t) { return from_scalar(t->t.scalar_type()); }
 
 int64_t tt_dim(tt_tensor t, int i) { return t->t.size(i); }
 
+int64_t tt_storage_bytes(tt_tensor t) { return int64_t(t->t.storage().nbytes()); }
+
 int tt_has_op(const char *op) { return find_op(op) ? 1 : 0; }
 
 tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia, int nia, const double *fa, int nfa) {
@@ -544,6 +546,10 @@ tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia
     Args a{ins, nin, ia, nia, fa, nfa};
     at::Tensor out = (*fn)(a);
     if (!out.is_contiguous()) out = out.contiguous();
+    // A view into a larger storage (a slice of an operand) would keep all
+    // of it alive after tref frees the operand; tref counts a tensor's own
+    // bytes against the device's budget, so such a result gets its own.
+    if (out.storage().nbytes() > size_t(out.nbytes())) out = out.clone();
     return wrap(std::move(out));
   }, nullptr);
 }

@@ -42,6 +42,8 @@ void tt_free(tt_tensor t);
 int tt_ndim(tt_tensor t);
 int tt_dtype(tt_tensor t);
 int64_t tt_dim(tt_tensor t, int i);
+/* tt_storage_bytes is the size of the memory a tensor keeps alive. */
+int64_t tt_storage_bytes(tt_tensor t);
 
 /* tt_has_op reports whether tt_op knows the op name. */
 int tt_has_op(const char *op);
