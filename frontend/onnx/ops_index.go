@@ -222,48 +222,20 @@ func lowerGather(c *ctx, ins []*value) ([]*value, error) {
 }
 
 // gather takes data's slices at idx (int64, in range) along axis ax: the
-// result has idx's dimensions in place of ax.
+// result has idx's dimensions in place of ax (index_select of the indices
+// flattened).
 func (c *ctx) gather(data, idx *value, ax int) (*value, error) {
-	r := len(data.meta.Shape)
-	n := data.meta.Shape[ax]
-	perm := []int{ax}
-	for i := range r {
-		if i != ax {
-			perm = append(perm, i)
-		}
-	}
-	moved, err := c.permute(data, perm)
+	ds := data.meta.Shape
+	flat, err := c.reshape(idx, tensor.Shape{idx.meta.Shape.Numel()})
 	if err != nil {
 		return nil, err
 	}
-	rest := moved.meta.Shape[1:]
-	table, err := c.reshape(moved, tensor.Shape{n, rest.Numel()})
+	sel, err := c.op(ops.IndexSelect, ops.DimAttrs{Dim: ax}, data, flat)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := c.op(ops.Embedding, nil, idx, table)
-	if err != nil {
-		return nil, err
-	}
-
-	// rows is idx.shape + rest; put the index dims where axis was.
-	k := len(idx.meta.Shape)
-	full := append(append(idx.meta.Shape.Clone(), rest...), tensor.Shape{}...)
-	rows, err = c.reshape(rows, full)
-	if err != nil {
-		return nil, err
-	}
-	back := make([]int, 0, len(full))
-	for i := range ax {
-		back = append(back, k+i)
-	}
-	for i := range k {
-		back = append(back, i)
-	}
-	for i := ax; i < len(rest); i++ {
-		back = append(back, k+i)
-	}
-	return c.permute(rows, back)
+	out := append(append(ds[:ax].Clone(), idx.meta.Shape...), ds[ax+1:]...)
+	return c.reshape(sel, out)
 }
 
 // lowerTile repeats x: x is viewed as [1, d0, 1, d1, ...], expanded to

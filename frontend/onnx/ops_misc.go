@@ -39,6 +39,8 @@ func init() {
 	lower([]string{"BitShift"}, lowerBitShift)
 	lower([]string{"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"}, lowerLoss)
 	lower([]string{"CumSum"}, lowerCumSum)
+	lower([]string{"TopK"}, lowerTopK)
+	lower([]string{"Scatter"}, lowerScatterElements)
 }
 
 func lowerIsInf(c *ctx, ins []*value) ([]*value, error) {
@@ -413,19 +415,9 @@ func (c *ctx) hardmax(x *value, ax int) (*value, error) {
 	return c.cast(mask, x.meta.DType)
 }
 
-// selectAlong is the one-hot form of data's values at indices along ax:
-// a mask [..., n, ...] with the indices' shape and n = data's size at ax,
-// added as a new axis after ax.
-func (c *ctx) selectMask(idx *value, n, ax int) (*value, error) {
-	u, err := c.unsqueeze(idx, ax)
-	if err != nil {
-		return nil, err
-	}
-	return c.oneHot(u, n, ax)
-}
 
 // lowerGatherElements: out[.., i, ..] = data[.., idx[.., i, ..], ..]
-// along axis, as a sum over a one-hot axis inserted at axis.
+// along axis: the runtime's gather after negative indices are wrapped.
 func lowerGatherElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1); err != nil {
 		return nil, err
@@ -443,28 +435,10 @@ func lowerGatherElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := c.checkIndices(idx, n); err != nil {
 		return nil, err
 	}
-	mask, err := c.selectMask(idx, n, ax) // [.., n, idx_ax, ..]
-	if err != nil {
+	if idx, err = c.wrapIndex(idx, n); err != nil {
 		return nil, err
 	}
-	// data [.., n, ..] -> [.., n, 1, ..] cropped to idx's other dims.
-	d := data
-	for i := range r {
-		if i != ax && idx.meta.Shape[i] < d.meta.Shape[i] {
-			if d, err = c.slice(d, i, 0, idx.meta.Shape[i], 1); err != nil {
-				return nil, err
-			}
-		}
-	}
-	du, err := c.unsqueeze(d, ax+1)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := c.op(ops.Where, nil, mask, du, c.scalar(data.meta.DType, 0))
-	if err != nil {
-		return nil, err
-	}
-	return one(c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{ax}}, sel))
+	return one(c.op(ops.Gather, ops.DimAttrs{Dim: ax}, data, idx))
 }
 
 // checkIndices rejects known indices outside [-n, n).
@@ -484,7 +458,8 @@ func (c *ctx) checkIndices(idx *value, n int) error {
 }
 
 // lowerScatterElements: data with data[.., idx[.., i, ..], ..] =
-// updates[.., i, ..] along axis (reduction none, add, mul, max, min).
+// updates[.., i, ..] along axis (reduction none or add): the runtime's
+// scatter and scatter_add after negative indices are wrapped.
 func lowerScatterElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1, 2); err != nil {
 		return nil, err
@@ -499,51 +474,17 @@ func lowerScatterElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := c.checkIndices(idx, n); err != nil {
 		return nil, err
 	}
-	red := c.attrString("reduction", "none")
-	if red != "none" && red != "add" {
+	if idx, err = c.wrapIndex(idx, n); err != nil {
+		return nil, err
+	}
+	switch red := c.attrString("reduction", "none"); red {
+	case "none":
+		return one(c.op(ops.Scatter, ops.DimAttrs{Dim: ax}, data, idx, upd))
+	case "add":
+		return one(c.op(ops.ScatterAdd, ops.DimAttrs{Dim: ax}, data, idx, upd))
+	default:
 		return nil, fmt.Errorf("reduction %q is not supported", red)
 	}
-	// mask [.., n, k, ..]: position n of data receives update k.
-	mask, err := c.selectMask(idx, n, ax)
-	if err != nil {
-		return nil, err
-	}
-	uu, err := c.unsqueeze(upd, ax)
-	if err != nil {
-		return nil, err
-	}
-	contrib, err := c.op(ops.Where, nil, mask, uu, c.scalar(data.meta.DType, 0))
-	if err != nil {
-		return nil, err
-	}
-	sum, err := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{ax + 1}}, contrib)
-	if err != nil {
-		return nil, err
-	}
-	hit, err := c.op(ops.Any, ops.ReduceAttrs{Dims: []int{ax + 1}}, mask)
-	if err != nil {
-		return nil, err
-	}
-	// sum and hit cover idx's extent on the other axes: pad them to data's.
-	lo, hi := make([]int, r), make([]int, r)
-	for i := range r {
-		if i != ax {
-			hi[i] = data.meta.Shape[i] - sum.meta.Shape[i]
-		}
-	}
-	if sum, err = c.pad(sum, lo, hi, "constant", 0); err != nil {
-		return nil, err
-	}
-	if hit, err = c.pad(hit, lo, hi, "constant", 0); err != nil {
-		return nil, err
-	}
-	if sum, err = c.cast(sum, data.meta.DType); err != nil {
-		return nil, err
-	}
-	if red == "add" {
-		return one(c.op(ops.Add, nil, data, sum))
-	}
-	return one(c.op(ops.Where, nil, hit, sum, data))
 }
 
 func lowerDepthSpace(c *ctx, ins []*value) ([]*value, error) {
@@ -708,9 +649,8 @@ func lowerLoss(c *ctx, ins []*value) ([]*value, error) {
 	return []*value{out}, nil
 }
 
-// lowerCumSum sums along axis as a product with a triangular matrix of
-// ones (exclusive leaves the diagonal out, reverse transposes it);
-// integers are summed in float64, exactly for sums below 2^53.
+// lowerCumSum is the runtime's cumsum; reverse sums from the end (the
+// axis read backwards), exclusive leaves each element out of its own sum.
 func lowerCumSum(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1); err != nil {
 		return nil, err
@@ -723,58 +663,77 @@ func lowerCumSum(c *ctx, ins []*value) ([]*value, error) {
 	if len(a) != 1 {
 		return nil, fmt.Errorf("axis must have one element")
 	}
-	r := len(x.meta.Shape)
-	ax, err := axis(a[0], r)
+	ax, err := axis(a[0], len(x.meta.Shape))
 	if err != nil {
 		return nil, err
 	}
 	n := x.meta.Shape[ax]
-	excl, rev := c.attrInt("exclusive", 0) != 0, c.attrInt("reverse", 0) != 0
-	// out[j] = sum_i x[i] T[i, j]
-	tri, err := c.mask2d(n, n, func(i, j int) bool {
-		if rev {
-			i, j = j, i
-		}
-		if excl {
-			return i < j
-		}
-		return i <= j
-	})
-	if err != nil {
-		return nil, err
-	}
-	ct := tensor.Float64
-	if x.meta.DType == tensor.Float32 {
-		ct = tensor.Float32
-	}
-	t, err := c.cast(tri, ct)
-	if err != nil {
-		return nil, err
-	}
-	perm := make([]int, 0, r)
-	for i := range r {
-		if i != ax {
-			perm = append(perm, i)
+	rev := c.attrInt("reverse", 0) != 0
+	v := x
+	if rev {
+		if v, err = c.slice(v, ax, n-1, -1, -1); err != nil {
+			return nil, err
 		}
 	}
-	perm = append(perm, ax)
-	xm, err := c.permute(x, perm)
+	s, err := c.op(ops.Cumsum, ops.ScanAttrs{Dim: ax}, v)
 	if err != nil {
 		return nil, err
 	}
-	if xm, err = c.cast(xm, ct); err != nil {
+	if s, err = c.cast(s, x.meta.DType); err != nil {
 		return nil, err
 	}
-	y, err := c.op(ops.Matmul, nil, xm, t)
+	if c.attrInt("exclusive", 0) != 0 {
+		if s, err = c.op(ops.Sub, nil, s, v); err != nil {
+			return nil, err
+		}
+	}
+	if rev {
+		return one(c.slice(s, ax, n-1, -1, -1))
+	}
+	return []*value{s}, nil
+}
+
+// lowerTopK sorts along axis (stably, so ties keep the smaller index
+// first) and keeps the first k: values and int64 indices.
+func lowerTopK(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	var k int64
+	if c.opset < 10 {
+		k = c.attrInt("k", 0)
+	} else {
+		if err := need(ins, 1); err != nil {
+			return nil, err
+		}
+		kv, err := c.ints(ins[1], "K")
+		if err != nil {
+			return nil, err
+		}
+		if len(kv) != 1 {
+			return nil, fmt.Errorf("K must have one element")
+		}
+		k = kv[0]
+	}
+	ax, err := axis(c.attrInt("axis", -1), len(x.meta.Shape))
 	if err != nil {
 		return nil, err
 	}
-	if y, err = c.cast(y, x.meta.DType); err != nil {
+	if k < 0 || k > int64(x.meta.Shape[ax]) {
+		return nil, fmt.Errorf("k %d for an axis of %d", k, x.meta.Shape[ax])
+	}
+	order, err := c.op(ops.Argsort, ops.SortAttrs{Dim: ax, Descending: c.attrInt("largest", 1) != 0}, x)
+	if err != nil {
 		return nil, err
 	}
-	inv := make([]int, r)
-	for i, p := range perm {
-		inv[p] = i
+	idx, err := c.slice(order, ax, 0, int(k), 1)
+	if err != nil {
+		return nil, err
 	}
-	return one(c.permute(y, inv))
+	vals, err := c.op(ops.Gather, ops.DimAttrs{Dim: ax}, x, idx)
+	if err != nil {
+		return nil, err
+	}
+	return []*value{vals, idx}, nil
 }
