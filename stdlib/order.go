@@ -202,15 +202,7 @@ func randpermBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if err != nil {
 		return nil, err
 	}
-	// Fisher-Yates over the thread's seeded stream.
-	p, src := d.I64(), th.Rand()
-	for i := range p {
-		p[i] = int64(i)
-	}
-	for i := n - 1; i > 0; i-- {
-		j := int(src.Below(uint64(i + 1)))
-		p[i], p[j] = p[j], p[i]
-	}
+	permutation(th, d.I64())
 	v := hostResult(th, d)
 	if dt == tensor.Int64 {
 		return v, nil
