@@ -15,8 +15,7 @@ import (
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/eval"
-	"github.com/tref-lang/tref/lang/parser"
-	"github.com/tref-lang/tref/lang/resolve"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/stdlib"
@@ -86,16 +85,11 @@ func positioned(err error) []struct {
 		msg string
 	}
 	var out []pm
-	var pl parser.ErrorList
-	var rl resolve.ErrorList
+	var pl pos.ErrorList
 	var ee *eval.Error
 	switch {
 	case errors.As(err, &pl):
 		for _, e := range pl {
-			out = append(out, pm{e.Pos, e.Msg})
-		}
-	case errors.As(err, &rl):
-		for _, e := range rl {
 			out = append(out, pm{e.Pos, e.Msg})
 		}
 	case errors.As(err, &ee):
@@ -152,7 +146,7 @@ func runChunk(t *testing.T, file string, c chunk) {
 	if n := rt.LiveRefs(); n != 0 {
 		var where []string
 		for _, r := range rt.Leaks() {
-			where = append(where, r.String()+" from "+r.Site().Pos)
+			where = append(where, r.String()+" from "+r.Site().Pos.String())
 		}
 		t.Errorf("%d refs alive after the chunk:\n%s", n, strings.Join(where, "\n"))
 	}

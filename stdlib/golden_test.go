@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -175,7 +176,7 @@ func runGolden(t *testing.T, c goldenCase) {
 	}
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 4, TrackRefs: true})
 	th := eval.NewThread(rt)
-	th.SetSite(refs.Site{Pos: "golden:" + c.Name})
+	th.SetSite(refs.Site{Pos: pos.Pos{File: "golden:" + c.Name}})
 
 	var owned []eval.Value
 	defer func() {
@@ -320,7 +321,7 @@ func decodeArg(rt *refs.Runtime, raw json.RawMessage) (eval.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return eval.Tensor{Ref: rt.FromHost(refs.Site{Pos: "golden"}, d)}, nil
+		return eval.Tensor{Ref: rt.FromHost(refs.Site{Pos: pos.Pos{File: "golden"}}, d)}, nil
 	case a.Int != nil:
 		n, err := a.Int.Int64()
 		return eval.Int(n), err

@@ -48,19 +48,11 @@ func scriptPath(th *eval.Thread, path string) string {
 	if path == "" || filepath.IsAbs(path) {
 		return path
 	}
-	pos := th.Site().Pos
-	// Strip ":line:col" from the right; file names may contain colons.
-	for range 2 {
-		if i := strings.LastIndexByte(pos, ':'); i >= 0 {
-			pos = pos[:i]
-		} else {
-			pos = ""
-		}
-	}
-	if pos == "" || strings.HasPrefix(pos, "<") {
+	site := th.Site().Pos
+	if !site.IsValid() || strings.HasPrefix(site.File, "<") {
 		return path
 	}
-	return filepath.Join(filepath.Dir(pos), path)
+	return filepath.Join(filepath.Dir(site.File), path)
 }
 
 func builtinLoad(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/formats"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -20,7 +21,7 @@ func ioThread(t *testing.T, dir string) *eval.Thread {
 	t.Helper()
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
 	th := eval.NewThread(rt)
-	th.SetSite(refs.Site{Pos: filepath.Join(dir, "script.tr") + ":3:9"})
+	th.SetSite(refs.Site{Pos: pos.Pos{File: filepath.Join(dir, "script.tr"), Line: 3, Col: 9}})
 	t.Cleanup(func() {
 		if err := rt.Flush(); err != nil {
 			t.Error(err)

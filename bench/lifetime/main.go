@@ -170,11 +170,11 @@ func printLiveSet(w io.Writer, r result) {
 	groups := map[string]*group{}
 	var order []string
 	for _, t := range r.min.Live {
-		g := groups[t.Site.Pos]
+		g := groups[t.Site.Pos.String()]
 		if g == nil {
 			g = &group{}
-			groups[t.Site.Pos] = g
-			order = append(order, t.Site.Pos)
+			groups[t.Site.Pos.String()] = g
+			order = append(order, t.Site.Pos.String())
 		}
 		g.n++
 		g.bytes += t.Bytes
@@ -205,7 +205,7 @@ type sampler struct {
 func (s *sampler) Created(r *refs.Ref, op *refs.Op) {
 	s.now++
 	s.point[r.ID()] = s.now
-	s.sites[s.now] = r.Site().Pos
+	s.sites[s.now] = r.Site().Pos.String()
 	s.Liveness.Created(r, op)
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/diag"
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -89,7 +88,7 @@ func (s *session) reportLeaks() bool {
 	}
 	ds := make([]diag.Diagnostic, 0, len(leaks)+1)
 	for _, r := range leaks {
-		pos, _ := ast.ParsePos(r.Site().Pos)
+		pos := r.Site().Pos
 		ds = append(ds, diag.Diagnostic{Pos: pos, Msg: fmt.Sprintf(
 			"leaked tensor ref#%d %v (%d bytes, %d references) made here is alive at exit",
 			r.ID(), r.Meta(), r.Bytes(), r.Count())})

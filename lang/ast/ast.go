@@ -3,42 +3,10 @@
 // identifiers and functions in place; the evaluator walks it.
 package ast
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "github.com/tref-lang/tref/lang/pos"
 
-// Pos is a source position; lines and columns count from 1.
-type Pos struct {
-	File string
-	Line int
-	Col  int
-}
-
-func (p Pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
-
-// IsValid reports whether the position was set.
-func (p Pos) IsValid() bool { return p.Line > 0 }
-
-// ParsePos reads a position written by Pos.String ("file:line:col", the
-// form refs.Site keeps). The file part may itself contain colons.
-func ParsePos(s string) (Pos, bool) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return Pos{}, false
-	}
-	j := strings.LastIndexByte(s[:i], ':')
-	if j < 0 {
-		return Pos{}, false
-	}
-	line, err1 := strconv.Atoi(s[j+1 : i])
-	col, err2 := strconv.Atoi(s[i+1:])
-	if err1 != nil || err2 != nil || line < 1 || col < 1 {
-		return Pos{}, false
-	}
-	return Pos{File: s[:j], Line: line, Col: col}, true
-}
+// Pos is a source position (lang/pos): every node keeps one.
+type Pos = pos.Pos
 
 // Node is any syntax node.
 type Node interface{ Span() Pos }

@@ -1,12 +1,19 @@
 package diag
 
-import (
-	"github.com/tref-lang/tref/lang/ast"
-	"github.com/tref-lang/tref/lang/eval"
-	"github.com/tref-lang/tref/lang/parser"
-	"github.com/tref-lang/tref/lang/resolve"
-	"github.com/tref-lang/tref/runtime/refs"
-)
+import "github.com/tref-lang/tref/lang/pos"
+
+// positioned is an error at a script position: a pos.Error (syntax and
+// static errors), the evaluator's runtime error, the runtime's failed op.
+type positioned interface {
+	error
+	Position() pos.Pos
+	Message() string
+}
+
+// traced is a runtime error with the calls that led to it.
+type traced interface {
+	Traceback() []pos.Frame
+}
 
 // Diagnostics turns an error from any phase into the diagnostics to print:
 // one per static error of a list, one with its traceback for a runtime
@@ -28,28 +35,13 @@ func Diagnostics(err error) []Diagnostic {
 // collect appends the diagnostics of the positioned errors in err's tree,
 // stopping at the first positioned error on each branch.
 func collect(err error, ds *[]Diagnostic) {
-	switch e := err.(type) {
-	case *eval.Error:
-		d := Diagnostic{Pos: e.Pos, Msg: e.Msg}
-		for _, f := range e.Stack {
-			d.Stack = append(d.Stack, Frame{Fn: f.Fn, Pos: f.Pos})
+	if e, ok := err.(positioned); ok && e.Position().IsValid() {
+		d := Diagnostic{Pos: e.Position(), Msg: e.Message()}
+		if t, ok := err.(traced); ok {
+			d.Stack = t.Traceback()
 		}
 		*ds = append(*ds, d)
 		return
-	case *parser.Error:
-		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
-		return
-	case parser.Error:
-		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
-		return
-	case *resolve.Error:
-		*ds = append(*ds, Diagnostic{Pos: e.Pos, Msg: e.Msg})
-		return
-	case *refs.OpError:
-		if pos, ok := ast.ParsePos(e.Site.Pos); ok {
-			*ds = append(*ds, Diagnostic{Pos: pos, Msg: e.Error()})
-			return
-		}
 	}
 	switch u := err.(type) {
 	case interface{ Unwrap() error }:

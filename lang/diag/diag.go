@@ -12,32 +12,20 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/pos"
 )
-
-// Frame is one call in a runtime error's traceback: the function and the
-// position in it that was executing.
-type Frame struct {
-	Fn  string
-	Pos ast.Pos
-}
 
 // Diagnostic is one error ready to be printed. Pos may be invalid when the
 // error has no script position (a missing file, a leaked tensor's summary).
 type Diagnostic struct {
-	Pos   ast.Pos
+	Pos   pos.Pos
 	Msg   string
-	Stack []Frame
+	Stack []pos.Frame
 }
 
 // Sources returns the text of a file named in a position, or nil when it
 // is not known (the line is then not quoted).
 type Sources func(file string) []byte
-
-// DefaultMaxErrors is how many errors of one list are printed before the
-// rest are summarised as "and N more errors", as go/scanner does.
-const DefaultMaxErrors = 10
 
 // Printer writes diagnostics.
 type Printer struct {
@@ -45,7 +33,7 @@ type Printer struct {
 	Color bool
 	// Sources finds source text for quoting; nil quotes nothing.
 	Sources Sources
-	// MaxErrors bounds a list; 0 means DefaultMaxErrors.
+	// MaxErrors bounds a list; 0 means pos.MaxPrinted.
 	MaxErrors int
 }
 
@@ -58,7 +46,7 @@ func (p *Printer) Print(w io.Writer, err error) {
 func (p *Printer) PrintDiagnostics(w io.Writer, ds []Diagnostic) {
 	max := p.MaxErrors
 	if max <= 0 {
-		max = DefaultMaxErrors
+		max = pos.MaxPrinted
 	}
 	for i, d := range ds {
 		if i == max {
@@ -87,7 +75,7 @@ func (p *Printer) printOne(w io.Writer, d Diagnostic) {
 		fmt.Fprintf(w, "    %s\n    %s%s\n", line, caretIndent(line, d.Pos.Col), caret.Sprint("^"))
 	}
 	for _, f := range d.Stack {
-		fmt.Fprintln(w, faint.Sprintf("  at %s (%s)", f.Fn, f.Pos))
+		fmt.Fprintln(w, faint.Sprint("  "+f.String()))
 	}
 }
 
@@ -109,7 +97,7 @@ func (p *Printer) colors() (bold, caret, faint *color.Color) {
 }
 
 // line returns the source line at pos without its line ending.
-func (p *Printer) line(at ast.Pos) (string, bool) {
+func (p *Printer) line(at pos.Pos) (string, bool) {
 	if !at.IsValid() || p.Sources == nil {
 		return "", false
 	}

@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/ast"
-	"github.com/tref-lang/tref/lang/resolve"
-	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
 func sources(files map[string]string) Sources {
@@ -25,11 +23,11 @@ func TestPrintCaretAndTraceback(t *testing.T) {
 		"model.tr": "fn layer(x, w) {\n    return x @ w\n}\nlet y = layer(a, b)\n",
 	})}
 	got := p.Format([]Diagnostic{{
-		Pos: ast.Pos{File: "model.tr", Line: 2, Col: 14},
+		Pos: pos.Pos{File: "model.tr", Line: 2, Col: 14},
 		Msg: "matmul: shapes [2, 3] and [4, 5] do not match",
-		Stack: []Frame{
-			{Fn: "layer", Pos: ast.Pos{File: "model.tr", Line: 2, Col: 14}},
-			{Fn: "main", Pos: ast.Pos{File: "model.tr", Line: 4, Col: 14}},
+		Stack: []pos.Frame{
+			{Fn: "layer", Pos: pos.Pos{File: "model.tr", Line: 2, Col: 14}},
+			{Fn: "main", Pos: pos.Pos{File: "model.tr", Line: 4, Col: 14}},
 		},
 	}})
 	want := "model.tr:2:14: matmul: shapes [2, 3] and [4, 5] do not match\n" +
@@ -44,7 +42,7 @@ func TestPrintCaretAndTraceback(t *testing.T) {
 
 func TestCaretKeepsTabs(t *testing.T) {
 	p := &Printer{Sources: sources(map[string]string{"t.tr": "\t\tlet x = y\n"})}
-	got := p.Format([]Diagnostic{{Pos: ast.Pos{File: "t.tr", Line: 1, Col: 11}, Msg: "undefined: y"}})
+	got := p.Format([]Diagnostic{{Pos: pos.Pos{File: "t.tr", Line: 1, Col: 11}, Msg: "undefined: y"}})
 	want := "t.tr:1:11: undefined: y\n    \t\tlet x = y\n    \t\t        ^\n"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
@@ -53,22 +51,34 @@ func TestCaretKeepsTabs(t *testing.T) {
 
 func TestCaretCountsCharactersNotBytes(t *testing.T) {
 	p := &Printer{Sources: sources(map[string]string{"u.tr": `print("héllo", z)`})}
-	got := p.Format([]Diagnostic{{Pos: ast.Pos{File: "u.tr", Line: 1, Col: 16}, Msg: "undefined: z"}})
+	got := p.Format([]Diagnostic{{Pos: pos.Pos{File: "u.tr", Line: 1, Col: 16}, Msg: "undefined: z"}})
 	lines := strings.Split(got, "\n")
 	if caret := strings.Index(lines[2], "^"); caret != 4+15 {
 		t.Errorf("caret at byte %d of %q, want under column 16", caret, lines[2])
 	}
 }
 
+// Lines end at \n, \r\n or a lone \r: the quoted line is the right one
+// without its ending.
+func TestQuoteLineEndings(t *testing.T) {
+	for _, src := range []string{"a\nlet x = y\nb", "a\r\nlet x = y\r\nb", "a\rlet x = y\rb"} {
+		p := &Printer{Sources: sources(map[string]string{"t.tr": src})}
+		got := p.Format([]Diagnostic{{Pos: pos.Pos{File: "t.tr", Line: 2, Col: 9}, Msg: "undefined: y"}})
+		if want := "t.tr:2:9: undefined: y\n    let x = y\n            ^\n"; got != want {
+			t.Errorf("%q: got %q, want %q", src, got, want)
+		}
+	}
+}
+
 func TestNoSourceNoQuote(t *testing.T) {
 	p := &Printer{}
-	got := p.Format([]Diagnostic{{Pos: ast.Pos{File: "gone.tr", Line: 3, Col: 1}, Msg: "boom"}})
+	got := p.Format([]Diagnostic{{Pos: pos.Pos{File: "gone.tr", Line: 3, Col: 1}, Msg: "boom"}})
 	if got != "gone.tr:3:1: boom\n" {
 		t.Errorf("got %q", got)
 	}
 	// A position past the end of the file quotes nothing either.
 	p.Sources = sources(map[string]string{"gone.tr": "one line\n"})
-	got = p.Format([]Diagnostic{{Pos: ast.Pos{File: "gone.tr", Line: 9, Col: 1}, Msg: "boom"}})
+	got = p.Format([]Diagnostic{{Pos: pos.Pos{File: "gone.tr", Line: 9, Col: 1}, Msg: "boom"}})
 	if got != "gone.tr:9:1: boom\n" {
 		t.Errorf("got %q", got)
 	}
@@ -77,7 +87,7 @@ func TestNoSourceNoQuote(t *testing.T) {
 func TestMaxErrors(t *testing.T) {
 	var ds []Diagnostic
 	for i := 1; i <= 13; i++ {
-		ds = append(ds, Diagnostic{Pos: ast.Pos{File: "f.tr", Line: i, Col: 1}, Msg: fmt.Sprint("e", i)})
+		ds = append(ds, Diagnostic{Pos: pos.Pos{File: "f.tr", Line: i, Col: 1}, Msg: fmt.Sprint("e", i)})
 	}
 	got := (&Printer{}).Format(ds)
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
@@ -87,7 +97,7 @@ func TestMaxErrors(t *testing.T) {
 }
 
 func TestColorOnlyWhenAsked(t *testing.T) {
-	d := []Diagnostic{{Pos: ast.Pos{File: "c.tr", Line: 1, Col: 1}, Msg: "m"}}
+	d := []Diagnostic{{Pos: pos.Pos{File: "c.tr", Line: 1, Col: 1}, Msg: "m"}}
 	src := sources(map[string]string{"c.tr": "x\n"})
 	plain := (&Printer{Sources: src}).Format(d)
 	if strings.Contains(plain, "\x1b[") {
@@ -99,11 +109,24 @@ func TestColorOnlyWhenAsked(t *testing.T) {
 	}
 }
 
-func TestDiagnosticsOfOpError(t *testing.T) {
-	err := fmt.Errorf("forcing: %w", &refs.OpError{Op: "matmul", Site: refs.Site{Pos: "m.tr:3:5"}, Err: errors.New("out of memory")})
+// opError is an error positioned as the runtime's refs.OpError is: at
+// the site that submitted a failed op.
+type opError struct{ at pos.Pos }
+
+func (e *opError) Error() string     { return "matmul: out of memory" }
+func (e *opError) Position() pos.Pos { return e.at }
+func (e *opError) Message() string   { return e.Error() }
+
+func TestDiagnosticsOfPositionedErrors(t *testing.T) {
+	err := fmt.Errorf("forcing: %w", &opError{pos.Pos{File: "m.tr", Line: 3, Col: 5}})
 	ds := Diagnostics(err)
-	if len(ds) != 1 || ds[0].Pos != (ast.Pos{File: "m.tr", Line: 3, Col: 5}) {
+	if len(ds) != 1 || ds[0].Pos != (pos.Pos{File: "m.tr", Line: 3, Col: 5}) || ds[0].Msg != "matmul: out of memory" {
 		t.Fatalf("got %+v", ds)
+	}
+	// An error without a script position is searched through.
+	err = fmt.Errorf("x: %w", &opError{pos.Pos{File: "<calibrate>"}})
+	if ds := Diagnostics(err); len(ds) != 1 || ds[0].Pos.IsValid() {
+		t.Errorf("a label is not a position: got %+v", ds)
 	}
 	if ds := Diagnostics(errors.New("plain")); len(ds) != 1 || ds[0].Pos.IsValid() || ds[0].Msg != "plain" {
 		t.Errorf("plain error: got %+v", ds)
@@ -114,9 +137,9 @@ func TestDiagnosticsOfOpError(t *testing.T) {
 }
 
 func TestDiagnosticsOfStaticErrorList(t *testing.T) {
-	list := resolve.ErrorList{
-		{Pos: ast.Pos{File: "a.tr", Line: 1, Col: 5}, Msg: "undefined: x"},
-		{Pos: ast.Pos{File: "a.tr", Line: 3, Col: 2}, Msg: "break outside a loop"},
+	list := pos.ErrorList{
+		{Pos: pos.Pos{File: "a.tr", Line: 1, Col: 5}, Msg: "undefined: x"},
+		{Pos: pos.Pos{File: "a.tr", Line: 3, Col: 2}, Msg: "break outside a loop"},
 	}
 	ds := Diagnostics(fmt.Errorf("checking: %w", list))
 	if len(ds) != 2 || ds[0].Msg != "undefined: x" || ds[1].Pos.Line != 3 {

@@ -267,7 +267,7 @@ func cmp3[T int64 | float64 | string](x, y T) int {
 // tensorBinop submits the operator's op; numbers become 0-d refs.
 func (fr *frame) tensorBinop(op opcode, a, b Value, site *callSite) (Value, error) {
 	th := fr.th
-	th.sitePos = site.posStr
+	th.sitePos = site.pos
 	ra, tmpA := fr.asRef(a)
 	rb, tmpB := fr.asRef(b)
 	v, err := fr.submit(site, tensorOps[op], nil, ra, rb)

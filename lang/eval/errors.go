@@ -3,19 +3,12 @@ package eval
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/refs"
 )
-
-// Frame is one line of a runtime error's traceback: the function and the
-// position in it that was executing ("<module>" for a file's top level).
-type Frame struct {
-	Fn  string
-	Pos ast.Pos
-}
 
 // Error is a runtime error at a script position. Stack lists the calls
 // that led there, innermost first; it is empty for an error at the top
@@ -23,8 +16,14 @@ type Frame struct {
 type Error struct {
 	Pos   ast.Pos
 	Msg   string
-	Stack []Frame
+	Stack []pos.Frame
 }
+
+// Position, Message and Traceback give the parts of e to a printer
+// (lang/diag).
+func (e *Error) Position() pos.Pos      { return e.Pos }
+func (e *Error) Message() string        { return e.Msg }
+func (e *Error) Traceback() []pos.Frame { return e.Stack }
 
 // Error prints "file:line:col: msg" and one "  at fn (file:line:col)" line
 // per frame.
@@ -36,7 +35,8 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(e.Msg)
 	for _, f := range e.Stack {
-		fmt.Fprintf(&b, "\n  at %s (%s)", f.Fn, f.Pos)
+		b.WriteString("\n  ")
+		b.WriteString(f.String())
 	}
 	return b.String()
 }
@@ -46,15 +46,15 @@ const moduleFn = "<module>"
 
 // stackAt is the traceback of an error at pos in frame fr; nil when fr is
 // a file's top level.
-func stackAt(fr *frame, pos ast.Pos) []Frame {
+func stackAt(fr *frame, at ast.Pos) []pos.Frame {
 	if fr == nil || fr.parent == nil && fr.cl == nil {
 		return nil
 	}
-	var st []Frame
+	var st []pos.Frame
 	for f := fr; f != nil; f = f.parent {
-		st = append(st, Frame{Fn: f.name(), Pos: pos})
+		st = append(st, pos.Frame{Fn: f.name(), Pos: at})
 		if f.site != nil {
-			pos = f.site.pos
+			at = f.site.pos
 		}
 	}
 	return collapse(st)
@@ -66,7 +66,7 @@ const maxRepeats = 3
 
 // collapse shortens runs of identical frames to maxRepeats of them and one
 // frame that says how many more there were.
-func collapse(st []Frame) []Frame {
+func collapse(st []pos.Frame) []pos.Frame {
 	out := st[:0:0]
 	for i := 0; i < len(st); {
 		j := i
@@ -76,7 +76,7 @@ func collapse(st []Frame) []Frame {
 		n := j - i
 		if n > maxRepeats+1 {
 			out = append(out, st[i:i+maxRepeats]...)
-			out = append(out, Frame{Fn: fmt.Sprintf("%s, repeated %d more times", st[i].Fn, n-maxRepeats), Pos: st[i].Pos})
+			out = append(out, pos.Frame{Fn: fmt.Sprintf("%s, repeated %d more times", st[i].Fn, n-maxRepeats), Pos: st[i].Pos})
 		} else {
 			out = append(out, st[i:j]...)
 		}
@@ -104,30 +104,11 @@ func (fr *frame) wrap(pos ast.Pos, err error) error {
 	}
 	var op *refs.OpError
 	if errors.As(err, &op) {
-		if p, ok := parsePos(op.Site.Pos); ok {
+		if p := op.Site.Pos; p.IsValid() {
 			return &Error{Pos: p, Msg: err.Error(), Stack: fr.th.pathStack(op.Site.Path, p)}
 		}
 	}
 	return &Error{Pos: pos, Msg: err.Error(), Stack: stackAt(fr, pos)}
-}
-
-// parsePos reads "file:line:col" (the form refs.Site keeps); the file part
-// may itself contain colons.
-func parsePos(s string) (ast.Pos, bool) {
-	i := strings.LastIndexByte(s, ':')
-	if i < 0 {
-		return ast.Pos{}, false
-	}
-	j := strings.LastIndexByte(s[:i], ':')
-	if j < 0 {
-		return ast.Pos{}, false
-	}
-	line, err1 := strconv.Atoi(s[j+1 : i])
-	col, err2 := strconv.Atoi(s[i+1:])
-	if err1 != nil || err2 != nil || line < 1 || col < 1 {
-		return ast.Pos{}, false
-	}
-	return ast.Pos{File: s[:j], Line: line, Col: col}, true
 }
 
 // internalError reports a Go panic caught during evaluation.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/tref-lang/tref/lang/eval"
-	"github.com/tref-lang/tref/lang/resolve"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
 func TestTraceback(t *testing.T) {
@@ -56,7 +56,7 @@ print(y)`)
 
 func TestStaticErrorsBeforeRunning(t *testing.T) {
 	out, err := run(t, "print(1)\nprint(nope)")
-	var l resolve.ErrorList
+	var l pos.ErrorList
 	if !errors.As(err, &l) || out != "" {
 		t.Fatalf("got %v and output %q, want a resolve error and no output", err, out)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/lang/resolve"
 )
 
@@ -41,11 +42,10 @@ func (fr *frame) name() string {
 // callSite is a call expression's position, kept once per expression so
 // that call paths can be keyed by pointer.
 type callSite struct {
-	pos    ast.Pos
-	posStr string
+	pos ast.Pos
 }
 
-func newSite(pos ast.Pos) *callSite { return &callSite{pos: pos, posStr: pos.String()} }
+func newSite(at ast.Pos) *callSite { return &callSite{pos: at} }
 
 type pathKey struct {
 	parent uint32
@@ -83,18 +83,18 @@ func (th *Thread) pathOf(fr *frame) uint32 {
 }
 
 // pathStack is the traceback of an op submitted at pos along path.
-func (th *Thread) pathStack(path uint32, pos ast.Pos) []Frame {
+func (th *Thread) pathStack(path uint32, at ast.Pos) []pos.Frame {
 	if path == 0 || int(path) > len(th.pathInfo) {
 		return nil
 	}
-	var st []Frame
+	var st []pos.Frame
 	for path != 0 && int(path) <= len(th.pathInfo) {
 		e := th.pathInfo[path-1]
-		st = append(st, Frame{Fn: e.fn, Pos: pos})
-		pos = e.site.pos
+		st = append(st, pos.Frame{Fn: e.fn, Pos: at})
+		at = e.site.pos
 		path = e.parent
 	}
-	return collapse(append(st, Frame{Fn: moduleFn, Pos: pos}))
+	return collapse(append(st, pos.Frame{Fn: moduleFn, Pos: at}))
 }
 
 // push makes the frame for a call.
@@ -206,7 +206,7 @@ func (th *Thread) callGo(caller *frame, args []Value, kw []Kwarg, site *callSite
 		return nil, caller.errorf(site.pos, "interrupted")
 	}
 	savedPos, savedSite := th.sitePos, th.curSite
-	th.sitePos, th.curSite = site.posStr, site
+	th.sitePos, th.curSite = site.pos, site
 	v, err := call()
 	th.sitePos, th.curSite = savedPos, savedSite
 	releaseAll(th.RT, args)

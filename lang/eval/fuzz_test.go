@@ -12,8 +12,7 @@ import (
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/eval"
-	"github.com/tref-lang/tref/lang/parser"
-	"github.com/tref-lang/tref/lang/resolve"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/stdlib"
@@ -71,7 +70,7 @@ func checkEval(t *testing.T, path string, src []byte) {
 	if n := rt.LiveRefs(); n != 0 {
 		var where []string
 		for _, r := range rt.Leaks() {
-			where = append(where, r.String()+" from "+r.Site().Pos)
+			where = append(where, r.String()+" from "+r.Site().Pos.String())
 		}
 		t.Fatalf("%d refs alive after the run (error: %v):\n%s", n, err, strings.Join(where, "\n"))
 	}
@@ -85,30 +84,25 @@ func checkPositioned(t *testing.T, path string, src []byte, err error) {
 		t.Fatalf("internal error:\n%v", err)
 	}
 	var (
-		pl  parser.ErrorList
-		rl  resolve.ErrorList
-		ee  *eval.Error
-		pos []ast.Pos
+		pl pos.ErrorList
+		ee *eval.Error
+		at []ast.Pos
 	)
 	switch {
 	case errors.As(err, &pl):
 		for _, e := range pl {
-			pos = append(pos, e.Pos)
-		}
-	case errors.As(err, &rl):
-		for _, e := range rl {
-			pos = append(pos, e.Pos)
+			at = append(at, e.Pos)
 		}
 	case errors.As(err, &ee):
-		pos = append(pos, ee.Pos)
+		at = append(at, ee.Pos)
 		for _, fr := range ee.Stack {
-			pos = append(pos, fr.Pos)
+			at = append(at, fr.Pos)
 		}
 	default:
 		t.Fatalf("error of type %T is not positioned: %v", err, err)
 	}
 	lines := bytes.Count(src, []byte("\n")) + 1
-	for _, p := range pos {
+	for _, p := range at {
 		if p.Line < 1 || p.Col < 1 {
 			t.Fatalf("error at invalid position %+v: %v", p, err)
 		}

@@ -635,7 +635,7 @@ func runGenerated(t *testing.T, src string, lookahead int, noLiveness bool) stri
 	if n := rt.LiveRefs(); n != 0 {
 		var where []string
 		for _, r := range rt.Leaks() {
-			where = append(where, r.String()+" from "+r.Site().Pos)
+			where = append(where, r.String()+" from "+r.Site().Pos.String())
 		}
 		t.Fatalf("lookahead %d, no liveness %v: %d refs alive:\n%s\nprogram:\n%s", lookahead, noLiveness, n, strings.Join(where, "\n"), numbered(src))
 	}

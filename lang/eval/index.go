@@ -443,7 +443,7 @@ func seqIndexError(v Value, it ops.IndexItem, n int) string {
 // submit queues op at site and wraps its failure at the site's position.
 func (fr *frame) submit(site *callSite, op ops.Op, attrs any, ins ...*refs.Ref) (Value, error) {
 	th := fr.th
-	th.sitePos = site.posStr
+	th.sitePos = site.pos
 	r, err := th.RT.Submit(th.Site(), op, attrs, ins...)
 	if err != nil {
 		return nil, fr.wrap(site.pos, err)

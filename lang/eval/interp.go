@@ -13,6 +13,7 @@ import (
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/lang/parser"
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/lang/resolve"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/safefile"
@@ -369,7 +370,7 @@ func (in *Interpreter) recoverPanic(err *error) {
 	th := in.th
 	// Inside a builtin call its call site is the best position; otherwise
 	// the statement being run.
-	pos, _ := parsePos(th.sitePos)
+	pos := th.sitePos
 	if th.curSite == nil && th.stmtPos != nil {
 		pos = *th.stmtPos
 	}
@@ -377,7 +378,7 @@ func (in *Interpreter) recoverPanic(err *error) {
 	th.cur, th.depth, th.sp, th.chunk = nil, 0, 0, 0
 	th.args = th.args[:0]
 	th.replValue = nil
-	th.sitePos, th.curSite, th.stmtPos = "", nil, nil
+	th.sitePos, th.curSite, th.stmtPos = ast.Pos{}, nil, nil
 }
 
 // flush executes every pending op and positions a failure.
@@ -392,7 +393,7 @@ func (in *Interpreter) flush() error {
 func (th *Thread) runtimeError(err error) error {
 	var op *refs.OpError
 	if errors.As(err, &op) {
-		if p, ok := parsePos(op.Site.Pos); ok {
+		if p := op.Site.Pos; p.IsValid() {
 			return &Error{Pos: p, Msg: err.Error(), Stack: th.pathStack(op.Site.Path, p)}
 		}
 	}
@@ -464,7 +465,7 @@ func (in *Interpreter) loadImports(path, dir string, res *resolve.Module, chain 
 				}
 				msg := "import cycle: " + strings.Join(cycle, " -> ")
 				if len(chain) <= 1 {
-					return nil, resolve.ErrorList{{Pos: imp.At, Msg: msg}}
+					return nil, pos.ErrorList{{Pos: imp.At, Msg: msg}}
 				}
 				return nil, &cycleError{msg: msg}
 			}
@@ -476,15 +477,15 @@ func (in *Interpreter) loadImports(path, dir string, res *resolve.Module, chain 
 				if len(chain) <= 1 {
 					// Report the cycle at the outermost import, where the
 					// file being run (or checked) starts it.
-					return nil, resolve.ErrorList{{Pos: imp.At, Msg: cyc.msg}}
+					return nil, pos.ErrorList{{Pos: imp.At, Msg: cyc.msg}}
 				}
 				return nil, err
 			}
-			var list parserOrResolve
-			if errors.As(err, &list.p) || errors.As(err, &list.r) {
+			var list pos.ErrorList
+			if errors.As(err, &list) {
 				return nil, err
 			}
-			return nil, resolve.ErrorList{{Pos: imp.At, Msg: err.Error()}}
+			return nil, pos.ErrorList{{Pos: imp.At, Msg: err.Error()}}
 		}
 		imports[imp] = m
 	}
@@ -495,11 +496,6 @@ func (in *Interpreter) loadImports(path, dir string, res *resolve.Module, chain 
 type cycleError struct{ msg string }
 
 func (e *cycleError) Error() string { return e.msg }
-
-type parserOrResolve struct {
-	p parser.ErrorList
-	r resolve.ErrorList
-}
 
 // displayPath names a file relative to the main file's directory.
 func (in *Interpreter) displayPath(abs string) string {
@@ -539,14 +535,14 @@ func (in *Interpreter) runModule(caller *frame, m *Module, pos ast.Pos) error {
 // importTrace adds the import that ran a failing module's top level to
 // the error's traceback, so that it leads from the failure back to the
 // file being run: "at <module> (lib.tr:3:9)", "at <module> (main.tr:1:1)".
-func importTrace(err error, caller *frame, pos ast.Pos) error {
+func importTrace(err error, caller *frame, at ast.Pos) error {
 	e, ok := err.(*Error)
 	if !ok || caller == nil {
 		return err
 	}
 	if len(e.Stack) == 0 {
-		e.Stack = append(e.Stack, Frame{Fn: moduleFn, Pos: e.Pos})
+		e.Stack = append(e.Stack, pos.Frame{Fn: moduleFn, Pos: e.Pos})
 	}
-	e.Stack = append(e.Stack, Frame{Fn: caller.name(), Pos: pos})
+	e.Stack = append(e.Stack, pos.Frame{Fn: caller.name(), Pos: at})
 	return e
 }

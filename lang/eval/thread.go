@@ -30,7 +30,7 @@ type Thread struct {
 	site refs.Site
 	// sitePos is the position of the builtin call or operator being
 	// evaluated ("file:line:col"), for Submit.
-	sitePos string
+	sitePos ast.Pos
 	// stmtPos is the position of the statement being run (or the last
 	// one run), for reporting a Go panic.
 	stmtPos *ast.Pos

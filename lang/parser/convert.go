@@ -108,7 +108,7 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 
 // emptyTail reports an empty comma tail that is not the last: "a,,b".
 // The error sits at the second comma.
-func emptyTail[T interface{ tailPos() lexer.Position }](rest []T, i int, what string) *Error {
+func emptyTail[T interface{ tailPos() lexer.Position }](rest []T, i int, what string) *synError {
 	if i == len(rest)-1 {
 		return nil
 	}
@@ -122,7 +122,7 @@ func (t *fieldTail) tailPos() lexer.Position { return t.Pos }
 func (t *paramTail) tailPos() lexer.Position { return t.Pos }
 
 // expectedFound is "expected what, found tok" at pos.
-func expectedFound(pos lexer.Position, what, tok string) *Error {
+func expectedFound(pos lexer.Position, what, tok string) *synError {
 	return errorAt(pos, "expected %s, found %q", what, tok)
 }
 
@@ -190,7 +190,7 @@ func convertArgs(c *callSuffix) ([]*ast.Arg, error) {
 			return nil, errorAt(a.Pos, "keyword argument name must be a plain name (write name=value)")
 		}
 		if seen[name.Name] {
-			return nil, &Error{Pos: name.At, Msg: fmt.Sprintf("keyword argument %s repeated", name.Name)}
+			return nil, &synError{Pos: name.At, Msg: fmt.Sprintf("keyword argument %s repeated", name.Name)}
 		}
 		seen[name.Name] = true
 		keyword = &ast.Arg{At: name.At, Name: name.Name, Value: a.Value}
@@ -282,7 +282,7 @@ type converter struct {
 	repl  bool
 	toks  []lexer.Token // the source, for what precedes a statement
 	depth int           // block nesting: 0 at the top level
-	errs  ErrorList
+	errs  errorList
 }
 
 func (c *converter) errorf(pos ast.Pos, format string, args ...any) {
@@ -314,7 +314,7 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 	case *fnStmt:
 		ps, err := convertParams(s.Params)
 		if err != nil {
-			c.errs = append(c.errs, err.(*Error))
+			c.errs = append(c.errs, err.(*synError))
 			return nil
 		}
 		fn := &ast.FnExpr{At: posOf(s.Pos), Name: s.Name.Value, Params: ps, Body: c.block(s.Body)}
@@ -440,7 +440,7 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 				hint = fmt.Sprintf("; did you mean `%s = ...`?", id.Name)
 			}
 		}
-		e := &Error{Pos: posOf(s.Pos), Msg: "expression statement must be a call", hints: []string{hint}, guess: true}
+		e := &synError{Pos: posOf(s.Pos), Msg: "expression statement must be a call", hints: []string{hint}, guess: true}
 		c.errs = append(c.errs, e)
 		return nil
 	}

@@ -68,23 +68,23 @@ func (st *parseState) enter(t *lexer.Token, what string) {
 }
 
 // bailout carries an error that ends the parse at once; parse recovers it.
-type bailout struct{ err *Error }
+type bailout struct{ err *synError }
 
 func (st *parseState) leave() { st.open-- }
 
 // tooDeep is the error of a construct past the nesting limit: what is
 // "expression" or "statement".
-func tooDeep(pos lexer.Position, what string) *Error {
+func tooDeep(pos lexer.Position, what string) *synError {
 	e := errorAt(pos, "%s nested too deeply (limit %d)", what, ast.MaxDepth)
 	e.limit = true
 	return e
 }
 
 // checkDepth reports the first node of f deeper than ast.MaxDepth.
-func checkDepth(f *ast.File) *Error {
+func checkDepth(f *ast.File) *synError {
 	for _, s := range f.Stmts {
 		if n := ast.TooDeep(s, ast.MaxDepth); n != nil {
-			return &Error{Pos: n.Span(), Msg: ast.DepthError(n), limit: true}
+			return &synError{Pos: n.Span(), Msg: ast.DepthError(n), limit: true}
 		}
 	}
 	return nil

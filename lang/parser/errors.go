@@ -8,10 +8,13 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
-// Error is a syntax error at a position. It prints as file:line:col: msg.
-type Error struct {
+// synError is a syntax error while parsing: what becomes a pos.Error,
+// and what the parser still needs to finish its message. ParseFile and
+// ParseREPL return a pos.ErrorList.
+type synError struct {
 	Pos ast.Pos
 	Msg string
 	// incomplete is set when the input ended inside an open bracket, so
@@ -29,41 +32,27 @@ type Error struct {
 }
 
 // hint adds advice to e.
-func (e *Error) hint(h string) *Error {
+func (e *synError) hint(h string) *synError {
 	e.hints = append(e.hints, h)
 	return e
 }
 
-func (e Error) Error() string {
-	if !e.Pos.IsValid() {
-		return e.Msg
-	}
-	return e.Pos.String() + ": " + e.Msg
+// Error makes synError an error, so that it can pass through participle
+// (parseExpr returns it) and be recognised in what participle returns.
+func (e *synError) Error() string {
+	return (&pos.Error{Pos: e.Pos, Msg: e.Msg}).Error()
 }
 
-// ErrorList is a list of syntax errors sorted by position. ParseFile and
-// ParseREPL return one whenever they fail.
-type ErrorList []*Error
+// errorList collects the syntax errors of a parse.
+type errorList []*synError
 
-func (l *ErrorList) add(pos ast.Pos, msg string) {
-	*l = append(*l, &Error{Pos: pos, Msg: msg})
+func (l *errorList) add(p ast.Pos, msg string) {
+	*l = append(*l, &synError{Pos: p, Msg: msg})
 }
-
-// Len, Less and Swap sort the list by file, line and column.
-func (l ErrorList) Len() int           { return len(l) }
-func (l ErrorList) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
-func (l ErrorList) Less(i, j int) bool { return l[i].Pos.Before(l[j].Pos) }
-
-// Error prints one error per line, at most ast.MaxPrintedErrors, then
-// "and N more errors".
-func (l ErrorList) Error() string { return ast.JoinErrors(l) }
-
-// Unwrap gives the errors to errors.Is and errors.As.
-func (l ErrorList) Unwrap() []error { return ast.UnwrapErrors(l) }
 
 // withHints appends each error's hints to its message, a Python hint
 // (hints.go) where the error has no other advice or only a guess.
-func (l ErrorList) withHints(toks []lexer.Token) {
+func (l errorList) withHints(toks []lexer.Token) errorList {
 	for _, e := range l {
 		if h := pythonHint(toks, e); h != "" && !e.limit && (len(e.hints) == 0 || e.guess) {
 			e.hints = []string{" " + h}
@@ -71,31 +60,41 @@ func (l ErrorList) withHints(toks []lexer.Token) {
 		e.Msg += strings.Join(e.hints, "")
 		e.hints = nil
 	}
+	return l
 }
 
-// err sorts the list and returns it, or nil when it is empty.
-func (l ErrorList) err() error {
+// err returns the list as the parser's result, a pos.ErrorList sorted by
+// position (wrapped to say so when the input is incomplete), or nil when
+// it is empty.
+func (l errorList) err() error {
 	if len(l) == 0 {
 		return nil
 	}
-	sort.Stable(l)
-	return l
+	sort.SliceStable(l, func(i, j int) bool { return l[i].Pos.Before(l[j].Pos) })
+	out := make(pos.ErrorList, len(l))
+	incomplete := false
+	for i, e := range l {
+		out[i] = &pos.Error{Pos: e.Pos, Msg: e.Msg}
+		incomplete = incomplete || e.incomplete
+	}
+	if incomplete {
+		return &incompleteError{out}
+	}
+	return out
 }
+
+// incompleteError is the parser's error list for input that ended while
+// a bracket was open.
+type incompleteError struct{ list pos.ErrorList }
+
+func (e *incompleteError) Error() string { return e.list.Error() }
+func (e *incompleteError) Unwrap() error { return e.list }
 
 // Incomplete reports whether err says the input ended while a bracket,
 // brace or parenthesis was still open: a REPL should then read another
 // line and parse again. Strings cannot span lines, so an unterminated
 // string is an error, not an incomplete input.
 func Incomplete(err error) bool {
-	var l ErrorList
-	if errors.As(err, &l) {
-		for _, e := range l {
-			if e.incomplete {
-				return true
-			}
-		}
-		return false
-	}
-	var e *Error
-	return errors.As(err, &e) && e.incomplete
+	var e *incompleteError
+	return errors.As(err, &e)
 }

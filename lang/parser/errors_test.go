@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
 // errorTests maps an input to the exact error ParseFile reports for it
@@ -163,11 +163,11 @@ func TestErrors(t *testing.T) {
 		if got := err.Error(); got != tt.want {
 			t.Errorf("%q:\n got %s\nwant %s", tt.src, got, tt.want)
 		}
-		var list ErrorList
+		var list pos.ErrorList
 		if !errors.As(err, &list) || len(list) == 0 {
 			t.Errorf("%q: error %T is not a non-empty ErrorList", tt.src, err)
 		}
-		var e *Error
+		var e *pos.Error
 		if !errors.As(err, &e) || !e.Pos.IsValid() {
 			t.Errorf("%q: errors.As(*Error) = %v", tt.src, e)
 		}
@@ -196,32 +196,13 @@ func TestMultipleErrors(t *testing.T) {
 
 func TestErrorListLimit(t *testing.T) {
 	_, err := ParseFile("l.tr", []byte(strings.Repeat("$", 13)))
-	var list ErrorList
+	var list pos.ErrorList
 	if !errors.As(err, &list) || len(list) != 13 {
 		t.Fatalf("got %v, want 13 errors", err)
 	}
 	lines := strings.Split(err.Error(), "\n")
 	if len(lines) != 11 || lines[10] != "and 3 more errors" || lines[9] != "l.tr:1:10: unexpected character '$'" {
 		t.Errorf("ErrorList.Error():\n%s", err)
-	}
-}
-
-func TestErrorListSorted(t *testing.T) {
-	l := ErrorList{
-		{Pos: ast.Pos{File: "b.tr", Line: 1, Col: 1}, Msg: "b"},
-		{Pos: ast.Pos{File: "a.tr", Line: 2, Col: 1}, Msg: "a2"},
-		{Pos: ast.Pos{File: "a.tr", Line: 1, Col: 5}, Msg: "a15"},
-		{Pos: ast.Pos{File: "a.tr", Line: 1, Col: 3}, Msg: "a13"},
-	}
-	want := "a.tr:1:3: a13\na.tr:1:5: a15\na.tr:2:1: a2\nb.tr:1:1: b"
-	if got := l.err().Error(); got != want {
-		t.Errorf("got:\n%s\nwant:\n%s", got, want)
-	}
-	if (ErrorList{}).err() != nil {
-		t.Error("an empty list is not nil")
-	}
-	if got := (Error{Msg: "no position"}).Error(); got != "no position" {
-		t.Errorf("Error without position prints %q", got)
 	}
 }
 

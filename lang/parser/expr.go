@@ -192,6 +192,6 @@ func startsOperand(t *lexer.Token) bool {
 }
 
 // errorAt makes an Error at a lexer position.
-func errorAt(pos lexer.Position, format string, args ...any) *Error {
-	return &Error{Pos: posOf(pos), Msg: fmt.Sprintf(format, args...)}
+func errorAt(pos lexer.Position, format string, args ...any) *synError {
+	return &synError{Pos: posOf(pos), Msg: fmt.Sprintf(format, args...)}
 }

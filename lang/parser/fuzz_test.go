@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
 // FuzzParse checks that no input makes the parser panic, that a failure is
@@ -53,7 +54,7 @@ func checkResult(t *testing.T, name string, lines int, f *ast.File, err error) {
 		if f != nil {
 			t.Fatalf("a file together with error %v", err)
 		}
-		var list ErrorList
+		var list pos.ErrorList
 		if !errors.As(err, &list) || len(list) == 0 {
 			t.Fatalf("error %T %v is not a non-empty ErrorList", err, err)
 		}

@@ -6,7 +6,7 @@ import "github.com/alecthomas/participle/v2/lexer"
 // habits behind a syntax error and says what tref writes instead: blocks
 // in braces rather than after ':', fn for def and lambda, else if for
 // elif, # for comments, x += 1 for x++.
-func pythonHint(toks []lexer.Token, e *Error) string {
+func pythonHint(toks []lexer.Token, e *synError) string {
 	at := tokenAt(toks, e.Pos)
 	if at >= len(toks) {
 		return ""

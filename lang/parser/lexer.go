@@ -59,7 +59,7 @@ var (
 // checks this against lexDef on every test input and FuzzScan on
 // arbitrary ones): the regexp engine behind lexDef costs microseconds per
 // token, a large share of a parse.
-func scan(path string, src []byte, first int) ([]lexer.Token, ErrorList) {
+func scan(path string, src []byte, first int) ([]lexer.Token, errorList) {
 	// A byte order mark is invisible in editors; skipping it keeps the
 	// columns of the first line what the user sees.
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
@@ -81,7 +81,7 @@ type scanner struct {
 	line int
 	col  int // in runes, from 1
 	toks []lexer.Token
-	errs ErrorList
+	errs errorList
 }
 
 // next consumes one token, or a run of white space or a comment.
@@ -272,7 +272,7 @@ func badChar(s string) string {
 // unquote returns the value of a string token, interpreting the escapes
 // \n \t \" and \\. An unknown escape or invalid UTF-8 is an error at its
 // own column.
-func unquote(t lexer.Token) (string, *Error) {
+func unquote(t lexer.Token) (string, *synError) {
 	raw := t.Value[1 : len(t.Value)-1]
 	if !strings.ContainsRune(raw, '\\') && utf8.ValidString(raw) {
 		return raw, nil
@@ -285,7 +285,7 @@ func unquote(t lexer.Token) (string, *Error) {
 		case r == utf8.RuneError && size == 1:
 			p := posOf(t.Pos)
 			p.Col = col
-			return "", &Error{Pos: p, Msg: "invalid UTF-8 encoding in string literal"}
+			return "", &synError{Pos: p, Msg: "invalid UTF-8 encoding in string literal"}
 		case r != '\\':
 			b.WriteString(raw[i : i+size])
 			i += size
@@ -306,7 +306,7 @@ func unquote(t lexer.Token) (string, *Error) {
 		default:
 			p := posOf(t.Pos)
 			p.Col = col
-			return "", &Error{Pos: p, Msg: fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))}
+			return "", &synError{Pos: p, Msg: fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))}
 		}
 		i += 1 + esize
 		col += 2
@@ -332,10 +332,10 @@ type number struct {
 // parseNumber checks and converts a number token: underscores only between
 // digits, digits after an exponent, no letters after the literal, and ints
 // within int64.
-func parseNumber(t lexer.Token) (number, *Error) {
+func parseNumber(t lexer.Token) (number, *synError) {
 	s := t.Value
-	fail := func(format string, args ...any) (number, *Error) {
-		return number{}, &Error{Pos: posOf(t.Pos), Msg: fmt.Sprintf(format, args...)}
+	fail := func(format string, args ...any) (number, *synError) {
+		return number{}, &synError{Pos: posOf(t.Pos), Msg: fmt.Sprintf(format, args...)}
 	}
 	// Split off the mantissa, exponent and any trailing junk the lexer
 	// absorbed so the whole literal is reported at once.

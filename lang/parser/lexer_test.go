@@ -17,11 +17,11 @@ import (
 // tokens: the hand-written scanner must agree with it on every input. It
 // lexes line by line (no token spans a line) as lexDef is slow on long
 // inputs.
-func refScan(path string, src []byte) ([]lexer.Token, ErrorList) {
+func refScan(path string, src []byte) ([]lexer.Token, errorList) {
 	src = bytes.TrimPrefix(src, []byte("\ufeff"))
 	var (
 		toks []lexer.Token
-		errs ErrorList
+		errs errorList
 		end  lexer.Position
 	)
 	for offset, line := 0, 1; offset <= len(src); line++ {

@@ -54,7 +54,7 @@ import (
 const ReplFile = "<repl>"
 
 // ParseFile parses a script. On failure it returns a nil file and an
-// ErrorList: every lexical error, or the first syntax error, or every
+// pos.ErrorList: every lexical error, or the first syntax error, or every
 // error found while building the tree.
 func ParseFile(path string, src []byte) (*ast.File, error) {
 	return parse(path, src, false, 1)
@@ -87,15 +87,15 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 		if r := recover(); r != nil {
 			f = nil
 			if b, ok := r.(bailout); ok {
-				err = ErrorList{b.err}
+				err = errorList{b.err}.err()
 				return
 			}
-			err = ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("internal parser error: %v", r)}}
+			err = errorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: fmt.Sprintf("internal parser error: %v", r)}}.err()
 		}
 	}()
 	peek, err := lexer.Upgrade(&tokenLexer{toks: toks})
 	if err != nil {
-		return nil, ErrorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}
+		return nil, errorList{{Pos: ast.Pos{File: path, Line: 1, Col: 1}, Msg: err.Error()}}.err()
 	}
 	// The lexer holds a copy of the tokens: use it, and let the scanner's
 	// go (a token is 64 bytes, a large share of the memory of a parse).
@@ -103,18 +103,15 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 	defer begin(peek)()
 	g, err := fileParser.ParseFromLexer(peek)
 	if err != nil {
-		list := ErrorList{syntaxError(err, toks)}
-		list.withHints(toks)
-		return nil, list
+		return nil, errorList{syntaxError(err, toks)}.withHints(toks).err()
 	}
 	c := &converter{repl: repl, toks: toks}
 	f = &ast.File{Path: path, Stmts: c.stmts(g.Stmts)}
-	if err := c.errs.err(); err != nil {
-		c.errs.withHints(toks)
-		return nil, err
+	if len(c.errs) > 0 {
+		return nil, c.errs.withHints(toks).err()
 	}
 	if e := checkDepth(f); e != nil {
-		return nil, ErrorList{e}
+		return nil, errorList{e}.err()
 	}
 	return f, nil
 }
@@ -133,11 +130,11 @@ func (l *tokenLexer) Next() (lexer.Token, error) {
 	return t, nil
 }
 
-// syntaxError converts an error of the participle parser into an Error in
+// syntaxError converts an error of the participle parser into a synError in
 // the form "expected X, found Y", naming the construct being parsed when
 // an open bracket tells it. Errors made by this package pass unchanged.
-func syntaxError(err error, toks []lexer.Token) *Error {
-	var e *Error
+func syntaxError(err error, toks []lexer.Token) *synError {
+	var e *synError
 	var u *participle.UnexpectedTokenError
 	var perr participle.Error
 	switch {
@@ -145,9 +142,9 @@ func syntaxError(err error, toks []lexer.Token) *Error {
 	case errors.As(err, &u):
 		e = unexpected(u, toks)
 	case errors.As(err, &perr):
-		e = &Error{Pos: posOf(perr.Position()), Msg: perr.Message()}
+		e = &synError{Pos: posOf(perr.Position()), Msg: perr.Message()}
 	default:
-		e = &Error{Pos: posOf(toks[len(toks)-1].Pos), Msg: err.Error()}
+		e = &synError{Pos: posOf(toks[len(toks)-1].Pos), Msg: err.Error()}
 	}
 	if at := tokenAt(toks, e.Pos); at < len(toks) && toks[at].EOF() {
 		if open := openBrackets(toks, at); len(open) > 0 {

@@ -44,11 +44,11 @@ var productionNames = map[string]string{
 // is a keyword or operator ("after 'let'"), and reporting a token on a new
 // line after a complete operand as "found newline" at the end of the
 // line, as Go does.
-func unexpected(u *participle.UnexpectedTokenError, toks []lexer.Token) *Error {
+func unexpected(u *participle.UnexpectedTokenError, toks []lexer.Token) *synError {
 	pos := posOf(u.Unexpected.Pos)
 	at := tokenAt(toks, pos)
 	if at >= len(toks) {
-		return &Error{Pos: pos, Msg: "unexpected " + describe(u.Unexpected)}
+		return &synError{Pos: pos, Msg: "unexpected " + describe(u.Unexpected)}
 	}
 	found := toks[at]
 	var prev *lexer.Token
@@ -81,7 +81,7 @@ func unexpected(u *participle.UnexpectedTokenError, toks []lexer.Token) *Error {
 		pos.Col += utf8.RuneCountInString(prev.Value)
 	}
 	msg += ", found " + what
-	e := &Error{Pos: pos, Msg: msg}
+	e := &synError{Pos: pos, Msg: msg}
 	if h := ctx.hint(toks, at); h != "" {
 		e.hint(" " + h)
 	}

@@ -1,49 +1,5 @@
 package resolve
 
-import (
-	"sort"
-
-	"github.com/tref-lang/tref/lang/ast"
-)
-
-// Error is a static error found by the resolver: an undefined name, a
-// redeclaration, a misplaced break. It prints as file:line:col: msg.
-type Error struct {
-	Pos ast.Pos
-	Msg string
-}
-
-func (e *Error) Error() string {
-	if !e.Pos.IsValid() {
-		return e.Msg
-	}
-	return e.Pos.String() + ": " + e.Msg
-}
-
-// ErrorList is every static error of a file, sorted by position.
-type ErrorList []*Error
-
-// Len, Less and Swap sort the list by file, line and column.
-func (l ErrorList) Len() int           { return len(l) }
-func (l ErrorList) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
-func (l ErrorList) Less(i, j int) bool { return l[i].Pos.Before(l[j].Pos) }
-
-// Error prints one error per line, at most ast.MaxPrintedErrors, then
-// "and N more errors".
-func (l ErrorList) Error() string { return ast.JoinErrors(l) }
-
-// Unwrap gives the errors to errors.Is and errors.As.
-func (l ErrorList) Unwrap() []error { return ast.UnwrapErrors(l) }
-
-// err sorts the list and returns it, or nil when it is empty.
-func (l ErrorList) err() error {
-	if len(l) == 0 {
-		return nil
-	}
-	sort.Stable(l)
-	return l
-}
-
 // suggest returns the candidate closest to name by edit distance, or ""
 // when none is close enough to be a plausible typo. A name of one letter
 // has none: any other one-letter name is as close as it gets.

@@ -25,6 +25,7 @@ import (
 	"sort"
 
 	"github.com/tref-lang/tref/lang/ast"
+	"github.com/tref-lang/tref/lang/pos"
 )
 
 // Options configure the resolution of one file.
@@ -68,14 +69,14 @@ type Module struct {
 }
 
 // File resolves f in place. It returns the module description and, when
-// the file has static errors, an ErrorList.
+// the file has static errors, a pos.ErrorList.
 func File(f *ast.File, opts Options) (*Module, error) {
 	// The resolver, the liveness analysis and the evaluator's compiler
 	// walk the tree by recursion: refuse a tree deeper than the parser
 	// makes before any of them starts.
 	for _, st := range f.Stmts {
 		if n := ast.TooDeep(st, ast.MaxDepth); n != nil {
-			return nil, ErrorList{{Pos: n.Span(), Msg: ast.DepthError(n)}}
+			return nil, pos.ErrorList{{Pos: n.Span(), Msg: ast.DepthError(n)}}
 		}
 	}
 	r := &resolver{
@@ -104,12 +105,12 @@ func File(f *ast.File, opts Options) (*Module, error) {
 	} else {
 		r.mod.Live = r.liveness(f)
 	}
-	return r.mod, r.errs.err()
+	return r.mod, r.errs.Err()
 }
 
 type resolver struct {
 	opts    Options
-	errs    ErrorList
+	errs    pos.ErrorList
 	mod     *Module
 	top     *unit
 	globals []*ast.Binding
@@ -132,7 +133,7 @@ type resolver struct {
 type undefinedUse struct {
 	name  string
 	scope *scope
-	err   *Error
+	err   *pos.Error
 }
 
 // unit is a function body, or the file's top-level code (fn == nil): the
@@ -156,8 +157,8 @@ type scope struct {
 	deferred bool
 }
 
-func (r *resolver) errorf(pos ast.Pos, format string, args ...any) {
-	r.errs = append(r.errs, &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+func (r *resolver) errorf(at ast.Pos, format string, args ...any) {
+	r.errs = append(r.errs, &pos.Error{Pos: at, Msg: fmt.Sprintf(format, args...)})
 }
 
 // hoist creates the bindings of the top-level declarations, in order.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -160,7 +161,7 @@ func (c *calibrator) copyOut(m tensor.Meta) (int64, error) {
 // copies in.
 func (c *calibrator) op(op ops.Op, a, b tensor.Meta) (int64, error) {
 	ra, rb := c.host(a), c.host(b)
-	out, err := c.rt.Submit(refs.Site{Pos: "<calibrate>"}, op, nil, ra, rb)
+	out, err := c.rt.Submit(refs.Site{Pos: pos.Pos{File: "<calibrate>"}}, op, nil, ra, rb)
 	if err != nil {
 		return 0, err
 	}
@@ -202,7 +203,7 @@ func (c *calibrator) host(m tensor.Meta) *refs.Ref {
 	for i := range d.F32() {
 		d.F32()[i] = 1
 	}
-	r := c.rt.FromHost(refs.Site{Pos: "<calibrate>"}, d)
+	r := c.rt.FromHost(refs.Site{Pos: pos.Pos{File: "<calibrate>"}}, d)
 	c.refs = append(c.refs, r)
 	return r
 }

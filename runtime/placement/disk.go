@@ -36,8 +36,8 @@ func (e *Engine) onLoad(ev refs.LoadEvent) {
 		t = int64(ev.Start.Sub(e.wallStart))
 	}
 	reason := "disk->host: lazy load"
-	if pos := ev.Ref.Site().Pos; pos != "" {
-		reason += " of the tensor made at " + pos
+	if at := ev.Ref.Site().Pos.String(); at != "" {
+		reason += " of the tensor made at " + at
 	}
 	if ev.Err != nil {
 		reason = "disk->host read failed: " + ev.Err.Error()

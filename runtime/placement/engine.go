@@ -142,7 +142,7 @@ func (e *Engine) emit(ev trace.Event) {
 
 func (e *Engine) send(ev trace.Event) {
 	if ev.Op == "" && e.cur != nil && ev.Kind != trace.Free {
-		ev.Op, ev.Pos = e.cur.Op.Name(), e.cur.Site.Pos
+		ev.Op, ev.Pos = e.cur.Op.Name(), e.cur.Site.Pos.String()
 	}
 	for _, m := range e.chain {
 		m.OnEvent(e, &ev)

@@ -1,9 +1,9 @@
 package placement
 
 import (
-	"fmt"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/pos"
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -46,12 +46,16 @@ func newHarness(t testing.TB, strategy string, mem int64, lookahead int, sinks .
 }
 
 // site gives each submitted op a distinct position unless pos is set.
-func (h *harness) site(pos string) refs.Site {
-	if pos == "" {
+func (h *harness) site(at string) refs.Site {
+	if at == "" {
 		h.line++
-		pos = fmt.Sprintf("t.tr:%d:1", h.line)
+		return refs.Site{Pos: pos.Pos{File: "t.tr", Line: h.line, Col: 1}}
 	}
-	return refs.Site{Pos: pos}
+	p, ok := pos.Parse(at)
+	if !ok {
+		p = pos.Pos{File: at}
+	}
+	return refs.Site{Pos: p}
 }
 
 // host makes a float32 tensor of shape with deterministic values.

@@ -99,7 +99,7 @@ func (h *Hooks) BeforeOp(e *Engine, ev *OpEvent) error {
 		return err
 	}
 	v, err := h.call(HookOp, []HookField{
-		{"op", ev.Op.Op.Name()}, {"pos", ev.Op.Site.Pos}, {"seq", int64(ev.Op.Seq)}, {"device", ev.Device},
+		{"op", ev.Op.Op.Name()}, {"pos", ev.Op.Site.Pos.String()}, {"seq", int64(ev.Op.Seq)}, {"device", ev.Device},
 		{"working_set", ev.WorkingSet}, {"inputs", ids(ev.Op.Inputs)}, {"result", int64(ev.Op.Out.ID())},
 	})
 	if err != nil || v == nil {
@@ -122,7 +122,7 @@ func (h *Hooks) BeforeEvict(e *Engine, ev *EvictEvent) error {
 	}
 	v, err := h.call(HookEvict, []HookField{
 		{"ref", int64(r.ID())}, {"bytes", r.Bytes()}, {"shape", shape}, {"dtype", r.DType().String()},
-		{"made_at", r.Site().Pos}, {"next_use", ev.NextUse}, {"dirty", ev.Dirty}, {"reason", ev.Reason},
+		{"made_at", r.Site().Pos.String()}, {"next_use", ev.NextUse}, {"dirty", ev.Dirty}, {"reason", ev.Reason},
 	})
 	if err != nil {
 		return err

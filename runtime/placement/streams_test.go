@@ -1,9 +1,9 @@
 package placement
 
 import (
-	"fmt"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -27,7 +27,7 @@ var planStreamMem = map[string]int64{"blocks": 16*64 + 8*16, "stress": 40*64 + 4
 // newPlanStream makes the weights and the input of stream name on rt.
 func newPlanStream(tb testing.TB, rt *refs.Runtime, name string) *planStream {
 	mk := func(shape ...int) *refs.Ref {
-		return rt.FromHost(refs.Site{Pos: "b.tr:1:1"}, tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32}))
+		return rt.FromHost(refs.Site{Pos: pos.Pos{File: "b.tr", Line: 1, Col: 1}}, tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32}))
 	}
 	s := &planStream{tb: tb, rt: rt, name: name}
 	n := map[string]int{"blocks": 48, "stress": 256}[name]
@@ -36,11 +36,11 @@ func newPlanStream(tb testing.TB, rt *refs.Runtime, name string) *planStream {
 		s.ws[i] = mk(4, 4)
 	}
 	s.x = mk(1, 4)
-	s.sites = []refs.Site{{Pos: "b.tr:2:1"}}
+	s.sites = []refs.Site{{Pos: pos.Pos{File: "b.tr", Line: 2, Col: 1}}}
 	if name == "blocks" {
 		s.sites = make([]refs.Site, 16)
 		for i := range s.sites {
-			s.sites[i] = refs.Site{Pos: fmt.Sprintf("blocks.tr:%d:1", i+1)}
+			s.sites[i] = refs.Site{Pos: pos.Pos{File: "blocks.tr", Line: i + 1, Col: 1}}
 		}
 	}
 	return s

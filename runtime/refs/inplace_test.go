@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -222,12 +223,12 @@ func TestReshapeOfDyingOperandKeepsItsBuffer(t *testing.T) {
 // with the site that made it; freed refs are not.
 func TestLeaksNameTheirSites(t *testing.T) {
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
-	a := rt.FromHost(refs.Site{Pos: "m.tr:1:9"}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{3}, DType: tensor.Float32}))
-	b, err := rt.Submit(refs.Site{Pos: "m.tr:2:11"}, ops.Neg, nil, a)
+	a := rt.FromHost(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 1, Col: 9}}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{3}, DType: tensor.Float32}))
+	b, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 2, Col: 11}}, ops.Neg, nil, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := rt.Submit(refs.Site{Pos: "m.tr:3:5"}, ops.Exp, nil, b)
+	c, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 3, Col: 5}}, ops.Exp, nil, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +239,7 @@ func TestLeaksNameTheirSites(t *testing.T) {
 	leaks := rt.Leaks()
 	var got []string
 	for _, r := range leaks {
-		got = append(got, r.Site().Pos+" "+r.Meta().String())
+		got = append(got, r.Site().Pos.String()+" "+r.Meta().String())
 	}
 	if want := "m.tr:1:9 float32[3]|m.tr:2:11 float32[3]"; strings.Join(got, "|") != want {
 		t.Errorf("leaks %q, want %q", strings.Join(got, "|"), want)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -16,14 +17,14 @@ func hostVec(rt *refs.Runtime, n int, v float32) *refs.Ref {
 	for i := range d.F32() {
 		d.F32()[i] = v
 	}
-	return rt.FromHost(refs.Site{Pos: "t.tr:1:1"}, d)
+	return rt.FromHost(refs.Site{Pos: pos.Pos{File: "t.tr", Line: 1, Col: 1}}, d)
 }
 
 // submit queues op over ins and drops the caller's references to ins, as
 // the evaluator does at a variable's last use.
 func submit(t *testing.T, rt *refs.Runtime, op ops.Op, ins ...*refs.Ref) *refs.Ref {
 	t.Helper()
-	r, err := rt.Submit(refs.Site{Pos: "t.tr:2:1"}, op, nil, ins...)
+	r, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "t.tr", Line: 2, Col: 1}}, op, nil, ins...)
 	if err != nil {
 		t.Fatal(err)
 	}

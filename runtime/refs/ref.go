@@ -8,6 +8,7 @@ package refs
 import (
 	"fmt"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -33,7 +34,7 @@ func (s State) String() string {
 // so that the same source line reached through different calls can be told
 // apart by the forecast.
 type Site struct {
-	Pos  string // "file:line:col", may be empty
+	Pos  pos.Pos // the zero Pos when none; a label (no line) outside scripts
 	Path uint32
 }
 
@@ -168,3 +169,8 @@ type OpError struct {
 func (e *OpError) Error() string { return e.Op + ": " + e.Err.Error() }
 
 func (e *OpError) Unwrap() error { return e.Err }
+
+// Position is the script position that submitted the op, and Message the
+// error: a printer (lang/diag) places the error there.
+func (e *OpError) Position() pos.Pos { return e.Site.Pos }
+func (e *OpError) Message() string   { return e.Error() }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement"
@@ -142,7 +143,7 @@ func runCase(t *testing.T, exec refs.Executor, c opCase, inputs []*tensor.Dense)
 	for _, d := range inputs {
 		ins = append(ins, rt.FromHost(refs.Site{}, d.Clone()))
 	}
-	out, err := rt.Submit(refs.Site{Pos: "conformance"}, c.op, c.attrs, ins...)
+	out, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "conformance"}}, c.op, c.attrs, ins...)
 	for _, r := range ins {
 		rt.Release(r)
 	}

@@ -1,10 +1,10 @@
 package torch
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement/trace"
@@ -28,7 +28,7 @@ var binaryOps = []ops.Op{ops.Add, ops.Sub, ops.Mul, ops.Maximum, ops.Minimum, op
 func (p randomProgram) run(t *testing.T, exec refs.Executor, lookahead int) []*tensor.Dense {
 	rng := rand.New(rand.NewPCG(p.seed, 7))
 	rt := refs.New(exec, refs.Options{Lookahead: lookahead})
-	site := func(i int) refs.Site { return refs.Site{Pos: fmt.Sprintf("prog:%d:1", i)} }
+	site := func(i int) refs.Site { return refs.Site{Pos: pos.Pos{File: "prog", Line: i + 1, Col: 1}} }
 	var live []*refs.Ref
 	for i := range p.inputs {
 		d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{p.n, p.n}, DType: tensor.Float32})

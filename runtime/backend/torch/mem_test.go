@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
@@ -133,9 +134,9 @@ func TestMemBelowWorkingSet(t *testing.T) {
 		}
 		rt := refs.New(ex, refs.Options{Lookahead: 4})
 		meta := tensor.Meta{Shape: tensor.Shape{8, 8}, DType: tensor.Float32}
-		a := rt.FromHost(refs.Site{Pos: "m.tr:1:1"}, tensor.NewDense(meta))
-		b := rt.FromHost(refs.Site{Pos: "m.tr:2:1"}, tensor.NewDense(meta))
-		c, err := rt.Submit(refs.Site{Pos: "m.tr:3:7"}, ops.Matmul, nil, a, b)
+		a := rt.FromHost(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 1, Col: 1}}, tensor.NewDense(meta))
+		b := rt.FromHost(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 2, Col: 1}}, tensor.NewDense(meta))
+		c, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 3, Col: 7}}, ops.Matmul, nil, a, b)
 		if err != nil {
 			t.Fatal(err)
 		}
