@@ -22,6 +22,8 @@ func gatherOrderCases() []gcase {
 		{op: "scatter_add", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
 		{op: "index_select", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3), ints(4, 6)}},
 		{name: "index_select_0d", op: "index_select", attrs: ops.DimAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2), ints(4)}},
+		{op: "trilu", attrs: ops.TriluAttrs{Diagonal: 1}, ins: []*tensor.Dense{randn(2, 3, 4)}},
+		{name: "triu", op: "trilu", attrs: ops.TriluAttrs{Diagonal: -1, Upper: true}, ins: []*tensor.Dense{randn(4, 3)}},
 		{op: "cumsum", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3)}},
 		{op: "cumprod", attrs: ops.ScanAttrs{Dim: -1}, ins: []*tensor.Dense{randn(3, 4)}},
 		{name: "cumprod_zeros", op: "cumprod", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{withZeros}},

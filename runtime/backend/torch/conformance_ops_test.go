@@ -82,6 +82,9 @@ func pointwiseCases() []opCase {
 	for _, a := range []ops.VectorNormAttrs{{P: 2}, {P: 1, Dims: []int{1}}, {P: 3, Dims: []int{0, 2}, Keepdim: true}, {P: math.Inf(1), Dims: []int{-1}}} {
 		t = append(t, opCase{op: ops.Norm, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: a})
 	}
+	for _, a := range []ops.TriluAttrs{{}, {Diagonal: 1, Upper: true}, {Diagonal: -2}} {
+		t = append(t, opCase{op: ops.Trilu, in: []tensor.Meta{m(f32, 2, 4, 5)}, attrs: a})
+	}
 	t = append(t, opCase{op: ops.Logsumexp, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ReduceAttrs{}},
 		opCase{op: ops.Logsumexp, in: []tensor.Meta{m(f64, 3, 4, 5)}, attrs: ops.ReduceAttrs{Dims: []int{-1, 0}, Keepdim: true}})
 	return append(t,

@@ -290,6 +290,8 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"norm", [](const Args &a) {
          return at::linalg_vector_norm(a.in(0), a.f(0), at::OptionalIntArrayRef(a.dims(1)), a.i(0) != 0);
        }},
+      // ia: diagonal, upper
+      {"trilu", [](const Args &a) { return a.i(1) ? at::triu(a.in(0), a.i(0)) : at::tril(a.in(0), a.i(0)); }},
       // ia: dim, descending
       {"argsort", [](const Args &a) {
          return std::get<1>(at::sort(a.in(0), c10::optional<bool>(true), a.i(0), a.i(1) != 0));
