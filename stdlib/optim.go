@@ -17,19 +17,21 @@ import (
 // kept as they are. tree_map applies a function leaf by leaf.
 
 func init() {
-	register("sgd", "sgd(lr, momentum=0, dampening=0, weight_decay=0, nesterov=false): torch.optim.SGD as {init(params), update(params, grads, state) -> {params, state}}", builtinSGD)
+	register("sgd", "sgd(lr, momentum=0, dampening=0, weight_decay=0, nesterov=false): torch.optim.SGD as {init(params), update(params, grads, state, lr=) -> {params, state}}", builtinSGD)
 	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0): torch.optim.Adam as {init, update}", builtinAdam(false))
 	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01): torch.optim.AdamW as {init, update}", builtinAdam(true))
 	register("tree_map", "tree_map(f, tree, ...): f applied to the leaves at each position of trees of one structure (lists and records)", builtinTreeMap)
 }
 
 // optimizer is one update rule over a parameter's leaf: p, its gradient
-// and its state slots (owned refs, nil before the first step); it returns
-// the new parameter and slots.
+// and its state slots (borrowed refs, nil before the first step), the
+// step number t from 1 and the learning rate; it returns the new
+// parameter and slots (owned).
 type optimizer struct {
 	name  string
+	lr    float64 // the default; update's lr= overrides it (schedules)
 	slots []string
-	step  func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int) (*refs.Ref, []*refs.Ref)
+	step  func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref)
 }
 
 // arith submits the elementwise ops of an update, keeping the first error.
@@ -117,7 +119,7 @@ func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 	if momentum != 0 {
 		slots = []string{"momentum_buffer"}
 	}
-	return newOptimizer(optimizer{name: "sgd", slots: slots, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: "sgd", lr: lr, slots: slots, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, lr float64) (*refs.Ref, []*refs.Ref) {
 		d := g
 		o.th.RT.Retain(d)
 		if wd != 0 {
@@ -175,7 +177,7 @@ func builtinAdam(decoupled bool) eval.BuiltinFunc {
 		if lr < 0 || eps < 0 || wd < 0 || b1 < 0 || b1 >= 1 || b2 < 0 || b2 >= 1 {
 			return nil, fmt.Errorf("%s: invalid hyperparameters (lr %v, betas [%v, %v], eps %v, weight_decay %v)", name, lr, b1, b2, eps, wd)
 		}
-		return newOptimizer(optimizer{name: name, slots: []string{"exp_avg", "exp_avg_sq"}, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int) (*refs.Ref, []*refs.Ref) {
+		return newOptimizer(optimizer{name: name, lr: lr, slots: []string{"exp_avg", "exp_avg_sq"}, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
 			o.th.RT.Retain(g)
 			o.th.RT.Retain(p)
 			if wd != 0 {
@@ -253,8 +255,12 @@ func newOptimizer(o optimizer) eval.Value {
 func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	name := o.name + ".update"
 	var params, grads, state eval.Value
-	if err := eval.UnpackArgs(th, name, args, kwargs, "params", &params, "grads", &grads, "state", &state); err != nil {
+	lr := o.lr
+	if err := eval.UnpackArgs(th, name, args, kwargs, "params", &params, "grads", &grads, "state", &state, "lr?", &lr); err != nil {
 		return nil, err
+	}
+	if lr < 0 || math.IsNaN(lr) {
+		return nil, fmt.Errorf("%s: lr must be non-negative, got %v", name, lr)
 	}
 	st, ok := state.(*eval.Record)
 	stepV, hasStep := eval.Value(nil), false
@@ -276,7 +282,7 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 	t := step + 1
 	ar := &arith{th: th}
 	all, err := zipTrees(th, trees, "", func(path string, xs []eval.Value) (eval.Value, error) {
-		return o.leaf(ar, path, t, xs)
+		return o.leaf(ar, path, t, lr, xs)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
@@ -295,7 +301,7 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 
 // leaf updates one parameter (xs: the parameter, its gradient, its
 // slots); a leaf without a float gradient is kept.
-func (o optimizer) leaf(ar *arith, path string, t int, xs []eval.Value) (eval.Value, error) {
+func (o optimizer) leaf(ar *arith, path string, t int, lr float64, xs []eval.Value) (eval.Value, error) {
 	th := ar.th
 	keep := func() (eval.Value, error) {
 		out := make(packed, 0, len(xs)-1)
@@ -329,7 +335,7 @@ func (o optimizer) leaf(ar *arith, path string, t int, xs []eval.Value) (eval.Va
 			return nil, fmt.Errorf("the state's %s at %s is %s", o.slots[i], orRoot(path), eval.Describe(v))
 		}
 	}
-	np, ns := o.step(ar, p.Ref, g.Ref, slots, t)
+	np, ns := o.step(ar, p.Ref, g.Ref, slots, t, lr)
 	if ar.err != nil {
 		for _, r := range append(ns, np) {
 			if r != nil {

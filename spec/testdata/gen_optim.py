@@ -46,6 +46,53 @@ for name, make in CONFIGS:
     print(f"  assert_close(q.w, tensor({lit(w.detach())}), rtol=1e-6, atol=1e-6)")
     print(f"  assert_close(q.b[0], tensor({lit(b.detach())}), rtol=1e-6, atol=1e-6)")
     print("}")
+# Schedules: the rates torch's schedulers give step by step (the literals
+# are float32: within 1e-7).
+def rates(make_sched, n=10):
+    w = torch.zeros(1, requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.5)
+    sched = make_sched(opt)
+    out = []
+    for _ in range(n):
+        out.append(opt.param_groups[0]["lr"])
+        opt.step()
+        sched.step()
+    return out
+
+S = torch.optim.lr_scheduler
+for expr, make in [
+    ("step_lr(0.5, i, 3, gamma=0.5)", lambda o: S.StepLR(o, step_size=3, gamma=0.5)),
+    ("cosine_lr(0.5, i, 10, min_lr=0.01)", lambda o: S.CosineAnnealingLR(o, T_max=10, eta_min=0.01)),
+    ("warmup_lr(0.5, i, 4, start_factor=0.25)", lambda o: S.LinearLR(o, start_factor=0.25, total_iters=4)),
+]:
+    print("{")
+    print(f"  let want = {rates(make)!r}")
+    print(f"  for i in range(10) {{ assert abs({expr} - want[i]) < 1e-7, \"{expr.split('(')[0]} at step \" + str(i) }}")
+    print("}")
+
+# Adam with a cosine schedule through update's lr=, against torch.
+w = torch.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+b = torch.tensor([0.1, 0.2], requires_grad=True)
+opt = torch.optim.Adam([w, b], lr=0.05)
+sched = S.CosineAnnealingLR(opt, T_max=10)
+for _ in range(10):
+    opt.zero_grad()
+    l = ((w @ b) ** 2).sum() + (w * w).sum() * 0.1
+    l.backward()
+    opt.step()
+    sched.step()
+print("{")
+print("  let opt = adam(lr=0.05)")
+print("  let p = {w: tensor([[1.0, -2.0], [0.5, 3.0]]), b: [tensor([0.1, 0.2]), 7]}")
+print("  let s = opt.init(p)")
+print("  for i in range(10) {")
+print("    let r = opt.update(p, grad(loss)(p), s, lr=cosine_lr(0.05, i, 10))")
+print("    p = r.params")
+print("    s = r.state")
+print("  }")
+print(f"  assert_close(p.w, tensor({lit(w.detach())}), rtol=1e-6, atol=1e-6)")
+print(f"  assert_close(p.b[0], tensor({lit(b.detach())}), rtol=1e-6, atol=1e-6)")
+print("}")
 print("print(\"ok\")  ## ok")
 print("---")
 print("# mismatched trees are a positioned error")
