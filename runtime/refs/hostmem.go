@@ -28,6 +28,11 @@ type HostPool struct {
 	// Limit bounds live bytes; an allocation that would pass it fails
 	// before allocating. Zero means no limit.
 	Limit int64
+	// AddressSpace, when not zero, bounds what the Go runtime maps beyond
+	// mappedBase (RLIMIT_AS): memory it frees stays mapped, so a new
+	// block may need fresh address space even where Limit has room.
+	AddressSpace int64
+	mappedBase   int64
 }
 
 // PoolStats are a device allocator's counters, in bytes of tensor storage.
@@ -73,7 +78,25 @@ func (s PoolStats) Fragmentation() float64 {
 // process may still take (SystemLimit; TREF_HOST_LIMIT, in bytes,
 // overrides it).
 func NewHostPool() *HostPool {
-	return &HostPool{free: map[int][][]byte{}, Keep: 256 << 20, Limit: hostLimit()}
+	room, base := addressSpace()
+	return &HostPool{free: map[int][][]byte{}, Keep: 256 << 20, Limit: hostLimit(), AddressSpace: room, mappedBase: base}
+}
+
+// arenaSlop is what the Go runtime may map beyond a block's size to hold
+// it (it maps the heap in 64 MiB arenas).
+const arenaSlop = 64 << 20
+
+// checkAddressSpace reports whether n more bytes of heap fit in what
+// RLIMIT_AS leaves the process.
+func (p *HostPool) checkAddressSpace(n int64) error {
+	if p.AddressSpace <= 0 || n < valueCheckMin {
+		return nil
+	}
+	if used := goMapped() - p.mappedBase; used+n+arenaSlop > p.AddressSpace {
+		return fmt.Errorf("allocating %s would exceed the address space RLIMIT_AS leaves (%s mapped of %s)",
+			FormatBytes(n), FormatBytes(used), FormatBytes(p.AddressSpace))
+	}
+	return nil
 }
 
 // sizeClass rounds n up to the pool's class size.
@@ -92,7 +115,7 @@ func (p *HostPool) Check(n int64) error {
 		return fmt.Errorf("allocating %s would exceed the host memory limit (%s live of %s)",
 			FormatBytes(n), FormatBytes(p.stats.LiveBytes), FormatBytes(p.Limit))
 	}
-	return nil
+	return p.checkAddressSpace(n)
 }
 
 // valueCheckMin is the size from which CheckValue reads the heap: only
@@ -107,7 +130,13 @@ const valueCheckMin = 1 << 20
 // over the limit it collects the garbage and counts again before it
 // fails. Values under a megabyte pass unchecked.
 func (p *HostPool) CheckValue(n int64) error {
-	if p.Limit <= 0 || n < valueCheckMin {
+	if n < valueCheckMin {
+		return nil
+	}
+	if err := p.checkAddressSpace(n); err != nil {
+		return err
+	}
+	if p.Limit <= 0 {
 		return nil
 	}
 	if n > p.Limit {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,14 +23,42 @@ func hostLimit() int64 {
 			return n
 		}
 	}
-	systemOnce.Do(func() { systemLimit = SystemLimit(SystemMemory{Root: "/"}) })
+	readSystem()
 	return systemLimit
 }
 
+// addressSpace is what the process may still map under RLIMIT_AS, 90% of
+// it, when that limit is set (else 0), and what the Go runtime had mapped
+// when it was read; both read once per process.
+func addressSpace() (room, base int64) {
+	readSystem()
+	return asRoom, asBase
+}
+
 var (
-	systemOnce  sync.Once
-	systemLimit int64
+	systemOnce     sync.Once
+	systemLimit    int64
+	asRoom, asBase int64
 )
+
+func readSystem() {
+	systemOnce.Do(func() {
+		s := SystemMemory{Root: "/"}
+		systemLimit = SystemLimit(s)
+		if room, ok := addressSpaceRoom(s); ok {
+			asRoom, asBase = max(room, 0)/10*9, goMapped()
+		}
+	})
+}
+
+// goMapped is the memory the Go runtime has mapped (heap, stacks,
+// metadata, and the heap memory given back to the system, which stays
+// mapped): what counts against RLIMIT_AS.
+func goMapped() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
 
 // SystemMemory says where to read the memory this process may take: the
 // root of /proc and /sys (a test's fake tree), and the address-space

@@ -1,0 +1,5 @@
+//go:build !race
+
+package refs
+
+const raceEnabled = false
