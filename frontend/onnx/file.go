@@ -34,8 +34,15 @@ type File struct {
 
 	mu      sync.Mutex
 	holders int
-	mapped  *formats.Mapped
+	mapped  source
 	extern  map[string]*formats.Mapped
+}
+
+// source is where a file's bytes are read from: its memory mapping
+// (formats.Mapped), or memory in tests.
+type source interface {
+	Read(off, n int64, fn func([]byte) error) error
+	Close() error
 }
 
 // Options configure Open.

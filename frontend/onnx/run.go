@@ -290,11 +290,17 @@ func (c *ctx) runNodes(nodes []*Node, env map[string]*value, lastUse map[string]
 			return nodeErr(n, c.opset, err)
 		}
 		c.release(outs)
-		for j, name := range n.Outputs {
-			if name == "" || j >= len(outs) || outs[j] == nil {
+		for j, o := range outs {
+			if o == nil {
 				continue
 			}
-			o := outs[j]
+			if j >= len(n.Outputs) || n.Outputs[j] == "" {
+				// A result no name takes (an optional output left out).
+				o.uses++
+				drop(c.rt, o)
+				continue
+			}
+			name := n.Outputs[j]
 			o.uses++
 			if old, ok := env[name]; ok {
 				drop(c.rt, old)
