@@ -415,7 +415,6 @@ func (c *ctx) hardmax(x *value, ax int) (*value, error) {
 	return c.cast(mask, x.meta.DType)
 }
 
-
 // lowerGatherElements: out[.., i, ..] = data[.., idx[.., i, ..], ..]
 // along axis: the runtime's gather after negative indices are wrapped.
 func lowerGatherElements(c *ctx, ins []*value) ([]*value, error) {
