@@ -1,0 +1,88 @@
+"""Gradient goldens: for each case, torch autograd's gradients of
+sum(f(args...) * w) with respect to every float tensor argument, replayed
+by stdlib's test builtin vjp_of_sum(name, w, args...), which differentiates
+the tref builtin `name` with grad. Broadcasting, reductions over dims and
+keepdim, the nn family and the losses are covered."""
+
+import torch
+import torch.nn.functional as F
+
+from gen_common import Golden
+
+torch.manual_seed(0)
+g = Golden("grad")
+
+
+def rn(*shape):
+    return torch.randn(*shape, dtype=torch.float32)
+
+
+def pos(*shape):
+    return torch.rand(*shape, dtype=torch.float32) * 2 + 0.5
+
+
+def ints(hi, *shape):
+    return torch.randint(0, hi, shape, dtype=torch.int64)
+
+
+def case(label, name, fn, args, kwargs=None, torch_kwargs=None, atol=2e-5):
+    """fn(*args, **torch_kwargs) in torch; name(*args, **kwargs) in tref."""
+    kwargs = kwargs or {}
+    tk = kwargs if torch_kwargs is None else torch_kwargs
+    xs = [a.clone().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    out = fn(*xs, **tk)
+    w = torch.randn(tuple(out.shape), dtype=torch.float32)
+    (out * w).sum().backward()
+    grads = [x.grad for x in xs if isinstance(x, torch.Tensor) and x.is_floating_point()]
+    g.case(label, "vjp_of_sum", lambda *a, **k: grads, [name, w] + list(args), kwargs, atol=atol)
+
+
+# elementwise, with broadcasting
+for name, fn in [("add", torch.add), ("sub", torch.sub), ("mul", torch.mul), ("maximum", torch.maximum), ("minimum", torch.minimum)]:
+    case(name + "/bcast", name, fn, [rn(2, 3, 4), rn(3, 1)])
+case("div/bcast", "div", torch.div, [rn(2, 3), pos(3)])
+case("pow", "pow", torch.pow, [pos(2, 3), rn(2, 3)])
+for name, fn in [("exp", torch.exp), ("sin", torch.sin), ("cos", torch.cos), ("tanh", torch.tanh), ("sigmoid", torch.sigmoid),
+                 ("relu", torch.relu), ("gelu", F.gelu), ("silu", F.silu), ("abs", torch.abs), ("neg", torch.neg), ("erf", torch.erf)]:
+    case(name, name, fn, [rn(3, 4)])
+for name, fn in [("log", torch.log), ("sqrt", torch.sqrt), ("rsqrt", torch.rsqrt)]:
+    case(name, name, fn, [pos(3, 4)])
+case("clamp", "clamp", torch.clamp, [rn(3, 4)], {"min": -0.5, "max": 0.7})
+case("where", "where", torch.where, [rn(3, 4) > 0, rn(3, 4), rn(4)])
+# reductions
+case("sum/dims_keepdim", "sum", torch.sum, [rn(2, 3, 4)], {"dim": [0, 2], "keepdim": True})
+case("mean/dim", "mean", torch.mean, [rn(2, 3, 4)], {"dim": 1})
+case("mean/all", "mean", torch.mean, [rn(2, 3)])
+case("var/dim", "var", torch.var, [rn(3, 5)], {"dim": 1})
+case("std/dim_keepdim", "std", torch.std, [rn(3, 5)], {"dim": 0, "keepdim": True})
+case("prod/dim", "prod", torch.prod, [rn(3, 4)], {"dim": 1})
+case("amax/dims", "max", lambda x, dim: torch.amax(x, dim=dim), [rn(3, 4, 2)], {"dim": [0, 2]})
+case("logsumexp", "logsumexp", torch.logsumexp, [rn(3, 4)], {"dim": 1})
+# linear algebra
+case("matmul/batch_bcast", "matmul", torch.matmul, [rn(2, 1, 3, 4), rn(3, 4, 5)])
+case("matmul/vec", "matmul", torch.matmul, [rn(4), rn(2, 4, 3)])
+case("linear", "linear", F.linear, [rn(5, 3), rn(4, 3), rn(4)])
+case("outer", "outer", torch.outer, [rn(3), rn(4)])
+# nn
+case("softmax", "softmax", F.softmax, [rn(3, 5)], {"dim": 1})
+case("log_softmax", "log_softmax", F.log_softmax, [rn(3, 5)], {"dim": 0})
+case("layer_norm", "layer_norm", lambda x, w, b: F.layer_norm(x, (6,), w, b), [rn(2, 3, 6), rn(6), rn(6)])
+case("embedding", "embedding", F.embedding, [ints(7, 2, 3), rn(7, 4)])
+case("cross_entropy", "cross_entropy", F.cross_entropy, [rn(6, 5), ints(5, 6)])
+case("cross_entropy/smoothing_weight", "cross_entropy", F.cross_entropy, [rn(6, 5), ints(5, 6)], {"weight": pos(5), "label_smoothing": 0.1})
+case("mse", "mse", F.mse_loss, [rn(3, 4), rn(4)])
+case("conv2d", "conv2d", F.conv2d, [rn(2, 3, 6, 6), rn(4, 3, 3, 3), rn(4)], {"stride": 2, "padding": 1})
+case("max_pool2d", "max_pool2d", F.max_pool2d, [rn(2, 3, 6, 6), 2])
+case("avg_pool2d", "avg_pool2d", F.avg_pool2d, [rn(2, 3, 6, 6), 3], {"stride": 2, "padding": 1})
+
+
+def sdpa(q, k, v, causal=False):
+    s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    if causal:
+        n, m = s.shape[-2:]
+        s = s.masked_fill(torch.ones(n, m, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, -1) @ v
+
+
+case("attention/causal", "attention", sdpa, [rn(2, 4, 8), rn(2, 4, 8), rn(2, 4, 8)], {"causal": True})
+g.write()
