@@ -173,7 +173,7 @@ func isTerminalWriter(w io.Writer) bool {
 func setREPLTracing(ex refs.Executor, on bool, w io.Writer) error {
 	eng, ok := ex.(*placement.Engine)
 	if !ok {
-		return fmt.Errorf("tracing shows placement decisions, and the cpu device makes none: start the REPL with --device sim (and --mem)")
+		return fmt.Errorf("tracing shows placement decisions, and the cpu device makes none: start the REPL with --device sim or torch:cpu (and --mem)")
 	}
 	if !on {
 		eng.SetRecorder(nil)
