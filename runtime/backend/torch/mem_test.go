@@ -157,3 +157,65 @@ func TestMemBelowWorkingSet(t *testing.T) {
 		}
 	}
 }
+
+// TestMemFallbackToHost: under a budget, ops libtorch cannot run here
+// (int32 tensors) run on the host between ops that run in libtorch; the
+// values cross both ways as real copies, and the result is the resident
+// run's.
+func TestMemFallbackToHost(t *testing.T) {
+	plugin(t)
+	run := func(mem int64) (*tensor.Dense, *trace.Totals) {
+		rec := trace.NewRecorder()
+		ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Mem: mem, Trace: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt := refs.New(ex, refs.Options{Lookahead: 8})
+		site := refs.Site{Pos: "f.tr:1:1"}
+		x := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{16, 16}, DType: tensor.Float32})
+		for i := range x.F32() {
+			x.F32()[i] = float32(i%37) * 1.75
+		}
+		r := rt.FromHost(site, x)
+		submit := func(op ops.Op, attrs any, ins ...*refs.Ref) *refs.Ref {
+			out, err := rt.Submit(site, op, attrs, ins...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}
+		y := submit(ops.Mul, nil, r, r)                               // libtorch
+		i := submit(ops.Astype, ops.CastAttrs{To: tensor.Int32}, y)   // host: int32
+		f := submit(ops.Astype, ops.CastAttrs{To: tensor.Float32}, i) // host: reads int32
+		z := submit(ops.Add, nil, f, r)                               // libtorch
+		for _, v := range []*refs.Ref{r, y, i, f} {
+			rt.Release(v)
+		}
+		d, err := rt.Read(z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := d.Clone()
+		rt.Release(z)
+		if err := rt.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		eng := ex.(*placement.Engine)
+		if st := eng.Accelerator().Stats(); st.LiveRefs != 0 || rt.LiveRefs() != 0 {
+			t.Fatalf("--mem %d: %d tensors in libtorch, %d refs alive at the end", mem, st.LiveRefs, rt.LiveRefs())
+		}
+		tot, err := eng.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, tot
+	}
+	want, _ := run(0)
+	got, tot := run(3 * 1024) // three [16, 16] float32 tensors
+	if msg := identical(got, want); msg != "" {
+		t.Fatal(msg)
+	}
+	if tot.Fallbacks != 2 || tot.PeakBytes["torch:cpu"] > 3*1024 || tot.BytesD2H == 0 {
+		t.Fatalf("%d fallbacks, peak %d bytes, %d bytes back to the host", tot.Fallbacks, tot.PeakBytes["torch:cpu"], tot.BytesD2H)
+	}
+}
