@@ -171,7 +171,7 @@ func TestMemFallbackToHost(t *testing.T) {
 			t.Fatal(err)
 		}
 		rt := refs.New(ex, refs.Options{Lookahead: 8})
-		site := refs.Site{Pos: "f.tr:1:1"}
+		site := refs.Site{Pos: pos.Pos{File: "f.tr", Line: 1, Col: 1}}
 		x := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{16, 16}, DType: tensor.Float32})
 		for i := range x.F32() {
 			x.F32()[i] = float32(i%37) * 1.75
