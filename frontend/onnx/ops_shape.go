@@ -296,12 +296,19 @@ func lowerDropout(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	if tm := input(ins, 2); tm != nil {
+		// Training with ratio 0 keeps everything, as inference does.
 		on, err := c.scalarOf(tm, "training_mode")
 		if err != nil {
 			return nil, err
 		}
-		if on != 0 {
-			return nil, fmt.Errorf("training mode is not supported (dropout draws random masks)")
+		ratio := 0.5
+		if r := input(ins, 1); r != nil {
+			if ratio, err = c.scalarOf(r, "ratio"); err != nil {
+				return nil, err
+			}
+		}
+		if on != 0 && ratio != 0 {
+			return nil, fmt.Errorf("training mode with a nonzero ratio is not supported (dropout draws random masks)")
 		}
 	}
 	x := ins[0]
