@@ -21,7 +21,7 @@ func builtinConv2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	var bias, padding eval.Value = eval.None, eval.Int(0)
 	stride, dilation := []int{1}, []int{1}
 	groups := 1
-	if err := eval.UnpackArgs(th, fname, args, kwargs, "x", &x, "w", &w, "b?", &bias,
+	if err := eval.UnpackArgs(th, fname, args, kwargs, "x|input", &x, "w|weight", &w, "b|bias?", &bias,
 		"stride?", &stride, "padding?", &padding, "dilation?", &dilation, "groups?", &groups); err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func builtinMaxPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	var kernel, padding, dilation []int = nil, []int{0}, []int{1}
 	var stride eval.Value = eval.None
 	ceil := false
-	if err := eval.UnpackArgs(th, fname, args, kwargs, "x", &x, "kernel", &kernel, "stride?", &stride,
+	if err := eval.UnpackArgs(th, fname, args, kwargs, "x|input", &x, "kernel|kernel_size", &kernel, "stride?", &stride,
 		"padding?", &padding, "dilation?", &dilation, "ceil_mode?", &ceil); err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func unpackShapeDType(th *eval.Thread, fname string, args []eval.Value, kwargs [
 		err := eval.UnpackArgs(th, fname, args[k:], kwargs, "dtype?", &dtv)
 		return shape, dtv, err
 	}
-	err := eval.UnpackArgs(th, fname, args, kwargs, "shape", &shape, "dtype?", &dtv)
+	err := eval.UnpackArgs(th, fname, args, kwargs, "shape|size", &shape, "dtype?", &dtv)
 	return shape, dtv, err
 }
 
@@ -153,7 +153,7 @@ func builtinFill(v float64) eval.BuiltinFunc {
 func builtinFull(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var shape tensor.Shape
 	var value, dtv eval.Value
-	if err := eval.UnpackArgs(th, "full", args, kwargs, "shape", &shape, "value", &value, "dtype?", &dtv); err != nil {
+	if err := eval.UnpackArgs(th, "full", args, kwargs, "shape|size", &shape, "value|fill_value", &value, "dtype?", &dtv); err != nil {
 		return nil, err
 	}
 	v, ok := th.AsFloat(value)
@@ -504,7 +504,7 @@ func builtinRandint(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	var lo, hi int
 	var shape tensor.Shape
 	var dtv eval.Value
-	if err := eval.UnpackArgs(th, "randint", args, kwargs, "lo", &lo, "hi", &hi, "shape", &shape, "dtype?", &dtv); err != nil {
+	if err := eval.UnpackArgs(th, "randint", args, kwargs, "lo|low", &lo, "hi|high", &hi, "shape|size", &shape, "dtype?", &dtv); err != nil {
 		return nil, err
 	}
 	dt, err := dtypeOr("randint", dtv, tensor.Int64)

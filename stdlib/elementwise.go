@@ -62,7 +62,7 @@ func init() {
 func binaryBuiltin(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x, y *refs.Ref
-		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a", &x, "b", &y); err != nil {
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a|input", &x, "b|other|exponent", &y); err != nil {
 			return nil, err
 		}
 		if op == ops.Pow {
@@ -91,7 +91,7 @@ func CheckPow(base, exp *refs.Ref) error {
 func unaryBuiltin(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
-		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x); err != nil {
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x); err != nil {
 			return nil, err
 		}
 		return th.Submit(op, nil, x)
@@ -101,7 +101,7 @@ func unaryBuiltin(op ops.Op) eval.BuiltinFunc {
 func clampBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	lo, hi := eval.None, eval.None
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "min?", &lo, "max?", &hi); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "min?", &lo, "max?", &hi); err != nil {
 		return nil, err
 	}
 	var a ops.ClampAttrs
@@ -134,7 +134,7 @@ func clampBound(th *eval.Thread, fname, param string, v eval.Value) (val float64
 func astypeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	var dt tensor.DType
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dtype", &dt); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dtype", &dt); err != nil {
 		return nil, err
 	}
 	if x.DType() == dt {
@@ -146,7 +146,7 @@ func astypeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 
 func whereBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var c, x, y *refs.Ref
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "cond", &c, "a", &x, "b", &y); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "cond|condition", &c, "a|input", &x, "b|other", &y); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.Where, nil, c, x, y)

@@ -26,7 +26,7 @@ func init() {
 func gatherBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x, index *refs.Ref
 	var dim int
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dim", &dim, "index", &index); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim", &dim, "index", &index); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.Gather, ops.DimAttrs{Dim: dim}, x, index)
@@ -35,7 +35,7 @@ func gatherBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 func indexSelectBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x, index *refs.Ref
 	var dim int
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dim", &dim, "index", &index); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim", &dim, "index", &index); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.IndexSelect, ops.DimAttrs{Dim: dim}, x, index)
@@ -70,7 +70,7 @@ func scatterBuiltin(name string) eval.BuiltinFunc {
 		var x, index *refs.Ref
 		var dim int
 		src, value := eval.None, eval.None
-		pairs := []any{"x", &x, "dim", &dim, "index", &index, "src", &src}
+		pairs := []any{"x|input", &x, "dim", &dim, "index", &index, "src", &src}
 		if name == "scatter" {
 			pairs[len(pairs)-2] = "src?"
 			pairs = append(pairs, "value?", &value)
@@ -108,7 +108,7 @@ func scatterBuiltin(name string) eval.BuiltinFunc {
 func maskedFillBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x, mask *refs.Ref
 	var value eval.Value
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "mask", &mask, "value", &value); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "mask", &mask, "value", &value); err != nil {
 		return nil, err
 	}
 	if mask.DType() != tensor.Bool {
@@ -128,7 +128,7 @@ func maskedFillBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwar
 func oneHotBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	n := -1
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "num_classes?", &n); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input|tensor", &x, "num_classes?", &n); err != nil {
 		return nil, err
 	}
 	if x.DType() != tensor.Int64 {

@@ -284,7 +284,7 @@ type closeness struct {
 func compareClose(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (closeness, error) {
 	var a, b *refs.Ref
 	rtol, atol, equalNaN := 1e-5, 1e-8, false
-	if err := eval.UnpackArgs(th, fname, args, kwargs, "a", &a, "b", &b, "rtol?", &rtol, "atol?", &atol, "equal_nan?", &equalNaN); err != nil {
+	if err := eval.UnpackArgs(th, fname, args, kwargs, "a|input", &a, "b|other", &b, "rtol?", &rtol, "atol?", &atol, "equal_nan?", &equalNaN); err != nil {
 		return closeness{}, err
 	}
 	if rtol < 0 || atol < 0 {

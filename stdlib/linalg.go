@@ -17,7 +17,7 @@ func init() {
 
 func builtinMatmul(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var a, b *refs.Ref
-	if err := eval.UnpackArgs(th, "matmul", args, kwargs, "a", &a, "b", &b); err != nil {
+	if err := eval.UnpackArgs(th, "matmul", args, kwargs, "a|input", &a, "b|other", &b); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.Matmul, nil, a, b)
@@ -26,7 +26,7 @@ func builtinMatmul(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 func builtinLinear(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x, w *refs.Ref
 	var bias eval.Value = eval.None
-	if err := eval.UnpackArgs(th, "linear", args, kwargs, "x", &x, "w", &w, "b?", &bias); err != nil {
+	if err := eval.UnpackArgs(th, "linear", args, kwargs, "x|input", &x, "w|weight", &w, "b|bias?", &bias); err != nil {
 		return nil, err
 	}
 	ins, err := withOptional(th, "linear", "b", []*refs.Ref{x, w}, bias)
@@ -38,7 +38,7 @@ func builtinLinear(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 
 func builtinOuter(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var a, b *refs.Ref
-	if err := eval.UnpackArgs(th, "outer", args, kwargs, "a", &a, "b", &b); err != nil {
+	if err := eval.UnpackArgs(th, "outer", args, kwargs, "a|input", &a, "b|vec2", &b); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.Outer, nil, a, b)

@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -14,8 +15,8 @@ import (
 func init() {
 	register("softmax", "softmax(x, dim=-1): exp(x) / sum(exp(x)) along dim, computed stably", builtinSoftmax(ops.Softmax))
 	register("log_softmax", "log_softmax(x, dim=-1): x - logsumexp(x) along dim, computed stably", builtinSoftmax(ops.LogSoftmax))
-	register("layer_norm", "layer_norm(x, w=none, b=none, eps=1e-5): normalise over the last dimension (mean 0, biased variance 1), then scale by w and shift by b", builtinLayerNorm)
-	register("rms_norm", "rms_norm(x, w=none, eps=1e-6): x / sqrt(mean(x**2) + eps) over the last dimension, scaled by w", builtinRMSNorm)
+	register("layer_norm", "layer_norm(input, normalized_shape=none, weight=none, bias=none, eps=1e-5): normalise over the trailing dimensions normalized_shape (the last one when none) to mean 0 and biased variance 1, then scale by weight and shift by bias, as torch's F.layer_norm; tref's earlier layer_norm(x, w, b, eps) (a weight tensor second) still works", builtinLayerNorm)
+	register("rms_norm", "rms_norm(input, normalized_shape=none, weight=none, eps=1e-6): x / sqrt(mean(x**2) + eps) over the trailing dimensions normalized_shape (the last one when none), scaled by weight, as torch's F.rms_norm; tref's earlier rms_norm(x, w, eps) still works", builtinRMSNorm)
 	register("embedding", "embedding(ids, table): rows of table [rows, dim] picked by the int64 ids; result shape ids.shape + [dim]", builtinEmbedding)
 	register("dropout", "dropout(x, p=0.5, train=true): zero each element with probability p and scale the rest by 1/(1-p); identity when train is false", builtinDropout)
 	register("mse", "mse(a, b): mean squared error, mean((a - b)**2), broadcasting a and b", builtinMSE)
@@ -25,7 +26,7 @@ func builtinSoftmax(op ops.Op) eval.BuiltinFunc {
 	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		dim := -1
-		if err := eval.UnpackArgs(th, op.Name(), args, kwargs, "x", &x, "dim?", &dim); err != nil {
+		if err := eval.UnpackArgs(th, op.Name(), args, kwargs, "x|input", &x, "dim?", &dim); err != nil {
 			return nil, err
 		}
 		return th.Submit(op, ops.SoftmaxAttrs{Dim: dim}, x)
@@ -50,14 +51,14 @@ func submitNorm(th *eval.Thread, op ops.Op, x *refs.Ref, wv, bv eval.Value, eps 
 	name := op.Name()
 	ins := []*refs.Ref{x}
 	a := ops.NormAttrs{Eps: eps}
-	w, err := optionalTensor(th, name, "w", wv)
+	w, err := optionalTensor(th, name, "weight", wv)
 	if err != nil {
 		return nil, err
 	}
 	if w != nil {
 		ins, a.HasWeight = append(ins, w), true
 	}
-	b, err := optionalTensor(th, name, "b", bv)
+	b, err := optionalTensor(th, name, "bias", bv)
 	if err != nil {
 		return nil, err
 	}
@@ -68,28 +69,92 @@ func submitNorm(th *eval.Thread, op ops.Op, x *refs.Ref, wv, bv eval.Value, eps 
 }
 
 func builtinLayerNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var x *refs.Ref
-	var w, b eval.Value
-	eps := 1e-5
-	if err := eval.UnpackArgs(th, "layer_norm", args, kwargs, "x", &x, "w?", &w, "b?", &b, "eps?", &eps); err != nil {
-		return nil, err
-	}
-	return submitNorm(th, ops.LayerNorm, x, w, b, eps)
+	return builtinNorm(th, ops.LayerNorm, 1e-5, args, kwargs)
 }
 
 func builtinRMSNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	return builtinNorm(th, ops.RMSNorm, 1e-6, args, kwargs)
+}
+
+// builtinNorm is layer_norm and rms_norm in torch's form (input,
+// normalized_shape, weight, [bias,] eps), or in tref's earlier form
+// (x, w, [b,] eps), recognised by a tensor with dimensions or none second
+// (torch's normalized_shape is never none).
+func builtinNorm(th *eval.Thread, op ops.Op, eps float64, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	name := op.Name()
+	hasBias := op == ops.LayerNorm
 	var x *refs.Ref
-	var w eval.Value
-	eps := 1e-6
-	if err := eval.UnpackArgs(th, "rms_norm", args, kwargs, "x", &x, "w?", &w, "eps?", &eps); err != nil {
+	var shape, w, b eval.Value = eval.None, eval.None, eval.None
+	legacy := false
+	if len(args) > 1 {
+		switch a := args[1].(type) {
+		case eval.Tensor:
+			legacy = len(a.Ref.Shape()) > 0
+		case eval.NoneType:
+			legacy = true
+		}
+	}
+	pairs := []any{"x|input", &x}
+	if !legacy {
+		pairs = append(pairs, "normalized_shape?", &shape)
+	}
+	pairs = append(pairs, "w|weight?", &w)
+	if hasBias {
+		pairs = append(pairs, "b|bias?", &b)
+	}
+	pairs = append(pairs, "eps?", &eps)
+	if err := eval.UnpackArgs(th, name, args, kwargs, pairs...); err != nil {
 		return nil, err
 	}
-	return submitNorm(th, ops.RMSNorm, x, w, nil, eps)
+	xs := x.Shape()
+	var ns []int
+	if _, none := shape.(eval.NoneType); !none {
+		if err := eval.UnpackArgs(th, name, []eval.Value{shape}, nil, "normalized_shape", &ns); err != nil {
+			return nil, err
+		}
+		k := len(ns)
+		if k == 0 || k > len(xs) || !xs[len(xs)-k:].Equal(tensor.Shape(ns)) {
+			return nil, fmt.Errorf("%s: normalized_shape %v needs an input of shape [*, %s], got %v",
+				name, tensor.Shape(ns), strings.Trim(tensor.Shape(ns).String(), "[]"), xs)
+		}
+	}
+	if len(ns) <= 1 {
+		return submitNorm(th, op, x, w, b, eps)
+	}
+	// Several trailing dimensions: normalise them flattened into one.
+	n := tensor.Shape(ns).Numel()
+	flat := append(xs[:len(xs)-len(ns):len(xs)-len(ns)].Clone(), n)
+	c := &chain{th: th}
+	params := []eval.Value{w, b}
+	for i, v := range params {
+		r, err := optionalTensor(th, name, []string{"weight", "bias"}[i], v)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			continue
+		}
+		if !r.Shape().Equal(tensor.Shape(ns)) {
+			return nil, fmt.Errorf("%s: normalized_shape %v needs a %s of that shape, got %v", name, tensor.Shape(ns), []string{"weight", "bias"}[i], r.Shape())
+		}
+		params[i] = eval.Tensor{Ref: c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{n}}, r)}
+	}
+	if c.err != nil {
+		return c.result(nil)
+	}
+	y, err := submitNorm(th, op, c.op(ops.Reshape, ops.ReshapeAttrs{Shape: flat}, x), params[0], params[1], eps)
+	if err != nil {
+		c.release()
+		return nil, err
+	}
+	yr := y.(eval.Tensor).Ref
+	c.temps = append(c.temps, yr)
+	return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: xs}, yr))
 }
 
 func builtinEmbedding(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var ids, table *refs.Ref
-	if err := eval.UnpackArgs(th, "embedding", args, kwargs, "ids", &ids, "table", &table); err != nil {
+	if err := eval.UnpackArgs(th, "embedding", args, kwargs, "ids|input", &ids, "table|weight", &table); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.Embedding, nil, ids, table)
@@ -98,7 +163,7 @@ func builtinEmbedding(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 func builtinDropout(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	p, train := 0.5, true
-	if err := eval.UnpackArgs(th, "dropout", args, kwargs, "x", &x, "p?", &p, "train?", &train); err != nil {
+	if err := eval.UnpackArgs(th, "dropout", args, kwargs, "x|input", &x, "p?", &p, "train|training?", &train); err != nil {
 		return nil, err
 	}
 	if p < 0 || p > 1 {
@@ -122,7 +187,7 @@ func builtinDropout(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 
 func builtinMSE(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var a, b *refs.Ref
-	if err := eval.UnpackArgs(th, "mse", args, kwargs, "a", &a, "b", &b); err != nil {
+	if err := eval.UnpackArgs(th, "mse", args, kwargs, "a|input", &a, "b|target", &b); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.MSE, nil, a, b)

@@ -31,7 +31,7 @@ func scanBuiltin(op ops.Op) eval.BuiltinFunc {
 		var x *refs.Ref
 		var dim int
 		dtv := eval.None
-		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dim", &dim, "dtype?", &dtv); err != nil {
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim", &dim, "dtype?", &dtv); err != nil {
 			return nil, err
 		}
 		dt, has, err := optDType(b.Name, dtv)
@@ -60,7 +60,7 @@ func logsumexpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	var x *refs.Ref
 	var dim eval.Value
 	keepdim := false
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dim", &dim, "keepdim?", &keepdim); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim", &dim, "keepdim?", &keepdim); err != nil {
 		return nil, err
 	}
 	dims, err := dimsArg(th, b.Name, dim, true)
@@ -75,7 +75,7 @@ func normBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	var pv eval.Value = eval.String("fro")
 	dim := eval.None
 	keepdim := false
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "p?", &pv, "dim?", &dim, "keepdim?", &keepdim); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "p?", &pv, "dim?", &dim, "keepdim?", &keepdim); err != nil {
 		return nil, err
 	}
 	var p float64
@@ -110,7 +110,7 @@ func unpackSort(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	var x *refs.Ref
 	a := ops.SortAttrs{Dim: -1}
 	stable := false // every sort here is stable
-	err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "dim?", &a.Dim, "descending?", &a.Descending, "stable?", &stable)
+	err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim?", &a.Dim, "descending?", &a.Descending, "stable?", &stable)
 	return x, a, err
 }
 
@@ -150,7 +150,7 @@ func topkBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	var k int
 	dim := -1
 	largest, sorted := true, true
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "k", &k, "dim?", &dim, "largest?", &largest, "sorted?", &sorted); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "k", &k, "dim?", &dim, "largest?", &largest, "sorted?", &sorted); err != nil {
 		return nil, err
 	}
 	s := x.Shape()

@@ -43,7 +43,7 @@ func unaryWith(op ops.Op, params []string, defaults []float64, attrs func(v []fl
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		vals := append([]float64(nil), defaults...)
-		pairs := []any{"x", &x}
+		pairs := []any{"x|input", &x}
 		for i, p := range params {
 			pairs = append(pairs, p+"?", &vals[i])
 		}
@@ -66,7 +66,7 @@ var (
 func roundBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	decimals := 0
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "decimals?", &decimals); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "decimals?", &decimals); err != nil {
 		return nil, err
 	}
 	return th.Submit(ops.Round, ops.RoundAttrs{Decimals: decimals}, x)
@@ -76,7 +76,7 @@ func nanToNumBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	var x *refs.Ref
 	nan := 0.0
 	posinf, neginf := eval.None, eval.None
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "nan?", &nan, "posinf?", &posinf, "neginf?", &neginf); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "nan?", &nan, "posinf?", &posinf, "neginf?", &neginf); err != nil {
 		return nil, err
 	}
 	a := ops.NanToNumAttrs{Nan: nan}
@@ -105,7 +105,7 @@ func optFloat(th *eval.Thread, fname, param string, v eval.Value) (float64, bool
 func geluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	approximate := "none"
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x", &x, "approximate?", &approximate); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "approximate?", &approximate); err != nil {
 		return nil, err
 	}
 	switch approximate {

@@ -41,9 +41,9 @@ func reduceBuiltin(op ops.Op) eval.BuiltinFunc {
 		dim := eval.None
 		keepdim := false
 		correction := 1
-		pairs := []any{"x", &x, "dim?", &dim}
+		pairs := []any{"x|input", &x, "dim?", &dim}
 		if moments {
-			pairs = append(pairs, "correction?", &correction)
+			pairs = append(pairs, "correction|unbiased?", &correction)
 		}
 		pairs = append(pairs, "keepdim?", &keepdim)
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, pairs...); err != nil {

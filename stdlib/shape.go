@@ -32,9 +32,9 @@ func init() {
 // x.reshape(2, 3).
 func unpackShaped(th *eval.Thread, fname, sparam string, args []eval.Value, kwargs []eval.Kwarg, x **refs.Ref, ints *[]int) error {
 	if len(args) <= 2 {
-		return eval.UnpackArgs(th, fname, args, kwargs, "x", x, sparam, ints)
+		return eval.UnpackArgs(th, fname, args, kwargs, "x|input", x, sparam, ints)
 	}
-	if err := eval.UnpackArgs(th, fname, args[:1], kwargs, "x", x); err != nil {
+	if err := eval.UnpackArgs(th, fname, args[:1], kwargs, "x|input", x); err != nil {
 		return err
 	}
 	out := make([]int, len(args)-1)
@@ -61,7 +61,7 @@ func builtinReshape(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 func builtinTranspose(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	var d0, d1 int
-	if err := eval.UnpackArgs(th, "transpose", args, kwargs, "x", &x, "d0", &d0, "d1", &d1); err != nil {
+	if err := eval.UnpackArgs(th, "transpose", args, kwargs, "x|input", &x, "d0|dim0", &d0, "d1|dim1", &d1); err != nil {
 		return nil, err
 	}
 	rank := len(x.Shape())
@@ -95,7 +95,7 @@ func builtinPermute(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 func builtinSqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	var dimv eval.Value = eval.None
-	if err := eval.UnpackArgs(th, "squeeze", args, kwargs, "x", &x, "dim?", &dimv); err != nil {
+	if err := eval.UnpackArgs(th, "squeeze", args, kwargs, "x|input", &x, "dim?", &dimv); err != nil {
 		return nil, err
 	}
 	s := x.Shape()
@@ -132,7 +132,7 @@ func builtinSqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 func builtinUnsqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	var dim int
-	if err := eval.UnpackArgs(th, "unsqueeze", args, kwargs, "x", &x, "dim", &dim); err != nil {
+	if err := eval.UnpackArgs(th, "unsqueeze", args, kwargs, "x|input", &x, "dim", &dim); err != nil {
 		return nil, err
 	}
 	s := x.Shape()
@@ -148,7 +148,7 @@ func builtinUnsqueeze(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 func builtinFlatten(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	start, end := 0, -1
-	if err := eval.UnpackArgs(th, "flatten", args, kwargs, "x", &x, "start?", &start, "end?", &end); err != nil {
+	if err := eval.UnpackArgs(th, "flatten", args, kwargs, "x|input", &x, "start|start_dim?", &start, "end|end_dim?", &end); err != nil {
 		return nil, err
 	}
 	s := x.Shape()
@@ -252,7 +252,7 @@ func builtinSplit(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 	var x *refs.Ref
 	var how eval.Value
 	dim := 0
-	if err := eval.UnpackArgs(th, "split", args, kwargs, "x", &x, "size_or_sections", &how, "dim?", &dim); err != nil {
+	if err := eval.UnpackArgs(th, "split", args, kwargs, "x|tensor", &x, "size_or_sections|split_size_or_sections", &how, "dim?", &dim); err != nil {
 		return nil, err
 	}
 	k, n, err := splitDim("split", x, dim)
@@ -287,7 +287,7 @@ func builtinChunk(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 	var x *refs.Ref
 	var chunks int
 	dim := 0
-	if err := eval.UnpackArgs(th, "chunk", args, kwargs, "x", &x, "n", &chunks, "dim?", &dim); err != nil {
+	if err := eval.UnpackArgs(th, "chunk", args, kwargs, "x|input", &x, "n|chunks", &chunks, "dim?", &dim); err != nil {
 		return nil, err
 	}
 	if chunks <= 0 {

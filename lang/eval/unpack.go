@@ -18,7 +18,9 @@ type OptInt struct {
 // UnpackArgs binds a builtin's positional and keyword arguments to Go
 // variables, the one argument parser every builtin uses. pairs alternates a
 // parameter name and a pointer; a name ending in "?" is optional (its
-// variable keeps its preset default). Supported pointer types:
+// variable keeps its preset default), and "x|input" also accepts the
+// keyword input (torch's name for a parameter tref spells x; messages use
+// the first name). Supported pointer types:
 //
 //	*Value            any value, borrowed
 //	**refs.Ref        a tensor; numbers become temporary refs released after the call
@@ -35,7 +37,11 @@ func UnpackArgs(th *Thread, fname string, args []Value, kwargs []Kwarg, pairs ..
 		return fmt.Errorf("%s: %s", fname, tooManyArgs(len(args), nparams))
 	}
 	set := make([]bool, nparams)
-	name := func(i int) string { return strings.TrimSuffix(pairs[2*i].(string), "?") }
+	spec := func(i int) string { return strings.TrimSuffix(pairs[2*i].(string), "?") }
+	name := func(i int) string {
+		n, _, _ := strings.Cut(spec(i), "|")
+		return n
+	}
 	for i, a := range args {
 		if err := unpackOne(th, fname, name(i), a, pairs[2*i+1]); err != nil {
 			return err
@@ -45,7 +51,7 @@ func UnpackArgs(th *Thread, fname string, args []Value, kwargs []Kwarg, pairs ..
 kw:
 	for _, kv := range kwargs {
 		for i := range nparams {
-			if name(i) == kv.Name {
+			if hasName(spec(i), kv.Name) {
 				if set[i] {
 					return fmt.Errorf("%s: got multiple values for argument %q", fname, kv.Name)
 				}
@@ -68,6 +74,18 @@ kw:
 		}
 	}
 	return nil
+}
+
+// hasName reports whether kw is one of the |-separated names of spec.
+func hasName(spec, kw string) bool {
+	for spec != "" {
+		var n string
+		n, spec, _ = strings.Cut(spec, "|")
+		if n == kw {
+			return true
+		}
+	}
+	return false
 }
 
 // tooManyArgs says that a call passed got positional arguments to a
