@@ -126,6 +126,19 @@ func axis(a int64, rank int) (int, error) {
 	return int(a), nil
 }
 
+// normAxes normalizes a list of axes against rank.
+func normAxes(a []int64, rank int) ([]int, error) {
+	out := make([]int, len(a))
+	for i, ai := range a {
+		ax, err := axis(ai, rank)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ax
+	}
+	return out, nil
+}
+
 // toInts converts int64s to ints.
 func toInts(xs []int64) []int {
 	out := make([]int, len(xs))

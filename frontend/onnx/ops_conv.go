@@ -187,25 +187,34 @@ func (c *ctx) conv3d(x, w, b *value, win window, groups int) (*value, error) {
 			return nil, err
 		}
 	}
-	planes := make([]*value, od)
-	for d := range od {
+	return c.overDepth(xp, win, od, ops.Add, func(plane *value, kd int) (*value, error) {
+		bias := b
+		if kd > 0 {
+			bias = nil
+		}
+		return c.conv(plane, taps[kd], bias, w2d, groups)
+	})
+}
+
+// overDepth builds a 3-d result from 2-d ones: output plane d combines
+// (adds, or takes the maximum of) f over the kernel's depth taps kd,
+// applied to input plane d*stride + kd*dil of x (already padded).
+func (c *ctx) overDepth(x *value, win window, out int, combine ops.Op, f func(plane *value, kd int) (*value, error)) (*value, error) {
+	planes := make([]*value, out)
+	for d := range out {
 		var acc *value
-		for kd := range taps {
-			xd, err := c.plane(xp, 2, d*win.stride[0]+kd*win.dil[0])
+		for kd := range win.kernel[0] {
+			p, err := c.plane(x, 2, d*win.stride[0]+kd*win.dil[0])
 			if err != nil {
 				return nil, err
 			}
-			bias := b
-			if kd > 0 {
-				bias = nil
-			}
-			y, err := c.conv(xd, taps[kd], bias, w2d, groups)
+			y, err := f(p, kd)
 			if err != nil {
 				return nil, err
 			}
 			if acc == nil {
 				acc = y
-			} else if acc, err = c.op(ops.Add, nil, acc, y); err != nil {
+			} else if acc, err = c.op(combine, nil, acc, y); err != nil {
 				return nil, err
 			}
 		}
@@ -489,27 +498,9 @@ func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
 	case 2:
 		return pool2(xp, [2]int{win.kernel[0], win.kernel[1]}, [2]int{win.stride[0], win.stride[1]}, [2]int{win.dil[0], win.dil[1]})
 	}
-	planes := make([]*value, out[0])
-	for d := range planes {
-		var acc *value
-		for kd := range win.kernel[0] {
-			p, err := c.plane(xp, 2, d*win.stride[0]+kd*win.dil[0])
-			if err != nil {
-				return nil, err
-			}
-			y, err := pool2(p, [2]int{win.kernel[1], win.kernel[2]}, [2]int{win.stride[1], win.stride[2]}, [2]int{win.dil[1], win.dil[2]})
-			if err != nil {
-				return nil, err
-			}
-			if acc == nil {
-				acc = y
-			} else if acc, err = c.op(ops.Maximum, nil, acc, y); err != nil {
-				return nil, err
-			}
-		}
-		planes[d] = acc
-	}
-	return c.op(ops.Stack, ops.CatAttrs{Dim: 2}, planes...)
+	return c.overDepth(xp, win, out[0], ops.Maximum, func(p *value, _ int) (*value, error) {
+		return pool2(p, [2]int{win.kernel[1], win.kernel[2]}, [2]int{win.stride[1], win.stride[2]}, [2]int{win.dil[1], win.dil[2]})
+	})
 }
 
 // avgPool2d runs a 1-d or 2-d average pool as the runtime's avg_pool2d

@@ -322,13 +322,8 @@ func lowerPad(c *ctx, ins []*value) ([]*value, error) {
 		if err != nil {
 			return nil, err
 		}
-		axes = axes[:0]
-		for _, ai := range a {
-			ax, err := axis(ai, r)
-			if err != nil {
-				return nil, err
-			}
-			axes = append(axes, ax)
+		if axes, err = normAxes(a, r); err != nil {
+			return nil, err
 		}
 	}
 	if len(pads) != 2*len(axes) {

@@ -421,23 +421,30 @@ func lowerGatherElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1); err != nil {
 		return nil, err
 	}
-	data, idx := ins[0], ins[1]
-	r := len(data.meta.Shape)
-	if len(idx.meta.Shape) != r {
-		return nil, fmt.Errorf("indices of rank %d for data of rank %d", len(idx.meta.Shape), r)
+	data := ins[0]
+	if len(ins[1].meta.Shape) != len(data.meta.Shape) {
+		return nil, fmt.Errorf("indices of rank %d for data of rank %d", len(ins[1].meta.Shape), len(data.meta.Shape))
 	}
-	ax, err := axis(c.attrInt("axis", 0), r)
+	ax, idx, err := c.elementIndex(data, ins[1])
 	if err != nil {
 		return nil, err
 	}
+	return one(c.op(ops.Gather, ops.DimAttrs{Dim: ax}, data, idx))
+}
+
+// elementIndex reads the axis attribute of GatherElements and
+// ScatterElements and checks and wraps their indices along it.
+func (c *ctx) elementIndex(data, idx *value) (int, *value, error) {
+	ax, err := axis(c.attrInt("axis", 0), len(data.meta.Shape))
+	if err != nil {
+		return 0, nil, err
+	}
 	n := data.meta.Shape[ax]
 	if err := c.checkIndices(idx, n); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
-	if idx, err = c.wrapIndex(idx, n); err != nil {
-		return nil, err
-	}
-	return one(c.op(ops.Gather, ops.DimAttrs{Dim: ax}, data, idx))
+	idx, err = c.wrapIndex(idx, n)
+	return ax, idx, err
 }
 
 // checkIndices rejects known indices outside [-n, n).
@@ -463,17 +470,9 @@ func lowerScatterElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1, 2); err != nil {
 		return nil, err
 	}
-	data, idx, upd := ins[0], ins[1], ins[2]
-	r := len(data.meta.Shape)
-	ax, err := axis(c.attrInt("axis", 0), r)
+	data, upd := ins[0], ins[2]
+	ax, idx, err := c.elementIndex(data, ins[1])
 	if err != nil {
-		return nil, err
-	}
-	n := data.meta.Shape[ax]
-	if err := c.checkIndices(idx, n); err != nil {
-		return nil, err
-	}
-	if idx, err = c.wrapIndex(idx, n); err != nil {
 		return nil, err
 	}
 	switch red := c.attrString("reduction", "none"); red {

@@ -187,11 +187,7 @@ func (c *ctx) normalize(x, mean, variance, scale, bias *value, eps float64) (*va
 	if err != nil {
 		return nil, err
 	}
-	ve, err := c.op(ops.Add, nil, variance, c.scalar(variance.meta.DType, eps))
-	if err != nil {
-		return nil, err
-	}
-	inv, err := c.op(ops.Rsqrt, nil, ve)
+	inv, err := c.invStd(variance, eps)
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +233,15 @@ func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
 		p[i] = v
 	}
 	return one(c.normalize(x, p[2], p[3], p[0], p[1], eps))
+}
+
+// invStd is 1 / sqrt(variance + eps).
+func (c *ctx) invStd(variance *value, eps float64) (*value, error) {
+	ve, err := c.op(ops.Add, nil, variance, c.scalar(variance.meta.DType, eps))
+	if err != nil {
+		return nil, err
+	}
+	return c.op(ops.Rsqrt, nil, ve)
 }
 
 // moments are the mean and the biased variance of x over dims, kept.
@@ -315,11 +320,7 @@ func lowerLayerNorm(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil || !extra {
 		return one(y, err)
 	}
-	ve, err := c.op(ops.Add, nil, variance, c.scalar(variance.meta.DType, eps))
-	if err != nil {
-		return nil, err
-	}
-	inv, err := c.op(ops.Rsqrt, nil, ve)
+	inv, err := c.invStd(variance, eps)
 	if err != nil {
 		return nil, err
 	}

@@ -34,13 +34,9 @@ func lowerResize(c *ctx, ins []*value) ([]*value, error) {
 		axes[i] = i
 	}
 	if a, ok := c.attrInts("axes"); ok {
-		axes = axes[:0]
-		for _, ai := range a {
-			ax, err := axis(ai, r)
-			if err != nil {
-				return nil, err
-			}
-			axes = append(axes, ax)
+		var err error
+		if axes, err = normAxes(a, r); err != nil {
+			return nil, err
 		}
 	}
 	// The inputs: Upsample (scales attribute before 9, input 1 after);
