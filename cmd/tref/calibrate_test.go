@@ -22,7 +22,7 @@ func TestCalibratePrintsFlagsThatParseBack(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "# sim:0: h2d ") || !strings.HasPrefix(lines[1], "--sim-bw ") {
 		t.Fatalf("output %q", stdout.String())
 	}
-	cfg, _, _, done := parseCommand(commands["run"], append(strings.Fields(lines[1]), "m.tr"), &stdout, &stderr)
+	cfg, _, _, done := parseCommand(findCommand("run"), append(strings.Fields(lines[1]), "m.tr"), &stdout, &stderr)
 	if done {
 		t.Fatalf("the flags %q do not parse: %s", lines[1], stderr.String())
 	}

@@ -188,13 +188,17 @@ func defaultConfig() *Config {
 
 // command describes one subcommand for parsing and help.
 type command struct {
-	name  string
-	usage string // the synopsis after "usage: "
-	doc   string // what it does, one or more lines
+	name    string
+	summary string // its line in `tref -h`
+	usage   string // the synopsis after "usage: "
+	doc     string // what it does, one or more lines
 	// flags says whether the command takes the shared flags.
 	flags bool
 	// args bounds the positional arguments: min, and max (-1 for any).
 	minArgs, maxArgs int
+	// run runs the command with the flags and positional arguments that
+	// parseCommand read, and returns the exit status.
+	run func(c *cli, cfg *Config, args []string) int
 }
 
 // parseCommand parses args for cmd into a fresh Config and returns the

@@ -79,7 +79,7 @@ func TestParseRates(t *testing.T) {
 
 func TestParseCommandFlagsAnywhere(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	cfg, pos, _, done := parseCommand(commands["run"], []string{
+	cfg, pos, _, done := parseCommand(findCommand("run"), []string{
 		"--device", "sim", "model.tr", "--mem=1GiB", "--memstats", "--check-leaks",
 		"--strategy", "lru", "--lookahead", "0", "--seed", "7", "--sim-latency", "5us",
 		"--sim-bw", "12GB/s", "--format", "jsonl", "-o", "t.jsonl", "--no-liveness",
@@ -102,7 +102,7 @@ func TestParseCommandFlagsAnywhere(t *testing.T) {
 }
 
 func TestParseCommandDefaults(t *testing.T) {
-	cfg, _, _, done := parseCommand(commands["test"], nil, &bytes.Buffer{}, &bytes.Buffer{})
+	cfg, _, _, done := parseCommand(findCommand("test"), nil, &bytes.Buffer{}, &bytes.Buffer{})
 	if done {
 		t.Fatal("parse failed")
 	}
@@ -126,7 +126,7 @@ func TestParseCommandErrors(t *testing.T) {
 		{"version", []string{"--memstats"}, "not defined"},
 	} {
 		var stdout, stderr bytes.Buffer
-		_, _, code, done := parseCommand(commands[tc.cmd], tc.args, &stdout, &stderr)
+		_, _, code, done := parseCommand(findCommand(tc.cmd), tc.args, &stdout, &stderr)
 		if !done || code != 2 {
 			t.Errorf("%s %q: done=%v code=%d, want a usage error", tc.cmd, tc.args, done, code)
 			continue
@@ -140,7 +140,7 @@ func TestParseCommandErrors(t *testing.T) {
 func TestParseCommandHelp(t *testing.T) {
 	for _, arg := range []string{"-h", "--help"} {
 		var stdout, stderr bytes.Buffer
-		_, _, code, done := parseCommand(commands["run"], []string{arg}, &stdout, &stderr)
+		_, _, code, done := parseCommand(findCommand("run"), []string{arg}, &stdout, &stderr)
 		if !done || code != 0 || stderr.Len() != 0 {
 			t.Errorf("%s: done=%v code=%d stderr=%q", arg, done, code, stderr.String())
 		}
@@ -153,7 +153,7 @@ func TestParseCommandHelp(t *testing.T) {
 }
 
 func TestDoubleDashEndsFlags(t *testing.T) {
-	_, pos, _, done := parseCommand(commands["check"], []string{"a.tr", "--", "--memstats"}, &bytes.Buffer{}, &bytes.Buffer{})
+	_, pos, _, done := parseCommand(findCommand("check"), []string{"a.tr", "--", "--memstats"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if done || !slices.Equal(pos, []string{"a.tr", "--memstats"}) {
 		t.Errorf("positional = %q (done=%v)", pos, done)
 	}
@@ -165,7 +165,7 @@ func TestSimFlagsZero(t *testing.T) {
 	latency := func(args ...string) int64 {
 		t.Helper()
 		var stderr bytes.Buffer
-		cfg, _, _, done := parseCommand(commands["trace"], append(args, "m.tr"), &bytes.Buffer{}, &stderr)
+		cfg, _, _, done := parseCommand(findCommand("trace"), append(args, "m.tr"), &bytes.Buffer{}, &stderr)
 		if done {
 			t.Fatalf("%q: %s", args, stderr.String())
 		}
@@ -185,7 +185,7 @@ func TestSimFlagsZero(t *testing.T) {
 	}
 	for _, flag := range []string{"--sim-bw", "--sim-flops", "--sim-membw"} {
 		var stderr bytes.Buffer
-		if _, _, _, done := parseCommand(commands["trace"], []string{flag, "0", "m.tr"}, &bytes.Buffer{}, &stderr); !done {
+		if _, _, _, done := parseCommand(findCommand("trace"), []string{flag, "0", "m.tr"}, &bytes.Buffer{}, &stderr); !done {
 			t.Errorf("%s 0: accepted, want an error (a zero rate is not the default)", flag)
 		}
 	}

@@ -55,6 +55,8 @@ type cli struct {
 	universe       map[string]*eval.Builtin
 	// color allows ANSI colour in error output.
 	color bool
+	// cmd is the command being run, for its usage errors.
+	cmd *command
 }
 
 // colorAllowed reports whether errors written to f may be coloured: f is a
@@ -66,48 +68,74 @@ func colorAllowed(f *os.File) bool {
 	return isTerminal(f.Fd())
 }
 
-var commands = map[string]*command{
-	"run": {name: "run", usage: "tref run [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
-		doc: "Run a script. Test blocks are skipped."},
-	"check": {name: "check", usage: "tref check [flags] model.tr...", flags: true, minArgs: 1, maxArgs: -1,
-		doc: "Parse and resolve scripts without running them; report every static error."},
-	"test": {name: "test", usage: "tref test [flags] [paths...]", flags: true, minArgs: 0, maxArgs: -1,
+// commands is the command table, in the order `tref -h` lists them.
+var commands = []*command{
+	{name: "run", summary: "run a script",
+		usage: "tref run [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
+		doc: "Run a script. Test blocks are skipped.",
+		run: func(c *cli, cfg *Config, args []string) int { return c.run(cfg, args[0]) }},
+	{name: "repl", summary: "interactive REPL (the default with no command)",
+		usage: "tref repl [flags]", flags: true, minArgs: 0, maxArgs: 0,
+		doc: "Start the interactive REPL (the same as plain `tref`). Type :help inside it.\n" +
+			"With stdin not a terminal, reads and runs all of it without prompts.",
+		run: func(c *cli, cfg *Config, _ []string) int { return c.repl(cfg) }},
+	{name: "test", summary: "run the test blocks of .tr files",
+		usage: "tref test [flags] [paths...]", flags: true, minArgs: 0, maxArgs: -1,
 		doc: "Run the test blocks of .tr files. A directory means every .tr file under it;\n" +
 			"no path means the current directory. Prints one line per test and a closing\n" +
-			"line \"N passed, N failed\"; exits 1 if any test failed."},
-	"repl": {name: "repl", usage: "tref repl [flags]", flags: true, minArgs: 0, maxArgs: 0,
-		doc: "Start the interactive REPL (the same as plain `tref`). Type :help inside it.\n" +
-			"With stdin not a terminal, reads and runs all of it without prompts."},
-	"trace": {name: "trace", usage: "tref trace [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
-		doc: "Run a script and dump every placement decision (ops, copies, evictions)."},
-	"onnx": {name: "onnx", usage: "tref onnx inspect model.onnx", minArgs: 2, maxArgs: 2,
-		doc: "Describe an ONNX model: opset, inputs, outputs, op counts, parameter bytes\n" +
-			"and the ops tref cannot run."},
-	"calibrate": {name: "calibrate", usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
+			"line \"N passed, N failed\"; exits 1 if any test failed.",
+		run: (*cli).test},
+	{name: "check", summary: "parse and resolve scripts only",
+		usage: "tref check [flags] model.tr...", flags: true, minArgs: 1, maxArgs: -1,
+		doc: "Parse and resolve scripts without running them; report every static error.",
+		run: (*cli).check},
+	{name: "trace", summary: "run a script and dump every placement decision",
+		usage: "tref trace [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
+		doc: "Run a script and dump every placement decision (ops, copies, evictions).",
+		run: func(c *cli, cfg *Config, args []string) int { return c.trace(cfg, args[0]) }},
+	{name: "calibrate", summary: "measure a device and print the cost-model flags for it",
+		usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
 		doc: "Measure an accelerator (copy bandwidth, op latency, matmul and memory throughput)\n" +
 			"and print the cost-model flags (--sim-bw, --sim-flops, --sim-membw, --sim-latency)\n" +
 			"that make --device sim predict it; given to run or trace on that device, the\n" +
-			"placement engine plans with them. auto means the first GPU, else torch:cpu."},
-	"version": {name: "version", usage: "tref version", minArgs: 0, maxArgs: 0,
-		doc: "Print tref's version."},
+			"placement engine plans with them. auto means the first GPU, else torch:cpu.",
+		run: func(c *cli, cfg *Config, _ []string) int { return c.calibrate(cfg) }},
+	{name: "onnx", summary: "inspect an ONNX model (tref onnx inspect model.onnx)",
+		usage: "tref onnx inspect model.onnx", minArgs: 2, maxArgs: 2,
+		doc: "Describe an ONNX model: opset, inputs, outputs, op counts, parameter bytes\n" +
+			"and the ops tref cannot run.",
+		run: func(c *cli, _ *Config, args []string) int { return c.onnxCommand(args) }},
+	{name: "version", summary: "print the version",
+		usage: "tref version", minArgs: 0, maxArgs: 0,
+		doc: "Print tref's version.",
+		run: func(c *cli, _ *Config, _ []string) int { return c.version() }},
 }
 
-const topUsage = `tref runs tensor scripts and places their tensors on devices by itself.
+// findCommand finds a command of the table by name; nil if there is none.
+func findCommand(name string) *command {
+	for _, cmd := range commands {
+		if cmd.name == name {
+			return cmd
+		}
+	}
+	return nil
+}
 
-usage: tref <command> [flags] [arguments]
-
-Commands:
-  run        run a script
-  repl       interactive REPL (the default with no command)
-  test       run the test blocks of .tr files
-  check      parse and resolve scripts only
-  trace      run a script and dump every placement decision
-  calibrate  measure a device and print the cost-model flags for it
-  onnx       inspect an ONNX model (tref onnx inspect model.onnx)
-  version    print the version
-
-Run 'tref <command> -h' for a command's flags.
-`
+// topUsage is `tref -h`: the commands of the table with their summaries.
+func topUsage() string {
+	width := 0
+	for _, cmd := range commands {
+		width = max(width, len(cmd.name))
+	}
+	var b strings.Builder
+	b.WriteString("tref runs tensor scripts and places their tensors on devices by itself.\n\n" +
+		"usage: tref <command> [flags] [arguments]\n\nCommands:\n")
+	for _, cmd := range commands {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, cmd.name, cmd.summary)
+	}
+	b.WriteString("\nRun 'tref <command> -h' for a command's flags.\n")
+	return b.String()
+}
 
 // main runs the command line args and returns the exit status. A Go panic
 // never reaches the user as a Go trace: it becomes "internal error".
@@ -123,7 +151,7 @@ func (c *cli) main(args []string) (code int) {
 	name := args[0]
 	switch {
 	case name == "-h" || name == "--help" || name == "help":
-		fmt.Fprint(c.stdout, topUsage)
+		fmt.Fprint(c.stdout, topUsage())
 		return 0
 	case name == "--version":
 		return c.version()
@@ -131,40 +159,21 @@ func (c *cli) main(args []string) (code int) {
 		// Flags without a command configure the REPL.
 		name, args = "repl", append([]string{"repl"}, args...)
 	}
-	cmd, ok := commands[name]
-	if !ok {
+	cmd := findCommand(name)
+	if cmd == nil {
 		hint := ""
 		if strings.HasSuffix(name, ".tr") {
 			hint = fmt.Sprintf(" (to run a script: tref run %s)", name)
 		}
-		fmt.Fprintf(c.stderr, "tref: unknown command %q%s\n\n%s", name, hint, topUsage)
+		fmt.Fprintf(c.stderr, "tref: unknown command %q%s\n\n%s", name, hint, topUsage())
 		return 2
-	}
-	if name == "trace" {
-		return traceCommand(args[1:], c.stdout, c.stderr)
-	}
-	if name == "onnx" {
-		return c.onnxCommand(args[1:])
 	}
 	cfg, pos, code, done := parseCommand(cmd, args[1:], c.stdout, c.stderr)
 	if done {
 		return code
 	}
-	switch name {
-	case "run":
-		return c.run(cfg, pos[0])
-	case "check":
-		return c.check(cfg, pos)
-	case "test":
-		return c.test(cfg, pos)
-	case "repl":
-		return c.repl(cfg)
-	case "calibrate":
-		return c.calibrate(cfg)
-	case "version":
-		return c.version()
-	}
-	panic("tref: command without a body: " + name)
+	c.cmd = cmd
+	return cmd.run(c, cfg, pos)
 }
 
 // internalError reports a recovered Go panic the way a user should see it,

@@ -10,21 +10,11 @@ import (
 	"github.com/tref-lang/tref/frontend/onnx"
 )
 
-const onnxUsage = `usage: tref onnx inspect model.onnx
-
-Print an ONNX model's opset, inputs, outputs, op counts and parameter
-bytes, and the ops tref cannot run.
-`
-
-// onnxCommand runs `tref onnx <subcommand>`.
+// onnxCommand runs `tref onnx <subcommand> model.onnx`; the only
+// subcommand is inspect.
 func (c *cli) onnxCommand(args []string) int {
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprint(c.stdout, onnxUsage)
-		return 0
-	}
-	if len(args) != 2 || args[0] != "inspect" {
-		fmt.Fprint(c.stderr, onnxUsage)
-		return 2
+	if args[0] != "inspect" {
+		return usageError(c.stderr, c.cmd, "unknown subcommand %q", args[0])
 	}
 	f, err := onnx.Open(args[1], nil)
 	if err != nil {

@@ -229,7 +229,7 @@ func (r *repl) command(line string) {
 			r.commandError("usage: :trace on|off")
 			return
 		}
-		if err := setTracing(r.s.rt.Executor(), fields[1] == "on", out); err != nil {
+		if err := setREPLTracing(r.s.rt.Executor(), fields[1] == "on", out); err != nil {
 			r.commandError("trace: %v", err)
 			return
 		}

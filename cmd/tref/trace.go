@@ -4,23 +4,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
 // The placement engine's part of the command: `tref trace`, the executor
 // for every device but cpu, and the REPL's :trace.
-func init() {
-	traceCommand = traceMain
-	placementExecutor = newPlacementExecutor
-	setTracing = setREPLTracing
-}
 
 // placementConfig maps the command line to the engine's configuration.
 func placementConfig(cfg *Config, dev string) placement.Config {
@@ -79,16 +72,12 @@ func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Execut
 	return placement.NewExecutor(pc)
 }
 
-// traceMain is `tref trace`: run a script on the engine and write every
+// trace is `tref trace`: run a script on the engine and write every
 // placement event, then the summary, in the format asked for. The script's
 // own output goes to stderr when the trace goes to stdout.
-func traceMain(args []string, stdout, stderr io.Writer) int {
-	cfg, pos, code, done := parseCommand(commands["trace"], args, stdout, stderr)
-	if done {
-		return code
-	}
-	c := &cli{stdout: stdout, stderr: stderr, universe: stdlib.Universe(), color: isTerminalWriter(stderr)}
-	if err := cfg.confine(pos[0]); err != nil {
+func (c *cli) trace(cfg *Config, path string) int {
+	stdout, stderr := c.stdout, c.stderr
+	if err := cfg.confine(path); err != nil {
 		return c.fail(err)
 	}
 	defer exitOnSignal(stderr)()
@@ -138,8 +127,8 @@ func traceMain(args []string, stdout, stderr io.Writer) int {
 	if eng, ok := ex.(*placement.Engine); ok {
 		eng.Attach(s.rt) // disk->host reads before the first op show too
 	}
-	code = 0
-	if err := s.in.RunFile(pos[0]); err != nil {
+	code := 0
+	if err := s.in.RunFile(path); err != nil {
 		s.report(err)
 		code = 1
 	}
@@ -183,27 +172,4 @@ func setREPLTracing(ex refs.Executor, on bool, w io.Writer) error {
 	text.LineFlush = true
 	eng.SetRecorder(trace.NewRecorder(text))
 	return nil
-}
-
-// hookQuote writes s as a tref string literal.
-func hookQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < ' ':
-			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

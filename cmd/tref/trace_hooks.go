@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
@@ -14,41 +13,33 @@ import (
 )
 
 // scriptHooks calls the hook functions of a policy file (--hooks). The
-// file is imported as a module into an interpreter of its own, over its
-// own runtime on the host: hooks see host numbers and strings, never the
+// file is loaded as a module into an interpreter of its own, over its own
+// runtime on the host: hooks see host numbers and strings, never the
 // model's tensors, and cannot submit ops into the runtime they steer.
 type scriptHooks struct {
 	in *eval.Interpreter
-	// fns are the hook functions the policy defines, by name (owned).
+	// fns are the hook functions the policy defines, by name (borrowed
+	// from the module, which the interpreter keeps loaded).
 	fns map[string]eval.Value
 }
-
-// hookModule is the name the policy module is bound to.
-const hookModule = "__placement_hooks"
 
 // loadHooks runs the policy file and finds which hooks it defines; sb,
 // when set, confines it (and what it imports and loads) as it confines
 // the script.
 func loadHooks(path string, sb *safefile.Sandbox) (*scriptHooks, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, err
-	}
 	rt := refs.New(&cpu.Device{}, refs.Options{})
 	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Sandbox: sb}), fns: map[string]eval.Value{}}
-	v, err := h.in.EvalREPL(fmt.Sprintf("import %s as %s", hookQuote(abs), hookModule))
+	m, err := h.in.LoadModule(path)
 	if err != nil {
 		return nil, fmt.Errorf("--hooks %s: %w", path, err)
 	}
-	eval.Release(rt, v)
 	found := false
 	for _, name := range placement.HookNames {
-		v, err := h.in.EvalREPL(hookModule + "." + name)
-		if err != nil {
+		v, ok := m.Member(name)
+		if !ok {
 			continue
 		}
 		if v.Type() != "function" {
-			eval.Release(rt, v)
 			return nil, fmt.Errorf("--hooks %s: %s is a %s, want a function of one event record", path, name, v.Type())
 		}
 		h.fns[name], found = v, true

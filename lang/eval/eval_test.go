@@ -3,6 +3,8 @@ package eval_test
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +190,52 @@ func TestThreadCall(t *testing.T) {
 	}
 	eval.Release(s.rt, v)
 	s.in.Close()
+}
+
+func TestLoadModuleAndCall(t *testing.T) {
+	s := newSession(t, 8)
+	dir := t.TempDir()
+	helper := filepath.Join(dir, "helper.tr")
+	policy := filepath.Join(dir, "policy.tr")
+	os.WriteFile(helper, []byte("fn twice(x) { return 2 * x }"), 0o644)
+	os.WriteFile(policy, []byte("import \"helper.tr\" as h\nlet scale = ones([2]) * 3\nprint(\"loaded\")\nfn f(x) { return h.twice(x) + scale }"), 0o644)
+	m, err := s.in.LoadModule(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.in.LoadModule(policy); err != nil || again != m {
+		t.Errorf("loading again gave %v, %v; want the same module", again, err)
+	}
+	if s.out.String() != "loaded\n" {
+		t.Errorf("the top level printed %q, want it run once", s.out.String())
+	}
+	f, ok := m.Member("f")
+	if !ok || f.Type() != "function" {
+		t.Fatalf("member f = %v, %v", f, ok)
+	}
+	r, err := s.in.Call(f, eval.Int(5))
+	if err != nil || eval.Format(r) != "tensor([13., 13.])" {
+		t.Errorf("Call(f, 5) = %v, %v", eval.Format(r), err)
+	}
+	eval.Release(s.rt, r)
+	if _, err := s.in.Call(f); err == nil || !strings.Contains(err.Error(), `missing argument "x"`) {
+		t.Errorf("Call(f) without x: %v", err)
+	}
+	bad := file(t, "bad.tr", "let a = 1\nprint(b)")
+	if _, err := s.in.LoadModule(bad); err == nil || !strings.Contains(err.Error(), `bad.tr:2:7: undefined name "b"`) {
+		t.Errorf("LoadModule(bad): %v", err)
+	}
+	failing := file(t, "failing.tr", "let a = ones([2]) @ ones([3])")
+	if _, err := s.in.LoadModule(failing); err == nil || !strings.Contains(err.Error(), "failing.tr:1:19") {
+		t.Errorf("LoadModule(failing): %v", err)
+	}
+	if _, err := s.in.LoadModule(failing); err == nil || !strings.Contains(err.Error(), "failed when it was first loaded") {
+		t.Errorf("LoadModule(failing) again: %v", err)
+	}
+	s.in.Close()
+	if n := s.rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs alive after Close", n)
+	}
 }
 
 func TestCheckFile(t *testing.T) {

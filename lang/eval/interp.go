@@ -171,6 +171,33 @@ func (in *Interpreter) runMain(path string, src []byte, report func(string, erro
 	return nil
 }
 
+// LoadModule loads the file at path as `import` would (parsed, resolved,
+// with its own imports, its globals kept) and runs its top level, once:
+// loading a file again returns the same module. It is how a tool gets at
+// a script's functions to call them with Call (the placement hooks of
+// --hooks); the module stays loaded until Close.
+func (in *Interpreter) LoadModule(path string) (m *Module, err error) {
+	in.intr.Store(false)
+	defer in.recoverPanic(&err)
+	if in.mainDir == "" {
+		in.mainDir = filepath.Dir(path)
+	}
+	if m, err = in.load(path, nil, false, nil); err != nil {
+		return nil, err
+	}
+	if m.state == modFailed {
+		return nil, fmt.Errorf("module %s failed when it was first loaded", path)
+	}
+	if err := in.runModule(nil, m, ast.Pos{}); err != nil {
+		in.flush()
+		return nil, err
+	}
+	if err := in.flush(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // runTest runs one test block in a fresh frame of its module.
 func (in *Interpreter) runTest(m *Module, t testCode) (err error) {
 	in.intr.Store(false)
