@@ -6,9 +6,9 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Gradient rules of the nn family (see grad.go). The norms, embedding,
-// cross_entropy and attention are composed of other ops; softmax and
-// log_softmax reuse their saved result.
+// Gradient rules of the nn family (see grad.go). The norms, cross_entropy
+// and attention are composed of other ops, embedding is a scatter_add;
+// softmax and log_softmax reuse their saved result.
 
 func init() {
 	defineGrads(map[Op]*Grad{
@@ -91,14 +91,14 @@ func normGrad(rms bool) VJPFunc {
 	}
 }
 
-// embeddingGrad scatters the rows of g into the table's rows, composed as
-// onehot(ids)ᵀ·g.
+// embeddingGrad adds the rows of g into the table's rows: a scatter_add
+// of g into zeros along dim 0, with each id broadcast over its row.
 func embeddingGrad(b *Builder, a *GradArgs, g T) []T {
 	rows, dim := a.In[1].Shape[0], a.In[1].Shape[1]
 	n := a.In[0].Shape.Numel()
-	ids := b.Reshape(a.X[0], tensor.Shape{n, 1})
-	hot := b.Cast(b.Op(Eq, nil, ids, b.Iota(rows, tensor.Shape{1, rows})), a.OutMeta.DType)
-	return []T{nil, b.Matmul(b.Transpose(hot), b.Reshape(g, tensor.Shape{n, dim}))}
+	ids := b.Expand(b.Reshape(b.Cast(a.X[0], tensor.Int64), tensor.Shape{n, 1}), tensor.Shape{n, dim})
+	zeros := b.Expand(b.Zero(g), tensor.Shape{rows, dim})
+	return []T{nil, b.Op(ScatterAdd, DimAttrs{Dim: 0}, zeros, ids, b.Reshape(g, tensor.Shape{n, dim}))}
 }
 
 // crossEntropyGrad: (softmax(logits) - onehot(t))·g/count over the targets
