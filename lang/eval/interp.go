@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -248,7 +247,7 @@ func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 	input := text[len(in.replText):] // src, ending in a newline
 	f, err := parser.ParseREPLAt(input, first)
 	if err == nil || !parser.Incomplete(err) {
-		in.replText, in.replLine = text, first+bytes.Count(input, []byte{'\n'})
+		in.replText, in.replLine = text, first+pos.Endings(input)
 	}
 	if err != nil {
 		return nil, err

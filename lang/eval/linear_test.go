@@ -86,3 +86,17 @@ func TestREPLTranscriptIsLinear(t *testing.T) {
 		t.Errorf("the transcript ends %q", src[max(0, len(src)-40):])
 	}
 }
+
+// A REPL input whose lines end in a lone \r (pasted from an old Mac file)
+// counts them, so the next input's positions name the right line.
+func TestREPLCountsCRLines(t *testing.T) {
+	s := newSession(t, 8)
+	defer s.in.Close()
+	if _, err := s.in.EvalREPL("let a = 1\rlet b = 2\r"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.in.EvalREPL("print(zz)")
+	if err == nil || !strings.HasPrefix(err.Error(), "<repl>:3:7: ") {
+		t.Errorf("got %v, want an error at <repl>:3:7", err)
+	}
+}

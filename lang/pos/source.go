@@ -27,3 +27,19 @@ func Line(src []byte, n int) (string, bool) {
 	}
 	return "", false
 }
+
+// Endings counts the line endings in src: "\r\n" is one.
+func Endings(src []byte) int {
+	n := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\n':
+			n++
+		case '\r':
+			if i+1 == len(src) || src[i+1] != '\n' {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -21,3 +21,11 @@ func TestLineEndings(t *testing.T) {
 		t.Errorf("the line after a final newline: %q, %v", got, ok)
 	}
 }
+
+func TestEndings(t *testing.T) {
+	for src, want := range map[string]int{"": 0, "a": 0, "a\n": 1, "a\r\nb\r\n": 2, "a\rb\r": 2, "\r\r\n\n": 3} {
+		if got := Endings([]byte(src)); got != want {
+			t.Errorf("Endings(%q) = %d, want %d", src, got, want)
+		}
+	}
+}
