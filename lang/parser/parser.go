@@ -53,7 +53,7 @@ import (
 // ReplFile is the file name of positions in REPL input.
 const ReplFile = "<repl>"
 
-// ParseFile parses a script. On failure it returns a nil file and an
+// ParseFile parses a script. On failure it returns a nil file and a
 // pos.ErrorList: every lexical error, or the first syntax error, or every
 // error found while building the tree.
 func ParseFile(path string, src []byte) (*ast.File, error) {
