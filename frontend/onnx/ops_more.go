@@ -21,6 +21,7 @@ func init() {
 	lower([]string{"ReverseSequence"}, lowerReverseSequence)
 	lower([]string{"Compress"}, lowerCompress)
 	lower([]string{"GatherND"}, lowerGatherND)
+	lower([]string{"ScatterND"}, lowerScatterND)
 }
 
 // perAxis reshapes a per-axis parameter (scale, zero point) of x's size
@@ -431,23 +432,14 @@ func lowerGatherND(c *ctx, ins []*value) ([]*value, error) {
 	}
 	batch := ds[:b].Numel()
 	rows := ds[b : b+k].Numel()
-	tuples := len(iv) / k
-	per := tuples / max(batch, 1)
-	flat := make([]int64, tuples)
-	for t := range tuples {
-		row := int64(0)
-		for j := range k {
-			n := int64(ds[b+j])
-			v := iv[t*k+j]
-			if v < -n || v >= n {
-				return nil, fmt.Errorf("index %d out of range for dimension %d of size %d", v, b+j, n)
-			}
-			if v < 0 {
-				v += n
-			}
-			row = row*n + v
-		}
-		flat[t] = int64(t/max(per, 1))*int64(rows) + row
+	flat, err := tupleRows(ds[b:], iv, k)
+	if err != nil {
+		return nil, err
+	}
+	// The tuples of batch entry i index its own rows.
+	per := max(len(flat)/max(batch, 1), 1)
+	for t := range flat {
+		flat[t] += int64(t/per) * int64(rows)
 	}
 	view, err := c.reshape(data, append(tensor.Shape{batch * rows}, ds[b+k:]...))
 	if err != nil {
@@ -458,4 +450,91 @@ func lowerGatherND(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	return one(c.reshape(g, append(is[:len(is)-1].Clone(), ds[b+k:]...)))
+}
+
+// ndRows maps the index tuples of GatherND and ScatterND (the last axis
+// of idx, k long, over data's leading k dimensions) to flat row numbers
+// of data viewed as [rows, rest].
+func (c *ctx) ndRows(ds tensor.Shape, idx *value) ([]int64, int, error) {
+	is := idx.meta.Shape
+	if len(is) < 1 {
+		return nil, 0, fmt.Errorf("indices must have a last axis of index tuples")
+	}
+	k := is[len(is)-1]
+	if k < 1 || k > len(ds) {
+		return nil, 0, fmt.Errorf("index tuples of %d for data %v", k, ds)
+	}
+	iv, err := c.ints(idx, "indices")
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := tupleRows(ds, iv, k)
+	return rows, k, err
+}
+
+// tupleRows is ndRows on the index values iv.
+func tupleRows(ds tensor.Shape, iv []int64, k int) ([]int64, error) {
+	rows := make([]int64, len(iv)/k)
+	for t := range rows {
+		row := int64(0)
+		for j := range k {
+			n := int64(ds[j])
+			v := iv[t*k+j]
+			if v < -n || v >= n {
+				return nil, fmt.Errorf("index %d out of range for dimension %d of size %d", v, j, n)
+			}
+			if v < 0 {
+				v += n
+			}
+			row = row*n + v
+		}
+		rows[t] = row
+	}
+	return rows, nil
+}
+
+// lowerScatterND writes updates at the index tuples of data (reduction
+// none or add): a scatter along the rows of data viewed as [rows, rest].
+func lowerScatterND(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1, 2); err != nil {
+		return nil, err
+	}
+	data, upd := ins[0], ins[2]
+	ds := data.meta.Shape
+	rows, k, err := c.ndRows(ds, ins[1])
+	if err != nil {
+		return nil, err
+	}
+	rest := ds[k:].Numel()
+	if upd.meta.Shape.Numel() != len(rows)*rest {
+		return nil, fmt.Errorf("updates %v for %d index tuples of slices %v", upd.meta.Shape, len(rows), ds[k:])
+	}
+	view, err := c.reshape(data, tensor.Shape{ds[:k].Numel(), rest})
+	if err != nil {
+		return nil, err
+	}
+	u, err := c.reshape(upd, tensor.Shape{len(rows), rest})
+	if err != nil {
+		return nil, err
+	}
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(rows), rest}, DType: tensor.Int64})
+	for t, r := range rows {
+		for j := range rest {
+			d.I64()[t*rest+j] = r
+		}
+	}
+	idx := c.keep(&value{meta: d.Meta, c: d})
+	op := ops.Scatter
+	switch red := c.attrString("reduction", "none"); red {
+	case "none":
+	case "add":
+		op = ops.ScatterAdd
+	default:
+		return nil, fmt.Errorf("reduction %q is not supported", red)
+	}
+	out, err := c.op(op, ops.DimAttrs{Dim: 0}, view, idx, u)
+	if err != nil {
+		return nil, err
+	}
+	return one(c.reshape(out, ds))
 }
