@@ -244,6 +244,9 @@ type SliceExpr struct {
 	Lo   Expr
 	Hi   Expr
 	Step Expr
+	// Ellipsis marks `...` (no parts): as many whole dimensions as the
+	// other indices leave.
+	Ellipsis bool
 }
 
 // IndexExpr is `x[i, lo:hi, ...]`; each index is an Expr or a *SliceExpr.

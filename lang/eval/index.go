@@ -174,6 +174,7 @@ type indexItem struct {
 	at             exprFn
 	lo, hi, step   exprFn
 	slice          bool
+	ellipsis       bool // `...`: no values
 	loPos, stepPos ast.Pos
 }
 
@@ -181,7 +182,9 @@ func (c *compiler) index(e *ast.IndexExpr) exprFn {
 	x := c.expr(e.X)
 	items := make([]indexItem, len(e.Indices))
 	for i, ix := range e.Indices {
-		if s, ok := ix.(*ast.SliceExpr); ok {
+		if s, ok := ix.(*ast.SliceExpr); ok && s.Ellipsis {
+			items[i] = indexItem{ellipsis: true, loPos: s.At}
+		} else if ok {
 			it := indexItem{slice: true, loPos: s.At, stepPos: s.At}
 			if s.Lo != nil {
 				it.lo = c.expr(s.Lo)
@@ -211,6 +214,8 @@ func (c *compiler) index(e *ast.IndexExpr) exprFn {
 			n := 1
 			if it.slice {
 				fns, n = [3]exprFn{it.lo, it.hi, it.step}, 3
+			} else if it.ellipsis {
+				n = 0
 			}
 			for _, f := range fns[:n] {
 				if f == nil {
@@ -252,7 +257,10 @@ func (fr *frame) indexItems(items []indexItem, vals []Value, site *callSite) ([]
 	out := make([]ops.IndexItem, len(items))
 	k := 0
 	for i, it := range items {
-		if !it.slice {
+		switch {
+		case it.ellipsis:
+			return nil, fr.errorf(it.loPos, "'...' indexes only tensors")
+		case !it.slice:
 			n, err := fr.intIndex(vals[k], site.pos, "an index")
 			if err != nil {
 				return nil, err
@@ -261,40 +269,49 @@ func (fr *frame) indexItems(items []indexItem, vals []Value, site *callSite) ([]
 			k++
 			continue
 		}
-		lo, hi, step := vals[k], vals[k+1], vals[k+2]
+		item, err := fr.sliceItem(it, vals[k], vals[k+1], vals[k+2])
+		if err != nil {
+			return nil, err
+		}
 		k += 3
-		item := ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-		var err error
-		if lo != nil && lo != None {
-			item.HasStart = true
-			if item.Start, err = fr.intIndex(lo, it.loPos, "a slice bound"); err != nil {
-				return nil, err
-			}
-		}
-		if hi != nil && hi != None {
-			item.HasStop = true
-			if item.Stop, err = fr.intIndex(hi, it.loPos, "a slice bound"); err != nil {
-				return nil, err
-			}
-		}
-		if step != nil && step != None {
-			if item.Step, err = fr.intIndex(step, it.stepPos, "a slice step"); err != nil {
-				return nil, err
-			}
-			if item.Step == 0 {
-				return nil, fr.errorf(it.stepPos, "slice step cannot be zero")
-			}
-		}
 		out[i] = item
 	}
 	return out, nil
+}
+
+// sliceItem converts the evaluated bounds of a slice (nil or none when
+// not written).
+func (fr *frame) sliceItem(it indexItem, lo, hi, step Value) (ops.IndexItem, error) {
+	item := ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
+	var err error
+	if lo != nil && lo != None {
+		item.HasStart = true
+		if item.Start, err = fr.intIndex(lo, it.loPos, "a slice bound"); err != nil {
+			return item, err
+		}
+	}
+	if hi != nil && hi != None {
+		item.HasStop = true
+		if item.Stop, err = fr.intIndex(hi, it.loPos, "a slice bound"); err != nil {
+			return item, err
+		}
+	}
+	if step != nil && step != None {
+		if item.Step, err = fr.intIndex(step, it.stepPos, "a slice step"); err != nil {
+			return item, err
+		}
+		if item.Step == 0 {
+			return item, fr.errorf(it.stepPos, "slice step cannot be zero")
+		}
+	}
+	return item, nil
 }
 
 // indexValue is v[items] for every indexable kind of value.
 func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *callSite) (Value, error) {
 	pos := site.pos
 	if r, ok := v.(*Record); ok {
-		if len(items) != 1 || items[0].slice {
+		if len(items) != 1 || items[0].slice || items[0].ellipsis {
 			return nil, fr.errorf(pos, "a record is indexed by one string key")
 		}
 		key, ok := vals[0].(String)
@@ -313,10 +330,19 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 	}
 	switch v.(type) {
 	case Bool, Int, Float32, Float64:
+		if specialIndex(items, vals) { // x[none], x[...]
+			fr.th.sitePos = pos
+			r := fr.th.RT.FromHost(fr.th.Site(), ScalarDense(v))
+			defer fr.th.RT.Release(r)
+			return fr.indexTensor(r, items, vals, site)
+		}
 		return nil, fr.errorf(pos, "cannot index a 0-d tensor (%s)", Describe(v))
 	case *List, String, Range, Tensor:
 	default:
 		return nil, fr.errorf(pos, "cannot index %s", Describe(v))
+	}
+	if t, ok := v.(Tensor); ok && specialIndex(items, vals) {
+		return fr.indexTensor(t.Ref, items, vals, site)
 	}
 	ix, err := fr.indexItems(items, vals, site)
 	if err != nil {

@@ -223,6 +223,16 @@ func convertIndices(s *indexSuffix) ([]ast.Expr, error) {
 	}
 	out := make([]ast.Expr, 0, len(items))
 	for _, ix := range items {
+		if ix.Ellipsis {
+			switch {
+			case ix.Lo != nil:
+				return nil, &synError{Pos: ix.Lo.Span(), Msg: "expected ',' or ']' after '...'"}
+			case ix.Slice != nil:
+				return nil, expectedFound(ix.Slice.Pos, "',' or ']' after '...'", ":")
+			}
+			out = append(out, &ast.SliceExpr{At: posOf(ix.Pos), Ellipsis: true})
+			continue
+		}
 		if ix.Slice == nil {
 			out = append(out, ix.Lo)
 			continue
@@ -238,7 +248,7 @@ func convertIndices(s *indexSuffix) ([]ast.Expr, error) {
 
 // empty reports an index with no expression and no colon; the grammar lets
 // it through so that "[" "]" and "[,]" get a precise error here.
-func (ix *index) empty() bool { return ix.Lo == nil && ix.Slice == nil }
+func (ix *index) empty() bool { return !ix.Ellipsis && ix.Lo == nil && ix.Slice == nil }
 
 func convertParams(ps *params) ([]*ast.Param, error) {
 	var raw []*param

@@ -114,6 +114,10 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 		}
 		b.WriteString(")")
 	case *ast.SliceExpr:
+		if n.Ellipsis {
+			b.WriteString("...")
+			break
+		}
 		b.WriteString("(slice ")
 		dumpOpt(b, n.Lo)
 		b.WriteString(" ")

@@ -143,6 +143,8 @@ var errorTests = []struct{ src, want string }{
 	{"let y = x[1,,2]", `t.tr:1:13: expected index, found ","`},
 	{"let y = x[1:2:3:4]", `t.tr:1:16: expected ',' or ']' in index, found ":"`},
 	{"let y = x[1", `t.tr:1:12: expected ']' in index, found end of file`},
+	{"let y = x[... 1]", `t.tr:1:15: expected ',' or ']' after '...'`},
+	{"let y = x[...:1]", `t.tr:1:14: expected ',' or ']' after '...', found ":"`},
 
 	// Limits.
 	{"let x = " + strings.Repeat("(", 1001) + "1" + strings.Repeat(")", 1001), `t.tr:1:1008: expression nested too deeply (limit 1000)`},

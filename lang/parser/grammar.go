@@ -279,12 +279,14 @@ type indexSuffix struct {
 	End   lexer.Token  `parser:"@']'"`
 }
 
-// index is `expr`, or a slice `lo:hi:step` with every part optional;
-// convert.go rejects an index with neither.
+// index is `expr`, `...` (every dimension not indexed otherwise), or a
+// slice `lo:hi:step` with every part optional; convert.go rejects an index
+// with none of them, and `...` followed by anything.
 type index struct {
-	Pos   lexer.Position
-	Lo    ast.Expr   `parser:"@@?"`
-	Slice *sliceTail `parser:"@@?"`
+	Pos      lexer.Position
+	Ellipsis bool       `parser:"@'...'?"`
+	Lo       ast.Expr   `parser:"@@?"`
+	Slice    *sliceTail `parser:"@@?"`
 }
 
 type sliceTail struct {

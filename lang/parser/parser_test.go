@@ -115,6 +115,8 @@ var exprTests = []struct{ src, want string }{
 	{"x[1:]", "(index x (slice 1 _ _))"},
 	{"x[:2]", "(index x (slice _ 2 _))"},
 	{"x[1:2:3]", "(index x (slice 1 2 3))"},
+	{"x[..., 0]", "(index x ... 0)"},
+	{"x[:, none, ...,]", "(index x (slice _ _ _) none ...)"},
 	{"x[a+1:b*2]", "(index x (slice (a + 1) (b * 2) _))"},
 	{"x[0][1]", "(index (index x 0) 1)"},
 	{"r.name", "(. r name)"},

@@ -1,0 +1,313 @@
+package eval
+
+import (
+	"slices"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Tensor indexing beyond ints and slices, as in torch:
+//
+//   - `...` stands for as many whole dimensions as the other indices leave;
+//   - `none` inserts a dimension of size 1;
+//   - one tensor index selects along its dimension(s): a bool mask of k
+//     dimensions (equal to the k it covers) the elements where it is
+//     true, those dimensions becoming one of that count; an integer tensor
+//     the positions it lists (negative ones count from the end), its shape
+//     replacing the dimension. Int indices are applied first and remove
+//     their dimensions, so the tensor index's dimensions always stay in
+//     place (torch's rule; NumPy would move them first in x[0, :, idx]).
+//
+// The basic part (ints and slices) is one index op; a mask is read on the
+// host (its count is the result's shape) and becomes the positions of an
+// index_select.
+
+type partKind uint8
+
+const (
+	partInt partKind = iota
+	partSlice
+	partNone
+	partTensor
+)
+
+// part is one index of x[...] after evaluation, `...` expanded.
+type part struct {
+	kind partKind
+	item ops.IndexItem
+	ref  *refs.Ref // partTensor
+	dims int       // dimensions of x it covers
+}
+
+var fullSlice = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
+
+// specialIndex says whether x[...] has more than ints and slices: `...`,
+// none, or a tensor index (a bool tensor, or one of at least 1 dimension).
+func specialIndex(items []indexItem, vals []Value) bool {
+	k := 0
+	for _, it := range items {
+		switch {
+		case it.ellipsis:
+			return true
+		case it.slice:
+			k += 3
+		default:
+			if isTensorIndex(vals[k]) {
+				return true
+			}
+			if _, none := vals[k].(NoneType); none {
+				return true
+			}
+			k++
+		}
+	}
+	return false
+}
+
+func isTensorIndex(v Value) bool {
+	t, ok := v.(Tensor)
+	return ok && (len(t.Ref.Shape()) > 0 || t.Ref.DType() == tensor.Bool)
+}
+
+// indexParts evaluates the parts of x[...] for a tensor of shape s.
+func (fr *frame) indexParts(s tensor.Shape, items []indexItem, vals []Value, site *callSite) ([]part, error) {
+	pos := site.pos
+	var parts []part
+	ell, covered, k := -1, 0, 0
+	for _, it := range items {
+		switch {
+		case it.ellipsis:
+			if ell >= 0 {
+				return nil, fr.errorf(it.loPos, "an index can have only one '...'")
+			}
+			ell = len(parts)
+			parts = append(parts, part{})
+		case it.slice:
+			item, err := fr.sliceItem(it, vals[k], vals[k+1], vals[k+2])
+			if err != nil {
+				return nil, err
+			}
+			k += 3
+			parts = append(parts, part{kind: partSlice, item: item, dims: 1})
+			covered++
+		default:
+			v := vals[k]
+			k++
+			if _, none := v.(NoneType); none {
+				parts = append(parts, part{kind: partNone})
+				continue
+			}
+			if isTensorIndex(v) {
+				r := v.(Tensor).Ref
+				dt, n := r.DType(), 1
+				switch {
+				case dt == tensor.Bool:
+					n = len(r.Shape())
+					if n == 0 {
+						return nil, fr.errorf(pos, "a 0-d bool index is not supported; use where()")
+					}
+				case !dt.IsInt() || dt == tensor.Uint8:
+					return nil, fr.errorf(pos, "a tensor index must hold integers (int64) or be a bool mask, not %v", r.Meta())
+				}
+				parts = append(parts, part{kind: partTensor, ref: r, dims: n})
+				covered += n
+				continue
+			}
+			n, err := fr.intIndex(v, pos, "an index")
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, part{kind: partInt, item: ops.IndexItem{Kind: ops.IndexAt, At: n}, dims: 1})
+			covered++
+		}
+	}
+	if covered > len(s) {
+		return nil, fr.errorf(pos, "too many indices for a tensor of shape %v: they cover %d dimensions, the tensor has %d", s, covered, len(s))
+	}
+	if ell >= 0 {
+		fill := make([]part, len(s)-covered)
+		for i := range fill {
+			fill[i] = part{kind: partSlice, item: fullSlice, dims: 1}
+		}
+		parts = slices.Concat(parts[:ell], fill, parts[ell+1:])
+	}
+	return parts, nil
+}
+
+// indexTensor is x[...] with `...`, none or a tensor index.
+func (fr *frame) indexTensor(x *refs.Ref, items []indexItem, vals []Value, site *callSite) (Value, error) {
+	parts, err := fr.indexParts(x.Shape(), items, vals, site)
+	if err != nil {
+		return nil, err
+	}
+	tensors, nones := 0, 0
+	for _, p := range parts {
+		switch p.kind {
+		case partTensor:
+			tensors++
+		case partNone:
+			nones++
+		}
+	}
+	switch {
+	case tensors > 1:
+		return nil, fr.errorf(site.pos, "only one tensor index is supported in x[...]; index in several steps")
+	case tensors == 1 && nones > 0:
+		return nil, fr.errorf(site.pos, "none together with a tensor index is not supported; index in two steps")
+	}
+	ix := &tensorIndexer{fr: fr, site: site}
+	defer ix.release()
+	// The basic part: ints and slices, a tensor index's dimensions whole.
+	var basic []ops.IndexItem
+	trivial, at, kept := true, -1, 0
+	for _, p := range parts {
+		switch p.kind {
+		case partInt:
+			basic, trivial = append(basic, p.item), false
+		case partSlice:
+			basic = append(basic, p.item)
+			trivial = trivial && !p.item.HasStart && !p.item.HasStop && p.item.Step == 1
+			kept++
+		case partTensor:
+			at = kept
+			for range p.dims {
+				basic = append(basic, fullSlice)
+			}
+			kept += p.dims
+		}
+	}
+	cur := x
+	if !trivial {
+		if cur = ix.op(ops.Index, &ops.IndexAttrs{Items: basic}, cur); cur == nil {
+			return nil, ix.err
+		}
+	}
+	if tensors == 0 {
+		// Insert the size-1 dimensions of none.
+		rs, final := cur.Shape(), tensor.Shape{}
+		i := 0
+		for _, p := range parts {
+			switch p.kind {
+			case partSlice:
+				final = append(final, rs[i])
+				i++
+			case partNone:
+				final = append(final, 1)
+			}
+		}
+		final = append(final, rs[i:]...)
+		return ix.result(ix.reshape(cur, final))
+	}
+	var tp part
+	for _, p := range parts {
+		if p.kind == partTensor {
+			tp = p
+		}
+	}
+	out := ix.selectBy(cur, at, tp)
+	return ix.result(out)
+}
+
+// tensorIndexer submits the ops of one index expression and releases the
+// intermediate results; the first failure sticks.
+type tensorIndexer struct {
+	fr    *frame
+	site  *callSite
+	temps []*refs.Ref
+	err   error
+}
+
+func (ix *tensorIndexer) op(op ops.Op, attrs any, ins ...*refs.Ref) *refs.Ref {
+	if ix.err != nil {
+		return nil
+	}
+	v, err := ix.fr.submit(ix.site, op, attrs, ins...)
+	if err != nil {
+		ix.err = err
+		return nil
+	}
+	r := v.(Tensor).Ref
+	ix.temps = append(ix.temps, r)
+	return r
+}
+
+func (ix *tensorIndexer) reshape(x *refs.Ref, s tensor.Shape) *refs.Ref {
+	if x == nil || x.Shape().Equal(s) {
+		return x
+	}
+	return ix.op(ops.Reshape, ops.ReshapeAttrs{Shape: s}, x)
+}
+
+// host makes a ready tensor of host data.
+func (ix *tensorIndexer) host(d *tensor.Dense) *refs.Ref {
+	th := ix.fr.th
+	th.sitePos = ix.site.pos
+	r := th.RT.FromHost(th.Site(), d)
+	ix.temps = append(ix.temps, r)
+	return r
+}
+
+func (ix *tensorIndexer) scalar(v int64) *refs.Ref {
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{}, DType: tensor.Int64})
+	d.I64()[0] = v
+	return ix.host(d)
+}
+
+// result returns r as an owned value (r may be an input), or the failure.
+func (ix *tensorIndexer) result(r *refs.Ref) (Value, error) {
+	if ix.err != nil || r == nil {
+		return nil, ix.err
+	}
+	ix.fr.th.RT.Retain(r)
+	return Tensor{Ref: r}, nil
+}
+
+func (ix *tensorIndexer) release() {
+	for _, r := range ix.temps {
+		ix.fr.th.RT.Release(r)
+	}
+	ix.temps = nil
+}
+
+// selectBy applies tensor index tp to dimension at of x.
+func (ix *tensorIndexer) selectBy(x *refs.Ref, at int, tp part) *refs.Ref {
+	fr, s := ix.fr, x.Shape()
+	idx := tp.ref
+	if idx.DType() == tensor.Bool {
+		ms := idx.Shape()
+		if !s[at : at+tp.dims].Equal(ms) {
+			ix.err = fr.errorf(ix.site.pos, "the mask's shape %v does not match the dimensions it indexes, %v (of shape %v)", ms, s[at:at+tp.dims], s)
+			return nil
+		}
+		m, err := fr.th.RT.Read(idx)
+		if err != nil {
+			ix.err = fr.wrap(ix.site.pos, err)
+			return nil
+		}
+		var pos []int64
+		for i := range m.Numel() {
+			if m.Buf[i] != 0 {
+				pos = append(pos, int64(i))
+			}
+		}
+		d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
+		copy(d.I64(), pos)
+		merged := slices.Concat(s[:at], tensor.Shape{ms.Numel()}, s[at+tp.dims:])
+		return ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, ix.reshape(x, merged), ix.host(d))
+	}
+	if idx.DType() != tensor.Int64 {
+		idx = ix.op(ops.Astype, ops.CastAttrs{To: tensor.Int64}, idx)
+	}
+	// Negative positions count from the end.
+	n := ix.scalar(int64(s[at]))
+	idx = ix.op(ops.Where, nil, ix.op(ops.Lt, nil, idx, ix.scalar(0)), ix.op(ops.Add, nil, idx, n), idx)
+	if idx == nil {
+		return nil
+	}
+	is := idx.Shape()
+	flat := ix.reshape(idx, tensor.Shape{is.Numel()})
+	out := ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, x, flat)
+	return ix.reshape(out, slices.Concat(s[:at], is, s[at+1:]))
+}
