@@ -235,8 +235,14 @@ func builtinTolist(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if err := eval.UnpackArgs(th, "tolist", args, kwargs, "input", &x); err != nil {
 		return nil, err
 	}
-	if n := x.Shape().Numel(); n > maxListElements {
+	n := x.Shape().Numel()
+	if n > maxListElements {
 		return nil, fmt.Errorf("tolist: %v has %d elements, more than the %d a list may hold", x.Shape(), n, maxListElements)
+	}
+	// Each element takes a list slot and a boxed number: lists count
+	// against the host memory limit.
+	if err := th.RT.HostPool().CheckValue(int64(n) * 24); err != nil {
+		return nil, fmt.Errorf("tolist: %w", err)
 	}
 	d, err := th.RT.Read(x)
 	if err != nil {

@@ -93,6 +93,11 @@ func OpenSafetensors(path string, opts *Options) (*File, error) {
 	if _, err := fh.ReadAt(header, 8); err != nil {
 		return nil, wrap(path, Safetensors, "reading the header", err)
 	}
+	// Every tensor record names its data_offsets: more of them than
+	// MaxEntries fails before the decoder spends memory on each.
+	if n := bytes.Count(header, []byte(`"data_offsets"`)); n > MaxEntries {
+		return nil, bad("header: more than %d tensors", MaxEntries)
+	}
 	infos, meta, err := parseSTHeader(header)
 	if err != nil {
 		return nil, bad("header: %v", err)

@@ -128,7 +128,9 @@ const valueCheckMin = 1 << 20
 // count against the same limit as tensors. It counts everything the Go
 // heap holds (tensors, strings, lists, and garbage not collected yet);
 // over the limit it collects the garbage and counts again before it
-// fails. Values under a megabyte pass unchecked.
+// fails. Under RLIMIT_AS it also checks the address space left
+// (checkAddressSpace), as Check does for tensors. Values under a megabyte
+// pass unchecked.
 func (p *HostPool) CheckValue(n int64) error {
 	if n < valueCheckMin {
 		return nil

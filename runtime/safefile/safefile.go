@@ -4,10 +4,13 @@
 // than a stated number of bytes; a Sandbox confines every path to one
 // directory tree.
 //
-// Every reader of such files goes through here (the interpreter's import,
-// the CLI's --hooks, runtime/formats for load and save), so that a new
-// loader gets the same checks by calling Open, ReadFile and
-// Sandbox.Check.
+// Every reader and writer of such files goes through here (the
+// interpreter's import and --hooks via eval.ReadSource, runtime/formats
+// for load and save, and through formats.Map the ONNX loader), so a new
+// loader gets the same checks by calling Open (or ReadFile) before
+// reading, CreateAtomic to write, and Sandbox.Check on every path a
+// script names. RemoveTemps is for a signal handler: it discards the
+// writes in flight.
 package safefile
 
 import (
