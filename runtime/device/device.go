@@ -88,9 +88,13 @@ type Caps struct {
 	// silently changed the numbers would not be a budget.
 	ExactFallback bool
 	// Memory is the budget when none is asked for (--mem): the device's
-	// memory, or what tref may take of it.
+	// memory, or what tref may take of it, or Unbounded.
 	Memory int64
 }
+
+// Unbounded is the budget of a device that keeps every tensor resident
+// until libtorch's allocator says no (traces print it as "unbounded").
+const Unbounded = 1 << 62
 
 // Clock is where the times of a device's trace come from.
 type Clock uint8

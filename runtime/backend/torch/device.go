@@ -70,17 +70,13 @@ func NewDevice(lib *Lib, name string) (*Device, error) {
 // Name is the device name as memstats() and traces show it.
 func (d *Device) Name() string { return d.name }
 
-// unbounded is the budget of a device without --mem: every tensor stays
-// resident, as far as libtorch's allocator lets it.
-const unbounded = 1 << 62
-
 // Caps: wall-clock times; results never take over an operand's tensor
 // (libtorch's ops make new ones, so the operand and the result coexist);
 // the host's kernels differ from libtorch's, so an op that does not fit
 // the budget is an error rather than a silent change of numbers. Without
 // --mem every tensor stays resident.
 func (d *Device) Caps() device.Caps {
-	return device.Caps{Clock: device.Wall, Memory: unbounded}
+	return device.Caps{Clock: device.Wall, Memory: device.Unbounded}
 }
 
 // Supports is "" when the plugin has a kernel for op and can take its

@@ -58,6 +58,15 @@ type Final struct {
 	WastedPrefetches, WastedBytes int64
 }
 
+// FormatBudget prints a budget: its bytes, or "unbounded" for a device
+// that keeps every tensor resident (device.Unbounded and above).
+func FormatBudget(n int64) string {
+	if n >= 1<<62 {
+		return "unbounded"
+	}
+	return FormatBytes(n)
+}
+
 // Ratio is a/b, 0 when b is 0.
 func Ratio(a, b int64) float64 {
 	if b == 0 {

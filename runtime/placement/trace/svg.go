@@ -102,7 +102,11 @@ func (s *SVG) Close(t *Totals) error {
 	)
 	points := memoryCurves(s.mem)
 	var devices []string
-	end, peak := t.TimeNs, t.Budget
+	budget := t.Budget
+	if FormatBudget(budget) == "unbounded" {
+		budget = 0 // no line to draw, and no scale to stretch
+	}
+	end, peak := t.TimeNs, budget
 	for _, p := range points {
 		if !slices.Contains(devices, p.device) {
 			devices = append(devices, p.device)
@@ -144,7 +148,7 @@ func (s *SVG) Close(t *Totals) error {
 	w := bufio.NewWriter(s.w)
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(w, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	title := fmt.Sprintf("Resident bytes per device — %s, strategy %s, budget %s", t.Device, t.Strategy, FormatBytes(t.Budget))
+	title := fmt.Sprintf("Resident bytes per device — %s, strategy %s, budget %s", t.Device, t.Strategy, FormatBudget(t.Budget))
 	fmt.Fprintf(w, `<text x="%d" y="28" font-size="15" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
 	// Grid, ticks and tick labels.
 	for v := 0.0; v <= xMax+xStep/2; v += xStep {
@@ -162,8 +166,8 @@ func (s *SVG) Close(t *Totals) error {
 	fmt.Fprintf(w, `<text transform="translate(24 %d) rotate(-90)" text-anchor="middle">resident (%s)</text>`+"\n", top+plotH/2, bName)
 	// Budget line.
 	legend := []struct{ label, color, dash string }{}
-	if t.Budget > 0 {
-		by := y(t.Budget)
+	if budget > 0 {
+		by := y(budget)
 		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#d62728" stroke-dasharray="6 4" stroke-width="1.5"/>`+"\n", left, by, left+plotW, by)
 		legend = append(legend, struct{ label, color, dash string }{t.Device + " budget", "#d62728", "6 4"})
 	}

@@ -82,7 +82,7 @@ func (t *Text) Close(s *Totals) error {
 
 // WriteSummary prints the totals as an aligned block.
 func WriteSummary(w io.Writer, s *Totals) {
-	fmt.Fprintf(w, "summary: %d ops on %s, strategy %s, budget %s, %s clock\n", s.Ops, s.Device, s.Strategy, FormatBytes(s.Budget), s.Clock)
+	fmt.Fprintf(w, "summary: %d ops on %s, strategy %s, budget %s, %s clock\n", s.Ops, s.Device, s.Strategy, FormatBudget(s.Budget), s.Clock)
 	fmt.Fprintf(w, "  %-14s %s (bound %s, %.2fx)\n", "time", FormatNs(s.TimeNs), FormatNs(s.BoundNs), Ratio(s.TimeNs, s.BoundNs))
 	fmt.Fprintf(w, "  %-14s %s\n", "compute", FormatNs(s.ComputeNs))
 	fmt.Fprintf(w, "  %-14s %s\n", "stall", FormatNs(s.StallNs))

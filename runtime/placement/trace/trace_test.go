@@ -324,3 +324,12 @@ func TestFormat(t *testing.T) {
 		t.Error("ParseKind(writeback)")
 	}
 }
+
+func TestFormatBudget(t *testing.T) {
+	if got := FormatBudget(16 << 20); got != "16.0MiB" {
+		t.Errorf("16 MiB: %q", got)
+	}
+	if got := FormatBudget(1 << 62); got != "unbounded" {
+		t.Errorf("1<<62: %q", got)
+	}
+}
