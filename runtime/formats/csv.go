@@ -329,8 +329,10 @@ func (p *csvParser) readField() (end bool, err error) {
 	for {
 		// Scan what the reader holds for the field's end, without taking
 		// the bytes one call at a time.
-		if _, err := p.r.Peek(1); err != nil && !errors.Is(err, io.EOF) {
-			return false, err
+		if p.r.Buffered() == 0 {
+			if _, err := p.r.Peek(1); err != nil && !errors.Is(err, io.EOF) {
+				return false, err
+			}
 		}
 		chunk, _ := p.r.Peek(p.r.Buffered())
 		i := 0
@@ -341,24 +343,34 @@ func (p *csvParser) readField() (end bool, err error) {
 			return false, bad(fmt.Errorf("a field longer than %d bytes", maxCSVField))
 		}
 		p.field = append(p.field, chunk[:i]...)
-		p.r.Discard(i)
-		p.col += i
-		if i == len(chunk) && i > 0 {
-			continue // the field goes on past what the reader holds
+		if i == len(chunk) {
+			p.r.Discard(i)
+			p.col += i
+			if i > 0 {
+				continue // the field goes on past what the reader holds
+			}
+			// The end of the text ends the record.
+			if n := len(p.field); n > 0 && p.field[n-1] == '\r' {
+				p.field = p.field[:n-1]
+			}
+			return true, nil
 		}
-		c, err := p.next()
-		switch {
-		case errors.Is(err, io.EOF), err == nil && c == '\n':
+		// The separator is taken with the field.
+		c := chunk[i]
+		p.r.Discard(i + 1)
+		switch c {
+		case '\n':
+			p.line++
+			p.col = 0
 			// encoding/csv drops the carriage return before a newline.
 			if n := len(p.field); n > 0 && p.field[n-1] == '\r' {
 				p.field = p.field[:n-1]
 			}
 			return true, nil
-		case err != nil:
-			return false, err
-		case c == '"':
+		case '"':
 			return false, bad(errCSVBareQuote)
 		}
+		p.col += i + 1
 		return false, nil // c is the comma
 	}
 }
