@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -138,7 +139,11 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 	}
 	sort.Strings(cands)
 	hint := ""
-	if s := resolve.Suggest(name, cands); s != "" {
+	switch v.(type) {
+	case Tensor, Bool, Int, Float32, Float64:
+		hint = resolve.TorchHint(name, func(n string) bool { return slices.Contains(cands, n) })
+	}
+	if s := resolve.Suggest(name, cands); hint == "" && s != "" {
 		hint = fmt.Sprintf("; did you mean %q?", s)
 	}
 	switch x := v.(type) {

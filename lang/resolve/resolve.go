@@ -22,6 +22,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/tref-lang/tref/lang/ast"
@@ -327,6 +328,9 @@ var pythonNames = map[string]string{
 func didYouMean(name string, candidates []string) string {
 	if k, ok := pythonNames[name]; ok {
 		return fmt.Sprintf("; tref writes %s", k)
+	}
+	if h := TorchHint(name, func(n string) bool { return slices.Contains(candidates, n) }); h != "" {
+		return h
 	}
 	if s := suggest(name, candidates); s != "" {
 		return fmt.Sprintf("; did you mean %q?", s)

@@ -12,7 +12,7 @@ import (
 	"github.com/tref-lang/tref/lang/resolve"
 )
 
-var universe = map[string]bool{"print": true, "range": true, "len": true, "sum": true, "relu": true}
+var universe = map[string]bool{"print": true, "range": true, "len": true, "sum": true, "relu": true, "cat": true}
 
 func resolveSrc(t *testing.T, src string, opts resolve.Options) (*ast.File, *resolve.Module, error) {
 	t.Helper()
@@ -31,6 +31,10 @@ func TestStaticErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"let count = 1\nprint(cuont)", `t.tr:2:7: undefined name "cuont"; did you mean "count"?`},
 		{"prnt(1)", `t.tr:1:1: undefined name "prnt"; did you mean "print"?`},
+		{"print(concat(1))", `t.tr:1:7: undefined name "concat"; did you mean "cat"? (torch's concat is tref's cat)`},
+		{"print(amax(1))", `t.tr:1:7: undefined name "amax"`},
+		{"print(nansum(1))", `t.tr:1:7: undefined name "nansum"`},
+		{"F.relu(1)", `t.tr:1:1: undefined name "F"; tref's builtins are global: F.relu(x) is relu(x)`},
 		{"let x = 1\nlet x = 2", `t.tr:2:5: "x" is already declared in this block (at 1:5); use "x = ..." to rebind it`},
 		{"y = 3", `t.tr:1:1: cannot assign to undeclared name "y"; declare it with "let y = ..."`},
 		{"let yy = 1\nyz = 3", `t.tr:2:1: cannot assign to undeclared name "yz"; declare it with "let yz = ..."; did you mean "yy"?`},

@@ -1,0 +1,70 @@
+package resolve
+
+import "fmt"
+
+// torchNames maps names a PyTorch user reaches for to tref's spelling of
+// the same thing. An entry starting with "!" is advice instead of a name.
+var torchNames = map[string]string{
+	"torch":                        "!tref's builtins are global: torch.zeros(...) is zeros(...)",
+	"F":                            "!tref's builtins are global: F.relu(x) is relu(x)",
+	"nn":                           "!tref's builtins are global: nn.functional.relu(x) is relu(x)",
+	"remainder":                    "mod",
+	"fmod":                         "mod",
+	"floor_divide":                 "floordiv",
+	"true_divide":                  "div",
+	"divide":                       "div",
+	"multiply":                     "mul",
+	"subtract":                     "sub",
+	"negative":                     "neg",
+	"absolute":                     "abs",
+	"clip":                         "clamp",
+	"amax":                         "max",
+	"amin":                         "min",
+	"concat":                       "cat",
+	"concatenate":                  "cat",
+	"hstack":                       "cat",
+	"swapaxes":                     "transpose",
+	"swapdims":                     "transpose",
+	"mm":                           "matmul",
+	"mv":                           "matmul",
+	"dot":                          "matmul",
+	"scaled_dot_product_attention": "attention",
+	"manual_seed":                  "seed",
+	"as_tensor":                    "tensor",
+	"from_numpy":                   "tensor",
+	"Tensor":                       "tensor",
+	"FloatTensor":                  "tensor",
+	"LongTensor":                   "tensor",
+	"empty":                        "zeros",
+	"empty_like":                   "zeros_like",
+	"normal":                       "randn",
+	"uniform":                      "rand",
+	"numpy":                        "tolist",
+	"dim":                          "!a tensor's number of dimensions is the field x.ndim",
+	"ndimension":                   "!a tensor's number of dimensions is the field x.ndim",
+	"nelement":                     "numel",
+	"contiguous":                   "!tref's tensors are always contiguous; drop the call",
+	"no_grad":                      "!tref computes gradients only inside grad(f) and value_and_grad(f); nothing needs turning off",
+	"backward":                     "!gradients come from grad(f) or value_and_grad(f), not from backward()",
+	"requires_grad_":               "!grad(f, argnums=...) says which arguments get gradients",
+	"cuda":                         "!the runtime places tensors itself: choose the device with --device, not in the script",
+	"cpu":                          "!the runtime places tensors itself: x.cpu() is not needed",
+	"device":                       "!the runtime places tensors itself; x.device only reports where x is now",
+}
+
+// TorchHint is the advice for a name a PyTorch user might write where
+// tref spells it differently: "; did you mean "cat"? (torch's concat)"
+// when the tref name exists (have says whether it does), other advice
+// for torch idioms tref does without, or "".
+func TorchHint(name string, have func(string) bool) string {
+	t, ok := torchNames[name]
+	switch {
+	case !ok:
+		return ""
+	case t[0] == '!':
+		return "; " + t[1:]
+	case have(t):
+		return fmt.Sprintf("; did you mean %q? (torch's %s is tref's %s)", t, name, t)
+	}
+	return ""
+}
