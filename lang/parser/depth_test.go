@@ -21,9 +21,9 @@ var deepInputs = []struct{ name, src, want string }{
 	{"calls", "f" + strings.Repeat("()", 300000), "t.tr:1:2000: expression nested too deeply (limit 1000)"},
 	{"parens", "let x = " + strings.Repeat("(", 300000) + "1" + strings.Repeat(")", 300000), "t.tr:1:1012: expression nested too deeply (limit 1000)"},
 	{"lists", "let x = " + strings.Repeat("[", 300000) + strings.Repeat("]", 300000), "t.tr:1:1012: expression nested too deeply (limit 1000)"},
-	{"powers", "let x = 2" + strings.Repeat(" ** 2", 300000), "t.tr:1:10039: expression nested too deeply (limit 1000)"},
+	{"powers", "let x = 2" + strings.Repeat(" ** 2", 300000), "t.tr:1:10041: expression nested too deeply (limit 1000)"},
 	{"blocks", strings.Repeat("{", 300000) + strings.Repeat("}", 300000), "t.tr:1:2009: statement nested too deeply (limit 1000)"},
-	{"else if", "if a {}" + strings.Repeat(" else if a {}", 100000), "t.tr:1:26082: expression nested too deeply (limit 1000)"},
+	{"else if", "if a {}" + strings.Repeat(" else if a {}", 100000), "t.tr:1:26095: expression nested too deeply (limit 1000)"},
 	{"calls in calls", "let x = " + strings.Repeat("f(", 300000) + strings.Repeat(")", 300000), "t.tr:1:2015: expression nested too deeply (limit 1000)"},
 }
 

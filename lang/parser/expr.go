@@ -152,6 +152,19 @@ func (p *exprParser) operand() (ast.Expr, error) {
 		}
 		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
 	}
+	// Most operands are one token with no call, index or field after it
+	// (a name, a number). Their production is that token: build its
+	// grammar struct here, converted by the same code, rather than
+	// through a sub-parse of participle, which allocates a parse context,
+	// the struct twice and a deferred capture for it.
+	if pr := tokenPrimary(t); pr != nil {
+		cp := p.lex.MakeCheckpoint()
+		p.lex.Next()
+		if next := p.lex.Peek(); next.Type != tokOp || (next.Value != "(" && next.Value != "[" && next.Value != ".") {
+			return convertPrimary(pr, nil)
+		}
+		p.lex.LoadCheckpoint(cp)
+	}
 	outer := p.st.chain
 	p.st.chain = 0
 	o, err := operandParser.ParseFromLexer(p.lex, participle.AllowTrailing(true))
@@ -160,6 +173,24 @@ func (p *exprParser) operand() (ast.Expr, error) {
 		return nil, err
 	}
 	return convertOperand(o, p.lex.Range(0, p.lex.RawCursor()))
+}
+
+// tokenPrimary is the primary production that the one token t makes (a
+// name, a number, a string, true, false, none), or nil.
+func tokenPrimary(t *lexer.Token) primary {
+	switch {
+	case t.Type == tokIdent:
+		return &identExpr{Tok: *t}
+	case t.Type == tokNumber:
+		return &numberLit{Tok: *t}
+	case t.Type == tokString:
+		return &stringLit{Tok: *t}
+	case t.Type == tokKeyword && (t.Value == "true" || t.Value == "false"):
+		return &boolLit{Pos: t.Pos, Value: t.Value}
+	case t.Type == tokKeyword && t.Value == "none":
+		return &noneLit{Pos: t.Pos, None: t.Value}
+	}
+	return nil
 }
 
 // startsExpr reports whether t can begin an expression.
