@@ -1,0 +1,76 @@
+// Package cuda is tref's CUDA data plane: tensors in device memory,
+// copies between tref's host buffers and the device on a non-blocking
+// copy stream beside the compute stream that the kernels run on, and an
+// event for every dependency between them.
+//
+// The plane talks to CUDA only through Runtime, the few runtime API
+// functions it needs. Two implement it: the real libcudart, resolved at
+// run time (Load: no CUDA headers or libraries at build time), and Fake,
+// a Go model of the same calls whose streams run their work as late as
+// the recorded dependencies allow and whose fresh memory is NaN, so that
+// a missing wait changes the numbers on a machine without a GPU.
+//
+// The ordering rules the plane keeps (see Plane):
+//   - a copy in completes before the first kernel that reads it;
+//   - a kernel completes before a copy out of its result;
+//   - a copy out completes before the host reads the staging buffer;
+//   - device memory is freed (stream-ordered, on the compute stream) only
+//     after every copy that used it, and a staging buffer is reused only
+//     after the copy that used it completed.
+package cuda
+
+// Ptr is a device address.
+type Ptr uintptr
+
+// Stream is a CUDA stream (0 is the legacy default stream, on which
+// libtorch's kernels run unless told otherwise).
+type Stream uintptr
+
+// Event is a CUDA event.
+type Event uintptr
+
+// Runtime is the part of the CUDA runtime API the plane uses. Host
+// memory is passed as Go slices over pinned memory from HostAlloc.
+// Errors carry cudaGetErrorString's text.
+type Runtime interface {
+	// SetDevice makes device n current on the calling thread.
+	SetDevice(n int) error
+	// MemGetInfo is the device's free and total memory in bytes.
+	MemGetInfo() (free, total int64, err error)
+	// StreamCreateNonBlocking makes a stream that does not synchronise
+	// with the legacy default stream.
+	StreamCreateNonBlocking() (Stream, error)
+	// StreamDestroy releases s once its work completes.
+	StreamDestroy(s Stream) error
+	// StreamSynchronize waits for all work issued on s.
+	StreamSynchronize(s Stream) error
+	// EventCreate makes an event with timing.
+	EventCreate() (Event, error)
+	// EventDestroy releases e (work waiting on it is unaffected).
+	EventDestroy(e Event) error
+	// EventRecord captures the work issued on s so far in e.
+	EventRecord(e Event, s Stream) error
+	// EventSynchronize waits until e's captured work completed.
+	EventSynchronize(e Event) error
+	// EventQuery reports whether e's captured work completed.
+	EventQuery(e Event) (bool, error)
+	// EventElapsed is the time from a to b in milliseconds; both
+	// completed.
+	EventElapsed(a, b Event) (float32, error)
+	// StreamWaitEvent makes later work on s wait for e's captured work.
+	StreamWaitEvent(s Stream, e Event) error
+	// MallocAsync allocates n bytes, ordered on s.
+	MallocAsync(n int64, s Stream) (Ptr, error)
+	// FreeAsync frees p once the work issued on s before it completed.
+	FreeAsync(p Ptr, s Stream) error
+	// HostAlloc allocates n bytes of pinned host memory.
+	HostAlloc(n int64) ([]byte, error)
+	// FreeHost frees pinned memory from HostAlloc.
+	FreeHost(b []byte) error
+	// CopyH2D copies src (pinned) to dst, ordered on s; src is read
+	// when the copy runs.
+	CopyH2D(dst Ptr, src []byte, s Stream) error
+	// CopyD2H copies src to dst (pinned), ordered on s; dst holds the
+	// data when the copy completed.
+	CopyD2H(dst []byte, src Ptr, s Stream) error
+}

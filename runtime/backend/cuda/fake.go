@@ -1,0 +1,344 @@
+package cuda
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Fake is a Go model of Runtime for tests: streams are FIFO queues; the
+// legacy default stream (the compute stream) runs its work as soon as it
+// is issued, and the others only when something waits for it (an event
+// or stream synchronisation on the host, or a wait recorded on the
+// compute stream), so kernels run as early and copies land as late as
+// the recorded dependencies allow (with CopiesFirst, the other way
+// round: copies at once, kernels when waited for); device and pinned memory come back filled with NaN; a copy or
+// kernel on freed memory is an error. A plane that misses a wait reads
+// NaN or stale bytes and its results differ.
+type Fake struct {
+	free     int64
+	total    int64
+	mem      map[Ptr][]byte
+	next     Ptr
+	streams  map[Stream]*fakeStream
+	events   map[Event]fakeMark
+	nextEv   Event
+	nextSt   Stream
+	err      error // the first error of work that ran (sticky, as CUDA's)
+	launched int64
+	// CopiesFirst runs the copy streams' work at once and the compute
+	// stream's when waited for.
+	CopiesFirst bool
+}
+
+// fakeStream is a stream's work: done counts the tasks that ran.
+type fakeStream struct {
+	tasks []func()
+	done  int
+}
+
+// fakeMark is a point in a stream: the first n tasks.
+type fakeMark struct {
+	s Stream
+	n int
+}
+
+// NewFake makes a fake device with total bytes of memory.
+func NewFake(total int64) *Fake {
+	f := &Fake{free: total, total: total, mem: map[Ptr][]byte{}, next: 1 << 20,
+		streams: map[Stream]*fakeStream{0: {}}, events: map[Event]fakeMark{}}
+	return f
+}
+
+func (f *Fake) stream(s Stream) (*fakeStream, error) {
+	st, ok := f.streams[s]
+	if !ok {
+		return nil, fmt.Errorf("fake cuda: no stream %d", s)
+	}
+	return st, nil
+}
+
+// runTo runs stream s's tasks up to (not including) n.
+func (f *Fake) runTo(m fakeMark) {
+	st := f.streams[m.s]
+	for st != nil && st.done < m.n {
+		t := st.tasks[st.done]
+		st.tasks[st.done] = nil
+		st.done++
+		t()
+	}
+}
+
+func (f *Fake) enqueue(s Stream, t func()) error {
+	st, err := f.stream(s)
+	if err != nil {
+		return err
+	}
+	st.tasks = append(st.tasks, t)
+	if (s == 0) != f.CopiesFirst {
+		// The eager side runs at once (its recorded waits force the
+		// work they wait for).
+		f.runTo(fakeMark{s, len(st.tasks)})
+	}
+	return f.err
+}
+
+func (f *Fake) fail(format string, args ...any) {
+	if f.err == nil {
+		f.err = fmt.Errorf("fake cuda: "+format, args...)
+	}
+}
+
+// SetDevice accepts device 0 only.
+func (f *Fake) SetDevice(n int) error {
+	if n != 0 {
+		return fmt.Errorf("fake cuda: no device %d", n)
+	}
+	return nil
+}
+
+// MemGetInfo is the memory not allocated or freed.
+func (f *Fake) MemGetInfo() (int64, int64, error) { return f.free, f.total, f.err }
+
+// StreamCreateNonBlocking makes a new queue.
+func (f *Fake) StreamCreateNonBlocking() (Stream, error) {
+	f.nextSt++
+	f.streams[f.nextSt] = &fakeStream{}
+	return f.nextSt, nil
+}
+
+// StreamDestroy runs s's work and forgets it.
+func (f *Fake) StreamDestroy(s Stream) error {
+	if err := f.StreamSynchronize(s); err != nil {
+		return err
+	}
+	delete(f.streams, s)
+	return nil
+}
+
+// StreamSynchronize runs all of s's work.
+func (f *Fake) StreamSynchronize(s Stream) error {
+	st, err := f.stream(s)
+	if err != nil {
+		return err
+	}
+	f.runTo(fakeMark{s, len(st.tasks)})
+	return f.err
+}
+
+// EventCreate makes an event that has captured nothing (complete).
+func (f *Fake) EventCreate() (Event, error) {
+	f.nextEv++
+	f.events[f.nextEv] = fakeMark{}
+	return f.nextEv, nil
+}
+
+// EventDestroy forgets e.
+func (f *Fake) EventDestroy(e Event) error {
+	if _, ok := f.events[e]; !ok {
+		return fmt.Errorf("fake cuda: no event %d", e)
+	}
+	delete(f.events, e)
+	return nil
+}
+
+// EventRecord captures s's tasks so far.
+func (f *Fake) EventRecord(e Event, s Stream) error {
+	st, err := f.stream(s)
+	if err != nil {
+		return err
+	}
+	if _, ok := f.events[e]; !ok {
+		return fmt.Errorf("fake cuda: no event %d", e)
+	}
+	f.events[e] = fakeMark{s, len(st.tasks)}
+	return f.err
+}
+
+// EventSynchronize runs the captured work.
+func (f *Fake) EventSynchronize(e Event) error {
+	m, ok := f.events[e]
+	if !ok {
+		return fmt.Errorf("fake cuda: no event %d", e)
+	}
+	f.runTo(m)
+	return f.err
+}
+
+// EventQuery reports completion without running anything: work runs
+// only when waited for.
+func (f *Fake) EventQuery(e Event) (bool, error) {
+	m, ok := f.events[e]
+	if !ok {
+		return false, fmt.Errorf("fake cuda: no event %d", e)
+	}
+	st := f.streams[m.s]
+	return st == nil || st.done >= m.n, f.err
+}
+
+// EventElapsed is the number of tasks between the marks when both are on
+// one stream (a stand-in for time), else 0.
+func (f *Fake) EventElapsed(a, b Event) (float32, error) {
+	ma, mb := f.events[a], f.events[b]
+	if ma.s == mb.s {
+		return float32(mb.n - ma.n), f.err
+	}
+	return 0, f.err
+}
+
+// StreamWaitEvent makes s run e's captured work before its later tasks.
+func (f *Fake) StreamWaitEvent(s Stream, e Event) error {
+	m, ok := f.events[e]
+	if !ok {
+		return fmt.Errorf("fake cuda: no event %d", e)
+	}
+	return f.enqueue(s, func() { f.runTo(m) })
+}
+
+// MallocAsync hands out NaN-filled memory at once, never at an address
+// used before (a copy or kernel that runs after its memory's free fails).
+func (f *Fake) MallocAsync(n int64, s Stream) (Ptr, error) {
+	if _, err := f.stream(s); err != nil {
+		return 0, err
+	}
+	if n > f.free {
+		return 0, fmt.Errorf("fake cuda: out of memory (%d bytes asked, %d free)", n, f.free)
+	}
+	f.free -= n
+	p := f.next
+	f.next += Ptr(n+255) &^ 255
+	f.next += 256 // a gap: no two allocations touch
+	f.mem[p] = poisoned(n)
+	return p, f.err
+}
+
+// FreeAsync frees p when s reaches this point.
+func (f *Fake) FreeAsync(p Ptr, s Stream) error {
+	if _, ok := f.mem[p]; !ok {
+		return fmt.Errorf("fake cuda: free of %#x, not allocated", p)
+	}
+	// Stream-ordered: later allocations may count on the memory now;
+	// the bytes stay readable only until the free runs.
+	f.free += int64(len(f.mem[p]))
+	return f.enqueue(s, func() { delete(f.mem, p) })
+}
+
+// HostAlloc makes NaN-filled host memory.
+func (f *Fake) HostAlloc(n int64) ([]byte, error) { return poisoned(n), nil }
+
+// FreeHost poisons b, so a copy still to run reads NaN.
+func (f *Fake) FreeHost(b []byte) error {
+	copy(b, poisoned(int64(len(b))))
+	return nil
+}
+
+// CopyH2D reads src when the copy runs.
+func (f *Fake) CopyH2D(dst Ptr, src []byte, s Stream) error {
+	return f.enqueue(s, func() {
+		if d := f.Bytes(dst); len(d) != len(src) {
+			f.fail("copy in of %d bytes to %#x, which holds %d", len(src), dst, len(d))
+		} else {
+			copy(d, src)
+		}
+	})
+}
+
+// CopyD2H writes dst when the copy runs.
+func (f *Fake) CopyD2H(dst []byte, src Ptr, s Stream) error {
+	return f.enqueue(s, func() {
+		if b := f.Bytes(src); len(b) != len(dst) {
+			f.fail("copy out of %d bytes from %#x, which holds %d", len(dst), src, len(b))
+		} else {
+			copy(dst, b)
+		}
+	})
+}
+
+// Launch enqueues a kernel on s (as libtorch would on its stream).
+func (f *Fake) Launch(s Stream, k func()) error {
+	f.launched++
+	return f.enqueue(s, k)
+}
+
+// Bytes is the memory of allocation p, nil if it is not allocated.
+func (f *Fake) Bytes(p Ptr) []byte { return f.mem[p] }
+
+// Fail records an error of running work, returned by every later call.
+func (f *Fake) Fail(err error) {
+	if f.err == nil {
+		f.err = err
+	}
+}
+
+// poisoned is n bytes of float32 NaNs (a quiet NaN in every 4 bytes;
+// float64 reads see NaNs too).
+func poisoned(n int64) []byte {
+	b := tensor.AlignedBytes(int(n))
+	for i := int64(0); i+4 <= n; i += 4 {
+		binary.LittleEndian.PutUint32(b[i:], math.Float32bits(float32(math.NaN())))
+	}
+	return b
+}
+
+// FakeKernels runs ops with the host's kernels as work on the fake's
+// streams, reading and writing the fake's device memory when the work
+// runs.
+type FakeKernels struct{ F *Fake }
+
+// Supports is "" for ops with a cpu kernel.
+func (k FakeKernels) Supports(op *refs.Op) string {
+	if _, ok := cpu.Lookup(op.Op); !ok {
+		return "no host kernel for " + op.Op.Name()
+	}
+	return ""
+}
+
+// Launch enqueues op's host kernel on s.
+func (k FakeKernels) Launch(s Stream, op *refs.Op, out Ptr, ins []Ptr) error {
+	metas := make([]tensor.Meta, len(ins))
+	for i, in := range op.Inputs {
+		metas[i] = in.Meta()
+	}
+	ins = append([]Ptr(nil), ins...)
+	o, attrs, name := op.Out.Meta(), op.Attrs, op.Op
+	return k.F.Launch(s, func() {
+		args := make([]*tensor.Dense, len(ins))
+		for i, p := range ins {
+			args[i] = k.dense(metas[i], p)
+		}
+		res := k.dense(o, out)
+		if res == nil || slicesHasNil(args) {
+			return
+		}
+		if err := cpu.Run(name, res, args, attrs); err != nil {
+			k.F.Fail(err)
+		}
+	})
+}
+
+// dense is the fake's memory at p as a tensor, nil (and the fake's error
+// set) if p is not allocated.
+func (k FakeKernels) dense(m tensor.Meta, p Ptr) *tensor.Dense {
+	if m.Bytes() == 0 {
+		return tensor.NewDense(m)
+	}
+	b := k.F.Bytes(p)
+	if int64(len(b)) != m.Bytes() {
+		k.F.fail("kernel on %#x: %d bytes allocated, %v wanted (freed too early?)", p, len(b), m)
+		return nil
+	}
+	return &tensor.Dense{Meta: m, Buf: b}
+}
+
+func slicesHasNil(ds []*tensor.Dense) bool {
+	for _, d := range ds {
+		if d == nil {
+			return true
+		}
+	}
+	return false
+}

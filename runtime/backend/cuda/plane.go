@@ -1,0 +1,388 @@
+package cuda
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Kernels run ops on device memory: libtorch on its stream, or the fake's
+// host kernels.
+type Kernels interface {
+	// Supports is "" when Launch can run op, else why not.
+	Supports(op *refs.Op) string
+	// Launch issues op on stream s, reading ins and writing out (device
+	// memory of the ops' metas); it may return before the work ran.
+	Launch(s Stream, op *refs.Op, out Ptr, ins []Ptr) error
+}
+
+// Config says which device a Plane drives and how.
+type Config struct {
+	// Name is the device's name in traces: "cuda:0".
+	Name string
+	// Index is N of cuda:N; for N > 0 every call first makes it
+	// current on the calling thread.
+	Index int
+	// Margin is the device memory left to libtorch's workspace and
+	// temporaries: the budget is the free memory at open minus Margin.
+	Margin int64
+	// Mem caps the budget (--mem); 0 takes the free memory minus Margin.
+	Mem int64
+	// Staging bounds the pinned host memory the copies go through.
+	Staging int64
+}
+
+// DefaultMargin is the device memory a Plane leaves to libtorch when the
+// caller states none: cuBLAS workspaces, the caching allocator's
+// temporaries of one op, CUDA's context.
+const DefaultMargin = 1 << 30
+
+// DefaultStaging is the pinned staging memory when the caller states
+// none.
+const DefaultStaging = 256 << 20
+
+// Plane is a device.Device on a CUDA runtime: tensors live in memory from
+// MallocAsync on the compute stream, copies run on a separate
+// non-blocking stream through pinned staging buffers, and events order
+// the two streams (see the package comment).
+type Plane struct {
+	rt      Runtime
+	k       Kernels
+	cfg     Config
+	budget  int64
+	compute Stream // libtorch's: the legacy default stream
+	copy    Stream
+	staging stagingPool
+	start   time.Time
+	live    refs.PoolStats
+	// skip names a wait the plane leaves out (mutation tests only).
+	skip string
+}
+
+// buffer is one tensor's device memory and the events of its last uses.
+type buffer struct {
+	p     Ptr
+	bytes int64
+	// lastCopy is the copy stream's last use (copy in or out); the
+	// compute stream has waited for it when computeWaited.
+	lastCopy      Event
+	computeWaited bool
+	// lastKernel is the compute stream's last write; the copy stream
+	// has waited for it when copyWaited.
+	lastKernel Event
+	copyWaited bool
+}
+
+// NewPlane opens device cfg.Index on rt, with k running the ops.
+func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
+	if cfg.Staging <= 0 {
+		cfg.Staging = DefaultStaging
+	}
+	if err := rt.SetDevice(cfg.Index); err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
+	}
+	free, _, err := rt.MemGetInfo()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
+	}
+	budget := free - cfg.Margin
+	if cfg.Mem > 0 {
+		if cfg.Mem > budget {
+			return nil, fmt.Errorf("%s: --mem %s is more than the device has free (%s free, %s kept for libtorch's workspace)",
+				cfg.Name, fmtBytes(cfg.Mem), fmtBytes(free), fmtBytes(cfg.Margin))
+		}
+		budget = cfg.Mem
+	}
+	if budget <= 0 {
+		return nil, fmt.Errorf("%s: only %s free, less than the %s kept for libtorch's workspace", cfg.Name, fmtBytes(free), fmtBytes(cfg.Margin))
+	}
+	cs, err := rt.StreamCreateNonBlocking()
+	if err != nil {
+		return nil, fmt.Errorf("%s: copy stream: %w", cfg.Name, err)
+	}
+	return &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs,
+		staging: stagingPool{rt: rt, limit: cfg.Staging}, start: time.Now()}, nil
+}
+
+func fmtBytes(n int64) string {
+	const mib = 1 << 20
+	return fmt.Sprintf("%.1f MiB", float64(n)/mib)
+}
+
+// enter makes the plane's device current on this thread (Go may move
+// the engine's goroutine between threads; cudaSetDevice is per thread).
+func (d *Plane) enter() error {
+	if d.cfg.Index > 0 {
+		return d.rt.SetDevice(d.cfg.Index)
+	}
+	return nil
+}
+
+// record is a new event capturing s's work so far.
+func (d *Plane) record(s Stream) (Event, error) {
+	e, err := d.rt.EventCreate()
+	if err != nil {
+		return 0, err
+	}
+	if err := d.rt.EventRecord(e, s); err != nil {
+		d.rt.EventDestroy(e)
+		return 0, err
+	}
+	return e, nil
+}
+
+// replace sets *slot to e, destroying the event it held.
+func (d *Plane) replace(slot *Event, e Event) error {
+	var err error
+	if *slot != 0 {
+		err = d.rt.EventDestroy(*slot)
+	}
+	*slot = e
+	return err
+}
+
+// Name is the device's name.
+func (d *Plane) Name() string { return d.cfg.Name }
+
+// Caps: wall-clock times, no in-place results, no exact fallback
+// (libtorch's CUDA kernels differ from the host's), the budget.
+func (d *Plane) Caps() device.Caps {
+	return device.Caps{Clock: device.Wall, Memory: d.budget}
+}
+
+// Supports asks the kernels.
+func (d *Plane) Supports(op *refs.Op) string { return d.k.Supports(op) }
+
+// Holds: the plane moves bytes; the kernels decide what they take.
+func (d *Plane) Holds(dt tensor.DType) bool { return !dt.IsNarrowInt() }
+
+// Alloc makes a buffer; device memory is taken at its first write.
+func (d *Plane) Alloc(m tensor.Meta) (device.Memory, error) {
+	return &buffer{bytes: m.Bytes()}, nil
+}
+
+// back gives b device memory, stream-ordered on the compute stream.
+func (d *Plane) back(b *buffer) error {
+	if b.p != 0 || b.bytes == 0 {
+		return nil
+	}
+	p, err := d.rt.MallocAsync(b.bytes, d.compute)
+	if err != nil {
+		return fmt.Errorf("%s: allocating %d bytes: %w", d.cfg.Name, b.bytes, err)
+	}
+	b.p = p
+	d.live.LiveRefs++
+	d.live.LiveBytes += b.bytes
+	d.live.PeakBytes = max(d.live.PeakBytes, d.live.LiveBytes)
+	return nil
+}
+
+// computeAfterCopies makes the compute stream wait for b's last copy.
+func (d *Plane) computeAfterCopies(b *buffer, why string) error {
+	if b.lastCopy == 0 || b.computeWaited || d.skip == why {
+		return nil
+	}
+	b.computeWaited = true
+	return d.rt.StreamWaitEvent(d.compute, b.lastCopy)
+}
+
+// Free releases b's memory on the compute stream once every copy and
+// kernel that used it completed.
+func (d *Plane) Free(mem device.Memory) {
+	b := mem.(*buffer)
+	if b.p == 0 {
+		return
+	}
+	// Errors here surface as the runtime's sticky error at the next call.
+	d.enter()
+	d.computeAfterCopies(b, "free-after-copy")
+	d.rt.FreeAsync(b.p, d.compute)
+	d.replace(&b.lastCopy, 0)
+	d.replace(&b.lastKernel, 0)
+	b.p = 0
+	d.live.LiveRefs--
+	d.live.LiveBytes -= b.bytes
+}
+
+func (d *Plane) span(t0 int64) device.Span { return device.Span{Start: t0, End: d.Now()} }
+
+// CopyIn stages src in pinned memory and copies it on the copy stream.
+func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error) {
+	t0 := d.Now()
+	if err := d.enter(); err != nil {
+		return device.Span{}, err
+	}
+	b := dst.(*buffer)
+	if int64(len(src.Buf)) != b.bytes {
+		return device.Span{}, fmt.Errorf("internal: %s: copy in of %d bytes into %d", d.cfg.Name, len(src.Buf), b.bytes)
+	}
+	if b.bytes == 0 {
+		return d.span(t0), nil
+	}
+	if err := d.back(b); err != nil {
+		return device.Span{}, err
+	}
+	// The allocation (and the kernels that used this memory before it
+	// was freed and reused) come first.
+	if d.skip != "copy-in-after-alloc" {
+		e, err := d.record(d.compute)
+		if err != nil {
+			return device.Span{}, err
+		}
+		err = d.rt.StreamWaitEvent(d.copy, e)
+		d.rt.EventDestroy(e)
+		if err != nil {
+			return device.Span{}, err
+		}
+	}
+	s, err := d.staging.get(b.bytes)
+	if err != nil {
+		return device.Span{}, err
+	}
+	copy(s.buf, src.Buf)
+	if err := d.rt.CopyH2D(b.p, s.buf, d.copy); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.copied(b, s); err != nil {
+		return device.Span{}, err
+	}
+	return d.span(t0), nil
+}
+
+// copied records the copy just issued on b through s.
+func (d *Plane) copied(b *buffer, s *staging) error {
+	e, err := d.record(d.copy)
+	if err != nil {
+		return err
+	}
+	e2, err := d.record(d.copy)
+	if err != nil {
+		return err
+	}
+	b.computeWaited = false
+	if err := d.replace(&b.lastCopy, e); err != nil {
+		return err
+	}
+	return d.staging.use(s, e2)
+}
+
+// CopyOut copies src on the copy stream, after its producer, into pinned
+// memory, waits for it and copies it into dst.
+func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, error) {
+	t0 := d.Now()
+	if err := d.enter(); err != nil {
+		return device.Span{}, err
+	}
+	b := src.(*buffer)
+	if int64(len(dst.Buf)) != b.bytes {
+		return device.Span{}, fmt.Errorf("internal: %s: copy out of %d bytes into %d", d.cfg.Name, b.bytes, len(dst.Buf))
+	}
+	if b.bytes == 0 {
+		return d.span(t0), nil
+	}
+	if b.p == 0 {
+		return device.Span{}, fmt.Errorf("internal: %s: copy out of a tensor never written", d.cfg.Name)
+	}
+	if b.lastKernel != 0 && !b.copyWaited && d.skip != "copy-out-after-kernel" {
+		if err := d.rt.StreamWaitEvent(d.copy, b.lastKernel); err != nil {
+			return device.Span{}, err
+		}
+		b.copyWaited = true
+	}
+	s, err := d.staging.get(b.bytes)
+	if err != nil {
+		return device.Span{}, err
+	}
+	if err := d.rt.CopyD2H(s.buf, b.p, d.copy); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.copied(b, s); err != nil {
+		return device.Span{}, err
+	}
+	if d.skip != "host-after-copy-out" {
+		if _, err := d.staging.idle(s, true); err != nil {
+			return device.Span{}, err
+		}
+	}
+	copy(dst.Buf, s.buf)
+	return d.span(t0), nil
+}
+
+// Run launches op on the compute stream after the copies of its
+// operands.
+func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device.Span, error) {
+	t0 := d.Now()
+	if err := d.enter(); err != nil {
+		return device.Span{}, err
+	}
+	var buf [4]Ptr
+	ps := buf[:0]
+	for _, in := range ins {
+		b := in.(*buffer)
+		if b.p == 0 && b.bytes > 0 {
+			return device.Span{}, fmt.Errorf("internal: %s: %s reads a tensor never written", d.cfg.Name, op.Op.Name())
+		}
+		if err := d.computeAfterCopies(b, "kernel-after-copy-in"); err != nil {
+			return device.Span{}, err
+		}
+		ps = append(ps, b.p)
+	}
+	o := out.(*buffer)
+	if err := d.back(o); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.computeAfterCopies(o, "kernel-after-copy-out"); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.k.Launch(d.compute, op, o.p, ps); err != nil {
+		return device.Span{}, err
+	}
+	e, err := d.record(d.compute)
+	if err != nil {
+		return device.Span{}, err
+	}
+	o.copyWaited = false
+	if err := d.replace(&o.lastKernel, e); err != nil {
+		return device.Span{}, err
+	}
+	return d.span(t0), nil
+}
+
+// Sync waits for both streams.
+func (d *Plane) Sync() error {
+	if err := d.enter(); err != nil {
+		return err
+	}
+	if err := d.rt.StreamSynchronize(d.copy); err != nil {
+		return err
+	}
+	return d.rt.StreamSynchronize(d.compute)
+}
+
+// Now is the wall time since the plane was opened.
+func (d *Plane) Now() int64 { return int64(time.Since(d.start)) }
+
+// Stats counts the device memory held for tref.
+func (d *Plane) Stats() refs.PoolStats { return d.live }
+
+// StagingPeak is the most pinned staging memory held at once.
+func (d *Plane) StagingPeak() int64 { return d.staging.peak }
+
+// Close waits for all work, frees the staging memory and the copy
+// stream, and reports tensors still held.
+func (d *Plane) Close() error {
+	err := d.Sync()
+	if e := d.staging.close(); err == nil {
+		err = e
+	}
+	if e := d.rt.StreamDestroy(d.copy); err == nil {
+		err = e
+	}
+	if err == nil && d.live.LiveRefs != 0 {
+		err = fmt.Errorf("%s: %d tensors (%d bytes) still held", d.cfg.Name, d.live.LiveRefs, d.live.LiveBytes)
+	}
+	return err
+}

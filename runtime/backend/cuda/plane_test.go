@@ -1,0 +1,230 @@
+package cuda
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tref-lang/tref/lang/pos"
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// mutation names the wait the next fakecuda plane leaves out ("" none).
+var mutation string
+
+// copiesFirst is the Fake's CopiesFirst for the next fakecuda plane.
+var copiesFirst bool
+
+// fakeStaging is the pinned staging bound of the fakecuda planes: small,
+// so that the pool fills and waits for its oldest copies.
+const fakeStaging = 4 << 10
+
+func init() {
+	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
+		f := NewFake(1 << 30)
+		f.CopiesFirst = copiesFirst
+		p, err := NewPlane(f, FakeKernels{f}, Config{Name: spec.Name, Staging: fakeStaging})
+		if err != nil {
+			return nil, err
+		}
+		p.skip = mutation
+		return p, nil
+	}})
+}
+
+// wsProbe records the largest working set of the ops on the device.
+type wsProbe struct {
+	placement.Base
+	max int64
+}
+
+func (w *wsProbe) BeforeOp(_ *placement.Engine, ev *placement.OpEvent) error {
+	w.max = max(w.max, ev.WorkingSet)
+	return nil
+}
+
+var unaryOps = []ops.Op{ops.Relu, ops.Tanh, ops.Sigmoid, ops.Neg, ops.Exp}
+var binaryOps = []ops.Op{ops.Add, ops.Sub, ops.Mul, ops.Maximum, ops.Matmul}
+
+// program runs a random op DAG over [n, n] float32 values (inputs, steps
+// repeated in loops, forced reads between) on exec and returns every
+// value read.
+func program(t *testing.T, seed uint64, exec refs.Executor) ([][]byte, error) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	n, inputs, steps, loops := 4+int(seed%9), 2+int(seed%4), 4+int(seed%7), 1+int(seed%3)
+	rt := refs.New(exec, refs.Options{Lookahead: []int{0, 1, 8, 64}[seed%4]})
+	site := func(i int) refs.Site { return refs.Site{Pos: pos.Pos{File: "p.tr", Line: i + 1, Col: 1}} }
+	var live []*refs.Ref
+	for i := range inputs {
+		d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{n, n}, DType: tensor.Float32})
+		for j := range d.F32() {
+			d.F32()[j] = float32(rng.NormFloat64() * 0.5)
+		}
+		live = append(live, rt.FromHost(site(i), d))
+	}
+	var got [][]byte
+	read := func(r *refs.Ref) error {
+		d, err := rt.Read(r)
+		if err == nil {
+			got = append(got, append([]byte(nil), d.Buf...))
+		}
+		return err
+	}
+	for range loops {
+		for s := range steps {
+			a, b := live[rng.IntN(len(live))], live[rng.IntN(len(live))]
+			var out *refs.Ref
+			var err error
+			switch k := rng.IntN(10); {
+			case k < 4:
+				out, err = rt.Submit(site(100+s), unaryOps[rng.IntN(len(unaryOps))], nil, a)
+			case k < 9:
+				out, err = rt.Submit(site(100+s), binaryOps[rng.IntN(len(binaryOps))], nil, a, b)
+			default:
+				if err := read(a); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			bounded, err := rt.Submit(site(200+s), ops.Tanh, nil, out)
+			rt.Release(out)
+			if err != nil {
+				return nil, err
+			}
+			i := rng.IntN(len(live))
+			rt.Release(live[i])
+			live[i] = bounded
+		}
+	}
+	for _, r := range live {
+		if err := read(r); err != nil {
+			return nil, err
+		}
+		rt.Release(r)
+	}
+	if err := rt.Flush(); err != nil {
+		return nil, err
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Fatalf("%d refs alive at the end", n)
+	}
+	return got, nil
+}
+
+// onFake runs program seed on fakecuda:0 under mem bytes (0: resident).
+func onFake(t *testing.T, seed uint64, strategy string, mem int64) (got [][]byte, tot *trace.Totals, maxWS int64, err error) {
+	t.Helper()
+	probe := &wsProbe{}
+	ex, err := placement.NewExecutor(placement.Config{Device: "fakecuda:0", Mem: mem, Strategy: strategy,
+		Trace: trace.NewRecorder(), Middleware: []placement.Middleware{probe, &placement.BudgetGuard{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := ex.(*placement.Engine)
+	got, err = program(t, seed, eng)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	tot, err = eng.Finish()
+	if err == nil {
+		err = eng.Accelerator().Close()
+	}
+	return got, tot, probe.max, err
+}
+
+// differential runs count programs on cpu and on the fake under every
+// strategy and budgets from the largest working set to resident; it
+// returns the first difference or error, "" when every result is
+// bit-identical.
+func differential(t *testing.T, count int) string {
+	var seen trace.Totals
+	defer func() { copiesFirst = false }()
+	for seed := range uint64(count) {
+		copiesFirst = seed%2 == 1
+		want, err := program(t, seed, &cpu.Device{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, res, maxWS, err := onFake(t, seed, "flow", 0)
+		if err != nil {
+			return fmt.Sprintf("program %d resident: %v", seed, err)
+		}
+		peak := res.PeakBytes["fakecuda:0"]
+		for _, st := range []string{"none", "flow", "lru", "genoa"} {
+			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
+				got, tot, _, err := onFake(t, seed, st, mem)
+				name := fmt.Sprintf("program %d, %s under %d bytes (copies first: %v)", seed, st, mem, copiesFirst)
+				if err != nil {
+					return fmt.Sprintf("%s: %v", name, err)
+				}
+				if msg := same(got, want); msg != "" {
+					return name + ": " + msg
+				}
+				seen.Evictions += tot.Evictions
+				seen.BytesD2H += tot.BytesD2H
+			}
+		}
+	}
+	if seen.Evictions == 0 || seen.BytesD2H == 0 {
+		t.Fatalf("the programs did not evict or write back: %+v", seen)
+	}
+	return ""
+}
+
+func same(got, want [][]byte) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d values read, cpu read %d", len(got), len(want))
+	}
+	for i := range want {
+		if string(got[i]) != string(want[i]) {
+			g, _ := tensor.Wrap(tensor.Meta{Shape: tensor.Shape{len(got[i]) / 4}, DType: tensor.Float32}, got[i])
+			w, _ := tensor.Wrap(tensor.Meta{Shape: tensor.Shape{len(want[i]) / 4}, DType: tensor.Float32}, want[i])
+			for j := range w.F32() {
+				if math.Float32bits(g.F32()[j]) != math.Float32bits(w.F32()[j]) {
+					return fmt.Sprintf("value %d differs at %d: %v, cpu %v", i, j, g.F32()[j], w.F32()[j])
+				}
+			}
+			return fmt.Sprintf("value %d differs", i)
+		}
+	}
+	return ""
+}
+
+// TestDifferentialFake: random programs on the plane over the fake CUDA
+// runtime (copies late, fresh memory NaN) under every strategy and
+// budget are bit-identical with cpu.
+func TestDifferentialFake(t *testing.T) {
+	count := 40
+	if testing.Short() {
+		count = 12
+	}
+	if msg := differential(t, count); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// TestMutations: leaving out any one of the plane's waits makes the
+// differential test fail (a wrong value, or the fake's use-after-free).
+func TestMutations(t *testing.T) {
+	for _, m := range []string{"kernel-after-copy-in", "copy-out-after-kernel", "host-after-copy-out"} {
+		t.Run(m, func(t *testing.T) {
+			mutation = m
+			defer func() { mutation = "" }()
+			msg := differential(t, 12)
+			if msg == "" {
+				t.Fatalf("without the wait %s the differential test still passes", m)
+			}
+			t.Logf("caught: %s", msg)
+		})
+	}
+}

@@ -1,0 +1,118 @@
+package cuda
+
+import "fmt"
+
+// staging is a pinned host buffer the copies go through, busy until the
+// event of the last copy that used it completes.
+type staging struct {
+	buf  []byte
+	busy Event // 0: idle
+}
+
+// stagingPool holds pinned buffers of exact sizes, at most limit bytes
+// together (one larger tensor may take a buffer of its own once every
+// other is freed). Pinned memory is scarce and slow to allocate: buffers
+// are kept for reuse, and reused only after their copy completed.
+type stagingPool struct {
+	rt    Runtime
+	limit int64
+	bytes int64
+	peak  int64
+	all   []*staging // oldest first
+}
+
+// get returns an idle buffer of n bytes, waiting for a busy one's copy
+// when the pool is full.
+func (p *stagingPool) get(n int64) (*staging, error) {
+	for {
+		for _, s := range p.all {
+			if int64(len(s.buf)) != n {
+				continue
+			}
+			if done, err := p.idle(s, false); err != nil {
+				return nil, err
+			} else if done {
+				return s, nil
+			}
+		}
+		if p.bytes+n <= p.limit || len(p.all) == 0 {
+			b, err := p.rt.HostAlloc(n)
+			if err != nil {
+				return nil, fmt.Errorf("pinned staging memory of %d bytes: %w", n, err)
+			}
+			s := &staging{buf: b}
+			p.all = append(p.all, s)
+			p.bytes += n
+			p.peak = max(p.peak, p.bytes)
+			return s, nil
+		}
+		// Full: wait for the oldest buffer, then reuse it if it has
+		// the size, else free it to make room.
+		s := p.all[0]
+		if _, err := p.idle(s, true); err != nil {
+			return nil, err
+		}
+		if int64(len(s.buf)) == n {
+			return s, nil
+		}
+		if err := p.drop(0); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// idle reports whether s's last copy completed, waiting for it if wait.
+func (p *stagingPool) idle(s *staging, wait bool) (bool, error) {
+	if s.busy == 0 {
+		return true, nil
+	}
+	if wait {
+		if err := p.rt.EventSynchronize(s.busy); err != nil {
+			return false, err
+		}
+	} else if done, err := p.rt.EventQuery(s.busy); err != nil || !done {
+		return false, err
+	}
+	err := p.rt.EventDestroy(s.busy)
+	s.busy = 0
+	return true, err
+}
+
+// use marks s busy until e (which the pool now owns) completes.
+func (p *stagingPool) use(s *staging, e Event) error {
+	var err error
+	if s.busy != 0 {
+		err = p.rt.EventDestroy(s.busy)
+	}
+	s.busy = e
+	// Most recently used last: the oldest is the first to wait for.
+	for i, t := range p.all {
+		if t == s {
+			copy(p.all[i:], p.all[i+1:])
+			p.all[len(p.all)-1] = s
+			break
+		}
+	}
+	return err
+}
+
+func (p *stagingPool) drop(i int) error {
+	s := p.all[i]
+	p.all = append(p.all[:i], p.all[i+1:]...)
+	p.bytes -= int64(len(s.buf))
+	return p.rt.FreeHost(s.buf)
+}
+
+// close waits for every copy and frees every buffer.
+func (p *stagingPool) close() error {
+	var first error
+	for len(p.all) > 0 {
+		if _, err := p.idle(p.all[0], true); err != nil && first == nil {
+			first = err
+		}
+		if err := p.drop(0); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
