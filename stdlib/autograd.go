@@ -20,6 +20,7 @@ func init() {
 	register("value_and_grad", "value_and_grad(f, argnums=0): like grad, but the function returns {value, grad}", builtinGrad(true))
 	register("stop_gradient", "stop_gradient(x): x as a constant to every grad", builtinStopGradient)
 	register("detach", "detach(x): x as a constant to every grad (as stop_gradient)", builtinStopGradient)
+	register("checkpoint", "checkpoint(f): f, whose activations grad does not keep: backward runs f again (gradients flow through f's float tensor arguments)", builtinCheckpoint)
 }
 
 func builtinGrad(withValue bool) eval.BuiltinFunc {
@@ -234,4 +235,143 @@ func builtinStopGradient(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 		return err
 	})
 	return out, err
+}
+
+func builtinCheckpoint(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var f eval.Value
+	if err := eval.UnpackArgs(th, "checkpoint", args, kwargs, "f", &f); err != nil {
+		return nil, err
+	}
+	if f.Type() != "function" {
+		return nil, fmt.Errorf("checkpoint: f must be a function, not %s", eval.Describe(f))
+	}
+	eval.Retain(th.RT, f)
+	label := "checkpoint(" + strings.TrimPrefix(eval.Describe(f), "function ") + ")"
+	return eval.NewBound(label, func(th *eval.Thread, held, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		return checkpointCall(th, held[0], args, kwargs)
+	}, []eval.Value{f}), nil
+}
+
+// checkpointCall runs f with recording paused, so that no tape keeps its
+// activations, and records one step on the tapes instead whose backward
+// runs f again on copies of its float tensor arguments under a tape of
+// its own and differentiates that.
+func checkpointCall(th *eval.Thread, f eval.Value, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	if !autograd.Recording(th.RT) {
+		return th.Call(f, args, kwargs)
+	}
+	var out eval.Value
+	if err := autograd.Paused(th.RT, func() error {
+		var err error
+		out, err = th.Call(f, args, kwargs)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	o, ok := out.(eval.Tensor)
+	if !ok || !o.Ref.DType().IsFloat() {
+		eval.Release(th.RT, out)
+		return nil, fmt.Errorf("checkpoint: the function must return a float tensor, got %s", eval.Describe(out))
+	}
+	var ins []*refs.Ref
+	for _, a := range args {
+		walkLeaves(a, func(v eval.Value) {
+			if t, ok := v.(eval.Tensor); ok && t.Ref.DType().IsFloat() {
+				ins = append(ins, t.Ref)
+			}
+		})
+	}
+	// The arguments stay alive for the recompute (instead of the
+	// activations).
+	held := append([]eval.Value(nil), args...)
+	kw := append([]eval.Kwarg(nil), kwargs...)
+	for _, v := range held {
+		eval.Retain(th.RT, v)
+	}
+	for _, k := range kw {
+		eval.Retain(th.RT, k.Value)
+	}
+	site := th.Site()
+	autograd.Custom(th.RT, site, ins, o.Ref, func(g *refs.Ref) ([]*refs.Ref, error) {
+		return recompute(th, f, held, kw, len(ins), g)
+	}, func() {
+		for _, v := range held {
+			eval.Release(th.RT, v)
+		}
+		for _, k := range kw {
+			eval.Release(th.RT, k.Value)
+		}
+	})
+	return out, nil
+}
+
+// recompute calls f again on copies of its float tensor arguments under
+// a new tape and returns their cotangents from the result's, g.
+func recompute(th *eval.Thread, f eval.Value, args []eval.Value, kwargs []eval.Kwarg, n int, g *refs.Ref) ([]*refs.Ref, error) {
+	var leaves []*refs.Ref
+	call := make([]eval.Value, len(args))
+	defer func() {
+		for _, v := range call {
+			if v != nil {
+				eval.Release(th.RT, v)
+			}
+		}
+	}()
+	for i, a := range args {
+		v, err := zipTrees(th, []eval.Value{a}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
+			if t, ok := xs[0].(eval.Tensor); ok && t.Ref.DType().IsFloat() {
+				return gradLeaf(th, xs[0], &leaves)
+			}
+			eval.Retain(th.RT, xs[0])
+			return xs[0], nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		call[i] = v
+	}
+	if len(leaves) != n {
+		return nil, fmt.Errorf("checkpoint: the arguments changed between the call and its recompute")
+	}
+	tape := autograd.Start(th.RT, leaves)
+	out, err := th.Call(f, call, kwargs)
+	if err != nil {
+		tape.Discard()
+		return nil, err
+	}
+	defer eval.Release(th.RT, out)
+	o, ok := out.(eval.Tensor)
+	if !ok || !o.Ref.Meta().Shape.Equal(g.Shape()) {
+		tape.Discard()
+		return nil, fmt.Errorf("checkpoint: the recompute gave %s, the call a tensor of shape %v", eval.Describe(out), g.Shape())
+	}
+	cot, err := tape.BackwardFrom(o.Ref, g)
+	if err != nil {
+		return nil, err
+	}
+	gs := make([]*refs.Ref, n)
+	for i, l := range leaves {
+		gs[i] = cot[l]
+		delete(cot, l)
+	}
+	for _, r := range cot {
+		th.RT.Release(r)
+	}
+	return gs, nil
+}
+
+// walkLeaves calls f on each leaf of a tree of lists and records.
+func walkLeaves(v eval.Value, f func(eval.Value)) {
+	switch v := v.(type) {
+	case *eval.List:
+		for _, e := range v.Elems {
+			walkLeaves(e, f)
+		}
+	case *eval.Record:
+		for _, e := range v.Values {
+			walkLeaves(e, f)
+		}
+	default:
+		f(v)
+	}
 }

@@ -43,6 +43,64 @@ type entry struct {
 	out    *refs.Ref
 	outM   tensor.Meta
 	outRef *refs.Ref // the result, retained when the rule saves it
+	// custom replaces the rule for a Custom entry; done runs once when
+	// the entry is consumed or discarded.
+	custom CustomVJP
+	done   func()
+}
+
+// CustomVJP computes owned cotangents, one per input (nil for none), from
+// the output's cotangent g (borrowed).
+type CustomVJP func(g *refs.Ref) ([]*refs.Ref, error)
+
+// Custom records, on every active tape that tracks one of ins, a step
+// whose cotangents vjp computes (checkpoint recomputes a function there).
+// out must be a float tensor that no tape recorded. done runs once, when
+// no tape needs the entry any more.
+func Custom(rt *refs.Runtime, site refs.Site, ins []*refs.Ref, out *refs.Ref, vjp CustomVJP, done func()) {
+	s, _ := rt.Recorder().(*stack)
+	var users []*Tape
+	var needs [][]bool
+	if s != nil {
+		for _, t := range s.tapes {
+			if need := t.needs(ins); need != nil {
+				users, needs = append(users, t), append(needs, need)
+			}
+		}
+	}
+	left := len(users)
+	if left == 0 {
+		done()
+		return
+	}
+	release := func() { // the last tape to consume its entry runs done
+		if left--; left == 0 {
+			done()
+		}
+	}
+	for i, t := range users {
+		e := entry{site: site, ins: append([]*refs.Ref(nil), ins...), need: needs[i], out: out, outM: out.Meta(), custom: vjp, done: release}
+		e.inMeta = make([]tensor.Meta, len(ins))
+		for k, in := range ins {
+			e.inMeta[k] = in.Meta()
+		}
+		t.tracked[out] = struct{}{}
+		t.entries = append(t.entries, e)
+	}
+}
+
+// needs says which of ins the tape tracks (float ones), or nil for none.
+func (t *Tape) needs(ins []*refs.Ref) []bool {
+	var need []bool
+	for i, in := range ins {
+		if _, ok := t.tracked[in]; ok && in.DType().IsFloat() {
+			if need == nil {
+				need = make([]bool, len(ins))
+			}
+			need[i] = true
+		}
+	}
+	return need
 }
 
 // stack is the recorder installed on a runtime: the active tapes,
@@ -103,15 +161,7 @@ func (t *Tape) Tracks(r *refs.Ref) bool {
 }
 
 func (t *Tape) record(op *refs.Op, rule *ops.Grad) {
-	var need []bool
-	for i, in := range op.Inputs {
-		if _, ok := t.tracked[in]; ok && in.DType().IsFloat() {
-			if need == nil {
-				need = make([]bool, len(op.Inputs))
-			}
-			need[i] = true
-		}
-	}
+	need := t.needs(op.Inputs)
 	if need == nil {
 		return
 	}
@@ -166,6 +216,10 @@ func (t *Tape) Discard() {
 }
 
 func (t *Tape) release(e *entry) {
+	if e.done != nil {
+		e.done()
+		e.done = nil
+	}
 	for i, s := range e.saved {
 		if s != nil {
 			t.rt.Release(s.(*refs.Ref))
@@ -182,17 +236,25 @@ func (t *Tape) release(e *entry) {
 // out's (a one-element float tensor, seeded with 1). It returns owned refs
 // by leaf; a leaf out does not depend on is absent. The tape is consumed.
 func (t *Tape) Backward(out *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
+	seed := tensor.NewDense(out.Meta())
+	for i := range seed.Numel() {
+		seed.Set(i, 1)
+	}
+	s := t.rt.FromHost(out.Site(), seed)
+	defer t.rt.Release(s)
+	return t.BackwardFrom(out, s)
+}
+
+// BackwardFrom is Backward with out's cotangent g (borrowed) as the seed.
+func (t *Tape) BackwardFrom(out, g *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
 	t.Stop()
 	defer t.Discard()
 	cot := map[*refs.Ref]*refs.Ref{}
 	if _, ok := t.tracked[out]; !ok {
 		return cot, nil
 	}
-	seed := tensor.NewDense(out.Meta())
-	for i := range seed.Numel() {
-		seed.Set(i, 1)
-	}
-	cot[out] = t.rt.FromHost(out.Site(), seed)
+	t.rt.Retain(g)
+	cot[out] = g
 	fail := func(err error) (map[*refs.Ref]*refs.Ref, error) {
 		for _, r := range cot {
 			t.rt.Release(r)
@@ -239,6 +301,30 @@ func (t *Tape) Backward(out *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
 // vjp runs e's rule on cotangent g and returns an owned cotangent per
 // input that needs one (fitted to the input's shape and dtype).
 func (t *Tape) vjp(e *entry, g *refs.Ref) ([]*refs.Ref, error) {
+	if e.custom != nil {
+		return t.customVJP(e, g)
+	}
+	return t.ruleVJP(e, g)
+}
+
+// customVJP runs a Custom entry's function, keeping only the cotangents
+// the tape wants.
+func (t *Tape) customVJP(e *entry, g *refs.Ref) ([]*refs.Ref, error) {
+	gs, err := e.custom(g)
+	if err != nil {
+		return nil, err
+	}
+	for i, gi := range gs {
+		if gi != nil && !e.need[i] {
+			t.rt.Release(gi)
+			gs[i] = nil
+		}
+	}
+	return gs, nil
+}
+
+// ruleVJP runs e's op's gradient rule.
+func (t *Tape) ruleVJP(e *entry, g *refs.Ref) ([]*refs.Ref, error) {
 	if e.rule == nil {
 		return nil, fmt.Errorf("%s has no gradient rule", e.op.Name())
 	}
