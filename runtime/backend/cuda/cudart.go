@@ -1,0 +1,194 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+)
+
+// Libraries are the CUDA runtime's names, newest first: a CUDA libtorch
+// has loaded one of them already, and dlopen then finds it in the
+// process.
+var Libraries = []string{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.0", "libcudart.so"}
+
+// cudart is libcudart, its functions resolved at run time with their
+// signatures declared here (no CUDA headers at build time).
+type cudart struct {
+	setDevice, memGetInfo, streamCreateWithFlags, streamDestroy, streamSynchronize uintptr
+	eventCreate, eventDestroy, eventRecord, eventSynchronize, eventQuery          uintptr
+	eventElapsedTime, streamWaitEvent, mallocAsync, freeAsync, hostAlloc          uintptr
+	freeHost, memcpyAsync, getErrorString                                         uintptr
+}
+
+// The values of the CUDA enums the calls pass.
+const (
+	cudaSuccess           = 0
+	cudaErrorNotReady     = 600
+	cudaStreamNonBlocking = 1
+	cudaHostAllocDefault  = 0
+	cudaMemcpyHostToDev   = 1
+	cudaMemcpyDevToHost   = 2
+)
+
+// Load opens the first of names that dlopen finds and resolves the
+// functions the plane calls.
+func Load(names []string) (Runtime, error) {
+	var tried []string
+	for _, n := range names {
+		h, err := purego.Dlopen(n, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			tried = append(tried, n)
+			continue
+		}
+		return resolve(h, n)
+	}
+	return nil, fmt.Errorf("no CUDA runtime library: none of %s loads (is the NVIDIA driver and a CUDA libtorch installed?)", strings.Join(tried, ", "))
+}
+
+func resolve(h uintptr, name string) (*cudart, error) {
+	c := &cudart{}
+	for _, s := range []struct {
+		name string
+		dst  *uintptr
+	}{
+		{"cudaSetDevice", &c.setDevice}, {"cudaMemGetInfo", &c.memGetInfo},
+		{"cudaStreamCreateWithFlags", &c.streamCreateWithFlags}, {"cudaStreamDestroy", &c.streamDestroy},
+		{"cudaStreamSynchronize", &c.streamSynchronize}, {"cudaEventCreate", &c.eventCreate},
+		{"cudaEventDestroy", &c.eventDestroy}, {"cudaEventRecord", &c.eventRecord},
+		{"cudaEventSynchronize", &c.eventSynchronize}, {"cudaEventQuery", &c.eventQuery},
+		{"cudaEventElapsedTime", &c.eventElapsedTime}, {"cudaStreamWaitEvent", &c.streamWaitEvent},
+		{"cudaMallocAsync", &c.mallocAsync}, {"cudaFreeAsync", &c.freeAsync},
+		{"cudaHostAlloc", &c.hostAlloc}, {"cudaFreeHost", &c.freeHost},
+		{"cudaMemcpyAsync", &c.memcpyAsync}, {"cudaGetErrorString", &c.getErrorString},
+	} {
+		p, err := purego.Dlsym(h, s.name)
+		if err != nil {
+			return nil, fmt.Errorf("%s has no %s: %w", name, s.name, err)
+		}
+		*s.dst = p
+	}
+	return c, nil
+}
+
+// call runs fn and turns a CUDA error code into an error.
+func (c *cudart) call(what string, fn uintptr, args ...uintptr) error {
+	r, _, _ := purego.SyscallN(fn, args...)
+	return c.check(what, int32(r))
+}
+
+func (c *cudart) check(what string, code int32) error {
+	if code == cudaSuccess {
+		return nil
+	}
+	s, _, _ := purego.SyscallN(c.getErrorString, uintptr(code))
+	return fmt.Errorf("%s: %s (CUDA error %d)", what, cString(s), code)
+}
+
+// cString copies the NUL-terminated string at p (at most 1 KiB).
+func cString(p uintptr) string {
+	if p == 0 {
+		return "unknown error"
+	}
+	b := unsafe.Slice(*(**byte)(unsafe.Pointer(&p)), 1024)
+	if i := strings.IndexByte(string(b), 0); i >= 0 {
+		return string(b[:i])
+	}
+	return string(b)
+}
+
+func (c *cudart) SetDevice(n int) error { return c.call("cudaSetDevice", c.setDevice, uintptr(n)) }
+
+func (c *cudart) MemGetInfo() (int64, int64, error) {
+	var free, total uint64
+	err := c.call("cudaMemGetInfo", c.memGetInfo, uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))
+	return int64(free), int64(total), err
+}
+
+func (c *cudart) StreamCreateNonBlocking() (Stream, error) {
+	var s uintptr
+	err := c.call("cudaStreamCreateWithFlags", c.streamCreateWithFlags, uintptr(unsafe.Pointer(&s)), cudaStreamNonBlocking)
+	return Stream(s), err
+}
+
+func (c *cudart) StreamDestroy(s Stream) error {
+	return c.call("cudaStreamDestroy", c.streamDestroy, uintptr(s))
+}
+
+func (c *cudart) StreamSynchronize(s Stream) error {
+	return c.call("cudaStreamSynchronize", c.streamSynchronize, uintptr(s))
+}
+
+func (c *cudart) EventCreate() (Event, error) {
+	var e uintptr
+	err := c.call("cudaEventCreate", c.eventCreate, uintptr(unsafe.Pointer(&e)))
+	return Event(e), err
+}
+
+func (c *cudart) EventDestroy(e Event) error {
+	return c.call("cudaEventDestroy", c.eventDestroy, uintptr(e))
+}
+
+func (c *cudart) EventRecord(e Event, s Stream) error {
+	return c.call("cudaEventRecord", c.eventRecord, uintptr(e), uintptr(s))
+}
+
+func (c *cudart) EventSynchronize(e Event) error {
+	return c.call("cudaEventSynchronize", c.eventSynchronize, uintptr(e))
+}
+
+func (c *cudart) EventQuery(e Event) (bool, error) {
+	r, _, _ := purego.SyscallN(c.eventQuery, uintptr(e))
+	if int32(r) == cudaErrorNotReady {
+		return false, nil
+	}
+	return true, c.check("cudaEventQuery", int32(r))
+}
+
+func (c *cudart) EventElapsed(a, b Event) (float32, error) {
+	var ms uint32
+	err := c.call("cudaEventElapsedTime", c.eventElapsedTime, uintptr(unsafe.Pointer(&ms)), uintptr(a), uintptr(b))
+	return math.Float32frombits(ms), err
+}
+
+func (c *cudart) StreamWaitEvent(s Stream, e Event) error {
+	return c.call("cudaStreamWaitEvent", c.streamWaitEvent, uintptr(s), uintptr(e), 0)
+}
+
+func (c *cudart) MallocAsync(n int64, s Stream) (Ptr, error) {
+	var p uintptr
+	err := c.call("cudaMallocAsync", c.mallocAsync, uintptr(unsafe.Pointer(&p)), uintptr(n), uintptr(s))
+	return Ptr(p), err
+}
+
+func (c *cudart) FreeAsync(p Ptr, s Stream) error {
+	return c.call("cudaFreeAsync", c.freeAsync, uintptr(p), uintptr(s))
+}
+
+func (c *cudart) HostAlloc(n int64) ([]byte, error) {
+	var p *byte
+	if err := c.call("cudaHostAlloc", c.hostAlloc, uintptr(unsafe.Pointer(&p)), uintptr(n), cudaHostAllocDefault); err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, errors.New("cudaHostAlloc: no memory")
+	}
+	return unsafe.Slice(p, n), nil
+}
+
+func (c *cudart) FreeHost(b []byte) error {
+	return c.call("cudaFreeHost", c.freeHost, uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+}
+
+func (c *cudart) CopyH2D(dst Ptr, src []byte, s Stream) error {
+	return c.call("cudaMemcpyAsync", c.memcpyAsync, uintptr(dst), uintptr(unsafe.Pointer(unsafe.SliceData(src))),
+		uintptr(len(src)), cudaMemcpyHostToDev, uintptr(s))
+}
+
+func (c *cudart) CopyD2H(dst []byte, src Ptr, s Stream) error {
+	return c.call("cudaMemcpyAsync", c.memcpyAsync, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(src),
+		uintptr(len(dst)), cudaMemcpyDevToHost, uintptr(s))
+}
