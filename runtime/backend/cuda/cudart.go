@@ -19,9 +19,9 @@ var Libraries = []string{"libcudart.so.13", "libcudart.so.12", "libcudart.so.11.
 // signatures declared here (no CUDA headers at build time).
 type cudart struct {
 	setDevice, memGetInfo, streamCreateWithFlags, streamDestroy, streamSynchronize uintptr
-	eventCreate, eventDestroy, eventRecord, eventSynchronize, eventQuery          uintptr
-	eventElapsedTime, streamWaitEvent, mallocAsync, freeAsync, hostAlloc          uintptr
-	freeHost, memcpyAsync, getErrorString                                         uintptr
+	eventCreate, eventDestroy, eventRecord, eventSynchronize, eventQuery           uintptr
+	eventElapsedTime, streamWaitEvent, mallocAsync, freeAsync, hostAlloc           uintptr
+	freeHost, memcpyAsync, getErrorString                                          uintptr
 }
 
 // The values of the CUDA enums the calls pass.
