@@ -21,6 +21,8 @@ func init() {
 	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0): torch.optim.Adam as {init, update}", builtinAdam(false))
 	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01): torch.optim.AdamW as {init, update}", builtinAdam(true))
 	register("tree_map", "tree_map(f, tree, ...): f applied to the leaves at each position of trees of one structure (lists and records)", builtinTreeMap)
+	register("tree_flatten", "tree_flatten(tree): a flat record of the tree's leaves keyed by their paths (\"w.b[2]\"), none leaves left out: what save writes", builtinTreeFlatten)
+	register("tree_unflatten", "tree_unflatten(flat, like): a tree shaped like like whose leaves are flat's values at their paths (like's leaf where flat has none): what load read back", builtinTreeUnflatten)
 }
 
 // optimizer is one update rule over a parameter's leaf: p, its gradient
@@ -366,6 +368,57 @@ func builtinTreeMap(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 			return nil, err
 		}
 		return nil, fmt.Errorf("tree_map: %v", err)
+	}
+	return v, nil
+}
+
+func builtinTreeFlatten(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var tree eval.Value
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "tree", &tree); err != nil {
+		return nil, err
+	}
+	var keys []string
+	var vals []eval.Value
+	v, err := zipTrees(th, []eval.Value{tree}, "", func(path string, xs []eval.Value) (eval.Value, error) {
+		if _, none := xs[0].(eval.NoneType); !none {
+			eval.Retain(th.RT, xs[0])
+			keys, vals = append(keys, orRoot(path)), append(vals, xs[0])
+		}
+		return eval.None, nil
+	})
+	if err != nil {
+		eval.Release(th.RT, eval.NewRecord(keys, vals))
+		return nil, err
+	}
+	eval.Release(th.RT, v)
+	return eval.NewRecord(keys, vals), nil
+}
+
+func builtinTreeUnflatten(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var flat, like eval.Value
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "flat", &flat, "like", &like); err != nil {
+		return nil, err
+	}
+	r, ok := flat.(*eval.Record)
+	if !ok {
+		return nil, fmt.Errorf("tree_unflatten: flat must be a record (what tree_flatten gave, or load read), not %s", eval.Describe(flat))
+	}
+	used := 0
+	v, err := zipTrees(th, []eval.Value{like}, "", func(path string, xs []eval.Value) (eval.Value, error) {
+		x := xs[0]
+		if f, ok := r.Get(orRoot(path)); ok {
+			x = f
+			used++
+		}
+		eval.Retain(th.RT, x)
+		return x, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if used != len(r.Keys) {
+		eval.Release(th.RT, v)
+		return nil, fmt.Errorf("tree_unflatten: %d of flat's %d fields have no place in like's tree", len(r.Keys)-used, len(r.Keys))
 	}
 	return v, nil
 }
