@@ -43,8 +43,38 @@ type PadAttrs struct {
 	Value float64
 }
 
-// Pad is pad(x) with PadAttrs.
-var Pad = Register(&Def{Name: "pad", Infer: inferPad})
+// PadBackwardAttrs are the attributes of "pad_backward": the forward
+// pad's attributes and its input's shape. The input is the cotangent of
+// the pad's result; each of its elements is added to the input element
+// the forward read it from (padding that read none is dropped).
+type PadBackwardAttrs struct {
+	Pad   PadAttrs
+	Shape tensor.Shape
+}
+
+// The pad op and its adjoint (the backward kernel of reflect, replicate
+// and circular padding).
+var (
+	// Pad is pad(x) with PadAttrs.
+	Pad = Register(&Def{Name: "pad", Infer: inferPad})
+	// PadBackward is pad_backward(g) with PadBackwardAttrs.
+	PadBackward = Register(&Def{Name: "pad_backward", Infer: inferPadBackward})
+)
+
+func inferPadBackward(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	g, a, err := singleWithAttrs[PadBackwardAttrs]("pad_backward", in, attrs)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	_, _, out, err := PadLayout(a.Shape, a.Pad)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	if !out.Equal(g.Shape) || !g.DType.IsFloat() {
+		return tensor.Meta{}, fmt.Errorf("pad_backward: the cotangent is %v, the pad of %v gives %v", g, a.Shape, out)
+	}
+	return tensor.Meta{Shape: a.Shape.Clone(), DType: g.DType}, nil
+}
 
 // PadLayout gives, per dimension of x, the amount added before and after
 // it, and the result shape; it checks the rules torch 1.13 enforces.

@@ -71,18 +71,23 @@ func init() {
 			return []T{b.Op(AdaptiveAvgPool2d, p.Pool, g)}
 		}},
 		// Constant padding is linear: its cotangent is g with the padding
-		// cropped (the negated amounts; a crop pads back zeros).
+		// cropped (the negated amounts; a crop pads back zeros). The other
+		// modes read input elements several times: pad_backward adds up
+		// their cotangents, and its own cotangent is the forward pad.
 		Pad: {VJP: func(b *Builder, a *GradArgs, g T) []T {
 			p, _ := AttrsAs[PadAttrs]("pad", a.Attrs)
 			if p.Mode != PadConstant {
-				b.Fail(fmt.Errorf("the gradient of pad in %s mode is not supported (constant mode is)", p.Mode))
-				return []T{nil}
+				return []T{b.Op(PadBackward, PadBackwardAttrs{Pad: p, Shape: a.In[0].Shape}, g)}
 			}
 			neg := make([]int, len(p.Pads))
 			for i, v := range p.Pads {
 				neg[i] = -v
 			}
 			return []T{b.Op(Pad, PadAttrs{Pads: neg, Mode: PadConstant}, g)}
+		}},
+		PadBackward: {VJP: func(b *Builder, a *GradArgs, g T) []T {
+			p, _ := AttrsAs[PadBackwardAttrs]("pad_backward", a.Attrs)
+			return []T{b.Op(Pad, p.Pad, g)}
 		}},
 		BatchNorm:       {Saves: []int{0, 1, 2, 3}, VJP: batchNormGrad},
 		ConvTranspose2d: {Saves: []int{0, 1}, VJP: convTransposeGrad},

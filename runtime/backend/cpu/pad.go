@@ -11,6 +11,7 @@ import (
 func init() {
 	narrowExempt[ops.Pad] = true
 	Register(ops.Pad, padKernel)
+	Register(ops.PadBackward, padBackwardKernel)
 }
 
 func padKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
@@ -115,4 +116,50 @@ func padSource(in, n, lo int, mode ops.PadMode) []int {
 		src[o] = i
 	}
 	return src
+}
+
+// padBackwardKernel adds each cotangent element into the input element
+// the forward pad copied it from (in float64, rounded once at the end).
+func padBackwardKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.PadBackwardAttrs]("pad_backward", attrs)
+	if err != nil {
+		return err
+	}
+	if err := checkInputs("pad_backward", ins, 1); err != nil {
+		return err
+	}
+	lo, _, shape, err := ops.PadLayout(a.Shape, a.Pad)
+	if err != nil {
+		return err
+	}
+	g := castTo(ins[0], tensor.Float64).F64()
+	acc := make([]float64, a.Shape.Numel())
+	rank := len(shape)
+	src := make([][]int, rank)
+	for d := range rank {
+		src[d] = padSource(a.Shape[d], shape[d], lo[d], a.Pad.Mode)
+	}
+	idx := make([]int, rank)
+	for o, v := range g {
+		// The multi-index of o, last dimension fastest.
+		rem, in, stride := o, 0, 1
+		for d := rank - 1; d >= 0; d-- {
+			idx[d] = rem % shape[d]
+			rem /= shape[d]
+			s := src[d][idx[d]]
+			if s < 0 {
+				in = -1
+				break
+			}
+			in += s * stride
+			stride *= a.Shape[d]
+		}
+		if in >= 0 {
+			acc[in] += v
+		}
+	}
+	for i, v := range acc {
+		out.Set(i, v)
+	}
+	return nil
 }

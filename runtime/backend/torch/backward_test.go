@@ -12,7 +12,7 @@ import (
 
 // backwardOnHost are the backward kernels of gradient rules that the
 // plugin does not run: they fall back to the host.
-var backwardOnHost = []ops.Op{ops.GeluBackward, ops.IndexBackward, ops.Conv2dBackwardInput, ops.Conv2dBackwardWeight, ops.MaxPool2dBackward, ops.AvgPool2dBackward, ops.AdaptiveAvgPool2dBackward}
+var backwardOnHost = []ops.Op{ops.GeluBackward, ops.IndexBackward, ops.Conv2dBackwardInput, ops.Conv2dBackwardWeight, ops.MaxPool2dBackward, ops.AvgPool2dBackward, ops.AdaptiveAvgPool2dBackward, ops.PadBackward}
 
 // TestBackwardOpsFallBack runs each backward kernel on torch:cpu: it falls
 // back to the host once and agrees with the cpu backend.
@@ -28,6 +28,7 @@ func TestBackwardOpsFallBack(t *testing.T) {
 		{op: ops.MaxPool2dBackward, attrs: pool, in: []tensor.Meta{m(f32, 1, 1, 4, 4), m(f32, 1, 1, 2, 2)}},
 		{op: ops.AvgPool2dBackward, attrs: ops.PoolBackwardAttrs{Pool: ops.AvgPool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}}, Shape: tensor.Shape{1, 4, 4}}, in: []tensor.Meta{m(f32, 1, 2, 2)}},
 		{op: ops.AdaptiveAvgPool2dBackward, attrs: ops.PoolBackwardAttrs{Pool: ops.AdaptivePool2dAttrs{Out: [2]int{2, 3}}, Shape: tensor.Shape{1, 1, 5, 5}}, in: []tensor.Meta{m(f32, 1, 1, 2, 3)}},
+		{op: ops.PadBackward, attrs: ops.PadBackwardAttrs{Pad: ops.PadAttrs{Pads: []int{2, 1}, Mode: ops.PadReflect}, Shape: tensor.Shape{2, 4}}, in: []tensor.Meta{m(f32, 2, 7)}},
 	}
 	if len(cases) != len(backwardOnHost) {
 		t.Fatalf("%d cases for %d backward ops", len(cases), len(backwardOnHost))
