@@ -297,6 +297,16 @@ func (ix *tensorIndexer) selectBy(x *refs.Ref, at int, tp part) *refs.Ref {
 		merged := slices.Concat(s[:at], tensor.Shape{ms.Numel()}, s[at+tp.dims:])
 		return ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, ix.reshape(x, merged), ix.host(d))
 	}
+	if h := idx.Host(); h != nil && idx.DType() == tensor.Int64 {
+		// A ready index (a literal) is checked before it wraps, so the
+		// error names the position written.
+		for _, v := range h.I64() {
+			if v < -int64(s[at]) || v >= int64(s[at]) {
+				ix.err = fr.errorf(ix.site.pos, "index %d is out of bounds for dimension %d with size %d", v, at, s[at])
+				return nil
+			}
+		}
+	}
 	if idx.DType() != tensor.Int64 {
 		idx = ix.op(ops.Astype, ops.CastAttrs{To: tensor.Int64}, idx)
 	}

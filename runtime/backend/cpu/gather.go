@@ -148,9 +148,7 @@ func scatterKernel(name string) Kernel {
 		if err != nil {
 			return err
 		}
-		if out.Numel() > 0 {
-			copyInto(out, x)
-		}
+		copyInto(out, x)
 		if idx.Numel() == 0 {
 			return nil
 		}

@@ -59,7 +59,7 @@ func floatMap(name string, out, x *tensor.Dense, f func(float64) float64) error 
 
 // copyInto copies x into out of the same meta (out may alias x).
 func copyInto(out, x *tensor.Dense) {
-	if &out.Buf[0] != &x.Buf[0] {
+	if len(out.Buf) > 0 && &out.Buf[0] != &x.Buf[0] {
 		copy(out.Buf, x.Buf)
 	}
 }
@@ -71,9 +71,7 @@ func roundingKernel(name string) Kernel {
 		}
 		x := ins[0]
 		if !x.DType.IsFloat() {
-			if out.Numel() > 0 {
-				copyInto(out, x)
-			}
+			copyInto(out, x)
 			return nil
 		}
 		var f func(float64) float64
@@ -173,9 +171,7 @@ func nanToNumKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	}
 	x := ins[0]
 	if !x.DType.IsFloat() {
-		if out.Numel() > 0 {
-			copyInto(out, x)
-		}
+		copyInto(out, x)
 		return nil
 	}
 	a, _ := attrs.(ops.NanToNumAttrs)
