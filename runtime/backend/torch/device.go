@@ -81,8 +81,12 @@ func (d *Device) Caps() device.Caps {
 
 // Supports is "" when the plugin has a kernel for op and can take its
 // attributes.
-func (d *Device) Supports(op *refs.Op) string {
-	if !d.lib.HasOp(op.Op) {
+func (d *Device) Supports(op *refs.Op) string { return supports(d.lib, op) }
+
+// supports is "" when lib has a kernel for op and can take its
+// attributes and dtypes.
+func supports(lib *Lib, op *refs.Op) string {
+	if !lib.HasOp(op.Op) {
 		return "the torch plugin has no kernel for " + op.Op.Name()
 	}
 	if _, _, ok := marshal(op); !ok {

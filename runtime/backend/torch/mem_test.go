@@ -31,9 +31,15 @@ func (w *wsProbe) BeforeOp(_ *placement.Engine, ev *placement.OpEvent) error {
 // set; it checks that libtorch holds no tensor at the end.
 func runOnTorch(t *testing.T, p randomProgram, lookahead int, mem int64, strategy string) ([]*tensor.Dense, *trace.Totals, int64) {
 	t.Helper()
+	return runOn(t, "torch:cpu", p, lookahead, mem, strategy)
+}
+
+// runOn is runOnTorch on device dev.
+func runOn(t *testing.T, dev string, p randomProgram, lookahead int, mem int64, strategy string) ([]*tensor.Dense, *trace.Totals, int64) {
+	t.Helper()
 	probe := &wsProbe{}
 	rec := trace.NewRecorder()
-	ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Mem: mem, Strategy: strategy, Trace: rec,
+	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Strategy: strategy, Trace: rec,
 		Middleware: []placement.Middleware{probe, &placement.BudgetGuard{}}})
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +50,9 @@ func runOnTorch(t *testing.T, p randomProgram, lookahead int, mem int64, strateg
 		t.Fatalf("libtorch still holds %d tensors, %d bytes", st.LiveRefs, st.LiveBytes)
 	}
 	tot, err := eng.Finish()
+	if err == nil {
+		err = eng.Accelerator().Close()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -556,6 +556,30 @@ tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia
   }, nullptr);
 }
 
+tt_tensor tt_wrap_memory(void *data, int64_t nbytes, int dtype, const int64_t *shape, int ndim, int device) {
+  return guard([&]() -> tt_tensor {
+    std::vector<int64_t> dims(shape, shape + ndim);
+    auto opts = at::TensorOptions().dtype(to_scalar(dtype)).device(device < 0 ? at::Device(at::kCPU) : to_device(device));
+    at::Tensor t = at::from_blob(data, dims, opts);
+    if (int64_t(t.nbytes()) != nbytes) throw std::runtime_error("tt_wrap_memory: byte count does not match shape");
+    return wrap(std::move(t));
+  }, nullptr);
+}
+
+int tt_op_into(const char *op, const tt_tensor *ins, int nin, const int64_t *ia, int nia, const double *fa, int nfa,
+               tt_tensor out) {
+  return guard([&] {
+    const OpFn *fn = find_op(op);
+    if (fn == nullptr) throw std::runtime_error(std::string("the torch backend has no op ") + op);
+    Args a{ins, nin, ia, nia, fa, nfa};
+    at::Tensor r = (*fn)(a);
+    if (r.sizes() != out->t.sizes() || r.scalar_type() != out->t.scalar_type())
+      throw std::runtime_error(std::string("tt_op_into: ") + op + " gave another shape or dtype than its output");
+    out->t.copy_(r);
+    return 0;
+  }, -1);
+}
+
 int tt_synchronize(int device) {
 #ifdef TREF_CUDA
   return guard([&] { if (device >= 0) { cudaSetDevice(device); cudaDeviceSynchronize(); } return 0; }, -1);

@@ -51,6 +51,17 @@ int tt_has_op(const char *op);
  * in fa, in the order the op's marshaller on the Go side documents. */
 tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin,
                 const int64_t *ia, int nia, const double *fa, int nfa);
+/* tt_wrap_memory is a tensor over memory tref owns (device memory of
+ * tref's CUDA data plane, or host memory on device -1): libtorch neither
+ * frees it nor keeps it alive; tt_free drops the view. */
+tt_tensor tt_wrap_memory(void *data, int64_t nbytes, int dtype,
+                         const int64_t *shape, int ndim, int device);
+/* tt_op_into runs a registered op as tt_op does and copies its result
+ * into out (a tensor of the result's shape and dtype), on libtorch's
+ * current stream: on CUDA it returns once the work is issued. */
+int tt_op_into(const char *op, const tt_tensor *ins, int nin,
+               const int64_t *ia, int nia, const double *fa, int nfa,
+               tt_tensor out);
 /* tt_synchronize waits for all work on a CUDA device (no-op on CPU). */
 int tt_synchronize(int device);
 

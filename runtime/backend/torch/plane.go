@@ -1,0 +1,152 @@
+package torch
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/ebitengine/purego"
+	"github.com/tref-lang/tref/runtime/backend/cuda"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// planeKernels runs ops with libtorch on memory that tref's CUDA data
+// plane owns (cuda.Kernels): the operands and the result are libtorch
+// views of the plane's buffers, and the op's result is copied into the
+// output buffer on libtorch's current stream, the legacy default stream
+// the plane uses as its compute stream.
+type planeKernels struct {
+	lib          *Lib
+	dev          int // -1: host memory (tests on torch:cpu)
+	wrapFn, into uintptr
+}
+
+// newPlaneKernels resolves the plugin's functions for plane memory.
+func newPlaneKernels(lib *Lib, dev int) (*planeKernels, error) {
+	h, err := purego.Dlopen(lib.Path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+	if err != nil {
+		return nil, fmt.Errorf("torch backend: %s: %v", lib.Path, oneLine(err))
+	}
+	k := &planeKernels{lib: lib, dev: dev}
+	for _, s := range []struct {
+		name string
+		dst  *uintptr
+	}{{"tt_wrap_memory", &k.wrapFn}, {"tt_op_into", &k.into}} {
+		if *s.dst, err = purego.Dlsym(h, s.name); err != nil {
+			return nil, fmt.Errorf("torch backend: %s lacks %s; rebuild it with scripts/build-torch.sh", lib.Path, s.name)
+		}
+	}
+	return k, nil
+}
+
+// Supports is "" when the plugin runs op.
+func (k *planeKernels) Supports(op *refs.Op) string { return supports(k.lib, op) }
+
+// Launch issues op on libtorch's stream over the plane's memory.
+func (k *planeKernels) Launch(s cuda.Stream, op *refs.Op, out cuda.Ptr, ins []cuda.Ptr) error {
+	if s != 0 {
+		return errors.New("internal: libtorch's kernels run on the legacy default stream only")
+	}
+	c, err := k.prepare(op)
+	if err != nil {
+		return err
+	}
+	addrs := make([]uintptr, len(ins))
+	for i, p := range ins {
+		addrs[i] = uintptr(p)
+	}
+	return k.run(c, uintptr(out), addrs)
+}
+
+// planeCall is what running an op needs, taken from the op when it is
+// issued (the engine reuses the op once Run returns).
+type planeCall struct {
+	op     ops.Op
+	ia     []int64
+	fa     []float64
+	out    tensor.Meta
+	inputs []tensor.Meta
+}
+
+func (k *planeKernels) prepare(op *refs.Op) (planeCall, error) {
+	ia, fa, ok := marshal(op)
+	if !ok {
+		return planeCall{}, fmt.Errorf("internal: cannot pass the attributes of %s", op.Op.Name())
+	}
+	if int(op.Op) >= len(k.lib.cnames) || op.Op == 0 {
+		return planeCall{}, fmt.Errorf("torch: no op %s (registered after the plugin loaded)", op.Op)
+	}
+	c := planeCall{op: op.Op, ia: ia, fa: fa, out: op.Out.Meta()}
+	for _, in := range op.Inputs {
+		c.inputs = append(c.inputs, in.Meta())
+	}
+	return c, nil
+}
+
+// run runs c over the memory at addresses out and ins.
+func (k *planeKernels) run(c planeCall, out uintptr, ins []uintptr) error {
+	ia, fa := c.ia, c.fa
+	k.lib.mu.Lock()
+	defer k.lib.mu.Unlock()
+	hs := make([]Handle, 0, len(ins)+1)
+	defer func() {
+		for _, h := range hs {
+			k.lib.Free(h)
+		}
+	}()
+	for i, p := range ins {
+		h, err := k.wrap(p, c.inputs[i])
+		if err != nil {
+			return err
+		}
+		hs = append(hs, h)
+	}
+	oh, err := k.wrap(out, c.out)
+	if err != nil {
+		return err
+	}
+	hs = append(hs, oh)
+	var pia, pfa unsafe.Pointer
+	if len(ia) > 0 {
+		pia = unsafe.Pointer(&ia[0])
+	}
+	if len(fa) > 0 {
+		pfa = unsafe.Pointer(&fa[0])
+	}
+	cname := k.lib.cnames[c.op]
+	var pins unsafe.Pointer
+	if len(ins) > 0 {
+		pins = unsafe.Pointer(&hs[0])
+	}
+	r, _, _ := purego.SyscallN(k.into, uintptr(unsafe.Pointer(&cname[0])), uintptr(pins), uintptr(len(ins)),
+		uintptr(pia), uintptr(len(ia)), uintptr(pfa), uintptr(len(fa)), uintptr(oh))
+	runtime.KeepAlive(ia)
+	runtime.KeepAlive(fa)
+	runtime.KeepAlive(hs)
+	if int32(r) != 0 {
+		return fmt.Errorf("torch: %w", k.lib.lastError())
+	}
+	return nil
+}
+
+// wrap is a libtorch view of the memory at p holding a tensor of meta m;
+// the caller holds lib.mu.
+func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
+	var shape []int64
+	for _, d := range m.Shape {
+		shape = append(shape, int64(d))
+	}
+	var ps unsafe.Pointer
+	if len(shape) > 0 {
+		ps = unsafe.Pointer(&shape[0])
+	}
+	r, _, _ := purego.SyscallN(k.wrapFn, p, uintptr(m.Bytes()), uintptr(m.DType), uintptr(ps), uintptr(len(shape)), uintptr(int64(k.dev)))
+	runtime.KeepAlive(shape)
+	if r == 0 {
+		return 0, fmt.Errorf("torch: %w", k.lib.lastError())
+	}
+	return Handle(r), nil
+}

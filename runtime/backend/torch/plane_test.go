@@ -1,0 +1,120 @@
+package torch
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"unsafe"
+
+	"github.com/tref-lang/tref/runtime/backend/cuda"
+	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// fakeTorchKernels runs libtorch's CPU kernels (through the plugin's
+// functions for plane memory, as on CUDA) as work on the fake CUDA
+// runtime's streams, over the fake's device memory.
+type fakeTorchKernels struct {
+	f *cuda.Fake
+	k *planeKernels
+}
+
+func (t fakeTorchKernels) Supports(op *refs.Op) string { return t.k.Supports(op) }
+
+func (t fakeTorchKernels) Launch(s cuda.Stream, op *refs.Op, out cuda.Ptr, ins []cuda.Ptr) error {
+	ins = append([]cuda.Ptr(nil), ins...)
+	c, err := t.k.prepare(op)
+	if err != nil {
+		return err
+	}
+	return t.f.Launch(s, func() {
+		addr := func(p cuda.Ptr, want int64) (uintptr, bool) {
+			b := t.f.Bytes(p)
+			if int64(len(b)) != want {
+				t.f.Fail(fmt.Errorf("kernel %s on %#x: %d bytes allocated, %d wanted", c.op.Name(), p, len(b), want))
+				return 0, false
+			}
+			return uintptr(unsafe.Pointer(unsafe.SliceData(b))), true
+		}
+		as := make([]uintptr, len(ins))
+		for i, p := range ins {
+			a, ok := addr(p, c.inputs[i].Bytes())
+			if !ok {
+				return
+			}
+			as[i] = a
+		}
+		o, ok := addr(out, c.out.Bytes())
+		if !ok {
+			return
+		}
+		if err := t.k.run(c, o, as); err != nil {
+			t.f.Fail(err)
+		}
+	})
+}
+
+func init() {
+	device.Register(device.Kind{Name: "torchfake", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
+		lib, err := Load("")
+		if err != nil {
+			return nil, err
+		}
+		k, err := newPlaneKernels(lib, -1)
+		if err != nil {
+			return nil, err
+		}
+		f := cuda.NewFake(1 << 30)
+		f.CopiesFirst = spec.Index == 1
+		return cuda.NewPlane(f, fakeTorchKernels{f, k}, cuda.Config{Name: spec.Name, Staging: 8 << 10})
+	}})
+}
+
+// TestPlaneDifferential: random programs on the CUDA data plane over the
+// fake runtime, with libtorch's kernels run on the plane's memory by the
+// plugin's tt_wrap_memory and tt_op_into (the calls the plane makes on a
+// GPU), under flow, lru and genoa and budgets down to the largest working
+// set, are bit-identical with torch:cpu resident. torchfake:1 runs the
+// copies before the kernels, torchfake:0 the other way round.
+func TestPlaneDifferential(t *testing.T) {
+	if _, err := newPlaneKernels(plugin(t), -1); err != nil {
+		// A plugin built before tt_wrap_memory (a stale cache).
+		if os.Getenv("TREF_REQUIRE_TORCH") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	count := 24
+	if testing.Short() {
+		count = 8
+	}
+	var evictions int64
+	for i := range count {
+		p := randomProgram{n: 8 + i%9, inputs: 3 + i%3, steps: 6 + i%7, loops: 2 + i%3, seed: uint64(2000 + i)}
+		lookahead := []int{1, 4, 16, 64}[i%4]
+		want, res, maxWS := runOnTorch(t, p, lookahead, 0, "flow")
+		peak := res.PeakBytes["torch:cpu"]
+		dev := fmt.Sprintf("torchfake:%d", i%2)
+		for _, budget := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
+			for _, st := range []string{"flow", "lru", "genoa"} {
+				name := fmt.Sprintf("program %d (%+v) lookahead %d on %s, %s under %d bytes", i, p, lookahead, dev, st, budget)
+				got, tot, _ := runOn(t, dev, p, lookahead, budget, st)
+				if len(got) != len(want) {
+					t.Fatalf("%s: %d results, torch:cpu %d", name, len(got), len(want))
+				}
+				for j := range want {
+					if msg := identical(got[j], want[j]); msg != "" {
+						t.Fatalf("%s: result %d: %s", name, j, msg)
+					}
+				}
+				if budget > 0 && tot.PeakBytes[dev] > budget {
+					t.Fatalf("%s: peak %d bytes", name, tot.PeakBytes[dev])
+				}
+				evictions += tot.Evictions
+			}
+		}
+	}
+	if evictions == 0 {
+		t.Fatal("no evictions")
+	}
+}
