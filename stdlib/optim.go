@@ -283,10 +283,20 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 	}
 	t := step + 1
 	ar := &arith{th: th}
+	var made []packed // Release does not see into them: freed here on failure
 	all, err := zipTrees(th, trees, "", func(path string, xs []eval.Value) (eval.Value, error) {
-		return o.leaf(ar, path, t, lr, xs)
+		v, err := o.leaf(ar, path, t, lr, xs)
+		if err == nil {
+			made = append(made, v.(packed))
+		}
+		return v, err
 	})
 	if err != nil {
+		for _, p := range made {
+			for _, v := range p {
+				eval.Release(th.RT, v)
+			}
+		}
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	outs := make([]eval.Value, 1+len(o.slots))
