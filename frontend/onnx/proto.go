@@ -153,15 +153,16 @@ type Dim struct {
 	HasValue bool
 }
 
-// decoder reads one file's bytes. base is the offset in the file of the
-// message being read, so that tensor data can be located.
+// decoder holds the state of decoding one model: how deep in nested
+// graphs it is, which bounds its recursion (MaxDepth).
 type decoder struct {
 	depth int
 }
 
-// message walks the fields of one message: fn is called with each field's
-// number, wire type and value bytes (for varints, fixed32 and fixed64 the
-// value is decoded into v); off is the offset in the file of the value.
+// walk visits the fields of one message, b, which starts at offset base
+// of its file: fn is called with each field's number, wire type and value
+// bytes (varints, fixed32 and fixed64 are decoded into v) and the file
+// offset of the value, so that tensor data can be located.
 func walk(b []byte, base int64, fn func(num protowire.Number, typ protowire.Type, v uint64, val []byte, off int64) error) error {
 	pos := 0
 	for pos < len(b) {
