@@ -72,9 +72,10 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 		if pr.First != nil {
 			elems = append(elems, pr.First)
 		}
-		for i, t := range pr.Rest {
+		rest, _ := pr.Rest.(exprTailList)
+		for i, t := range rest {
 			if t.X == nil {
-				if err := emptyTail(pr.Rest, i, "list element"); err != nil {
+				if err := emptyTail(rest, i, "list element"); err != nil {
 					return nil, err
 				}
 				continue

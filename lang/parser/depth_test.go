@@ -64,3 +64,21 @@ func TestDepthLimitIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestLongList checks a list literal of 100001 elements (its tails are
+// read by parseExprTails): every element, in order, at its position.
+func TestLongList(t *testing.T) {
+	src := "let x = [" + strings.Repeat("1, ", 100000) + "2,]"
+	f, err := ParseFile("t.tr", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.Stmts[0].(*ast.LetStmt).Value.(*ast.ListExpr)
+	if len(l.Elems) != 100001 {
+		t.Fatalf("%d elements", len(l.Elems))
+	}
+	last := l.Elems[100000].(*ast.NumberLit)
+	if last.Int != 2 || last.At.Col != 10+3*100000 {
+		t.Errorf("last element %s at %v", last.Raw, last.At)
+	}
+}

@@ -38,6 +38,7 @@ func Grammar() string {
 	b.WriteString("\n(* Operands: a primary followed by calls, indexing and fields. *)\n")
 	emit(operandParser.String())
 	emit(primaries.grammar())
+	emit(exprTailsEBNF)
 	emit(postfixes.grammar())
 	return b.String()
 }

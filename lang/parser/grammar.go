@@ -199,13 +199,48 @@ type identExpr struct {
 type listLit struct {
 	Pos   lexer.Position
 	First ast.Expr    `parser:"'[' ( @@"`
-	Rest  []*exprTail `parser:"@@* )?"`
+	Rest  exprTails   `parser:"@@? )?"`
 	End   lexer.Token `parser:"@']'"`
 }
 
+// exprTails are the `, element` tails of a list literal: a list of data
+// may have millions, so they are read by a loop of their own
+// (parseExprTails) rather than a participle repetition, which keeps a
+// branch, two structs and a deferred capture per element.
+type exprTails interface{ exprTailsNode() }
+
+type exprTailList []*exprTail
+
+func (exprTailList) exprTailsNode() {}
+
+// exprTail is one `, element`; X is nil for a trailing comma.
 type exprTail struct {
 	Pos lexer.Position
-	X   ast.Expr `parser:"',' @@?"`
+	X   ast.Expr
+}
+
+// exprTailsEBNF is the production parseExprTails reads.
+const exprTailsEBNF = `ExprTails = ("," Expr?)+ .`
+
+// parseExprTails is the participle parser for exprTails.
+func parseExprTails(lex *lexer.PeekingLexer) (exprTails, error) {
+	var out exprTailList
+	for t := lex.Peek(); t.Type == tokOp && t.Value == ","; t = lex.Peek() {
+		lex.Next()
+		tail := &exprTail{Pos: t.Pos}
+		if startsExpr(lex.Peek()) {
+			x, err := parseExpr(lex)
+			if err != nil {
+				return nil, err
+			}
+			tail.X = x
+		}
+		out = append(out, tail)
+	}
+	if len(out) == 0 {
+		return nil, participle.NextMatch
+	}
+	return out, nil
 }
 
 type recordLit struct {
@@ -427,6 +462,7 @@ func init() {
 		participle.ParseTypeWith(postfixes.parse),
 		participle.ParseTypeWith(elses.parse),
 		participle.ParseTypeWith(parseExpr),
+		participle.ParseTypeWith(parseExprTails),
 	}
 	member[letStmt](stmts, opts, "let")
 	member[ifStmt](stmts, opts, "if")
