@@ -27,6 +27,9 @@ type Options struct {
 	// NoInPlace turns Caps.InPlace off on a device that has it, so that
 	// its decisions can be compared with a device that has not.
 	NoInPlace bool
+	// Mem is the budget --mem asks for (0: none); a device that knows
+	// its free memory refuses a budget above it.
+	Mem int64
 }
 
 // Spec is a parsed --device value.

@@ -57,7 +57,7 @@ func NewExecutor(cfg Config) (refs.Executor, error) {
 	if cfg.Mem < 0 {
 		return nil, fmt.Errorf("invalid memory budget %d bytes: want a positive size", cfg.Mem)
 	}
-	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace})
+	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace, Mem: cfg.Mem})
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ type Fake struct {
 	nextSt   Stream
 	err      error // the first error of work that ran (sticky, as CUDA's)
 	launched int64
+	// Devices is how many devices SetDevice accepts (0: one); Current
+	// is the last one set.
+	Devices, Current int
 	// CopiesFirst runs the copy streams' work at once and the compute
 	// stream's when waited for.
 	CopiesFirst bool
@@ -93,11 +96,12 @@ func (f *Fake) fail(format string, args ...any) {
 	}
 }
 
-// SetDevice accepts device 0 only.
+// SetDevice makes n current (devices 0 to Devices-1).
 func (f *Fake) SetDevice(n int) error {
-	if n != 0 {
+	if n < 0 || n >= max(f.Devices, 1) {
 		return fmt.Errorf("fake cuda: no device %d", n)
 	}
+	f.Current = n
 	return nil
 }
 

@@ -228,3 +228,53 @@ func TestMutations(t *testing.T) {
 		})
 	}
 }
+
+// TestBudget: the budget is the free memory less the margin, --mem caps
+// it, and a --mem above it or a margin above the free memory is one line.
+func TestBudget(t *testing.T) {
+	f := NewFake(1 << 20)
+	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Margin: 1 << 18})
+	if err != nil || p.Caps().Memory != 3<<18 {
+		t.Fatalf("budget %v, %v", p, err)
+	}
+	if p, err = NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Margin: 1 << 18, Mem: 1 << 10}); err != nil || p.Caps().Memory != 1<<10 {
+		t.Fatalf("--mem 1KiB: %v", err)
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Name: "cuda:0", Margin: 1 << 18, Mem: 1 << 20}, "cuda:0: --mem 1.0 MiB is more than the device has free (1.0 MiB free, 0.2 MiB kept for libtorch's workspace)"},
+		{Config{Name: "cuda:0", Margin: 2 << 20}, "cuda:0: only 1.0 MiB free, less than the 2.0 MiB kept for libtorch's workspace"},
+		{Config{Name: "cuda:1", Index: 1}, "cuda:1: fake cuda: no device 1"},
+	} {
+		if _, err := NewPlane(f, FakeKernels{f}, c.cfg); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: got %v, want %s", c.cfg, err, c.want)
+		}
+	}
+}
+
+// TestSetDevice: on cuda:N with N > 0 every call makes N current first
+// (the engine's goroutine may run on another thread, whose device is 0).
+func TestSetDevice(t *testing.T) {
+	f := NewFake(1 << 20)
+	f.Devices = 2
+	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:1", Index: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tensor.Meta{Shape: tensor.Shape{4}, DType: tensor.Float32}
+	mem, _ := p.Alloc(m)
+	f.Current = 0
+	if _, err := p.CopyIn(mem, tensor.NewDense(m)); err != nil || f.Current != 1 {
+		t.Fatalf("copy in: %v, device %d current", err, f.Current)
+	}
+	f.Current = 0
+	if _, err := p.CopyOut(tensor.NewDense(m), mem); err != nil || f.Current != 1 {
+		t.Fatalf("copy out: %v, device %d current", err, f.Current)
+	}
+	p.Free(mem)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

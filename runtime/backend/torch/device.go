@@ -3,6 +3,7 @@ package torch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/tref-lang/tref/runtime/device"
@@ -17,11 +18,14 @@ func init() {
 	device.Register(device.Kind{Name: "cuda", Indexed: true, Open: open})
 }
 
-func open(spec device.Spec, _ device.Options) (device.Device, error) {
+func open(spec device.Spec, opts device.Options) (device.Device, error) {
 	if spec.Kind == "cuda" && !GPUPresent() {
 		// Checked before loading libtorch, so that --device auto on a
 		// machine without a GPU costs nothing.
 		return nil, errors.New("no NVIDIA GPU on this machine (no /dev/nvidiactl)")
+	}
+	if spec.Kind == "cuda" && os.Getenv("TREF_CUDA_SYNC") == "" {
+		return openPlane(spec, opts)
 	}
 	d, err := Open(spec.Name, "")
 	if err != nil {

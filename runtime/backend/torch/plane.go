@@ -8,6 +8,7 @@ import (
 
 	"github.com/ebitengine/purego"
 	"github.com/tref-lang/tref/runtime/backend/cuda"
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -149,4 +150,33 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 		return 0, fmt.Errorf("torch: %w", k.lib.lastError())
 	}
 	return Handle(r), nil
+}
+
+// openPlane opens cuda:N as tref's CUDA data plane (runtime/backend/cuda)
+// with libtorch's kernels: the plugin must be built against a CUDA
+// libtorch, whose libcudart the plane then finds in the process.
+// TREF_CUDA_SYNC=1 opens the synchronous Device instead.
+func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
+	lib, err := Load("")
+	if err != nil {
+		return nil, err
+	}
+	if n := lib.CUDADevices(); n == 0 {
+		return nil, fmt.Errorf("torch backend: %s: libtorch %s (%s) has no CUDA; build the plugin against a CUDA PyTorch (scripts/build-torch.sh)", spec.Name, lib.Version, lib.Path)
+	} else if spec.Index >= n {
+		return nil, fmt.Errorf("torch backend: no device %s (libtorch %s sees %d CUDA devices)", spec.Name, lib.Version, n)
+	}
+	rt, err := cuda.Load(cuda.Libraries)
+	if err != nil {
+		return nil, fmt.Errorf("torch backend: %s: %w", spec.Name, err)
+	}
+	k, err := newPlaneKernels(lib, spec.Index)
+	if err != nil {
+		return nil, err
+	}
+	p, err := cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
 }
