@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -273,43 +274,49 @@ func argsortKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 }
 
 // argsortLines writes the stable sorting permutation of each line of x
-// into o; NaN is above every number.
+// into o; NaN is above every number. Each line is sorted as (value,
+// position) pairs, ties broken by position: stable, pdqsort's O(n log n),
+// and no indirect reads of x while sorting.
 func argsortLines[T number](o []int64, x []T, p plan, desc bool) {
-	less := func(a, b T) int {
-		an, bn := a != a, b != b
+	type pair struct {
+		v T
+		i int64
+	}
+	compare := func(a, b pair) int {
+		an, bn := a.v != a.v, b.v != b.v
+		c := 0
 		switch {
 		case an || bn:
-			if an == bn {
-				return 0
+			if an != bn {
+				c = -1
+				if an {
+					c = 1
+				}
 			}
-			if an {
-				return 1
-			}
-			return -1
-		case a < b:
-			return -1
-		case a > b:
-			return 1
+		case a.v < b.v:
+			c = -1
+		case a.v > b.v:
+			c = 1
 		}
-		return 0
+		if desc {
+			c = -c
+		}
+		if c == 0 {
+			return cmp.Compare(a.i, b.i)
+		}
+		return c
 	}
 	overLines(p, func(o0, o1, j0, j1 int) {
-		idx := make([]int64, p.r)
+		line := make([]pair, p.r)
 		for oi := o0; oi < o1; oi++ {
 			for j := j0; j < j1; j++ {
 				base := oi*p.r*p.inner + j
-				for k := range idx {
-					idx[k] = int64(k)
+				for k := range line {
+					line[k] = pair{x[base+k*p.inner], int64(k)}
 				}
-				slices.SortStableFunc(idx, func(a, b int64) int {
-					c := less(x[base+int(a)*p.inner], x[base+int(b)*p.inner])
-					if desc {
-						return -c
-					}
-					return c
-				})
-				for k, v := range idx {
-					o[base+k*p.inner] = v
+				slices.SortFunc(line, compare)
+				for k, e := range line {
+					o[base+k*p.inner] = e.i
 				}
 			}
 		}
