@@ -209,7 +209,7 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 	defer rt.Hold()()
 	defer func() {
 		for name, v := range env {
-			if _, ok := p.consts[name]; !ok {
+			if !p.isConst(name, v) {
 				drop(rt, v)
 			}
 		}
@@ -245,6 +245,10 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 	}
 	return res, nil
 }
+
+// isConst reports whether v is the program's constant called name (held
+// by the program, not by a run).
+func (p *Program) isConst(name string, v *value) bool { return p.consts[name] == v }
 
 // drop releases one name's hold on v.
 func drop(rt *refs.Runtime, v *value) {
@@ -302,18 +306,16 @@ func (c *ctx) runNodes(nodes []*Node, env map[string]*value, lastUse map[string]
 			}
 			name := n.Outputs[j]
 			o.uses++
-			if old, ok := env[name]; ok {
+			if old, ok := env[name]; ok && !c.prog.isConst(name, old) {
 				drop(c.rt, old)
 			}
 			env[name] = o
 		}
 		for _, name := range n.Inputs {
 			if lastUse != nil && lastUse[name] == i && !keep[name] {
-				if v, ok := env[name]; ok {
-					if _, isConst := c.prog.consts[name]; !isConst {
-						drop(c.rt, v)
-						delete(env, name)
-					}
+				if v, ok := env[name]; ok && !c.prog.isConst(name, v) {
+					drop(c.rt, v)
+					delete(env, name)
 				}
 			}
 		}
