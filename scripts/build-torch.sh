@@ -19,9 +19,18 @@ out="$out_dir/libtref_torch.so"
 cxx=${CXX:-g++}
 
 inc=() libs=() defs=() rpath=()
+# C++17 for Debian's 1.13; a PyTorch 2.x install builds with C++20 (its
+# newer headers need it, older ones accept it). The C++11 ABI flag must
+# match libtorch's: taken from torch when Python is at hand.
+std=-std=c++17
 if [ -z "${TORCH_DIR:-}" ] && [ -n "${TORCH_PYTHON:-}" ]; then
   TORCH_DIR=$("$TORCH_PYTHON" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
   echo "build-torch: using the PyTorch install at $TORCH_DIR"
+  abi=$("$TORCH_PYTHON" -c 'import torch; print(int(torch.compiled_with_cxx11_abi()))')
+  defs+=(-D_GLIBCXX_USE_CXX11_ABI="$abi")
+fi
+if [ -n "${TORCH_DIR:-}" ]; then
+  std=-std=c++20
 fi
 if [ -n "${TORCH_DIR:-}" ]; then
   [ -d "$TORCH_DIR/include" ] && [ -d "$TORCH_DIR/lib" ] || {
@@ -35,15 +44,19 @@ if [ -n "${TORCH_DIR:-}" ]; then
       [ -n "$d" ] && [ -e "$d/include/cuda_runtime_api.h" ] && { cuda_inc="$d/include"; break; }
     done
     if [ -z "$cuda_inc" ]; then
-      # pip's nvidia-cuda-runtime wheel ships the header next to torch.
-      cand=$(ls -d "$TORCH_DIR"/../nvidia/cuda_runtime/include 2>/dev/null | head -1 || true)
-      [ -n "$cand" ] && [ -e "$cand/cuda_runtime_api.h" ] && cuda_inc=$cand
+      # pip's CUDA wheels ship the header next to torch: nvidia/cu13/
+      # for CUDA 13, nvidia/cuda_runtime/ before.
+      for cand in "$TORCH_DIR"/../nvidia/cu13/include "$TORCH_DIR"/../nvidia/cuda_runtime/include; do
+        [ -e "$cand/cuda_runtime_api.h" ] && { cuda_inc=$(cd "$cand" && pwd); break; }
+      done
     fi
     if [ -n "$cuda_inc" ]; then
       echo "build-torch: CUDA headers in $cuda_inc: building with CUDA streams"
       inc+=(-I"$cuda_inc")
       defs+=(-DTREF_CUDA)
-      libs+=(-ltorch_cuda -lc10_cuda)
+      # Nothing in the plugin calls libtorch_cuda directly, but loading
+      # it registers CUDA with libtorch: keep it with --no-as-needed.
+      libs+=(-Wl,--no-as-needed -ltorch_cuda -lc10_cuda -Wl,--as-needed)
       cudart=$(ls "$cuda_inc"/../lib/libcudart.so* "$cuda_inc"/../lib64/libcudart.so* 2>/dev/null | head -1 || true)
       if [ -n "$cudart" ]; then
         libs+=("$cudart")
@@ -70,6 +83,6 @@ fi
 mkdir -p "$out_dir"
 tmp="$out.tmp.$$"
 echo "build-torch: compiling $src"
-"$cxx" -O2 -std=c++17 -fPIC -shared "${defs[@]}" "${inc[@]}" "$src" -o "$tmp" "${libs[@]}" "${rpath[@]}"
+"$cxx" -O2 "$std" -fPIC -shared "${defs[@]}" "${inc[@]}" "$src" -o "$tmp" "${libs[@]}" "${rpath[@]}"
 mv "$tmp" "$out"
 echo "build-torch: wrote $out"

@@ -1,54 +1,96 @@
 #!/usr/bin/env bash
-# gpu-check.sh - check tref's CUDA path on a GPU machine that has a CUDA
-# PyTorch but no Go toolchain.
+# gpu-check.sh - check tref's CUDA data plane on a GPU machine that has a
+# CUDA PyTorch but no Go toolchain, in one command of a few minutes.
 #
-#   scripts/gpu-check.sh TREF_BINARY [OUT_DIR]
+#   scripts/gpu-check.sh [--dry-run] TREF_BINARY [OUT_DIR]
 #
 # TREF_BINARY is a tref built elsewhere with `CGO_ENABLED=0 go build
 # ./cmd/tref`. The script builds the torch plugin with this machine's g++
-# against the PyTorch install of $PYTHON (default python3), then runs the
-# offload examples on cuda:0 all-resident and with a --mem budget
-# ($GPU_CHECK_MEM, default 256MiB: set it to a quarter of the weights), writing traces (jsonl + chrome) and a
-# timing table to OUT_DIR (default ./gpu-check-out). A run that fails is
-# recorded in the table with its error, and the others still run.
+# against the PyTorch of $PYTHON (default python3), then runs each offload
+# example (examples/offload) three ways: on cpu (tref's own kernels, for
+# reference), on cuda:0 with every tensor resident, and on cuda:0 with
+# --mem a quarter of the example's weights. The offload run's output must
+# equal the resident run's exactly (same kernels, only the placement
+# differs); a difference or a failed run makes the script exit 1 after
+# all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
+# chrome trace and memory svg, `tref calibrate`'s output, and table.tsv.
+#
+# --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
+# plugin is built against $PYTHON's torch if it has one, else Debian's
+# libtorch-dev. TREF_CUDA_SYNC=1 in the environment runs cuda:N on the
+# synchronous torch device instead of the data plane.
 set -euo pipefail
 
-tref=${1:?usage: scripts/gpu-check.sh TREF_BINARY [OUT_DIR]}
+dev=cuda:0
+if [ "${1:-}" = --dry-run ]; then
+  dev=torch:cpu
+  shift
+fi
+tref=${1:?usage: scripts/gpu-check.sh [--dry-run] TREF_BINARY [OUT_DIR]}
 out=${2:-./gpu-check-out}
 here=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-python3}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 tref=$(cd "$(dirname "$tref")" && pwd)/$(basename "$tref")
+t_start=$(date +%s)
 
-"$python" -c 'import torch; assert torch.cuda.is_available(), "torch sees no CUDA device"; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
+# Each workload and the bytes of its float32 weights (bench/devices).
+workloads="mlp:64 transformer:96 embedding:112 loop:96"
 
+if [ "$dev" = torch:cpu ]; then
+  if "$python" -c 'import torch' 2>/dev/null; then
+    export TORCH_PYTHON="$python"
+  fi
+else
+  "$python" -c 'import torch; assert torch.cuda.is_available(), "torch sees no CUDA device"; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
+  export TORCH_PYTHON="$python"
+fi
 export TREF_TORCH_OUT="$out/plugin"
-TORCH_PYTHON="$python" "$here/scripts/build-torch.sh"
+"$here/scripts/build-torch.sh"
 export TREF_TORCH_LIB="$out/plugin/libtref_torch.so"
 
-table="$out/timings.tsv"
-printf 'workload\tmode\tmem\twall_s\n' >"$table"
-for script in "$here"/examples/offload/*.tr; do
-  name=$(basename "$script" .tr)
-  for mode in resident offload; do
-    flags=(--device cuda:0)
-    mem=all
-    if [ "$mode" = offload ]; then
-      mem=${GPU_CHECK_MEM:-256MiB}
-      flags+=(--mem "$mem")
-    fi
-    start=$(date +%s.%N)
-    if "$tref" trace "${flags[@]}" --format jsonl -o "$out/$name-$mode.jsonl" "$script" \
-      >"$out/$name-$mode.stdout" 2>"$out/$name-$mode.stderr"; then
-      end=$(date +%s.%N)
-      "$tref" trace "${flags[@]}" --format chrome -o "$out/$name-$mode.chrome.json" "$script" >/dev/null 2>&1 || true
-      printf '%s\t%s\t%s\t%.3f\n' "$name" "$mode" "$mem" "$(echo "$end - $start" | bc)" >>"$table"
+# Calibration: what sim needs to predict this device (not fatal).
+"$tref" calibrate --device "$dev" >"$out/calibrate.txt" 2>&1 || echo "gpu-check: calibrate failed: $(head -1 "$out/calibrate.txt")"
+
+# secs prints the time from ns $1 to ns $2 as N.NNN seconds (no bc).
+secs() { local d=$(( ($2 - $1) / 1000000 )); printf '%d.%03d' $((d / 1000)) $((d % 1000)); }
+
+table="$out/table.tsv"
+printf 'workload\tmode\tdevice\tmem\twall_s\tresult\n' >"$table"
+failed=0
+for w in $workloads; do
+  name=${w%%:*}
+  weights=${w#*:}
+  script="$here/examples/offload/$name.tr"
+  quarter=$(( weights * 1024 / 4 ))KiB
+  for mode in cpu resident offload; do
+    args=(--device "$dev")
+    d=$dev mem=-
+    case $mode in
+    cpu) args=(--device cpu) d=cpu ;;
+    offload) args+=(--mem "$quarter") mem=$quarter ;;
+    esac
+    base="$out/$name-$mode"
+    t0=$(date +%s%N)
+    if [ $mode = cpu ]; then
+      "$tref" run "${args[@]}" "$script" >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     else
-      # Record the failure (e.g. --mem on CUDA before the engine's CUDA
-      # path exists) and go on with the other runs.
-      printf '%s\t%s\t%s\tfailed: %s\n' "$name" "$mode" "$mem" "$(head -1 "$out/$name-$mode.stderr")" >>"$table"
+      "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
+        >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     fi
+    t1=$(date +%s%N)
+    result=ok
+    if [ $rc -ne 0 ]; then
+      result="failed: $(head -1 "$base.stderr")"
+      failed=1
+    elif [ $mode = offload ] && ! cmp -s "$base.stdout" "$out/$name-resident.stdout"; then
+      result="output differs from resident: $(head -1 "$base.stdout")"
+      failed=1
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$mode" "$d" "$mem" "$(secs "$t0" "$t1")" "$result" >>"$table"
   done
 done
-column -t "$table"
-echo "gpu-check: traces and timings in $out"
+column -t -s "$(printf '\t')" "$table" 2>/dev/null || cat "$table"
+echo "gpu-check: $dev, $(( $(date +%s) - t_start )) s; outputs, chrome traces and table in $out"
+exit $failed
