@@ -18,8 +18,8 @@ var reduceDocs = map[ops.Op]string{
 	ops.Sum:    "sum(x, dim=none, keepdim=false): sum over dim (every dimension when none)",
 	ops.Mean:   "mean(x, dim=none, keepdim=false): mean over dim (float tensors)",
 	ops.Prod:   "prod(x, dim=none, keepdim=false): product over dim",
-	ops.Max:    "max(x, dim=none, keepdim=false): largest value over dim (argmax gives its index)",
-	ops.Min:    "min(x, dim=none, keepdim=false): smallest value over dim (argmin gives its index)",
+	ops.Max:    "max(x, dim=none, keepdim=false): the largest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.max; with a list of dims, the values (torch.amax); max(a, b) of two tensors is maximum(a, b)",
+	ops.Min:    "min(x, dim=none, keepdim=false): the smallest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.min; with a list of dims, the values (torch.amin); min(a, b) of two tensors is minimum(a, b)",
 	ops.Any:    "any(x, dim=none, keepdim=false): whether some element over dim is nonzero",
 	ops.All:    "all(x, dim=none, keepdim=false): whether every element over dim is nonzero",
 	ops.Argmax: "argmax(x, dim=none, keepdim=false): index of the first largest value (of the flattened x when dim is none)",
@@ -48,6 +48,16 @@ func reduceBuiltin(op ops.Op) eval.BuiltinFunc {
 		pairs = append(pairs, "keepdim?", &keepdim)
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, pairs...); err != nil {
 			return nil, err
+		}
+		if t, ok := dim.(eval.Tensor); ok && (op == ops.Max || op == ops.Min) && (len(t.Ref.Shape()) > 0 || t.Ref.DType().IsFloat()) {
+			// torch.max(a, b) with a tensor b is maximum(a, b).
+			if keepdim {
+				return nil, fmt.Errorf("%s(a, b) of two tensors takes no keepdim", b.Name)
+			}
+			if op == ops.Max {
+				return th.Submit(ops.Maximum, nil, x, t.Ref)
+			}
+			return th.Submit(ops.Minimum, nil, x, t.Ref)
 		}
 		dims, err := dimsArg(th, b.Name, dim, op != ops.Argmax && op != ops.Argmin)
 		if err != nil {

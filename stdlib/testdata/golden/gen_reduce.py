@@ -222,7 +222,6 @@ g.error("sum/error/dup", "sum", [x23], "appears more than once", {"dim": [1, -1]
 g.error("argmax/error/dims", "argmax", [x23], "must be an int or none", {"dim": [0, 1]})
 g.error("mean/error/int", "mean", [make("i64", [3])], "mean needs a float tensor; use astype")
 
-g.write()
 
 # max/min over an int dim give (values, indices) as torch.max(x, dim): ties
 # take the first index, NaN is the extreme and its index is given, bools
@@ -236,3 +235,13 @@ for name in ("max", "min"):
            [torch.tensor([[False, True, True], [False, False, False]])], {"dim": 1})
     g.case(name + "/dim/i64", name, lambda x, dim: tuple(fn(x, dim)), [make("i64", [3, 4])], {"dim": 0})
     g.case(name + "/dim/0d", name, lambda x, dim: tuple(fn(x, dim)), [torch.tensor(2.5)], {"dim": 0})
+
+# max/min of two tensors: maximum/minimum (torch.max(a, b)), broadcasting.
+for name in ("max", "min"):
+    fn = getattr(torch, name)
+    a = torch.tensor([[1.0, float("nan"), 3.0], [4.0, -5.0, 0.5]])
+    g.case(name + "/two-tensors", name, fn, [a, torch.tensor([2.0, 2.0, 2.0])])
+    g.case(name + "/two-tensors/0d-float", name, fn, [a, torch.tensor(1.5)])
+    g.error(name + "/two-tensors/keepdim", name, [a, torch.tensor([2.0, 2.0, 2.0])], "takes no keepdim", {"keepdim": True})
+
+g.write()
