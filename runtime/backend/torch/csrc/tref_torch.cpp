@@ -133,27 +133,49 @@ at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
   return x;
 }
 
-// nn_registry holds the pooling, padding, transposed convolution and
-// batch_norm ops (marshalled by marshal_nn.go).
+// float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
+// the CPU and rounds the result back (torch 1.13 has no CPU kernels of
+// pooling, batch_norm and nll_loss for halves; tref's cpu backend computes
+// them this way too).
+OpFn float_halves(OpFn fn) {
+  return [fn](const Args &a) {
+    const at::Tensor &x = a.in(0);
+    auto st = x.scalar_type();
+    if (!x.is_cpu() || (st != at::kHalf && st != at::kBFloat16)) return fn(a);
+    std::vector<tt_tensor_s> wide;
+    wide.reserve(size_t(a.nin));
+    for (int k = 0; k < a.nin; k++) {
+      at::Tensor t = a.in(k);
+      wide.push_back(tt_tensor_s{t.is_floating_point() ? t.to(at::kFloat) : t});
+    }
+    std::vector<tt_tensor> ptrs;
+    for (auto &w : wide) ptrs.push_back(&w);
+    Args b{ptrs.data(), a.nin, a.ia, a.nia, a.fa, a.nfa};
+    return fn(b).to(st);
+  };
+}
+
+// nn_registry holds the pooling, padding, transposed convolution,
+// batch_norm and nll_loss ops (marshalled by marshal_nn.go).
 const std::unordered_map<std::string, OpFn> &nn_registry() {
   static const std::unordered_map<std::string, OpFn> ops = {
       // ia: kernel h w, stride h w, padding h w, ceil_mode, count_include_pad, divisor_override (0: none)
-      {"avg_pool2d", [](const Args &a) {
+      {"avg_pool2d", float_halves([](const Args &a) {
          c10::optional<int64_t> div;
          if (a.i(8)) div = a.i(8);
          return at::avg_pool2d(a.in(0), {a.i(0), a.i(1)}, {a.i(2), a.i(3)}, {a.i(4), a.i(5)}, a.i(6) != 0, a.i(7) != 0, div);
-       }},
+       })},
       // ia: output h w
-      {"adaptive_avg_pool2d", [](const Args &a) { return at::adaptive_avg_pool2d(a.in(0), {a.i(0), a.i(1)}); }},
+      {"adaptive_avg_pool2d", float_halves([](const Args &a) { return at::adaptive_avg_pool2d(a.in(0), {a.i(0), a.i(1)}); })},
       // ia: mode (0 constant, 1 reflect, 2 replicate, 3 circular), npads, pads...; fa: value
-      {"pad", [](const Args &a) {
+      {"pad", float_halves([](const Args &a) {
          static const char *modes[] = {"constant", "reflect", "replicate", "circular"};
          int64_t m = a.i(0);
          if (m < 0 || m > 3) throw std::runtime_error("pad: unknown mode " + std::to_string(m));
          c10::optional<double> value;
          if (m == 0) value = a.f(0);
          return at::pad(a.in(0), a.dims(1), modes[m], value);
-       }},
+       })},
       // inputs x, w [, bias]; ia: stride h w, padding h w, output_padding h w, dilation h w, groups
       {"conv_transpose2d", [](const Args &a) {
          c10::optional<at::Tensor> b;
@@ -162,15 +184,15 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
                                      {a.i(6), a.i(7)});
        }},
       // inputs x, mean, var [, weight] [, bias]; ia: has_weight, has_bias; fa: eps
-      {"batch_norm", [](const Args &a) {
+      {"batch_norm", float_halves([](const Args &a) {
          c10::optional<at::Tensor> w, b;
          int k = 3;
          if (a.i(0)) w = a.in(k++);
          if (a.i(1)) b = a.in(k++);
          return at::batch_norm(a.in(0), w, b, a.in(1), a.in(2), false, 0.0, a.f(0), false);
-       }},
+       })},
       // inputs logp, target [, weight]; ia: reduction (0 mean, 1 sum, 2 none), ignore_index, has_weight; fa: label_smoothing
-      {"nll_loss", [](const Args &a) {
+      {"nll_loss", float_halves([](const Args &a) {
          static const int64_t reductions[] = {at::Reduction::Mean, at::Reduction::Sum, at::Reduction::None};
          int64_t r = a.i(0);
          if (r < 0 || r > 2) throw std::runtime_error("nll_loss: unknown reduction " + std::to_string(r));
@@ -203,7 +225,7 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
            ret = smooth.sum() / (~ignore).sum();
          }
          return (1 - eps) * nll + ret * (eps / double(classes));
-       }},
+       })},
   };
   return ops;
 }
