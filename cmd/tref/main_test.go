@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/backend/torch"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -68,6 +70,13 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
+		// [gpu]: the machine has an NVIDIA GPU (cuda_errors.txtar).
+		Condition: func(cond string) (bool, error) {
+			if cond == "gpu" {
+				return torch.GPUPresent(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("TREF_HISTORY", env.WorkDir+"/.tref_history")

@@ -278,3 +278,24 @@ func TestSetDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTensorAboveBudget: an op whose tensors do not fit the budget is an
+// error naming the op and the sizes (no exact fallback: the host's
+// kernels are not the device's), in one line.
+func TestTensorAboveBudget(t *testing.T) {
+	ex, err := placement.NewExecutor(placement.Config{Device: "fakecuda:0", Mem: 1 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := refs.New(ex, refs.Options{Lookahead: 4})
+	m := tensor.Meta{Shape: tensor.Shape{64, 64}, DType: tensor.Float32}
+	a := rt.FromHost(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 1, Col: 1}}, tensor.NewDense(m))
+	r, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 2, Col: 5}}, ops.Relu, nil, a)
+	if err == nil {
+		_, err = rt.Read(r)
+	}
+	want := "relu: working set 32.0KiB exceeds the fakecuda:0 budget of 1.0KiB; raise --mem"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
