@@ -131,6 +131,7 @@ func gradCases() []gcase {
 		{name: "nll_loss_weighted_smoothed", op: "nll_loss", attrs: ops.NllLossAttrs{IgnoreIndex: -100, HasWeight: true, LabelSmoothing: 0.2}, ins: []*tensor.Dense{randn(2, 3, 4), ints(3, 2, 4), pos(3)}, constant: []int{2}},
 		{name: "nll_loss_none", op: "nll_loss", attrs: ops.NllLossAttrs{Reduction: ops.ReduceNone, IgnoreIndex: 0}, ins: []*tensor.Dense{randn(4, 3), ints(3, 4)}},
 		{name: "nll_loss_sum_1d", op: "nll_loss", attrs: ops.NllLossAttrs{Reduction: ops.ReduceSum, IgnoreIndex: -100}, ins: []*tensor.Dense{randn(4), ints(4)}},
+		{op: "cross_entropy_backward", attrs: ops.CrossEntropyAttrs{IgnoreIndex: 0}, ins: []*tensor.Dense{randn(5, 3), ints(3, 5), randn()}},
 		{op: "nan_to_num", attrs: ops.NanToNumAttrs{}, ins: []*tensor.Dense{randn(2, 3)}},
 		{op: "leaky_relu", attrs: ops.LeakyReluAttrs{NegativeSlope: 0.1}, ins: []*tensor.Dense{randn(2, 3)}},
 		{op: "elu", attrs: ops.EluAttrs{Alpha: 1.5}, ins: []*tensor.Dense{randn(2, 3)}},

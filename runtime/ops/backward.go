@@ -24,7 +24,26 @@ var (
 	GeluBackward = Register(&Def{Name: "gelu_backward", Infer: inferGeluBackward, Flops: nnPerElement(12), Inplace: []int{1}})
 	// IndexBackward takes IndexBackwardAttrs.
 	IndexBackward = Register(&Def{Name: "index_backward", Infer: inferIndexBackward})
+	// CrossEntropyBackward(logits, targets, g) is cross_entropy's
+	// gradient with respect to the logits, fused: (softmax(logits) -
+	// onehot(targets))·g/count over the targets not ignored; it takes
+	// CrossEntropyAttrs.
+	CrossEntropyBackward = Register(&Def{Name: "cross_entropy_backward", Infer: inferCrossEntropyBackward, Flops: nnInputElements(6)})
 )
+
+func inferCrossEntropyBackward(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if err := wantInputs("cross_entropy_backward", in, 3); err != nil {
+		return tensor.Meta{}, err
+	}
+	out, err := inferCrossEntropy(in[:2], attrs)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	if !in[2].Shape.Equal(out.Shape) || in[2].DType != out.DType {
+		return tensor.Meta{}, fmt.Errorf("cross_entropy_backward: the cotangent is %v, the loss %v", in[2], out)
+	}
+	return tensor.Meta{Shape: in[0].Shape, DType: out.DType}, nil
+}
 
 func inferGeluBackward(in []tensor.Meta, _ any) (tensor.Meta, error) {
 	if err := wantInputs("gelu_backward", in, 2); err != nil {

@@ -35,7 +35,8 @@ func init() {
 			keep := b.Cast(a.X[1], tensor.Bool)
 			return []T{b.Where(keep, b.MulScalar(g, 1/(1-p.P)), zero), nil}
 		}},
-		CrossEntropy: {Saves: []int{0, 1}, VJP: crossEntropyGrad},
+		CrossEntropy:         {Saves: []int{0, 1}, VJP: crossEntropyGrad},
+		CrossEntropyBackward: {Saves: []int{0, 1, 2}, VJP: crossEntropyBackwardGrad},
 		// mse = mean((x - y)²): 2(x - y)/n.
 		MSE: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			d := b.Sub(a.X[0], a.X[1])
@@ -101,18 +102,24 @@ func embeddingGrad(b *Builder, a *GradArgs, g T) []T {
 	return []T{nil, b.Op(ScatterAdd, DimAttrs{Dim: 0}, zeros, ids, b.Reshape(g, tensor.Shape{n, dim}))}
 }
 
-// crossEntropyGrad: (softmax(logits) - onehot(t))·g/count over the targets
-// that are not ignored.
+// crossEntropyGrad is the fused kernel's: (softmax(logits) - onehot(t))·g
+// /count over the targets that are not ignored.
 func crossEntropyGrad(b *Builder, a *GradArgs, g T) []T {
+	return []T{b.Op(CrossEntropyBackward, a.Attrs, b.Cast(a.X[0], a.OutMeta.DType), a.X[1], g), nil}
+}
+
+// crossEntropyBackwardGrad differentiates the fused kernel once more
+// (grad of grad), composed: with p = softmax(logits), u = gg·valid·g/count,
+// the logits get p·(u - Σ u·p) and g gets Σ (p - onehot)·valid·gg/count.
+func crossEntropyBackwardGrad(b *Builder, a *GradArgs, gg T) []T {
 	ce, _ := AttrsAs[CrossEntropyAttrs]("cross_entropy", a.Attrs)
-	logits, t := a.X[0], a.X[1]
+	logits, t, g := a.X[0], a.X[1], a.X[2]
 	ls := a.In[0].Shape
 	dt := a.OutMeta.DType
 	classDim := 0
 	if len(ls) > 1 {
 		classDim = 1
 	}
-	// Targets and class ids shaped to broadcast against the logits.
 	ts := ls.Clone()
 	ts[classDim] = 1
 	cs := make(tensor.Shape, len(ls))
@@ -124,9 +131,12 @@ func crossEntropyGrad(b *Builder, a *GradArgs, g T) []T {
 	hot := b.Cast(b.Op(Eq, nil, tt, b.Iota(ls[classDim], cs)), dt)
 	valid := b.Cast(b.Op(Ne, nil, tt, b.Scalar(float64(ce.IgnoreIndex), tensor.Int64)), dt)
 	count := b.Sum(valid, nil, false)
-	p := b.Op(Softmax, SoftmaxAttrs{Dim: classDim}, b.Cast(logits, dt))
-	scale := b.Div(g, count)
-	return []T{b.Mul(b.Mul(b.Sub(p, hot), valid), scale), nil}
+	p := b.Op(Softmax, SoftmaxAttrs{Dim: classDim}, logits)
+	vg := b.Mul(gg, valid)
+	u := b.Mul(vg, b.Div(g, count))
+	gl := b.Mul(p, b.Sub(u, b.Sum(b.Mul(u, p), []int{classDim}, true)))
+	gG := b.Div(b.Sum(b.Mul(b.Sub(p, hot), vg), nil, false), count)
+	return []T{needed(a, 0, func() T { return gl }), nil, needed(a, 2, func() T { return gG })}
 }
 
 // attentionGrad recomputes the attention weights p = softmax(s),

@@ -20,6 +20,7 @@ func init() {
 	Register(ops.MaxPool2dBackward, maxPool2dBackwardKernel)
 	Register(ops.AvgPool2dBackward, poolSpreadKernel)
 	Register(ops.AdaptiveAvgPool2dBackward, poolSpreadKernel)
+	Register(ops.CrossEntropyBackward, crossEntropyBackwardKernel)
 }
 
 // geluBackwardKernel is g·(Φ(x) + x·φ(x)), in float64 for every dtype.
@@ -278,4 +279,48 @@ func poolWindow(d ops.ConvDims, pool any, oh, ow int) (hs, he, ws, we, div int) 
 		div = (he - hs) * (we - ws)
 	}
 	return hs, he, ws, we, div
+}
+
+// crossEntropyBackwardKernel is (softmax(logits) - onehot(t))·g/count
+// along the class dimension, zero at ignored targets; it computes in
+// float64.
+func crossEntropyBackwardKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.CrossEntropyAttrs]("cross_entropy_backward", attrs)
+	if err != nil {
+		return err
+	}
+	x := castDense(ins[0], tensor.Float64).F64()
+	targets := nnIDs(ins[1])
+	outer, classes, inner, _ := ops.CrossEntropyLayout(ins[0].Shape)
+	count := 0
+	err = eachTarget(targets, ins[1].Shape, outer, classes, inner, a.IgnoreIndex, func(int, int, int64) { count++ })
+	if err != nil {
+		return err
+	}
+	scale := ins[2].At(0) / float64(count) // no counted target: NaN, as the loss
+	res := make([]float64, len(x))
+	_ = eachTarget(targets, ins[1].Shape, outer, classes, inner, a.IgnoreIndex, func(o, j int, t int64) {
+		plane, dst := x[o*classes*inner:], res[o*classes*inner:]
+		m := math.Inf(-1)
+		for c := range classes {
+			m = max(m, plane[c*inner+j])
+		}
+		sum := 0.0
+		for c := range classes {
+			e := math.Exp(plane[c*inner+j] - m)
+			dst[c*inner+j] = e
+			sum += e
+		}
+		for c := range classes {
+			dst[c*inner+j] /= sum
+		}
+		dst[int(t)*inner+j]--
+		for c := range classes {
+			dst[c*inner+j] *= scale
+		}
+	})
+	for i, v := range res {
+		out.Set(i, v)
+	}
+	return nil
 }
