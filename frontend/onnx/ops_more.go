@@ -3,13 +3,16 @@ package onnx
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Quantization, window functions, LRN, mean-variance normalization,
-// ReverseSequence, Compress and GatherND, composed from runtime ops.
+// ReverseSequence, Compress, GatherND and ScatterND, composed from runtime
+// ops; NonZero and Unique, whose result sizes depend on the data, read
+// their input on the host.
 
 func init() {
 	lower([]string{"QuantizeLinear"}, lowerQuantize)
@@ -22,6 +25,8 @@ func init() {
 	lower([]string{"Compress"}, lowerCompress)
 	lower([]string{"GatherND"}, lowerGatherND)
 	lower([]string{"ScatterND"}, lowerScatterND)
+	lower([]string{"NonZero"}, lowerNonZero)
+	lower([]string{"Unique"}, lowerUnique)
 }
 
 // perAxis reshapes a per-axis parameter (scale, zero point) of x's size
@@ -537,4 +542,108 @@ func lowerScatterND(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	return one(c.reshape(out, ds))
+}
+
+// lowerNonZero lists the indices of the nonzero elements, [rank, count];
+// the count depends on the data, so the input is read on the host.
+func lowerNonZero(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x, err := c.host(ins[0])
+	if err != nil {
+		return nil, err
+	}
+	r := len(x.Shape)
+	strides := x.Shape.Strides()
+	var hits []int
+	for i := range x.Numel() {
+		if x.At(i) != 0 {
+			hits = append(hits, i)
+		}
+	}
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{max(r, 1), len(hits)}, DType: tensor.Int64})
+	for k, flat := range hits {
+		for a := range r {
+			d.I64()[a*len(hits)+k] = int64(flat / strides[a] % x.Shape[a])
+		}
+	}
+	if r == 0 {
+		d.Meta.Shape = tensor.Shape{0, len(hits)}
+		d.Buf = d.Buf[:0]
+	}
+	return []*value{c.keep(&value{meta: d.Meta, c: d})}, nil
+}
+
+// lowerUnique finds the unique elements (of the flattened input, or of
+// the slices along axis) read on the host, sorted or in order of first
+// occurrence, with their first indices, the inverse indices and counts.
+func lowerUnique(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0); err != nil {
+		return nil, err
+	}
+	x := ins[0]
+	if a := c.attr("axis"); a != nil {
+		return nil, fmt.Errorf("unique along an axis is not supported")
+	}
+	d, err := c.host(x)
+	if err != nil {
+		return nil, err
+	}
+	n := d.Numel()
+	// Elements are told apart by value (every NaN alike, -0 as 0).
+	key := func(i int) float64 {
+		v := d.At(i)
+		if math.IsNaN(v) {
+			return math.NaN()
+		}
+		return v + 0
+	}
+	bits := func(v float64) uint64 {
+		if math.IsNaN(v) {
+			return math.Float64bits(math.NaN())
+		}
+		return math.Float64bits(v)
+	}
+	first := map[uint64]int{}
+	var order []float64
+	counts := map[uint64]int{}
+	for i := range n {
+		k := key(i)
+		if _, ok := first[bits(k)]; !ok {
+			first[bits(k)] = i
+			order = append(order, k)
+		}
+		counts[bits(k)]++
+	}
+	if c.attrInt("sorted", 1) != 0 {
+		sort.Float64s(order)
+	}
+	pos := map[uint64]int{}
+	for i, k := range order {
+		pos[bits(k)] = i
+	}
+	u := len(order)
+	y := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{u}, DType: d.DType})
+	idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{u}, DType: tensor.Int64})
+	cnt := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{u}, DType: tensor.Int64})
+	inv := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Int64})
+	for i, k := range order {
+		src := first[bits(k)]
+		if d.DType.IsFloat() {
+			y.Set(i, d.At(src))
+		} else {
+			y.SetInt(i, d.IntAt(src))
+		}
+		idx.I64()[i] = int64(src)
+		cnt.I64()[i] = int64(counts[bits(k)])
+	}
+	for i := range n {
+		inv.I64()[i] = int64(pos[bits(key(i))])
+	}
+	outs := make([]*value, 4)
+	for i, t := range []*tensor.Dense{y, idx, inv, cnt} {
+		outs[i] = c.keep(&value{meta: t.Meta, c: t})
+	}
+	return outs, nil
 }
