@@ -53,6 +53,16 @@ type AssignStmt struct {
 	Value  Expr
 }
 
+// UnpackStmt is `let [a, b] = value` (Let set) or `[a, b] = value`: the
+// value, a list or a result with positional fields (topk, sort, max over
+// a dim), must have exactly as many items as there are names.
+type UnpackStmt struct {
+	At    Pos
+	Let   bool
+	Names []*Ident
+	Value Expr
+}
+
 // FnStmt is a named function declaration.
 type FnStmt struct {
 	At   Pos
@@ -297,6 +307,7 @@ type Binding struct {
 func (s *Block) Span() Pos      { return s.At }
 func (s *LetStmt) Span() Pos    { return s.At }
 func (s *AssignStmt) Span() Pos { return s.At }
+func (s *UnpackStmt) Span() Pos { return s.At }
 func (s *FnStmt) Span() Pos     { return s.At }
 func (s *ReturnStmt) Span() Pos { return s.At }
 func (s *IfStmt) Span() Pos     { return s.At }
@@ -327,6 +338,7 @@ func (e *ParenExpr) Span() Pos  { return e.At }
 func (*Block) stmt()      {}
 func (*LetStmt) stmt()    {}
 func (*AssignStmt) stmt() {}
+func (*UnpackStmt) stmt() {}
 func (*FnStmt) stmt()     {}
 func (*ReturnStmt) stmt() {}
 func (*IfStmt) stmt()     {}

@@ -27,6 +27,11 @@ func Children(n Node, f func(Node)) {
 	case *AssignStmt:
 		f(n.Target)
 		expr(n.Value)
+	case *UnpackStmt:
+		for _, id := range n.Names {
+			f(id)
+		}
+		expr(n.Value)
 	case *FnStmt:
 		f(n.Name)
 		f(n.Fn)

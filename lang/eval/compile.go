@@ -236,6 +236,8 @@ func (c *compiler) stmt(s ast.Stmt) stmtFn {
 		return c.let(s)
 	case *ast.AssignStmt:
 		return c.assign(s)
+	case *ast.UnpackStmt:
+		return c.unpackStmt(s)
 	case *ast.FnStmt:
 		return c.fnStmt(s)
 	case *ast.ReturnStmt:

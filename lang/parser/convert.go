@@ -321,6 +321,14 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 	case *emptyStmt:
 		return nil
 	case *letStmt:
+		if s.Pattern != nil {
+			x, err := convertPrimary(s.Pattern, c.toks)
+			if err != nil {
+				c.errs = append(c.errs, err.(*synError))
+				return nil
+			}
+			return c.unpack(posOf(s.Pos), true, x.(*ast.ListExpr), s.Value)
+		}
 		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Name), Value: s.Value}
 	case *fnStmt:
 		ps, err := convertParams(s.Params)
@@ -428,7 +436,20 @@ func isIdent(s string) bool {
 
 func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 	if s.Op != "" {
+		if list, ok := s.X.(*ast.ListExpr); ok {
+			if s.Op != "=" {
+				c.errorf(posOf(s.Pos), "%s cannot unpack; only = assigns to a list of names", s.Op)
+				return nil
+			}
+			return c.unpack(posOf(s.Pos), false, list, s.Value)
+		}
 		target, ok := s.X.(*ast.Ident)
+		if ix, isIndex := s.X.(*ast.IndexExpr); isIndex && s.Op == "=" && ix.At.Line > s.Pos.Line {
+			// "print(a)" then a line "[a, b] = v": the bracket continues
+			// the line above.
+			c.errorf(ix.At, "a line starting with [ continues the expression above; to unpack into names, put ; before the [")
+			return nil
+		}
 		if !ok {
 			c.errorf(posOf(s.Pos), "cannot assign to %s; only a plain name can be assigned (tensors, lists and records are immutable)", describeExpr(s.X))
 			return nil
@@ -473,4 +494,29 @@ func describeExpr(x ast.Expr) string {
 		return "a parenthesized expression"
 	}
 	return "an expression"
+}
+
+// unpack converts `let [a, b] = v` and `[a, b] = v`: the list must hold
+// at least one name and nothing but distinct plain names.
+func (c *converter) unpack(at ast.Pos, let bool, list *ast.ListExpr, value ast.Expr) ast.Stmt {
+	if len(list.Elems) == 0 {
+		c.errorf(list.At, "nothing to unpack into: write at least one name between [ and ]")
+		return nil
+	}
+	names := make([]*ast.Ident, len(list.Elems))
+	seen := map[string]bool{}
+	for i, e := range list.Elems {
+		id, ok := e.(*ast.Ident)
+		if !ok {
+			c.errorf(e.Span(), "cannot unpack into %s; only plain names can be unpacked into", describeExpr(e))
+			return nil
+		}
+		if seen[id.Name] {
+			c.errorf(id.At, "%s appears twice in the names to unpack into", id.Name)
+			return nil
+		}
+		seen[id.Name] = true
+		names[i] = id
+	}
+	return &ast.UnpackStmt{At: at, Let: let, Names: names, Value: value}
 }

@@ -140,6 +140,19 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 	case *ast.AssignStmt:
 		fmt.Fprintf(b, "%s %s ", n.Target.Name, n.Op)
 		dumpNode(b, n.Value)
+	case *ast.UnpackStmt:
+		if n.Let {
+			b.WriteString("let ")
+		}
+		b.WriteString("[")
+		for i, id := range n.Names {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			b.WriteString(id.Name)
+		}
+		b.WriteString("] = ")
+		dumpNode(b, n.Value)
 	case *ast.FnStmt:
 		fmt.Fprintf(b, "fn %s ", n.Name.Name)
 		dumpNode(b, n.Fn)

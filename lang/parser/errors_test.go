@@ -35,10 +35,15 @@ var errorTests = []struct{ src, want string }{
 	{"\xfe", `t.tr:1:1: invalid UTF-8 encoding`},
 
 	// Statements.
-	{"let = 3", `t.tr:1:5: expected name after 'let', found "="`},
+	{"let = 3", `t.tr:1:5: expected name or '[' after 'let', found "="`},
 	{"let x 3", `t.tr:1:7: expected '=', found "3"`},
 	{"let x =", `t.tr:1:8: expected expression after '=', found end of file`},
-	{"let if = 1", `t.tr:1:5: expected name after 'let', found "if"`},
+	{"let if = 1", `t.tr:1:5: expected name or '[' after 'let', found "if"`},
+	{"let [a, 1] = l", `t.tr:1:9: cannot unpack into a literal; only plain names can be unpacked into`},
+	{"let [] = l", `t.tr:1:5: nothing to unpack into: write at least one name between [ and ]`},
+	{"let [a, b, a] = l", `t.tr:1:12: a appears twice in the names to unpack into`},
+	{"[a, b] += l", `t.tr:1:1: += cannot unpack; only = assigns to a list of names`},
+	{"f()\n[a, b] = l", `t.tr:2:1: a line starting with [ continues the expression above; to unpack into names, put ; before the [`},
 	{"fn", `t.tr:1:3: expected name after 'fn', found end of file`},
 	{"fn (x) {}", `t.tr:1:4: expected name after 'fn', found "("`},
 	{"fn f(a b) {}", `t.tr:1:8: expected ',' or ')' in parameter list, found "b"`},
@@ -179,7 +184,7 @@ func TestErrors(t *testing.T) {
 // TestErrorsOnREPL checks the REPL file name in positions.
 func TestErrorsOnREPL(t *testing.T) {
 	_, err := ParseREPL([]byte("let = 1"))
-	if want := `<repl>:1:5: expected name after 'let', found "="`; err == nil || err.Error() != want {
+	if want := `<repl>:1:5: expected name or '[' after 'let', found "="`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }
@@ -267,7 +272,7 @@ func TestPythonHints(t *testing.T) {
 
 func TestParseREPLAtNumbersLinesOn(t *testing.T) {
 	_, err := ParseREPLAt([]byte("let x = 1\nlet = 2\n"), 7)
-	if want := `<repl>:8:5: expected name after 'let', found "="`; err == nil || err.Error() != want {
+	if want := `<repl>:8:5: expected name or '[' after 'let', found "="`; err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
 	}
 	f, err := ParseREPLAt([]byte("\n  y\n"), 3)

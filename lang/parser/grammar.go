@@ -35,10 +35,13 @@ type emptyStmt struct {
 	Semi string `parser:"@';'"`
 }
 
+// letStmt binds one name or, with a list of names, unpacks a list or a
+// positional result (convert.go checks that the list holds plain names).
 type letStmt struct {
-	Pos   lexer.Position
-	Name  lexer.Token `parser:"'let' @Ident"`
-	Value ast.Expr    `parser:"'=' @@"`
+	Pos     lexer.Position
+	Name    lexer.Token `parser:"'let' ( @Ident"`
+	Pattern *listLit    `parser:"| @@ )"`
+	Value   ast.Expr    `parser:"'=' @@"`
 }
 
 type fnStmt struct {

@@ -154,6 +154,10 @@ func TestExpressions(t *testing.T) {
 var stmtTests = []struct{ src, want string }{
 	{"let x = 1", "let x = 1"},
 	{"x = 2", "x = 2"},
+	{"let [v, i] = topk(x, 2)", "let [v i] = (call topk x 2)"},
+	{"let [a,] = l", "let [a] = l"},
+	{"[a, b] = [b, a]", "[a b] = [b a]"},
+	{"f(); [a, b] = g()", "(call f) | [a b] = (call g)"},
 	{"x += 1; x -= 2; x *= 3; x /= 4", "x += 1 | x -= 2 | x *= 3 | x /= 4"},
 	{"fn f(a, b, c=1.0) { return a }", "fn f (fn f(a b c=1f) {return a})"},
 	{"fn f() {}", "fn f (fn f() {})"},

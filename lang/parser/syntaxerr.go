@@ -36,6 +36,7 @@ var productionNames = map[string]string{
 	"Params":     "'('",
 	"IfStmt":     "'if'",
 	"ElseBranch": "'if' or '{'",
+	"ListLit":    "'['",
 }
 
 // unexpected builds the message for participle's UnexpectedTokenError in

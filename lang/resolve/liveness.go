@@ -191,6 +191,11 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 	switch st := st.(type) {
 	case *ast.LetStmt:
 		return l.expr(st.Value, l.def(st.Name, out))
+	case *ast.UnpackStmt:
+		for i := len(st.Names) - 1; i >= 0; i-- {
+			out = l.def(st.Names[i], out)
+		}
+		return l.expr(st.Value, out)
 	case *ast.AssignStmt:
 		if st.Op == "=" {
 			return l.expr(st.Value, l.def(st.Target, out))

@@ -165,25 +165,31 @@ func (r *resolver) errorf(at ast.Pos, format string, args ...any) {
 // hoist creates the bindings of the top-level declarations, in order.
 func (r *resolver) hoist(stmts []ast.Stmt) {
 	for _, s := range stmts {
-		var id *ast.Ident
+		var ids []*ast.Ident
 		switch s := s.(type) {
 		case *ast.LetStmt:
-			id = s.Name
+			ids = []*ast.Ident{s.Name}
+		case *ast.UnpackStmt:
+			if s.Let {
+				ids = s.Names
+			}
 		case *ast.FnStmt:
-			id = s.Name
+			ids = []*ast.Ident{s.Name}
 		case *ast.ImportStmt:
-			id = s.Name
+			ids = []*ast.Ident{s.Name}
 		}
-		if id == nil {
-			continue
+		for _, id := range ids {
+			if id == nil {
+				continue
+			}
+			if _, ok := r.fileAll[id.Name]; ok {
+				continue
+			}
+			b := &ast.Binding{Name: id.Name, Decl: id.At, Kind: ast.Global, Index: len(r.globals)}
+			r.globals = append(r.globals, b)
+			r.fileAll[id.Name] = b
+			r.owner[b] = r.top
 		}
-		if _, ok := r.fileAll[id.Name]; ok {
-			continue
-		}
-		b := &ast.Binding{Name: id.Name, Decl: id.At, Kind: ast.Global, Index: len(r.globals)}
-		r.globals = append(r.globals, b)
-		r.fileAll[id.Name] = b
-		r.owner[b] = r.top
 	}
 }
 
@@ -397,6 +403,15 @@ func (r *resolver) stmt(s *scope, st ast.Stmt) {
 	case *ast.LetStmt:
 		r.expr(s, st.Value)
 		r.declare(s, st.Name)
+	case *ast.UnpackStmt:
+		r.expr(s, st.Value)
+		for _, id := range st.Names {
+			if st.Let {
+				r.declare(s, id)
+			} else {
+				r.target(s, id, "assign to")
+			}
+		}
 	case *ast.AssignStmt:
 		r.expr(s, st.Value)
 		if st.Op == "=" {
