@@ -110,8 +110,10 @@ func FuzzRun(f *testing.F) {
 			}
 			ins = append(ins, rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: s, DType: dt})))
 		}
+		var runErr error
 		if ok {
 			outs, err := p.Run(rt, refs.Site{}, ins)
+			runErr = err
 			if err == nil {
 				for _, r := range outs {
 					rt.Read(r)
@@ -125,7 +127,11 @@ func FuzzRun(f *testing.F) {
 		p.Release(rt)
 		rt.Flush()
 		if n := rt.LiveRefs(); n != 0 {
-			t.Fatalf("%d refs leaked", n)
+			var where []string
+			for _, r := range rt.Leaks() {
+				where = append(where, r.String())
+			}
+			t.Fatalf("%d refs leaked: %v (run error: %v)", n, where, runErr)
 		}
 	})
 }

@@ -101,7 +101,7 @@ func checkPositioned(t *testing.T, path string, src []byte, err error) {
 	default:
 		t.Fatalf("error of type %T is not positioned: %v", err, err)
 	}
-	lines := bytes.Count(src, []byte("\n")) + 1
+	lines := pos.Endings(src) + 1
 	for _, p := range at {
 		if p.Line < 1 || p.Col < 1 {
 			t.Fatalf("error at invalid position %+v: %v", p, err)
