@@ -13,7 +13,10 @@
 # equal the resident run's exactly (same kernels, only the placement
 # differs); a difference or a failed run makes the script exit 1 after
 # all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
-# chrome trace and memory svg, `tref calibrate`'s output, and table.tsv.
+# chrome trace (the engine's view) and memory svg, on cuda also
+# NAME-MODE.cuda-events.json (the copy and compute streams as CUDA events
+# timed them: copies overlapping kernels show here), `tref calibrate`'s
+# output, and table.tsv.
 #
 # --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
 # plugin is built against $PYTHON's torch if it has one, else Debian's
@@ -76,7 +79,8 @@ for w in $workloads; do
     if [ $mode = cpu ]; then
       "$tref" run "${args[@]}" "$script" >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     else
-      "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
+      TREF_CUDA_TIMELINE="$base.cuda-events.json" \
+        "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
         >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     fi
     t1=$(date +%s%N)

@@ -30,6 +30,7 @@ type Fake struct {
 	nextSt   Stream
 	err      error // the first error of work that ran (sticky, as CUDA's)
 	launched int64
+	clock    int64
 	// Devices is how many devices SetDevice accepts (0: one); Current
 	// is the last one set.
 	Devices, Current int
@@ -38,10 +39,13 @@ type Fake struct {
 	CopiesFirst bool
 }
 
-// fakeStream is a stream's work: done counts the tasks that ran.
+// fakeStream is a stream's work: done counts the tasks that ran, and
+// ranAt[i] is the fake's clock (tasks run so far, all streams) when
+// task i finished.
 type fakeStream struct {
 	tasks []func()
 	done  int
+	ranAt []int64
 }
 
 // fakeMark is a point in a stream: the first n tasks.
@@ -73,6 +77,8 @@ func (f *Fake) runTo(m fakeMark) {
 		st.tasks[st.done] = nil
 		st.done++
 		t()
+		f.clock++
+		st.ranAt = append(st.ranAt, f.clock)
 	}
 }
 
@@ -184,14 +190,34 @@ func (f *Fake) EventQuery(e Event) (bool, error) {
 	return st == nil || st.done >= m.n, f.err
 }
 
-// EventElapsed is the number of tasks between the marks when both are on
-// one stream (a stand-in for time), else 0.
+// EventElapsed is the fake's clock from a to b, a task a microsecond:
+// the tasks of all streams that ran between them.
 func (f *Fake) EventElapsed(a, b Event) (float32, error) {
-	ma, mb := f.events[a], f.events[b]
-	if ma.s == mb.s {
-		return float32(mb.n - ma.n), f.err
+	ta, err := f.tick(a)
+	if err != nil {
+		return 0, err
 	}
-	return 0, f.err
+	tb, err := f.tick(b)
+	if err != nil {
+		return 0, err
+	}
+	return float32(tb-ta) / 1000, f.err
+}
+
+// tick is the clock when e's captured work finished.
+func (f *Fake) tick(e Event) (int64, error) {
+	m, ok := f.events[e]
+	if !ok {
+		return 0, fmt.Errorf("fake cuda: no event %d", e)
+	}
+	st := f.streams[m.s]
+	switch {
+	case m.n == 0 || st == nil:
+		return 0, nil
+	case st.done < m.n:
+		return 0, fmt.Errorf("fake cuda: event %d not ready", e)
+	}
+	return st.ranAt[m.n-1], nil
 }
 
 // StreamWaitEvent makes s run e's captured work before its later tasks.

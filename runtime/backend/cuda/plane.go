@@ -60,6 +60,8 @@ type Plane struct {
 	live    refs.PoolStats
 	// skip names a wait the plane leaves out (mutation tests only).
 	skip string
+	// tl records CUDA-event times (Timeline), nil when not asked for.
+	tl *timeline
 }
 
 // buffer is one tensor's device memory and the events of its last uses.
@@ -243,7 +245,14 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		return device.Span{}, err
 	}
 	copy(s.buf, src.Buf)
+	a, err := d.begin(d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
 	if err := d.rt.CopyH2D(b.p, s.buf, d.copy); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.end(a, d.copy, "copy in", b.bytes); err != nil {
 		return device.Span{}, err
 	}
 	if err := d.copied(b, s); err != nil {
@@ -296,7 +305,14 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 	if err != nil {
 		return device.Span{}, err
 	}
+	a, err := d.begin(d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
 	if err := d.rt.CopyD2H(s.buf, b.p, d.copy); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.end(a, d.copy, "copy out", b.bytes); err != nil {
 		return device.Span{}, err
 	}
 	if err := d.copied(b, s); err != nil {
@@ -337,7 +353,14 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 	if err := d.computeAfterCopies(o, "kernel-after-copy-out"); err != nil {
 		return device.Span{}, err
 	}
+	a, err := d.begin(d.compute)
+	if err != nil {
+		return device.Span{}, err
+	}
 	if err := d.k.Launch(d.compute, op, o.p, ps); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.end(a, d.compute, op.Op.Name(), 0); err != nil {
 		return device.Span{}, err
 	}
 	e, err := d.record(d.compute)
@@ -359,7 +382,10 @@ func (d *Plane) Sync() error {
 	if err := d.rt.StreamSynchronize(d.copy); err != nil {
 		return err
 	}
-	return d.rt.StreamSynchronize(d.compute)
+	if err := d.rt.StreamSynchronize(d.compute); err != nil {
+		return err
+	}
+	return d.flush()
 }
 
 // Now is the wall time since the plane was opened.

@@ -1,9 +1,11 @@
 package cuda
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/tref-lang/tref/lang/pos"
@@ -18,6 +20,9 @@ import (
 
 // mutation names the wait the next fakecuda plane leaves out ("" none).
 var mutation string
+
+// timelinePath is the next fakecuda plane's Timeline ("" none).
+var timelinePath string
 
 // copiesFirst is the Fake's CopiesFirst for the next fakecuda plane.
 var copiesFirst bool
@@ -35,6 +40,11 @@ func init() {
 			return nil, err
 		}
 		p.skip = mutation
+		if timelinePath != "" {
+			if err := p.Timeline(timelinePath); err != nil {
+				return nil, err
+			}
+		}
 		return p, nil
 	}})
 }
@@ -297,5 +307,49 @@ func TestTensorAboveBudget(t *testing.T) {
 	want := "relu: working set 32.0KiB exceeds the fakecuda:0 budget of 1.0KiB; raise --mem"
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+// TestTimeline: the plane's CUDA-event trace is a chrome trace with the
+// copies on the copy stream's row and the kernels on the compute
+// stream's, each a span on the runtime's clock, and the run's results
+// are unchanged by the events it records.
+func TestTimeline(t *testing.T) {
+	timelinePath = t.TempDir() + "/cuda.json"
+	defer func() { timelinePath = "" }()
+	want, err := program(t, 5, &cpu.Device{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, maxWS, err := onFake(t, 5, "flow", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, _, err := onFake(t, 5, "flow", max(maxWS, res.PeakBytes["fakecuda:0"]/3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := same(got, want); msg != "" {
+		t.Fatal(msg)
+	}
+	b, err := os.ReadFile(timelinePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []chromeEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]int{}
+	for _, ev := range tr.TraceEvents {
+		if ev.Ph != "X" || ev.Ts < 0 || ev.Dur < 0 {
+			t.Fatalf("bad span %+v", ev)
+		}
+		rows[ev.Tid+"/"+ev.Name]++
+	}
+	if rows["copy stream/copy in"] == 0 || rows["copy stream/copy out"] == 0 || rows["compute stream/tanh"] == 0 {
+		t.Fatalf("rows %v", rows)
 	}
 }
