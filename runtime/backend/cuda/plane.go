@@ -45,7 +45,8 @@ const DefaultMargin = 1 << 30
 const DefaultStaging = 256 << 20
 
 // Plane is a device.Device on a CUDA runtime: tensors live in memory from
-// MallocAsync on the compute stream, copies run on a separate
+// MallocAsync (on the copy stream for a copy in, else on the compute
+// stream) and are freed on the compute stream; copies run on a separate
 // non-blocking stream through pinned staging buffers, and events order
 // the two streams (see the package comment).
 type Plane struct {
@@ -166,12 +167,14 @@ func (d *Plane) Alloc(m tensor.Meta) (device.Memory, error) {
 	return &buffer{bytes: m.Bytes()}, nil
 }
 
-// back gives b device memory, stream-ordered on the compute stream.
-func (d *Plane) back(b *buffer) error {
+// back gives b device memory, stream-ordered on s (the stream that
+// first writes it; reuse of memory freed on the other stream is the
+// allocator's to order, which its pools do by stream-order semantics).
+func (d *Plane) back(b *buffer, s Stream) error {
 	if b.p != 0 || b.bytes == 0 {
 		return nil
 	}
-	p, err := d.rt.MallocAsync(b.bytes, d.compute)
+	p, err := d.rt.MallocAsync(b.bytes, s)
 	if err != nil {
 		return fmt.Errorf("%s: allocating %d bytes: %w", d.cfg.Name, b.bytes, err)
 	}
@@ -224,12 +227,9 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if b.bytes == 0 {
 		return d.span(t0), nil
 	}
-	if err := d.back(b); err != nil {
-		return device.Span{}, err
-	}
-	// The allocation (and the kernels that used this memory before it
-	// was freed and reused) come first.
-	if d.skip != "copy-in-after-alloc" {
+	if b.p != 0 {
+		// Written again: after every kernel issued so far (its
+		// readers among them).
 		e, err := d.record(d.compute)
 		if err != nil {
 			return device.Span{}, err
@@ -239,6 +239,11 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		if err != nil {
 			return device.Span{}, err
 		}
+	}
+	// Allocated on the copy stream: the copy need not wait for the
+	// kernels issued before it.
+	if err := d.back(b, d.copy); err != nil {
+		return device.Span{}, err
 	}
 	s, err := d.staging.get(b.bytes)
 	if err != nil {
@@ -347,7 +352,7 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 		ps = append(ps, b.p)
 	}
 	o := out.(*buffer)
-	if err := d.back(o); err != nil {
+	if err := d.back(o, d.compute); err != nil {
 		return device.Span{}, err
 	}
 	if err := d.computeAfterCopies(o, "kernel-after-copy-out"); err != nil {
