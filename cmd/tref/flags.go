@@ -47,6 +47,9 @@ type Config struct {
 	Sim SimCost
 	// Trace says where `tref trace` writes its events.
 	Trace TraceOutput
+	// Argv is what follows the script on tref run's command line: the
+	// script's argv.
+	Argv []string
 	// Sandbox confines the files scripts import, load and save (and the
 	// --hooks file) to the script's directory tree.
 	Sandbox bool

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +97,7 @@ func TestParseCommandFlagsAnywhere(t *testing.T) {
 		Sim:   SimCost{Latency: 5 * time.Microsecond, LatencySet: true, Bandwidth: 12e9},
 		Trace: TraceOutput{Format: "jsonl", Out: "t.jsonl"},
 	}
-	if *cfg != want {
+	if !reflect.DeepEqual(*cfg, want) {
 		t.Errorf("config = %+v\nwant     %+v", *cfg, want)
 	}
 }
@@ -118,7 +119,7 @@ func TestParseCommandErrors(t *testing.T) {
 		msg  string
 	}{
 		{"run", nil, "missing script file"},
-		{"run", []string{"a.tr", "b.tr"}, `unexpected argument "b.tr"`},
+		{"trace", []string{"a.tr", "b.tr"}, `unexpected argument "b.tr"`},
 		{"run", []string{"--mem", "lots", "a.tr"}, `invalid value "lots" for flag --mem`},
 		{"run", []string{"--strategy", "best", "a.tr"}, "want one of flow, lru, genoa, none"},
 		{"run", []string{"--bogus", "a.tr"}, "flag provided but not defined: -bogus"},

@@ -71,9 +71,14 @@ func colorAllowed(f *os.File) bool {
 // commands is the command table, in the order `tref -h` lists them.
 var commands = []*command{
 	{name: "run", summary: "run a script",
-		usage: "tref run [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
-		doc: "Run a script. Test blocks are skipped.",
-		run: func(c *cli, cfg *Config, args []string) int { return c.run(cfg, args[0]) }},
+		usage: "tref run [flags] model.tr [args...]", flags: true, minArgs: 1, maxArgs: -1,
+		doc: "Run a script. Test blocks are skipped. The arguments after the script are the\n" +
+			"script's list of strings argv (Python's sys.argv[1:]); tref's own flags may\n" +
+			"still come among them, so put -- before arguments that start with a dash.",
+		run: func(c *cli, cfg *Config, args []string) int {
+			cfg.Argv = args[1:]
+			return c.run(cfg, args[0])
+		}},
 	{name: "repl", summary: "interactive REPL (the default with no command)",
 		usage: "tref repl [flags]", flags: true, minArgs: 0, maxArgs: 0,
 		doc: "Start the interactive REPL (the same as plain `tref`). Type :help inside it.\n" +

@@ -39,6 +39,7 @@ func (c *cli) newSessionWith(cfg *Config, ex refs.Executor, stdout io.Writer) *s
 		Stdout:     stdout,
 		NoLiveness: cfg.NoLiveness,
 		Sandbox:    cfg.sandbox,
+		Argv:       cfg.Argv,
 	})
 	if cfg.SeedSet {
 		in.Thread().RNG = rng.New(uint64(cfg.Seed))

@@ -52,9 +52,22 @@ func (c *compiler) expr(e ast.Expr) exprFn {
 	}
 }
 
+// argvName is the predeclared name of the script's arguments
+// (Config.Argv): read like a builtin, a list of strings.
+const argvName = "argv"
+
 func (c *compiler) ident(id *ast.Ident) exprFn {
 	pos := id.At
 	if id.Builtin || id.Binding == nil {
+		if id.Name == argvName {
+			if _, shadowed := c.in.cfg.Universe[argvName]; !shadowed {
+				argv := c.in.argv
+				return func(fr *frame) (Value, error) {
+					Retain(fr.th.RT, argv)
+					return argv, nil
+				}
+			}
+		}
 		b, ok := c.in.cfg.Universe[id.Name]
 		if !ok {
 			name := id.Name

@@ -33,6 +33,10 @@ type Config struct {
 	// save to its directory tree (tref's --sandbox); Thread.Sandbox
 	// passes it to the file builtins.
 	Sandbox *safefile.Sandbox
+	// Argv is the script's command-line arguments (after the script's
+	// path, as Python's sys.argv[1:]): scripts read them as the list of
+	// strings argv, empty when nil.
+	Argv []string
 }
 
 // MaxSourceBytes bounds a source file that a script imports (or the CLI
@@ -72,6 +76,10 @@ type Interpreter struct {
 	// import cycles.
 	mainDir string
 
+	// argv is the list of the script's arguments, held for the
+	// interpreter's life; every read of argv retains it.
+	argv *List
+
 	repl        *Module
 	replGlobals []*ast.Binding
 	// replText is the session's REPL inputs so far, one after the other;
@@ -105,6 +113,12 @@ func NewInterpreter(cfg Config) *Interpreter {
 	for n := range cfg.Universe {
 		in.names[n] = true
 	}
+	in.names[argvName] = true
+	args := make([]Value, len(cfg.Argv))
+	for i, a := range cfg.Argv {
+		args[i] = String(a)
+	}
+	in.argv = NewList(args)
 	in.th = &Thread{RT: cfg.RT, Stdout: cfg.Stdout, Sandbox: cfg.Sandbox, interp: in, col: &collector{rt: cfg.RT}, intr: &in.intr}
 	return in
 }
