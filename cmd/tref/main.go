@@ -96,7 +96,10 @@ var commands = []*command{
 		run: (*cli).check},
 	{name: "trace", summary: "run a script and dump every placement decision",
 		usage: "tref trace [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
-		doc: "Run a script and dump every placement decision (ops, copies, evictions).",
+		doc: "Run a script and dump every placement decision (ops, copies, evictions).\n" +
+			"--device auto (the default) traces the first GPU; with none it traces the simulated\n" +
+			"accelerator sim:0 (budget --mem, else 8GiB) and says so on stderr. Without -o the\n" +
+			"trace goes to stdout and the script's own output to stderr.",
 		run: func(c *cli, cfg *Config, args []string) int { return c.trace(cfg, args[0]) }},
 	{name: "calibrate", summary: "measure a device and print the cost-model flags for it",
 		usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
