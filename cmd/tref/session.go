@@ -32,7 +32,7 @@ func (c *cli) newSession(cfg *Config) (*session, error) {
 // newSessionWith is newSession over the executor ex, with the scripts'
 // output going to stdout.
 func (c *cli) newSessionWith(cfg *Config, ex refs.Executor, stdout io.Writer) *session {
-	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
+	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks || cfg.trackRefs})
 	in := eval.NewInterpreter(eval.Config{
 		RT:         rt,
 		Universe:   c.universe,
