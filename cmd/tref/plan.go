@@ -85,14 +85,7 @@ func (c *cli) plan(cfg *Config, args []string) int {
 	s := c.newSessionWith(cfg, ex, c.stderr)
 	sink.rt = s.rt
 	eng.Attach(s.rt)
-	code := 0
-	if err := s.in.RunFile(path); err != nil {
-		s.report(err)
-		code = 1
-	}
-	if !s.finish() {
-		code = 1
-	}
+	code := s.runFile(path)
 	tot, err := eng.Finish()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "tref plan: %v\n", err)

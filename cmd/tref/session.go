@@ -62,6 +62,20 @@ func (s *session) report(err error) {
 	s.c.printer(s.sources).Print(s.c.stderr, err)
 }
 
+// runFile runs the script at path, reports its error, then finishes the
+// session, and returns the exit status: 0, or 1 if either failed.
+func (s *session) runFile(path string) int {
+	code := 0
+	if err := s.in.RunFile(path); err != nil {
+		s.report(err)
+		code = 1
+	}
+	if !s.finish() {
+		code = 1
+	}
+	return code
+}
+
 // finish closes the interpreter, which drops every binding, then runs the
 // exit checks the flags ask for. It reports whether they passed.
 func (s *session) finish() bool {

@@ -138,14 +138,7 @@ func (c *cli) trace(cfg *Config, path string) int {
 	if eng, ok := ex.(*placement.Engine); ok {
 		eng.Attach(s.rt) // disk->host reads before the first op show too
 	}
-	code := 0
-	if err := s.in.RunFile(path); err != nil {
-		s.report(err)
-		code = 1
-	}
-	if !s.finish() {
-		code = 1
-	}
+	code := s.runFile(path)
 	if eng, ok := ex.(*placement.Engine); ok {
 		if _, err := eng.Finish(); err != nil {
 			fmt.Fprintf(stderr, "tref trace: writing the trace: %v\n", err)
