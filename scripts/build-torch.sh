@@ -5,7 +5,8 @@
 # Which libtorch, first match wins:
 #   1. TORCH_DIR=/path/to/libtorch   (a libtorch distribution: include/, lib/)
 #   2. TORCH_PYTHON=/path/to/python  (a PyTorch install: uses torch/include, torch/lib)
-#   3. Debian's libtorch-dev          (installed with apt-get when missing)
+#   3. Debian's libtorch-dev          (installed with apt-get when missing,
+#                                      with OpenBLAS: libopenblas0-openmp)
 #
 # Where the plugin goes: $TREF_TORCH_OUT if set, else the user cache dir
 # (${XDG_CACHE_HOME:-~/.cache}/tref/libtref_torch.so), which is the last
@@ -69,12 +70,20 @@ if [ -n "${TORCH_DIR:-}" ]; then
     fi
   fi
 else
-  if [ ! -e /usr/include/ATen/ATen.h ]; then
-    echo "build-torch: installing Debian's libtorch-dev"
+  # libtorch1.13 links libblas.so.3 and Recommends OpenBLAS; without it
+  # (--no-install-recommends) Debian's alternatives give it the reference
+  # BLAS, 30-50x slower at matmul. The OpenMP build of OpenBLAS shares
+  # libtorch's OpenMP threads, so one thread count (torch.set_num_threads,
+  # OMP_NUM_THREADS) and OMP_WAIT_POLICY govern both.
+  pkgs=()
+  [ -e /usr/include/ATen/ATen.h ] || pkgs+=(libtorch-dev g++)
+  readlink -f /usr/lib/*-linux-gnu/libblas.so.3 2>/dev/null | grep -q openblas || pkgs+=(libopenblas0-openmp)
+  if [ ${#pkgs[@]} -gt 0 ]; then
+    echo "build-torch: installing ${pkgs[*]} (Debian's libtorch and its BLAS)"
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo=sudo
     $sudo apt-get update -q
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends libtorch-dev g++
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${pkgs[@]}"
   fi
   inc=(-I/usr/include/torch/csrc/api/include)
   libs=(-ltorch -ltorch_cpu -lc10)

@@ -20,7 +20,23 @@ else
   (cd "$root" && go build -o "$tmp/tref" ./cmd/tref)
 fi
 export TREF_TORCH_THREADS=$threads
-export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
+# Both sides run OpenBLAS with the core type tref measured as fastest
+# (its first torch:cpu run on this machine measures and caches it) unless
+# OPENBLAS_CORETYPE is set.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  "$tmp/tref" run --device torch:cpu "$root/examples/hello.tr" >/dev/null
+  OPENBLAS_CORETYPE=$(/usr/bin/python3 -c '
+import json, os, sys
+d = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+try:
+    m = json.load(open(os.path.join(d, "tref", "openblas-coretype.json")))
+except OSError:
+    sys.exit()
+mine = [v for k, v in m.items() if os.path.exists(k.split("|")[1])]
+print(max(mine, key=lambda v: v["measured"])["coretype"] if mine else "")')
+  echo "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-(OpenBLAS default)} (tref's measurement)"
+fi
+export OPENBLAS_CORETYPE
 # OpenBLAS has its own thread pool beside libtorch's OpenMP one; give both
 # runs the same count so neither oversubscribes the cores.
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-$threads}

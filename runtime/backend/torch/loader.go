@@ -10,13 +10,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
 	"github.com/tref-lang/tref/runtime/ops"
-	"golang.org/x/sys/cpu"
 )
 
 // PluginName is the plugin's file name.
@@ -100,8 +101,9 @@ func load(paths []string) (*Lib, error) {
 		return nil, fmt.Errorf("torch backend: plugin %s not found (looked in %s); build it with scripts/build-torch.sh",
 			PluginName, strings.Join(paths, ", "))
 	}
-	setOpenBLASCoreType()
+	setOpenBLASCoreType(path)
 	setOMPWaitPolicy()
+	setThreadEnv(threadCount())
 	h, err := purego.Dlopen(path, purego.RTLD_NOW|purego.RTLD_GLOBAL)
 	if err != nil {
 		return nil, fmt.Errorf("torch backend: cannot load %s: %v (is libtorch installed? rebuild with scripts/build-torch.sh)", path, oneLine(err))
@@ -140,21 +142,6 @@ func load(paths []string) (*Lib, error) {
 	return l, nil
 }
 
-// setOpenBLASCoreType works around Debian's OpenBLAS 0.3.21, which
-// misdetects recent CPUs and runs 4-5x slower, by naming the core type
-// before libtorch (and with it OpenBLAS) loads — unless the user set one.
-func setOpenBLASCoreType() {
-	if os.Getenv("OPENBLAS_CORETYPE") != "" {
-		return
-	}
-	switch {
-	case cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW:
-		os.Setenv("OPENBLAS_CORETYPE", "SkylakeX")
-	case cpu.X86.HasAVX2 && cpu.X86.HasFMA:
-		os.Setenv("OPENBLAS_CORETYPE", "Haswell")
-	}
-}
-
 // setOMPWaitPolicy makes libtorch's OpenMP threads sleep rather than spin
 // while they wait for work, unless the user chose a policy: tref calls
 // into libtorch from one thread between stretches of Go work, and
@@ -164,6 +151,28 @@ func setOpenBLASCoreType() {
 func setOMPWaitPolicy() {
 	if os.Getenv("OMP_WAIT_POLICY") == "" {
 		os.Setenv("OMP_WAIT_POLICY", "PASSIVE")
+	}
+}
+
+// threadCount is the number of threads libtorch and its BLAS get:
+// $TREF_TORCH_THREADS when set, else tref's own (GOMAXPROCS).
+func threadCount() int {
+	if n, err := strconv.Atoi(os.Getenv("TREF_TORCH_THREADS")); err == nil && n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// setThreadEnv gives OpenMP (libtorch's intra-op pool, and an OpenMP
+// OpenBLAS) and a pthreads OpenBLAS, which keeps a pool of its own, n
+// threads unless the user set OMP_NUM_THREADS or OPENBLAS_NUM_THREADS: by
+// default each would start one per core, and two pools on the same cores
+// oversubscribe them. Both are read when the libraries load.
+func setThreadEnv(n int) {
+	for _, v := range []string{"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"} {
+		if os.Getenv(v) == "" {
+			os.Setenv(v, strconv.Itoa(n))
+		}
 	}
 }
 
