@@ -251,7 +251,12 @@ func builtinAssertError(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwa
 	}
 	v, err := th.Call(fn, nil, nil)
 	if err == nil {
+		// Ops run lazily: the error of an op the function queued shows
+		// when its result is computed, so compute what it returned.
+		err = forceAll(th.RT, v, 0)
 		eval.Release(th.RT, v)
+	}
+	if err == nil {
 		return nil, fmt.Errorf("assert_error: expected an error containing %q, but the function returned normally", want)
 	}
 	msg := err.Error()
@@ -263,6 +268,31 @@ func builtinAssertError(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwa
 		return nil, fmt.Errorf("assert_error: the error %q does not contain %q", msg, want)
 	}
 	return eval.None, nil
+}
+
+// forceAll computes the tensors in v (inside lists and records too, to
+// a bounded depth) and returns the first failure.
+func forceAll(rt *refs.Runtime, v eval.Value, depth int) error {
+	if depth > 100 {
+		return nil
+	}
+	switch v := v.(type) {
+	case eval.Tensor:
+		return rt.Force(v.Ref)
+	case *eval.List:
+		for _, e := range v.Elems {
+			if err := forceAll(rt, e, depth+1); err != nil {
+				return err
+			}
+		}
+	case *eval.Record:
+		for _, e := range v.Values {
+			if err := forceAll(rt, e, depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // closeness is the result of comparing two tensors elementwise.
