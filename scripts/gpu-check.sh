@@ -59,6 +59,13 @@ export TREF_TORCH_LIB="$out/plugin/libtref_torch.so"
 # secs prints the time from ns $1 to ns $2 as N.NNN seconds (no bc).
 secs() { local d=$(( ($2 - $1) / 1000000 )); printf '%d.%03d' $((d / 1000)) $((d % 1000)); }
 
+# On the GPU each run gets at most $limit seconds, so that the whole check
+# ends within about 8 minutes even when runs hang (a dry run on a slow
+# CPU gets longer).
+limit=${GPU_CHECK_RUN_TIMEOUT:-30}
+if [ "$dev" = torch:cpu ]; then
+  limit=${GPU_CHECK_RUN_TIMEOUT:-180}
+fi
 table="$out/table.tsv"
 printf 'workload\tmode\tdevice\tmem\twall_s\tresult\n' >"$table"
 failed=0
@@ -77,15 +84,18 @@ for w in $workloads; do
     base="$out/$name-$mode"
     t0=$(date +%s%N)
     if [ $mode = cpu ]; then
-      "$tref" run "${args[@]}" "$script" >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
+      timeout "$limit" "$tref" run "${args[@]}" "$script" >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     else
       TREF_CUDA_TIMELINE="$base.cuda-events.json" \
-        "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
+        timeout "$limit" "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
         >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     fi
     t1=$(date +%s%N)
     result=ok
-    if [ $rc -ne 0 ]; then
+    if [ $rc -eq 124 ]; then
+      result="killed after ${limit}s"
+      failed=1
+    elif [ $rc -ne 0 ]; then
       result="failed: $(head -1 "$base.stderr")"
       failed=1
     elif [ $mode = offload ] && ! cmp -s "$base.stdout" "$out/$name-resident.stdout"; then

@@ -11,8 +11,8 @@ import (
 
 // Convolution and pooling builtins over NCHW images.
 func init() {
-	register("conv2d", "conv2d(x, w, b=none, stride=1, padding=0, dilation=1, groups=1): 2-d convolution of [N, C, H, W] (or [C, H, W]) by w [Cout, C/groups, kh, kw]; padding may be \"same\" or \"valid\"", builtinConv2d)
-	register("max_pool2d", "max_pool2d(x, kernel, stride=kernel, padding=0, dilation=1, ceil_mode=false): maximum over 2-d windows of [N, C, H, W] (or [C, H, W])", builtinMaxPool2d)
+	register("conv2d", "conv2d(x, w, b=none, stride=1, padding=0, dilation=1, groups=1) (torch's names input, weight, bias work too): 2-d convolution of [N, C, H, W] (or [C, H, W]) by w [Cout, C/groups, kh, kw]; padding may be \"same\" or \"valid\"", builtinConv2d)
+	register("max_pool2d", "max_pool2d(x, kernel, stride=kernel, padding=0, dilation=1, ceil_mode=false) (torch's input=, kernel_size= too): maximum over 2-d windows of [N, C, H, W] (or [C, H, W])", builtinMaxPool2d)
 }
 
 func builtinConv2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

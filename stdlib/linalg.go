@@ -10,9 +10,9 @@ import (
 
 // Linear algebra builtins: matmul (the @ operator), linear and outer.
 func init() {
-	register("matmul", "matmul(a, b): matrix product with torch.matmul's rules (1-d operands, broadcast batch dimensions); also a @ b", builtinMatmul)
-	register("linear", "linear(x, w, b=none): x @ w.T + b with w of shape [out, in], as torch's F.linear", builtinLinear)
-	register("outer", "outer(a, b): outer product of two vectors, shape [len(a), len(b)]", builtinOuter)
+	register("matmul", "matmul(a, b) (torch's input=, other= too): matrix product with torch.matmul's rules (1-d operands, broadcast batch dimensions); also a @ b", builtinMatmul)
+	register("linear", "linear(x, w, b=none) (torch's input=, weight=, bias= too): x @ w.T + b with w of shape [out, in], as torch's F.linear", builtinLinear)
+	register("outer", "outer(a, b) (torch's input=, vec2= too): outer product of two vectors, shape [len(a), len(b)]", builtinOuter)
 }
 
 func builtinMatmul(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -55,6 +55,12 @@ type Config struct {
 	Sandbox bool
 	// sandbox is that tree once the command knows its script (confine).
 	sandbox *safefile.Sandbox
+	// GPU is the card `tref plan --gpu` predicts (a device.Profile name,
+	// or "list").
+	GPU string
+	// trackRefs keeps every live ref findable by id (refs.Options), for
+	// the plan's positions of the tensors it copies.
+	trackRefs bool
 }
 
 // confine resolves --sandbox for the script at path (the REPL: "", the
@@ -195,8 +201,10 @@ type command struct {
 	summary string // its line in `tref -h`
 	usage   string // the synopsis after "usage: "
 	doc     string // what it does, one or more lines
-	// flags says whether the command takes the shared flags.
+	// flags says whether the command takes the shared flags; extra are
+	// flags of this command alone, listed after them.
 	flags bool
+	extra []flagDef
 	// args bounds the positional arguments: min, and max (-1 for any).
 	minArgs, maxArgs int
 	// run runs the command with the flags and positional arguments that
@@ -214,7 +222,7 @@ func parseCommand(cmd *command, args []string, stdout, stderr io.Writer) (cfg *C
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	if cmd.flags {
-		for _, d := range flagDefs {
+		for _, d := range cmd.flagDefs() {
 			set := func(s string) error { return d.set(cfg, s) }
 			if d.arg == "" {
 				fs.BoolFunc(d.name, d.help, set)
@@ -254,6 +262,14 @@ func parseCommand(cmd *command, args []string, stdout, stderr io.Writer) (cfg *C
 	return cfg, pos, 0, false
 }
 
+// flagDefs are the flags cmd takes: the shared ones, then its own.
+func (cmd *command) flagDefs() []flagDef {
+	if len(cmd.extra) == 0 {
+		return flagDefs
+	}
+	return append(slices.Clip(flagDefs), cmd.extra...)
+}
+
 func missingWhat(cmd *command) string {
 	if strings.Contains(cmd.usage, "model.tr") {
 		return "script file"
@@ -274,7 +290,7 @@ func printCommandHelp(w io.Writer, cmd *command) {
 		return
 	}
 	group := ""
-	for _, d := range flagDefs {
+	for _, d := range cmd.flagDefs() {
 		if d.group != group {
 			group = d.group
 			fmt.Fprintf(w, "\nFlags, %s:\n", group)

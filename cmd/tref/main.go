@@ -6,6 +6,7 @@
 //	tref test [paths...]          run the test blocks of .tr files
 //	tref check model.tr...        parse and resolve only
 //	tref trace [flags] model.tr   run and dump every placement decision
+//	tref plan --gpu NAME model.tr will it fit that card, and how fast?
 //	tref version                  print the version
 //
 // Exit status: 0 ok, 1 script error, 2 usage error.
@@ -96,7 +97,10 @@ var commands = []*command{
 		run: (*cli).check},
 	{name: "trace", summary: "run a script and dump every placement decision",
 		usage: "tref trace [flags] model.tr", flags: true, minArgs: 1, maxArgs: 1,
-		doc: "Run a script and dump every placement decision (ops, copies, evictions).",
+		doc: "Run a script and dump every placement decision (ops, copies, evictions).\n" +
+			"--device auto (the default) traces the first GPU; with none it traces the simulated\n" +
+			"accelerator sim:0 (budget --mem, else 8GiB) and says so on stderr. Without -o the\n" +
+			"trace goes to stdout and the script's own output to stderr.",
 		run: func(c *cli, cfg *Config, args []string) int { return c.trace(cfg, args[0]) }},
 	{name: "calibrate", summary: "measure a device and print the cost-model flags for it",
 		usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
@@ -105,6 +109,14 @@ var commands = []*command{
 			"that make --device sim predict it; given to run or trace on that device, the\n" +
 			"placement engine plans with them. auto means the first GPU, else torch:cpu.",
 		run: func(c *cli, cfg *Config, _ []string) int { return c.calibrate(cfg) }},
+	{name: "plan", summary: "predict whether a script fits a GPU and how fast it runs there",
+		usage: "tref plan --gpu NAME [flags] model.tr", flags: true, extra: planFlags, minArgs: 0, maxArgs: 1,
+		doc: "Run a script on the simulated device given a card's memory and datasheet rates\n" +
+			"(PCIe bandwidth, FP32 FLOP/s, memory bandwidth) and print whether it fits the card or\n" +
+			"offloads, its peak memory, the predicted time and its bound, the bytes moved and the\n" +
+			"three tensors whose copies take the longest. --gpu list names the cards and the\n" +
+			"datasheets their figures come from. --mem plans for part of the card's memory.",
+		run: (*cli).plan},
 	{name: "onnx", summary: "inspect an ONNX model (tref onnx inspect model.onnx)",
 		usage: "tref onnx inspect model.onnx", minArgs: 2, maxArgs: 2,
 		doc: "Describe an ONNX model: opset, inputs, outputs, op counts, parameter bytes\n" +

@@ -91,7 +91,29 @@ func TestScripts(t *testing.T) {
 					return err
 				}
 			}
-			return nil
+			// The offload examples, for plan.txtar.
+			return copyExamples(filepath.Join("..", "..", "examples", "offload"), filepath.Join(env.WorkDir, "offload"))
 		},
 	})
+}
+
+// copyExamples copies the .tr files of dir into a new directory to.
+func copyExamples(dir, to string) error {
+	names, err := filepath.Glob(filepath.Join(dir, "*.tr"))
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(to, 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, filepath.Base(name)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -18,15 +18,7 @@ func (c *cli) run(cfg *Config, path string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	code := 0
-	if err := s.in.RunFile(path); err != nil {
-		s.report(err)
-		code = 1
-	}
-	if !s.finish() {
-		code = 1
-	}
-	return code
+	return s.runFile(path)
 }
 
 // check parses and resolves each script, reporting every static error.

@@ -32,7 +32,7 @@ func (c *cli) newSession(cfg *Config) (*session, error) {
 // newSessionWith is newSession over the executor ex, with the scripts'
 // output going to stdout.
 func (c *cli) newSessionWith(cfg *Config, ex refs.Executor, stdout io.Writer) *session {
-	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks})
+	rt := refs.New(ex, refs.Options{Lookahead: cfg.Lookahead, TrackRefs: cfg.CheckLeaks || cfg.trackRefs})
 	in := eval.NewInterpreter(eval.Config{
 		RT:         rt,
 		Universe:   c.universe,
@@ -60,6 +60,20 @@ func (s *session) sources(file string) []byte {
 // report prints err with quoted source lines to stderr.
 func (s *session) report(err error) {
 	s.c.printer(s.sources).Print(s.c.stderr, err)
+}
+
+// runFile runs the script at path, reports its error, then finishes the
+// session, and returns the exit status: 0, or 1 if either failed.
+func (s *session) runFile(path string) int {
+	code := 0
+	if err := s.in.RunFile(path); err != nil {
+		s.report(err)
+		code = 1
+	}
+	if !s.finish() {
+		code = 1
+	}
+	return code
 }
 
 // finish closes the interpreter, which drops every binding, then runs the

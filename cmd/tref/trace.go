@@ -59,7 +59,10 @@ func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Execut
 		}
 		pc.Device = device.Host
 		if forTrace {
+			// Tracing the host alone shows no placement: trace the
+			// simulated accelerator, and say so (cfg.Device tells trace).
 			pc.Device = "sim:0"
+			cfg.Device = pc.Device
 		} else if cfg.Mem > 0 {
 			return nil, fmt.Errorf("--mem sets an accelerator's budget, and --device auto found none (no usable GPU): name one with --device sim, torch:cpu or cuda")
 		}
@@ -119,22 +122,23 @@ func (c *cli) trace(cfg *Config, path string) int {
 		sinks = append(sinks, trace.NewSVG(f))
 	}
 	rec := trace.NewRecorder(sinks...)
+	auto := cfg.Device == "auto"
 	ex, err := buildExecutor(cfg, rec, true)
 	if err != nil {
 		return c.fail(err)
+	}
+	if auto && cfg.Device == "sim:0" {
+		budget := "8GiB, sim's default"
+		if cfg.Mem > 0 {
+			budget = fmt.Sprintf("%d bytes, from --mem", cfg.Mem)
+		}
+		fmt.Fprintf(stderr, "tref trace: no GPU, so --device auto traces the simulated accelerator sim:0 (budget %s); name a device with --device\n", budget)
 	}
 	s := c.newSessionWith(cfg, ex, scriptOut)
 	if eng, ok := ex.(*placement.Engine); ok {
 		eng.Attach(s.rt) // disk->host reads before the first op show too
 	}
-	code := 0
-	if err := s.in.RunFile(path); err != nil {
-		s.report(err)
-		code = 1
-	}
-	if !s.finish() {
-		code = 1
-	}
+	code := s.runFile(path)
 	if eng, ok := ex.(*placement.Engine); ok {
 		if _, err := eng.Finish(); err != nil {
 			fmt.Fprintf(stderr, "tref trace: writing the trace: %v\n", err)

@@ -1,5 +1,6 @@
-// Package train runs the training examples: check.tr against torch's
-// first steps (gen_torch.py) and mlp.tr's epoch of Fashion-MNIST.
+// Package train runs the training examples: check.tr and cnn_check.tr
+// against torch's first steps (gen_torch.py, gen_torch_cnn.py) and
+// mlp.tr's epoch of Fashion-MNIST.
 package train
 
 import (
@@ -44,6 +45,10 @@ func run(t *testing.T, name string) string {
 // torch's, the parameters after 10 steps within 1e-5 (asserted by the
 // script).
 func TestFirstStepsMatchTorch(t *testing.T) { run(t, "check") }
+
+// TestCNNFirstStepsMatchTorch: the same for a small CNN (conv2d,
+// max_pool2d and their backward kernels).
+func TestCNNFirstStepsMatchTorch(t *testing.T) { run(t, "cnn_check") }
 
 // TestEpoch trains one epoch: the test accuracy is at least 0.80 (asserted
 // by the script) and within 0.01 of torch's from the same weights and

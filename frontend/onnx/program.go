@@ -79,9 +79,15 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 			if err != nil {
 				return fail(fmt.Errorf("node %q (Constant): %w", n.Name, err))
 			}
-			if len(n.Outputs) > 0 {
-				p.consts[n.Outputs[0]] = v
+			if len(n.Outputs) == 0 || n.Outputs[0] == "" {
+				releaseConst(rt, v) // nothing reads it
+				continue
 			}
+			if _, dup := p.consts[n.Outputs[0]]; dup {
+				releaseConst(rt, v)
+				return fail(fmt.Errorf("node %q (Constant): %q is already defined", n.Name, n.Outputs[0]))
+			}
+			p.consts[n.Outputs[0]] = v
 			continue
 		}
 		for _, name := range n.Inputs {
@@ -178,13 +184,18 @@ func (p *Program) Release(rt *refs.Runtime) {
 		return
 	}
 	for _, v := range p.consts {
-		if v.owned && v.ref != nil {
-			rt.Release(v.ref)
-		}
-		v.ref = nil
+		releaseConst(rt, v)
 	}
 	p.consts = nil
 	p.File.Release()
+}
+
+// releaseConst frees a constant's ref when the program owns it.
+func releaseConst(rt *refs.Runtime, v *value) {
+	if v.owned && v.ref != nil {
+		rt.Release(v.ref)
+	}
+	v.ref = nil
 }
 
 // Unsupported lists the nodes of m that tref cannot run, one entry per op

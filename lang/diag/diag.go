@@ -72,7 +72,8 @@ func (p *Printer) printOne(w io.Writer, d Diagnostic) {
 		fmt.Fprintln(w, d.Msg)
 	}
 	if line, ok := p.line(d.Pos); ok && line != "" {
-		fmt.Fprintf(w, "    %s\n    %s%s\n", line, caretIndent(line, d.Pos.Col), caret.Sprint("^"))
+		line, col := clipLine(line, d.Pos.Col)
+		fmt.Fprintf(w, "    %s\n    %s%s\n", line, caretIndent(line, col), caret.Sprint("^"))
 	}
 	for _, f := range d.Stack {
 		fmt.Fprintln(w, faint.Sprint("  "+f.String()))
@@ -133,4 +134,30 @@ func caretIndent(line string, col int) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// MaxQuotedLine is the most characters of a source line a diagnostic
+// quotes: a longer line (a generated file, a long list literal) is cut to
+// that many around the caret, with "..." where it was cut.
+const MaxQuotedLine = 120
+
+// clipLine cuts line to MaxQuotedLine characters around column col and
+// returns it with the caret's column in it.
+func clipLine(line string, col int) (string, int) {
+	rs := []rune(line)
+	if len(rs) <= MaxQuotedLine {
+		return line, col
+	}
+	start := max(0, min(col-1-MaxQuotedLine/2, len(rs)-MaxQuotedLine))
+	end := min(len(rs), start+MaxQuotedLine)
+	out := string(rs[start:end])
+	col -= start
+	if start > 0 {
+		out = "..." + out
+		col += 3
+	}
+	if end < len(rs) {
+		out += "..."
+	}
+	return out, col
 }

@@ -146,3 +146,35 @@ func TestDiagnosticsOfStaticErrorList(t *testing.T) {
 		t.Errorf("got %+v", ds)
 	}
 }
+
+// A very long line is quoted as MaxQuotedLine characters around the
+// caret, "..." where it was cut, the caret still under its character.
+func TestLongLineClippedAroundCaret(t *testing.T) {
+	long := "let x = [" + strings.Repeat("1, ", 1000) + "oops" + strings.Repeat(", 2", 1000) + "]"
+	col := strings.Index(long, "oops") + 1
+	p := &Printer{Sources: sources(map[string]string{"big.tr": long + "\n"})}
+	got := p.Format([]Diagnostic{{Pos: pos.Pos{File: "big.tr", Line: 1, Col: col}, Msg: "undefined name \"oops\""}})
+	lines := strings.Split(got, "\n")
+	quoted, caret := strings.TrimPrefix(lines[1], "    "), strings.TrimPrefix(lines[2], "    ")
+	if !strings.HasPrefix(quoted, "...") || !strings.HasSuffix(quoted, "...") {
+		t.Errorf("quoted line not cut at both ends: %q", quoted)
+	}
+	if n := len([]rune(quoted)); n != MaxQuotedLine+6 {
+		t.Errorf("quoted %d characters, want %d", n, MaxQuotedLine+6)
+	}
+	if i := strings.Index(caret, "^"); i < 0 || !strings.HasPrefix(quoted[i:], "oops") {
+		t.Errorf("caret not under oops:\n%s\n%s", quoted, caret)
+	}
+	// Near the start, only the end is cut; short lines are whole.
+	got = p.Format([]Diagnostic{{Pos: pos.Pos{File: "big.tr", Line: 1, Col: 5}, Msg: "m"}})
+	lines = strings.Split(got, "\n")
+	if q := lines[1]; !strings.HasPrefix(q, "    let x = [1, ") || !strings.HasSuffix(q, "...") || lines[2] != "        ^" {
+		t.Errorf("start of line: %q / %q", q, lines[2])
+	}
+	// Near the end, only the start is cut.
+	got = p.Format([]Diagnostic{{Pos: pos.Pos{File: "big.tr", Line: 1, Col: len(long)}, Msg: "m"}})
+	lines = strings.Split(got, "\n")
+	if q := lines[1]; !strings.HasPrefix(q, "    ...") || !strings.HasSuffix(q, ", 2]") || len(lines[2]) != len(q) {
+		t.Errorf("end of line: %q / %q", q, lines[2])
+	}
+}

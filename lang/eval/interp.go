@@ -467,6 +467,19 @@ func (in *Interpreter) load(path string, src []byte, main bool, chain []string) 
 	}
 	res, err := resolve.File(f, resolve.Options{Universe: in.names, TrackGlobals: main, NoLiveness: in.cfg.NoLiveness})
 	if err != nil {
+		var list pos.ErrorList
+		if res != nil && errors.As(err, &list) {
+			// A missing or broken import is a static error too: report
+			// it with the file's others.
+			if _, ierr := in.loadImports(path, filepath.Dir(path), res, append(chain, key)); ierr != nil {
+				var more pos.ErrorList
+				if errors.As(ierr, &more) {
+					list = append(append(pos.ErrorList(nil), list...), more...)
+					list.Sort()
+					return nil, list
+				}
+			}
+		}
 		return nil, err
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))

@@ -139,13 +139,13 @@ func Conv2dLayout(x, w tensor.Shape, bias *tensor.Shape, a Conv2dAttrs) (ConvDim
 	return d, nil
 }
 
-// FloatDType is the dtype of ops that only compute in float32 or float64
-// (conv2d, attention): the promotion of the operands, which must be one of
-// those two.
+// FloatDType is the dtype of ops that only compute in floating point
+// (conv2d, conv_transpose2d, attention): the promotion of the operands,
+// which must be a float type (halves compute in float32 and round back).
 func FloatDType(op string, in []tensor.Meta) (tensor.DType, error) {
 	dt := PromoteAll(in)
-	if dt != tensor.Float32 && dt != tensor.Float64 {
-		return tensor.Invalid, fmt.Errorf("%s: expected float32 or float64 tensors, got %s", op, describeDTypes(in))
+	if !dt.IsFloat() {
+		return tensor.Invalid, fmt.Errorf("%s: expected float32 or float64 tensors, got %s (float16 and bfloat16 work too)", op, describeDTypes(in))
 	}
 	return dt, nil
 }

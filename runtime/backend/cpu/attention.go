@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register(ops.Attention, attentionKernel)
+	Register(ops.Attention, viaFloat32Inputs(attentionKernel))
 }
 
 // attnBlock is the number of query rows handled at once: the scratch of one

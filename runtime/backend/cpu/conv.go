@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	Register(ops.Conv2d, convKernel("conv2d", ops.Conv2dLayout, convForward[float32], convForward[float64]))
+	Register(ops.Conv2d, viaFloat32Inputs(convKernel("conv2d", ops.Conv2dLayout, convForward[float32], convForward[float64])))
 	Register(ops.MaxPool2d, maxPool2dKernel)
 }
 

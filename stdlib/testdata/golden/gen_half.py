@@ -42,4 +42,20 @@ for dt, tag, rtol in ((torch.float16, "f16", 1e-3), (torch.bfloat16, "bf16", 1e-
                          fn(*a), rtol=rtol, atol=rtol)
                 continue
             g.case("%s/%s/%s" % (name, tag, src_tag), fname, fn, a, rtol=rtol, atol=rtol)
+
+# Convolutions and attention on halves: torch 1.13 has no cpu kernels for
+# them, so the expected values are torch's float32 results rounded to the
+# half type, which is how tref computes them.
+import torch.nn.functional as F  # noqa: E402
+
+img, w = torch.randn(1, 2, 5, 5), torch.randn(3, 2, 3, 3)
+q, k, v = torch.randn(2, 4, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+for dt, tag, tol in ((torch.float16, "f16", 2e-3), (torch.bfloat16, "bf16", 2e-2)):
+    g.expect("conv2d/%s" % tag, "conv2d", [img.to(dt), w.to(dt)], {"padding": 1},
+             F.conv2d(img.to(dt).float(), w.to(dt).float(), padding=1).to(dt), rtol=tol, atol=tol)
+    g.expect("conv_transpose2d/%s" % tag, "conv_transpose2d", [img.to(dt), w.transpose(0, 1).contiguous().to(dt)], {"stride": 2},
+             F.conv_transpose2d(img.to(dt).float(), w.transpose(0, 1).contiguous().to(dt).float(), stride=2).to(dt), rtol=tol, atol=tol)
+    qs, ks, vs = q.to(dt).float(), k.to(dt).float(), v.to(dt).float()
+    ref = torch.softmax(qs @ ks.transpose(-2, -1) / 8 ** 0.5, -1) @ vs
+    g.expect("attention/%s" % tag, "attention", [q.to(dt), k.to(dt), v.to(dt)], {}, ref.to(dt), rtol=tol, atol=tol)
 g.write()

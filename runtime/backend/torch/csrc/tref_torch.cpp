@@ -135,8 +135,8 @@ at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
 
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
 // the CPU and rounds the result back (torch 1.13 has no CPU kernels of
-// pooling, batch_norm and nll_loss for halves; tref's cpu backend computes
-// them this way too).
+// convolutions, matmul, pooling, batch_norm and nll_loss for halves; tref's
+// cpu backend computes them this way too).
 OpFn float_halves(OpFn fn) {
   return [fn](const Args &a) {
     const at::Tensor &x = a.in(0);
@@ -177,12 +177,12 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
          return at::pad(a.in(0), a.dims(1), modes[m], value);
        })},
       // inputs x, w [, bias]; ia: stride h w, padding h w, output_padding h w, dilation h w, groups
-      {"conv_transpose2d", [](const Args &a) {
+      {"conv_transpose2d", float_halves([](const Args &a) {
          c10::optional<at::Tensor> b;
          if (a.nin > 2) b = a.in(2);
          return at::conv_transpose2d(a.in(0), a.in(1), b, {a.i(0), a.i(1)}, {a.i(2), a.i(3)}, {a.i(4), a.i(5)}, a.i(8),
                                      {a.i(6), a.i(7)});
-       }},
+       })},
       // inputs x, mean, var [, weight] [, bias]; ia: has_weight, has_bias; fa: eps
       {"batch_norm", float_halves([](const Args &a) {
          c10::optional<at::Tensor> w, b;
@@ -442,7 +442,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
        }},
       {"mse", [](const Args &a) { return at::mse_loss(a.in(0), a.in(1)); }},
       // inputs x, w [, bias]; ia: stride h w, pad_lo h w, pad_hi h w, dilation h w, groups
-      {"conv2d", [](const Args &a) {
+      {"conv2d", float_halves([](const Args &a) {
          c10::optional<at::Tensor> b;
          if (a.nin > 2) b = a.in(2);
          at::Tensor x = a.in(0);
@@ -452,14 +452,14 @@ const std::unordered_map<std::string, OpFn> &registry() {
            pad = {0, 0};
          }
          return at::conv2d(x, a.in(1), b, {a.i(0), a.i(1)}, pad, {a.i(6), a.i(7)}, a.i(8));
-       }},
+       })},
       // ia: kernel h w, stride h w, padding h w, dilation h w, ceil_mode
       {"max_pool2d", [](const Args &a) {
          return at::max_pool2d(a.in(0), {a.i(0), a.i(1)}, {a.i(2), a.i(3)}, {a.i(4), a.i(5)},
                                {a.i(6), a.i(7)}, a.i(8) != 0);
        }},
       // inputs q, k, v; ia: causal; fa: scale
-      {"attention", [](const Args &a) {
+      {"attention", float_halves([](const Args &a) {
          const at::Tensor &q = a.in(0), &k = a.in(1), &v = a.in(2);
          at::Tensor s = at::matmul(q, k.transpose(-2, -1)) * a.f(0);
          if (a.i(0)) {
@@ -467,7 +467,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
            s = s.masked_fill(mask, -std::numeric_limits<double>::infinity());
          }
          return at::matmul(at::softmax(s, -1), v);
-       }},
+       })},
   };
   return ops;
 }
