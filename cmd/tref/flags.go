@@ -55,6 +55,9 @@ type Config struct {
 	Sandbox bool
 	// sandbox is that tree once the command knows its script (confine).
 	sandbox *safefile.Sandbox
+	// hooksOut receives print's output in the --hooks file: the run's
+	// stdout (the script's output stream under trace).
+	hooksOut io.Writer
 	// GPU is the card `tref plan --gpu` predicts (a device.Profile name,
 	// or "list").
 	GPU string

@@ -22,6 +22,7 @@ type session struct {
 // newSession makes the executor, the runtime and the interpreter cfg asks
 // for.
 func (c *cli) newSession(cfg *Config) (*session, error) {
+	cfg.hooksOut = c.stdout
 	ex, err := newExecutor(cfg)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Execut
 	pc := placementConfig(cfg, cfg.Device)
 	pc.Trace = rec
 	if cfg.Hooks != "" {
-		h, err := loadHooks(cfg.Hooks, cfg.sandbox)
+		h, err := loadHooks(cfg.Hooks, cfg.sandbox, cfg.hooksOut)
 		if err != nil {
 			return nil, err
 		}
@@ -123,6 +123,7 @@ func (c *cli) trace(cfg *Config, path string) int {
 	}
 	rec := trace.NewRecorder(sinks...)
 	auto := cfg.Device == "auto"
+	cfg.hooksOut = scriptOut
 	ex, err := buildExecutor(cfg, rec, true)
 	if err != nil {
 		return c.fail(err)

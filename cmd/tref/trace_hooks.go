@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
@@ -25,10 +26,10 @@ type scriptHooks struct {
 
 // loadHooks runs the policy file and finds which hooks it defines; sb,
 // when set, confines it (and what it imports and loads) as it confines
-// the script.
-func loadHooks(path string, sb *safefile.Sandbox) (*scriptHooks, error) {
+// the script. Its print writes to stdout.
+func loadHooks(path string, sb *safefile.Sandbox, stdout io.Writer) (*scriptHooks, error) {
 	rt := refs.New(&cpu.Device{}, refs.Options{})
-	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Sandbox: sb}), fns: map[string]eval.Value{}}
+	h := &scriptHooks{in: eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Sandbox: sb, Stdout: stdout}), fns: map[string]eval.Value{}}
 	m, err := h.in.LoadModule(path)
 	if err != nil {
 		return nil, fmt.Errorf("--hooks %s: %w", path, err)
