@@ -8,6 +8,25 @@ func init() {
 	defineGrads(map[Op]*Grad{NllLoss: {Saves: []int{1, 2}, VJP: nllLossGrad}})
 }
 
+// classLayout reads the class dimension of a loss's logits (or
+// log-probabilities) shaped ls: dimension 1, or 0 for one sample. It gives
+// that dimension, the shape the targets broadcast with (ls with the class
+// dimension 1) and the shape a per-class vector broadcasts as (1
+// everywhere but the class dimension).
+func classLayout(ls tensor.Shape) (classDim int, targets, perClass tensor.Shape) {
+	if len(ls) > 1 {
+		classDim = 1
+	}
+	targets = ls.Clone()
+	targets[classDim] = 1
+	perClass = make(tensor.Shape, len(ls))
+	for i := range perClass {
+		perClass[i] = 1
+	}
+	perClass[classDim] = ls[classDim]
+	return classDim, targets, perClass
+}
+
 // nllLossGrad: each counted position's loss has the cotangent
 // -((1-ε)·onehot(t) + ε/C)·weight over the classes; mean divides by the
 // counted targets' summed weights. The class weights get none (as in
@@ -16,18 +35,8 @@ func nllLossGrad(b *Builder, a *GradArgs, g T) []T {
 	n, _ := AttrsAs[NllLossAttrs]("nll_loss", a.Attrs)
 	ls := a.In[0].Shape
 	dt := a.OutMeta.DType
-	classDim := 0
-	if len(ls) > 1 {
-		classDim = 1
-	}
-	ts := ls.Clone()
-	ts[classDim] = 1
-	cs := make(tensor.Shape, len(ls))
-	for i := range cs {
-		cs[i] = 1
-	}
+	classDim, ts, cs := classLayout(ls)
 	classes := ls[classDim]
-	cs[classDim] = classes
 	tt := b.Reshape(a.X[1], ts)
 	hot := b.Cast(b.Op(Eq, nil, tt, b.Iota(classes, cs)), dt)
 	valid := b.Cast(b.Op(Ne, nil, tt, b.Scalar(float64(n.IgnoreIndex), tensor.Int64)), dt)

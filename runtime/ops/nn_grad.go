@@ -116,17 +116,7 @@ func crossEntropyBackwardGrad(b *Builder, a *GradArgs, gg T) []T {
 	logits, t, g := a.X[0], a.X[1], a.X[2]
 	ls := a.In[0].Shape
 	dt := a.OutMeta.DType
-	classDim := 0
-	if len(ls) > 1 {
-		classDim = 1
-	}
-	ts := ls.Clone()
-	ts[classDim] = 1
-	cs := make(tensor.Shape, len(ls))
-	for i := range cs {
-		cs[i] = 1
-	}
-	cs[classDim] = ls[classDim]
+	classDim, ts, cs := classLayout(ls)
 	tt := b.Reshape(t, ts)
 	hot := b.Cast(b.Op(Eq, nil, tt, b.Iota(ls[classDim], cs)), dt)
 	valid := b.Cast(b.Op(Ne, nil, tt, b.Scalar(float64(ce.IgnoreIndex), tensor.Int64)), dt)
