@@ -4,9 +4,7 @@ import (
 	"math/rand"
 	"testing"
 
-	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/ops"
-	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -49,19 +47,7 @@ func TestBackwardOpsFallBack(t *testing.T) {
 				p[j] = float32(r.NormFloat64())
 			}
 		}
-		want, err := runCase(t, &cpu.Device{}, c, inputs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reasons := &fallbackReasons{}
-		ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Middleware: []placement.Middleware{reasons}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := runCase(t, ex, c, inputs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, got, reasons := runFallingBack(t, c, inputs)
 		if len(reasons.r) != 1 {
 			t.Errorf("%s: fallbacks %q, want one", c.op, reasons.r)
 		}

@@ -293,19 +293,7 @@ func TestNarrowIntsFallBack(t *testing.T) {
 		{op: ops.Astype, attrs: ops.CastAttrs{To: tensor.Float32}, in: []tensor.Meta{a.Meta}},
 	} {
 		inputs := []*tensor.Dense{a, b}[:len(c.in)]
-		want, err := runCase(t, &cpu.Device{}, c, inputs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		reasons := &fallbackReasons{}
-		ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Middleware: []placement.Middleware{reasons}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := runCase(t, ex, c, inputs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		want, got, reasons := runFallingBack(t, c, inputs)
 		if len(reasons.r) != 1 || !strings.Contains(reasons.r[0], "no int32 tensors") {
 			t.Errorf("%s: fallbacks %q", c.op, reasons.r)
 		}
@@ -313,6 +301,26 @@ func TestNarrowIntsFallBack(t *testing.T) {
 			t.Errorf("%s: %s", c.op, msg)
 		}
 	}
+}
+
+// runFallingBack runs c on cpu and on torch:cpu under the placement
+// engine, and returns both results and the reasons of the fallbacks the
+// engine recorded on torch:cpu.
+func runFallingBack(t *testing.T, c opCase, inputs []*tensor.Dense) (want, got *tensor.Dense, reasons *fallbackReasons) {
+	t.Helper()
+	want, err := runCase(t, &cpu.Device{}, c, inputs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons = &fallbackReasons{}
+	ex, err := placement.NewExecutor(placement.Config{Device: "torch:cpu", Middleware: []placement.Middleware{reasons}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err = runCase(t, ex, c, inputs); err != nil {
+		t.Fatal(err)
+	}
+	return want, got, reasons
 }
 
 // fallbackReasons collects the reasons of fallback events.
