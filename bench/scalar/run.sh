@@ -1,20 +1,37 @@
 #!/usr/bin/env bash
-# Times the scalar programs (loop, fib) with a freshly built tref and the
-# machine's python3, side by side in one run, and prints tref/python3.
+# Times the scalar programs (loop, fib) with a freshly built tref and a
+# CPython interpreter binary, alternating the two run by run, and prints
+# each side's minimum and median with the ratios tref/python.
 #
-#   bench/scalar/run.sh [runs]     # default 5 runs each
-#   PYTHON=/usr/bin/python3 ...     # another Python; NO_HYPERFINE=1 ignores hyperfine
+#   bench/scalar/run.sh [runs]        # default 7 runs each
+#   PYTHON=/path/to/python3 ...        # another interpreter (default /usr/bin/python3)
 #
-# Reports wall time and CPU time (user + system) and their ratios. Uses
-# hyperfine when installed (median wall, mean CPU, after one warm-up),
-# else bash's `time` over `runs` runs (medians).
+# PYTHON is resolved to the file that runs (symlinks followed) and must be
+# a binary: a script such as a pyenv shim (python3 on PATH here) is
+# refused, since timing it times bash and pyenv as well. The header names
+# the binary timed, the machine and its load before and after.
+#
+# Wall time and CPU time (user + system) are measured with bash's `time`;
+# on a loaded machine the CPU time is the steadier of the two, and the
+# minimum the least disturbed by other work.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-runs=${1:-5}
-py=${PYTHON:-python3}
+runs=${1:-7}
 programs=(loop fib)
+
+# The interpreter binary itself, never a wrapper script.
+py=${PYTHON:-/usr/bin/python3}
+if ! command -v "$py" >/dev/null; then
+	echo "run.sh: no interpreter $py (set PYTHON)" >&2
+	exit 1
+fi
+py=$(readlink -f "$(command -v "$py")")
+if [ "$(head -c 2 "$py")" = '#!' ]; then
+	echo "run.sh: $py is a script (a pyenv shim?), not an interpreter binary; set PYTHON to the binary (pyenv which python3)" >&2
+	exit 1
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -31,47 +48,52 @@ for p in "${programs[@]}"; do
 	fi
 done
 
-# measure CMD...: runs it `runs` times and prints "wall_ms cpu_ms", the
-# medians of the wall time and of the CPU time (user + system). On a busy
-# machine the CPU time is the steadier of the two.
-measure() {
-	local i out=$tmp/measure
-	: >"$out"
-	for ((i = 0; i < runs; i++)); do
-		TIMEFORMAT='%R %U %S'
-		{ time "$@" >/dev/null; } 2>>"$out"
-	done
-	echo "$(median '$1 * 1e3' <"$out") $(median '($2 + $3) * 1e3' <"$out")"
+# timeit OUT CMD...: runs CMD once and appends "wall user sys" (seconds) to OUT.
+timeit() {
+	local out=$1
+	shift
+	local TIMEFORMAT='%3R %3U %3S'
+	{ time "$@" >/dev/null; } 2>>"$out"
 }
 
-# median EXPR: the median over input lines of an awk expression.
-median() {
-	awk "{print $1}" | sort -g | awk '{v[NR] = $1} END {printf "%.1f", v[int((NR + 1) / 2)]}'
+# stats EXPR: "min median" in ms over input lines of an awk expression.
+stats() {
+	awk "{print $1}" | sort -g | awk '{v[NR] = $1} END {printf "%.0f %.0f\n", v[1] * 1e3, v[int((NR + 1) / 2)] * 1e3}'
 }
 
-# times PROGRAM: "tref_wall tref_cpu python_wall python_cpu" in ms.
-times() {
-	local p=$1
-	if [ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null; then
-		hyperfine -N --style none --warmup 1 --runs "$runs" \
-			--export-json "$tmp/$p.json" "$tref run $here/$p.tr" "$py $here/$p.py" >/dev/null
-		"$py" -c 'import json, sys
-r = json.load(open(sys.argv[1]))["results"]
-print(" ".join("%.1f %.1f" % (x["median"] * 1e3, (x["user"] + x["system"]) * 1e3) for x in r))' "$tmp/$p.json"
-	else
-		echo "$(measure "$tref" run "$here/$p.tr") $(measure "$py" "$here/$p.py")"
-	fi
-}
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?'; }
 
-method="bash time, medians of $runs runs"
-[ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null && method="hyperfine, $runs runs after 1 warm-up: median wall, mean CPU"
+cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null || echo '?')
 rev=$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo '?')
 [ -n "$(cd "$root" && git status --porcelain 2>/dev/null)" ] && rev+="+dirty"
-echo "tref $rev, $(go version | cut -d' ' -f3), $py = $("$py" --version 2>&1), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?'); $method"
-printf '%-8s %10s %10s %8s   %10s %10s %8s\n' "" "tref" "python3" "ratio" "tref" "python3" "ratio"
-printf '%-8s %10s %10s %8s   %10s %10s %8s\n' program "wall ms" "wall ms" "wall" "CPU ms" "CPU ms" "CPU"
+echo "tref $rev ($(go version | cut -d' ' -f3)) vs $py ($("$py" --version 2>&1))"
+echo "$cpu, $(nproc) cores; load before: $(load)"
+echo "$runs runs each, tref and python alternating after one warm-up of each; bash time, ms"
+printf '%-7s %-6s %9s %9s %7s   %9s %9s %7s\n' "" "" "tref" "python" "ratio" "tref" "python" "ratio"
+printf '%-7s %-6s %9s %9s %7s   %9s %9s %7s\n' program stat "wall" "wall" "wall" "CPU" "CPU" "CPU"
 for p in "${programs[@]}"; do
-	read -r tw tc pw pc < <(times "$p")
-	awk -v p="$p" -v tw="$tw" -v tc="$tc" -v pw="$pw" -v pc="$pc" 'BEGIN {
-		printf "%-8s %10.1f %10.1f %7.2fx   %10.1f %10.1f %7.2fx\n", p, tw, pw, tw / pw, tc, pc, tc / pc}'
+	t=$tmp/$p.tref
+	q=$tmp/$p.py
+	: >"$t"
+	: >"$q"
+	"$tref" run "$here/$p.tr" >/dev/null
+	"$py" "$here/$p.py" >/dev/null
+	for ((i = 0; i < runs; i++)); do
+		timeit "$t" "$tref" run "$here/$p.tr"
+		timeit "$q" "$py" "$here/$p.py"
+	done
+	read -r twmin twmed < <(stats '$1' <"$t")
+	read -r tcmin tcmed < <(stats '$2 + $3' <"$t")
+	read -r pwmin pwmed < <(stats '$1' <"$q")
+	read -r pcmin pcmed < <(stats '$2 + $3' <"$q")
+	for s in min median; do
+		if [ $s = min ]; then
+			set -- "$twmin" "$pwmin" "$tcmin" "$pcmin"
+		else
+			set -- "$twmed" "$pwmed" "$tcmed" "$pcmed"
+		fi
+		awk -v p="$p" -v s="$s" -v tw="$1" -v pw="$2" -v tc="$3" -v pc="$4" 'BEGIN {
+			printf "%-7s %-6s %9d %9d %6.2fx   %9d %9d %6.2fx\n", p, s, tw, pw, tw / pw, tc, pc, (pc > 0 ? tc / pc : 0)}'
+	done
 done
+echo "load after: $(load)"
