@@ -33,6 +33,9 @@ type HostPool struct {
 	// block may need fresh address space even where Limit has room.
 	AddressSpace int64
 	mappedBase   int64
+	// reserved is host memory held outside the pool that counts against
+	// Limit: a device's pinned staging buffers (Reserve).
+	reserved int64
 }
 
 // PoolStats are a device allocator's counters, in bytes of tensor storage.
@@ -56,6 +59,9 @@ type PoolStats struct {
 	Adopted int64
 	// ReleasedBytes counts cached bytes returned to the system.
 	ReleasedBytes int64
+	// ReservedBytes is host memory held outside the pool's blocks and
+	// counted against its limit: a device's pinned staging buffers.
+	ReservedBytes int64
 }
 
 // HitRate is the fraction of allocations served from the cache.
@@ -109,13 +115,47 @@ func sizeClass(n int) int {
 	return (n + step - 1) / step * step
 }
 
-// Check reports whether n more live bytes fit under the limit.
+// Check reports whether n more live bytes fit under the limit, with the
+// reserved bytes (Reserve) counted as live.
 func (p *HostPool) Check(n int64) error {
-	if p.Limit > 0 && p.stats.LiveBytes+n > p.Limit {
+	if used := p.stats.LiveBytes + p.reserved; p.Limit > 0 && used+n > p.Limit {
+		if p.reserved > 0 {
+			return fmt.Errorf("allocating %s would exceed the host memory limit (%s live, %s pinned for device copies, of %s)",
+				FormatBytes(n), FormatBytes(p.stats.LiveBytes), FormatBytes(p.reserved), FormatBytes(p.Limit))
+		}
 		return fmt.Errorf("allocating %s would exceed the host memory limit (%s live of %s)",
 			FormatBytes(n), FormatBytes(p.stats.LiveBytes), FormatBytes(p.Limit))
 	}
 	return p.checkAddressSpace(n)
+}
+
+// Reserve counts n bytes that a device allocates outside the pool (pinned
+// staging memory) against the limit, failing before the device allocates
+// when they do not fit; the cache is trimmed first to make room, as for a
+// block of the pool's own. Unreserve gives them back.
+func (p *HostPool) Reserve(n int64) error {
+	if p.Limit > 0 && p.stats.LiveBytes+p.reserved+p.stats.CachedBytes+n > p.Limit {
+		p.trim(p.Limit - p.stats.LiveBytes - p.reserved - n)
+	}
+	if err := p.Check(n); err != nil {
+		return err
+	}
+	p.reserved += n
+	p.stats.ReservedBytes = p.reserved
+	return nil
+}
+
+// Unreserve returns n bytes taken by Reserve.
+func (p *HostPool) Unreserve(n int64) {
+	p.reserved -= n
+	p.stats.ReservedBytes = p.reserved
+}
+
+// HostBinder is implemented by executors and devices that allocate host
+// memory outside the pool (pinned staging buffers) and count it against
+// the pool's limit: New hands its executor the runtime's host pool.
+type HostBinder interface {
+	BindHost(p *HostPool)
 }
 
 // valueCheckMin is the size from which CheckValue reads the heap: only
@@ -214,10 +254,10 @@ func (p *HostPool) block(m tensor.Meta) (*tensor.Dense, error) {
 		p.stats.CachedBytes -= int64(class)
 		p.stats.Hits++
 	} else {
-		if p.Limit > 0 && p.stats.LiveBytes+p.stats.CachedBytes+int64(class) > p.Limit {
+		if p.Limit > 0 && p.stats.LiveBytes+p.reserved+p.stats.CachedBytes+int64(class) > p.Limit {
 			// Cached blocks of other sizes count against the machine's
 			// memory too: give them back before taking more.
-			p.trim(p.Limit - p.stats.LiveBytes - int64(class))
+			p.trim(p.Limit - p.stats.LiveBytes - p.reserved - int64(class))
 		}
 		buf = tensor.AlignedBytes(class)
 		p.stats.Misses++

@@ -88,6 +88,9 @@ func New(exec Executor, opts Options) *Runtime {
 		opts.WindowBytes = 1 << 30
 	}
 	rt := &Runtime{opts: opts, exec: exec, host: NewHostPool()}
+	if b, ok := exec.(HostBinder); ok {
+		b.BindHost(rt.host)
+	}
 	if opts.TrackRefs {
 		rt.tracked = map[*Ref]struct{}{}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tref-lang/tref/lang/pos"
@@ -351,5 +352,97 @@ func TestTimeline(t *testing.T) {
 	}
 	if rows["copy stream/copy in"] == 0 || rows["copy stream/copy out"] == 0 || rows["compute stream/tanh"] == 0 {
 		t.Fatalf("rows %v", rows)
+	}
+}
+
+// TestPinnedCountsAgainstHostLimit: the staging buffers count against the
+// runtime's host limit (HostPool.Reserve): held while the plane keeps
+// them, refused before allocation when they do not fit, given back when
+// the plane closes, and host tensors cannot take the memory they hold.
+func TestPinnedCountsAgainstHostLimit(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32} // 1 KiB
+	open := func(limit int64) (*Plane, *refs.HostPool) {
+		f := NewFake(1 << 20)
+		p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Staging: 4 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := &refs.HostPool{Keep: 1 << 20, Limit: limit}
+		p.BindHost(host)
+		return p, host
+	}
+
+	p, host := open(8 << 10)
+	mem, _ := p.Alloc(m)
+	if _, err := p.CopyIn(mem, tensor.NewDense(m)); err != nil {
+		t.Fatal(err)
+	}
+	if got := host.Stats().ReservedBytes; got != 1<<10 {
+		t.Fatalf("reserved %d bytes after one copy, want 1024", got)
+	}
+	big := tensor.Meta{Shape: tensor.Shape{7*256 + 1}, DType: tensor.Float32} // 7 KiB + 4 B
+	if _, err := host.Alloc(big); err == nil || !strings.Contains(err.Error(), "1.0 KiB pinned for device copies") {
+		t.Fatalf("host alloc over the pinned memory: %v", err)
+	}
+	p.Free(mem)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := host.Stats().ReservedBytes; got != 0 {
+		t.Fatalf("reserved %d bytes after close, want 0", got)
+	}
+
+	// A limit below one buffer: the copy fails before allocating.
+	p, host = open(512)
+	mem, _ = p.Alloc(m)
+	_, err := p.CopyIn(mem, tensor.NewDense(m))
+	if err == nil || !strings.Contains(err.Error(), "pinned staging memory of 1.0 KiB: allocating 1.0 KiB would exceed the host memory limit") {
+		t.Fatalf("copy over the host limit: %v", err)
+	}
+	if got := host.Stats().ReservedBytes; got != 0 {
+		t.Fatalf("reserved %d bytes after a refused copy, want 0", got)
+	}
+	p.Free(mem)
+	p.Close()
+
+	// Live host tensors leave room for two buffers: a third copy of a
+	// new size frees an idle one instead of failing.
+	p, host = open(3 << 10)
+	if _, err := host.Alloc(m); err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{256, 128, 64} {
+		mm := tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Float32}
+		mem, _ := p.Alloc(mm)
+		if _, err := p.CopyIn(mem, tensor.NewDense(mm)); err != nil {
+			t.Fatalf("copy %d: %v", i, err)
+		}
+		p.Free(mem)
+	}
+	if got := host.Stats().ReservedBytes; got > 2<<10 {
+		t.Fatalf("reserved %d bytes with 1 KiB of 3 KiB live", got)
+	}
+	p.Close()
+}
+
+// TestRuntimeBindsHost: refs.New hands the runtime's host pool to the
+// engine, which hands it to the plane.
+func TestRuntimeBindsHost(t *testing.T) {
+	ex, err := placement.NewExecutor(placement.Config{Device: "fakecuda:0", Mem: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := refs.New(ex, refs.Options{Lookahead: 4})
+	m := tensor.Meta{Shape: tensor.Shape{64, 64}, DType: tensor.Float32}
+	a := rt.FromHost(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 1, Col: 1}}, tensor.NewDense(m))
+	r, err := rt.Submit(refs.Site{Pos: pos.Pos{File: "m.tr", Line: 2, Col: 5}}, ops.Relu, nil, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Read(r); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.HostPool().Stats().ReservedBytes; got == 0 {
+		t.Fatal("the plane's staging buffers are not counted in the runtime's host pool")
 	}
 }

@@ -1,6 +1,10 @@
 package cuda
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/refs"
+)
 
 // staging is a pinned host buffer the copies go through, busy until the
 // event of the last copy that used it completes.
@@ -14,7 +18,10 @@ type staging struct {
 // other is freed). Pinned memory is scarce and slow to allocate: buffers
 // are kept for reuse, and reused only after their copy completed.
 type stagingPool struct {
-	rt    Runtime
+	rt Runtime
+	// host, when set, counts the buffers against the host limit: a
+	// buffer that would pass it is refused before it is allocated.
+	host  *refs.HostPool
 	limit int64
 	bytes int64
 	peak  int64
@@ -36,8 +43,26 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 			}
 		}
 		if p.bytes+n <= p.limit || len(p.all) == 0 {
+			if p.host != nil {
+				if err := p.host.Reserve(n); err != nil {
+					if len(p.all) > 0 {
+						// Make room by freeing the oldest idle-able buffer.
+						if _, err := p.idle(p.all[0], true); err != nil {
+							return nil, err
+						}
+						if err := p.drop(0); err != nil {
+							return nil, err
+						}
+						continue
+					}
+					return nil, fmt.Errorf("pinned staging memory of %s: %w", refs.FormatBytes(n), err)
+				}
+			}
 			b, err := p.rt.HostAlloc(n)
 			if err != nil {
+				if p.host != nil {
+					p.host.Unreserve(n)
+				}
 				return nil, fmt.Errorf("pinned staging memory of %d bytes: %w", n, err)
 			}
 			s := &staging{buf: b}
@@ -100,6 +125,9 @@ func (p *stagingPool) drop(i int) error {
 	s := p.all[i]
 	p.all = append(p.all[:i], p.all[i+1:]...)
 	p.bytes -= int64(len(s.buf))
+	if p.host != nil {
+		p.host.Unreserve(int64(len(s.buf)))
+	}
 	return p.rt.FreeHost(s.buf)
 }
 
@@ -115,4 +143,10 @@ func (p *stagingPool) close() error {
 		}
 	}
 	return first
+}
+
+// BindHost counts the plane's pinned staging buffers against p's limit
+// (refs.HostBinder): the runtime hands its host pool over when it starts.
+func (d *Plane) BindHost(p *refs.HostPool) {
+	d.staging.host = p
 }
