@@ -446,3 +446,38 @@ func TestRuntimeBindsHost(t *testing.T) {
 		t.Fatal("the plane's staging buffers are not counted in the runtime's host pool")
 	}
 }
+
+// TestFreeWaitsForCopy: memory freed after a copy in that no kernel read
+// (a prefetch the engine dropped unused) is released only after the copy
+// landed. The random programs never drop a prefetch unused, so the
+// mutation of this wait is caught here, on the plane's calls: without it
+// the fake's free runs on the compute stream before the late copy, which
+// then writes freed memory.
+func TestFreeWaitsForCopy(t *testing.T) {
+	run := func(skip string) error {
+		f := NewFake(1 << 20)
+		p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.skip = skip
+		m := tensor.Meta{Shape: tensor.Shape{64}, DType: tensor.Float32}
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, tensor.NewDense(m)); err != nil {
+			return err
+		}
+		p.Free(mem)
+		if err := p.Sync(); err != nil {
+			return err
+		}
+		return p.Close()
+	}
+	if err := run(""); err != nil {
+		t.Fatalf("with every wait: %v", err)
+	}
+	if err := run("free-after-copy"); err == nil {
+		t.Fatal("without the wait free-after-copy the freed memory's copy still lands")
+	} else {
+		t.Logf("caught: %v", err)
+	}
+}
