@@ -45,13 +45,18 @@ func (e *Error) Error() string {
 const moduleFn = "<module>"
 
 // stackAt is the traceback of an error at pos in frame fr; nil when fr is
-// a file's top level.
+// a file's top level. The root frame Thread.Call gives a function called
+// from outside any script (a placement hook) has no module and no
+// position: the traceback ends at the function's own frame.
 func stackAt(fr *frame, at ast.Pos) []pos.Frame {
 	if fr == nil || fr.parent == nil && fr.cl == nil {
 		return nil
 	}
 	var st []pos.Frame
 	for f := fr; f != nil; f = f.parent {
+		if f.parent == nil && f.cl == nil && f.mod == nil {
+			break
+		}
 		st = append(st, pos.Frame{Fn: f.name(), Pos: at})
 		if f.site != nil {
 			at = f.site.pos

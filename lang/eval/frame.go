@@ -94,6 +94,10 @@ func (th *Thread) pathStack(path uint32, at ast.Pos) []pos.Frame {
 		at = e.site.pos
 		path = e.parent
 	}
+	if !at.IsValid() {
+		// The path began in a function called from outside any script.
+		return collapse(st)
+	}
 	return collapse(append(st, pos.Frame{Fn: moduleFn, Pos: at}))
 }
 
