@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -11,7 +12,8 @@ import (
 // vjp_of_sum(name, w, args...; kwargs): the gradients of
 // sum(name(args...; kwargs) * w) with respect to every float tensor among
 // args, as a list, computed by grad; torch computes the same with
-// autograd. The builtin exists only in this package's tests.
+// autograd. A name "f.field" differentiates field of f's record result
+// (max.values). The builtin exists only in this package's tests.
 func init() {
 	register("vjp_of_sum", "vjp_of_sum(name, w, args...): testing only", builtinVJPOfSum)
 }
@@ -21,7 +23,8 @@ func builtinVJPOfSum(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs
 	if !ok || len(args) < 3 {
 		return nil, fmt.Errorf("vjp_of_sum(name, w, args...)")
 	}
-	inner, ok := Universe()[string(name)]
+	fname, field, _ := strings.Cut(string(name), ".")
+	inner, ok := Universe()[fname]
 	if !ok {
 		return nil, fmt.Errorf("vjp_of_sum: no builtin %q", name)
 	}
@@ -42,6 +45,9 @@ func builtinVJPOfSum(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs
 			return nil, err
 		}
 		defer eval.Release(th.RT, out)
+		if r, isRecord := out.(*eval.Record); isRecord && field != "" {
+			out, _ = r.Get(field)
+		}
 		ot, ok := out.(eval.Tensor)
 		if !ok {
 			return nil, fmt.Errorf("vjp_of_sum: %s gave %s", name, eval.Describe(out))

@@ -82,20 +82,17 @@ func isInt(th *eval.Thread, v eval.Value) bool {
 }
 
 // valuesIndices is the {values, indices} result of torch.max(x, dim) and
-// its kin: op gives the values and argOp their indices, with the same
-// attributes. It is a positional record, so r[0] and r[1] work as in torch.
-func valuesIndices(th *eval.Thread, op, argOp ops.Op, attrs any, x *refs.Ref) (eval.Value, error) {
-	vals, err := th.Submit(op, attrs, x)
-	if err != nil {
-		return nil, err
-	}
+// its kin: argOp gives the indices and the values are gathered at them,
+// so that the gradient goes to the returned index as in torch (op, amax
+// or amin, would share it among ties); a 0-d x takes op. It is a
+// positional record, so r[0] and r[1] work as in torch.
+func valuesIndices(th *eval.Thread, op, argOp ops.Op, attrs ops.ReduceAttrs, x *refs.Ref) (eval.Value, error) {
 	src := x
 	if x.DType() == tensor.Bool {
 		// torch.max(x, dim) takes bools, torch.argmax does not: the
 		// indices are those of the values as 0 and 1.
 		b, err := th.Submit(ops.Astype, ops.CastAttrs{To: tensor.Uint8}, x)
 		if err != nil {
-			eval.Release(th.RT, vals)
 			return nil, err
 		}
 		defer eval.Release(th.RT, b)
@@ -103,10 +100,38 @@ func valuesIndices(th *eval.Thread, op, argOp ops.Op, attrs any, x *refs.Ref) (e
 	}
 	idx, err := th.Submit(argOp, attrs, src)
 	if err != nil {
-		eval.Release(th.RT, vals)
+		return nil, err
+	}
+	vals, err := gatherValues(th, op, attrs, x, idx.(eval.Tensor).Ref)
+	if err != nil {
+		eval.Release(th.RT, idx)
 		return nil, err
 	}
 	return eval.NewResult([]string{"values", "indices"}, []eval.Value{vals, idx}), nil
+}
+
+// gatherValues takes the elements of x at idx, the indices argmax or argmin
+// gave over attrs' one dimension.
+func gatherValues(th *eval.Thread, op ops.Op, attrs ops.ReduceAttrs, x, idx *refs.Ref) (eval.Value, error) {
+	if len(x.Shape()) == 0 {
+		return th.Submit(op, attrs, x)
+	}
+	dim, err := tensor.NormDim(attrs.Dims[0], len(x.Shape()))
+	if err != nil {
+		return nil, err
+	}
+	kept := ops.ReduceShape(x.Shape(), []int{dim}, true)
+	at, err := th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: kept}, idx)
+	if err != nil {
+		return nil, err
+	}
+	defer eval.Release(th.RT, at)
+	vals, err := th.Submit(ops.Gather, ops.DimAttrs{Dim: dim}, x, at.(eval.Tensor).Ref)
+	if err != nil || attrs.Keepdim {
+		return vals, err
+	}
+	defer eval.Release(th.RT, vals)
+	return th.Submit(ops.Reshape, ops.ReshapeAttrs{Shape: idx.Shape()}, vals.(eval.Tensor).Ref)
 }
 
 // dimsArg reads a dim= argument: none (nil: every dimension), an int, or

@@ -85,4 +85,11 @@ def sdpa(q, k, v, causal=False):
 
 
 case("attention/causal", "attention", sdpa, [rn(2, 4, 8), rn(2, 4, 8), rn(2, 4, 8)], {"causal": True})
+# max/min over one dim: the gradient goes to the returned index (the first
+# of tied extrema), where amax shares it among them
+ties = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 1.0], [5.0, 1.0, 5.0, 5.0]])
+case("max/dim_ties", "max.values", lambda x, dim: torch.max(x, dim=dim).values, [ties], {"dim": 1})
+case("max/dim0_ties_keepdim", "max.values", lambda x, dim, keepdim: torch.max(x, dim=dim, keepdim=keepdim).values, [ties], {"dim": 0, "keepdim": True})
+case("min/dim_ties", "min.values", lambda x, dim: torch.min(x, dim=dim).values, [-ties], {"dim": -1})
+case("amax/ties", "max", lambda x, dim: torch.amax(x, dim=dim), [ties], {"dim": [1]})
 g.write()
