@@ -149,7 +149,9 @@ func checkModel(t *testing.T, mc modelCase, got *tensor.Dense) {
 
 // BenchmarkRealModels times one inference of each fetched model on the
 // cpu device (compiled once; inputs as in TestRealModels). Compare with
-// scripts/onnx-models/bench.js (onnxruntime-node) on the same threads.
+// scripts/onnx-models/bench.js (onnxruntime-node) on the same threads;
+// cpu-ms/op is the process's CPU time per inference (bench.js reports
+// the same), steadier than wall time on a shared machine.
 func BenchmarkRealModels(b *testing.B) {
 	bs, err := os.ReadFile(filepath.Join("testdata", "models.json"))
 	if err != nil {
@@ -178,6 +180,7 @@ func BenchmarkRealModels(b *testing.B) {
 			defer p.Release(rt)
 			in := rt.FromHost(refs.Site{}, patternInput(mc.Input))
 			defer rt.Release(in)
+			cpu0 := processCPU()
 			for b.Loop() {
 				outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
 				if err != nil {
@@ -190,6 +193,7 @@ func BenchmarkRealModels(b *testing.B) {
 					rt.Release(r)
 				}
 			}
+			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

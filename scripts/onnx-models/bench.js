@@ -1,6 +1,7 @@
 // Times one inference of each model of frontend/onnx/testdata/models.json
-// with onnxruntime-node (median of the runs after 3 warm-ups), for
-// comparison with go test -bench RealModels ./frontend/onnx. Run:
+// with onnxruntime-node (min and median wall time of the runs after 3
+// warm-ups, and the process's CPU time per run, user + system, as
+// go test -bench RealModels ./frontend/onnx reports in cpu-ms/op). Run:
 //   dir=$(scripts/onnx-models/fetch.sh)
 //   NODE_PATH=$dir/node_modules node scripts/onnx-models/bench.js $dir THREADS
 const ort = require('onnxruntime-node');
@@ -25,13 +26,16 @@ async function main() {
     for (let i = 0; i < 3; i++) await s.run(feeds);
     const times = [];
     const until = Date.now() + 2000;
+    const cpu0 = process.cpuUsage();
     while (times.length < 5 || (Date.now() < until && times.length < 200)) {
       const t0 = process.hrtime.bigint();
       await s.run(feeds);
       times.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = (cpu.user + cpu.system) / 1e3 / times.length;
     times.sort((a, b) => a - b);
-    console.log(`${m.name}\tthreads ${threads}\tmedian ${times[times.length >> 1].toFixed(3)} ms\truns ${times.length}`);
+    console.log(`${m.name}\tthreads ${threads}\tmin ${times[0].toFixed(3)} ms\tmedian ${times[times.length >> 1].toFixed(3)} ms\tcpu ${cpuMs.toFixed(3)} ms/run\truns ${times.length}`);
   }
 }
 main().catch(e => { console.error(e); process.exit(1); });

@@ -77,6 +77,10 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 	if d.Batch == 0 || d.OutC == 0 || npos == 0 {
 		return
 	}
+	if isDepthwise(d, a) {
+		convDepthwise(d, a, x, w, bias, out)
+		return
+	}
 	pointwise := d.KH == 1 && d.KW == 1 && a.Stride == [2]int{1, 1} && a.PadLo == [2]int{} && a.PadHi == [2]int{}
 	chunk := npos
 	if !pointwise && kdim*npos > colBudget {

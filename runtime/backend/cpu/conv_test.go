@@ -69,6 +69,14 @@ func TestConv2dAgainstDirectDefinition(t *testing.T) {
 		{"pointwise", []int{3, 8, 7, 9}, []int{12, 8, 1, 1}, true, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
 		{"pointwise-groups", []int{3, 8, 7, 9}, []int{12, 2, 1, 1}, false, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 4}},
 		{"pad-wider-than-input", []int{1, 4, 1, 1}, []int{4, 4, 1, 5}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{0, 2}, PadHi: [2]int{0, 2}, Dilation: one, Groups: 1}},
+		// Depthwise (one input channel per group) runs the direct kernel:
+		// rows of 45 columns take the 32- and 8-wide blocks and a tail.
+		{"depthwise", []int{2, 6, 11, 45}, []int{6, 1, 5, 5}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{2, 2}, PadHi: [2]int{2, 2}, Dilation: one, Groups: 6}},
+		{"depthwise-multiplier", []int{2, 3, 9, 20}, []int{6, 1, 3, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 3}},
+		{"depthwise-strided", []int{1, 5, 13, 17}, []int{5, 1, 3, 3}, false, ops.Conv2dAttrs{Stride: [2]int{2, 2}, PadLo: one, PadHi: one, Dilation: one, Groups: 5}},
+		{"depthwise-dilated-asymmetric", []int{2, 4, 12, 40}, []int{4, 1, 3, 2}, true, ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{2, 0}, PadHi: [2]int{0, 3}, Dilation: [2]int{2, 3}, Groups: 4}},
+		{"depthwise-stride-row", []int{1, 3, 12, 80}, []int{3, 1, 3, 3}, true, ops.Conv2dAttrs{Stride: [2]int{1, 2}, PadLo: one, PadHi: one, Dilation: one, Groups: 3}},
+		{"depthwise-pad-wider-than-input", []int{1, 2, 1, 2}, []int{2, 1, 1, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{0, 4}, PadHi: [2]int{0, 4}, Dilation: one, Groups: 2}},
 		{"unbatched", []int{3, 6, 6}, []int{2, 3, 3, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64} {
