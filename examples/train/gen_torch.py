@@ -9,7 +9,8 @@
   step1.npz    the gradients of the first step's loss (grad_w1, ...)
   step10.npz   the parameters after 10 steps of SGD(0.1)
   torch_results.json  torch's test accuracy after one epoch from init.npz
-               with SGD(0.1), batch 64, in order.npy's order
+               with SGD(0.1), batch 64, in order.npy's order, and after
+               five (epochs 2-5 shuffled by torch.randperm)
 """
 import gzip
 import json
@@ -51,29 +52,34 @@ perm = torch.randperm(60000)
 np.save(os.path.join(here, "order.npy"), perm.numpy().astype(np.uint16))
 
 
-def train(steps):
+def train(steps, epochs=1):
     p = {k: v.detach().clone().requires_grad_() for k, v in init.items()}
     opt = torch.optim.SGD(list(p.values()), lr=0.1)
     first = None
-    for s in range(steps):
-        b = perm[s * 64:(s + 1) * 64]
-        opt.zero_grad()
-        loss = F.cross_entropy(model(p, x_train[b]), y_train[b])
-        loss.backward()
-        if s == 0:
-            first = {"grad_" + k: v.grad.detach().clone().numpy() for k, v in p.items()}
-            first["loss"] = loss.detach().numpy()
-        opt.step()
-    return p, first
+    accs = []
+    order = perm
+    for e in range(epochs):
+        if e > 0:
+            order = torch.randperm(60000)
+        for s in range(min(steps, (60000 + 63) // 64)):
+            b = order[s * 64:(s + 1) * 64]
+            opt.zero_grad()
+            loss = F.cross_entropy(model(p, x_train[b]), y_train[b])
+            loss.backward()
+            if s == 0 and e == 0:
+                first = {"grad_" + k: v.grad.detach().clone().numpy() for k, v in p.items()}
+                first["loss"] = loss.detach().numpy()
+            opt.step()
+        with torch.no_grad():
+            accs.append((model(p, x_test).argmax(1) == y_test).float().mean().item())
+    return p, first, accs
 
 
-p10, first = train(10)
+p10, first, _ = train(10)
 np.savez(os.path.join(here, "step1.npz"), **first)
 np.savez(os.path.join(here, "step10.npz"), **{k: v.detach().numpy() for k, v in p10.items()})
-epoch, _ = train(60000 // 64 + 1)
-with torch.no_grad():
-    acc = (model(epoch, x_test).argmax(1) == y_test).float().mean().item()
+_, _, accs = train(60000 // 64 + 1, epochs=5)
 with open(os.path.join(here, "torch_results.json"), "w") as f:
-    json.dump({"epoch1_test_accuracy": acc}, f, indent=1)
+    json.dump({"epoch1_test_accuracy": accs[0], "epoch5_test_accuracy": accs[4]}, f, indent=1)
     f.write("\n")
-print("torch: test accuracy after one epoch", acc)
+print("torch: test accuracy after each epoch", accs)
