@@ -56,6 +56,9 @@ type Thread struct {
 	intr *atomic.Bool
 	// interp is the interpreter running the thread (nil for NewThread).
 	interp *Interpreter
+	// describe, set by Params, receives the parameters of the next
+	// UnpackArgs call, which then returns errDescribed.
+	describe *[]Param
 	// replValue holds the value of a REPL input's final expression.
 	replValue Value
 }

@@ -32,6 +32,9 @@ type OptInt struct {
 //	*tensor.DType     a dtype name ("float32")
 //	*[]Value          a list's elements, borrowed
 func UnpackArgs(th *Thread, fname string, args []Value, kwargs []Kwarg, pairs ...any) error {
+	if th != nil && th.describe != nil {
+		return th.described(pairs)
+	}
 	nparams := len(pairs) / 2
 	if len(args) > nparams {
 		return fmt.Errorf("%s: %s", fname, tooManyArgs(len(args), nparams))

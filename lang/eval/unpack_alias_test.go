@@ -35,3 +35,32 @@ func TestUnpackArgsAliases(t *testing.T) {
 		}
 	}
 }
+
+// Params reads a builtin's parameter list from its UnpackArgs call without
+// running it, and reports false for one that parses its arguments itself.
+func TestParams(t *testing.T) {
+	th := NewThread(refs.New(nil, refs.Options{}))
+	ran := false
+	b := &Builtin{Name: "f", Fn: func(th *Thread, _ *Builtin, args []Value, kw []Kwarg) (Value, error) {
+		a, c := 0, 7
+		if err := UnpackArgs(th, "f", args, kw, "x|input", &a, "b|other|second?", &c); err != nil {
+			return nil, err
+		}
+		ran = true
+		return None, nil
+	}}
+	ps, ok := Params(th, b)
+	if !ok || ran || len(ps) != 2 ||
+		strings.Join(ps[0].Names, "|") != "x|input" || ps[0].Optional ||
+		strings.Join(ps[1].Names, "|") != "b|other|second" || !ps[1].Optional {
+		t.Fatalf("Params = %+v, %v (ran %v)", ps, ok, ran)
+	}
+	// The thread unpacks normally afterwards.
+	if _, err := b.Fn(th, b, []Value{Int(1)}, nil); err != nil || !ran {
+		t.Fatalf("after Params: %v, ran %v", err, ran)
+	}
+	variadic := &Builtin{Name: "g", Fn: func(*Thread, *Builtin, []Value, []Kwarg) (Value, error) { return None, nil }}
+	if ps, ok := Params(th, variadic); ok {
+		t.Errorf("a builtin without UnpackArgs: Params = %+v, true", ps)
+	}
+}
