@@ -13,10 +13,9 @@
 # equal the resident run's exactly (same kernels, only the placement
 # differs); a difference or a failed run makes the script exit 1 after
 # all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
-# chrome trace (the engine's view) and memory svg, on cuda also
-# NAME-MODE.cuda-events.json (the copy and compute streams as CUDA events
-# timed them: copies overlapping kernels show here), `tref calibrate`'s
-# output, and table.tsv.
+# chrome trace and memory svg (on cuda the trace's copies and kernels
+# carry the times CUDA events measured: copies overlapping kernels show
+# there), `tref calibrate`'s output, and table.tsv.
 #
 # --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
 # plugin is built against $PYTHON's torch if it has one, else Debian's
@@ -86,8 +85,7 @@ for w in $workloads; do
     if [ $mode = cpu ]; then
       timeout "$limit" "$tref" run "${args[@]}" "$script" >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     else
-      TREF_CUDA_TIMELINE="$base.cuda-events.json" \
-        timeout "$limit" "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
+      timeout "$limit" "$tref" trace "${args[@]}" --format chrome -o "$base.chrome.json" --svg "$base.svg" "$script" \
         >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
     fi
     t1=$(date +%s%N)

@@ -117,6 +117,23 @@ func (c Clock) String() string {
 // (virtual, or since the device was opened).
 type Span struct {
 	Start, End int64
+	// Work, on a Measurer measuring, names the work so that its measured
+	// span can be asked for after Sync; Start and End are then when the
+	// host issued it. 0 otherwise.
+	Work uint64
+}
+
+// Measurer is a device whose work runs behind the host (CUDA streams), so
+// that the span a call returns is when the host issued the work, not
+// when it ran. Measuring on, it records when each op and copy really ran
+// (CUDA events) and, after Sync, Measured gives that span once, on the
+// device's clock.
+type Measurer interface {
+	// Measure turns the recording on or off.
+	Measure(on bool) error
+	// Measured is the span work ran in, known after a Sync that
+	// followed it; ok is false otherwise. Each work is given once.
+	Measured(work uint64) (s Span, ok bool)
 }
 
 // Dur is the span's length.

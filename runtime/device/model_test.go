@@ -87,7 +87,7 @@ func TestModelStreams(t *testing.T) {
 	sa := d.CopyIn(a, 0)
 	sb := d.CopyIn(b, 0)
 	// One copy engine: the second copy waits for the first.
-	if sa != (Span{0, 1010}) || sb != (Span{1010, 2020}) {
+	if sa != (Span{Start: 0, End: 1010}) || sb != (Span{Start: 1010, End: 2020}) {
 		t.Fatalf("copies %v %v", sa, sb)
 	}
 	// The other direction has its own engine: a d2h of a starts when a

@@ -100,6 +100,9 @@ func newEngine(cfg Config, dev device.Device) (*Engine, error) {
 	}
 	e.chain = append(e.chain, cfg.Middleware...)
 	e.tracing = len(e.chain) > 0
+	if err := e.measure(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -116,6 +119,9 @@ func (e *Engine) SetRecorder(rec *trace.Recorder) {
 		chain = append([]Middleware{&Tracer{Rec: rec}}, chain...)
 	}
 	e.chain, e.rec, e.tracing = chain, rec, len(chain) > 0
+	// A device that cannot measure shows the host's issue times: its
+	// error is the device's sticky error, reported at its next call.
+	_ = e.measure()
 }
 
 // Finish closes the trace with the run's totals (see trace.Recorder.Finish).
@@ -123,6 +129,7 @@ func (e *Engine) Finish() (*trace.Totals, error) {
 	if e.rec == nil {
 		return nil, fmt.Errorf("placement: Finish without a trace recorder")
 	}
+	e.resolveMeasured()
 	return e.rec.Finish(e.final())
 }
 

@@ -603,8 +603,8 @@ func (e *Engine) launch(op *refs.Op, ins []*RefState) error {
 		e.emit(trace.Event{T: freeAt, Dur: span.Start - freeAt, Kind: trace.Stall, Device: e.devName, Stream: trace.StreamCompute, Reason: reason})
 	}
 	span = e.shown(span, measured)
-	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
-	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes()})
+	e.emit(trace.Event{T: span.Start, Kind: trace.OpStart, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes(), Work: span.Work})
+	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: trace.OpEnd, Device: e.devName, Stream: trace.StreamCompute, Ref: op.Out.ID(), Bytes: op.Out.Bytes(), Work: span.Work})
 	e.hostCounter(span.End)
 	return nil
 }

@@ -204,7 +204,7 @@ func (e *Engine) moved(s *RefState, kind trace.Kind, span device.Span, reason st
 	if kind == trace.D2H {
 		from, to, stream = e.devName, HostDevice, trace.StreamD2H
 	}
-	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: kind, Device: e.devName, Stream: stream, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
+	e.emit(trace.Event{T: span.Start, Dur: span.Dur(), Kind: kind, Device: e.devName, Stream: stream, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason, Work: span.Work})
 	if len(e.chain) > 0 {
 		ev := MoveEvent{Ref: s.ref, Kind: kind, From: from, To: to, Start: span.Start, End: span.End, Reason: reason}
 		for _, m := range e.chain {
@@ -389,6 +389,7 @@ func (e *Engine) Sync(rt *refs.Runtime) error {
 			return err
 		}
 		e.model.WaitHost(e.model.Now())
+		e.resolveMeasured()
 		e.hostCounter(e.now())
 	}
 	if e.rec != nil {

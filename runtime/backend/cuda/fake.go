@@ -76,8 +76,10 @@ func (f *Fake) runTo(m fakeMark) {
 		t := st.tasks[st.done]
 		st.tasks[st.done] = nil
 		st.done++
-		t()
-		f.clock++
+		if t != nil { // nil: an event's mark, which takes no time
+			t()
+			f.clock++
+		}
 		st.ranAt = append(st.ranAt, f.clock)
 	}
 }
@@ -156,16 +158,18 @@ func (f *Fake) EventDestroy(e Event) error {
 	return nil
 }
 
-// EventRecord captures s's tasks so far.
+// EventRecord captures s's tasks so far. As in CUDA the event is itself
+// work on the stream, which takes no time: its clock is when the stream
+// reached it, so an event recorded on an idle lazy stream reads the
+// time the stream's next work started, not when its last work ended.
 func (f *Fake) EventRecord(e Event, s Stream) error {
-	st, err := f.stream(s)
-	if err != nil {
-		return err
-	}
 	if _, ok := f.events[e]; !ok {
 		return fmt.Errorf("fake cuda: no event %d", e)
 	}
-	f.events[e] = fakeMark{s, len(st.tasks)}
+	if err := f.enqueue(s, nil); err != nil {
+		return err
+	}
+	f.events[e] = fakeMark{s, len(f.streams[s].tasks)}
 	return f.err
 }
 
@@ -204,7 +208,7 @@ func (f *Fake) EventElapsed(a, b Event) (float32, error) {
 	return float32(tb-ta) / 1000, f.err
 }
 
-// tick is the clock when e's captured work finished.
+// tick is the clock when the stream reached e (its captured work finished).
 func (f *Fake) tick(e Event) (int64, error) {
 	m, ok := f.events[e]
 	if !ok {

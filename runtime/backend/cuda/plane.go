@@ -61,8 +61,8 @@ type Plane struct {
 	live    refs.PoolStats
 	// skip names a wait the plane leaves out (mutation tests only).
 	skip string
-	// tl records CUDA-event times (Timeline), nil when not asked for.
-	tl *timeline
+	// m records CUDA-event times (Measure), nil when not asked for.
+	m *measure
 }
 
 // buffer is one tensor's device memory and the events of its last uses.
@@ -212,7 +212,11 @@ func (d *Plane) Free(mem device.Memory) {
 	d.live.LiveBytes -= b.bytes
 }
 
-func (d *Plane) span(t0 int64) device.Span { return device.Span{Start: t0, End: d.Now()} }
+// span is the host's time issuing work (from t0 to now) and, when
+// measuring, the work's id.
+func (d *Plane) span(t0 int64, work uint64) device.Span {
+	return device.Span{Start: t0, End: d.Now(), Work: work}
+}
 
 // CopyIn stages src in pinned memory and copies it on the copy stream.
 func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error) {
@@ -225,7 +229,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		return device.Span{}, fmt.Errorf("internal: %s: copy in of %d bytes into %d", d.cfg.Name, len(src.Buf), b.bytes)
 	}
 	if b.bytes == 0 {
-		return d.span(t0), nil
+		return d.span(t0, 0), nil
 	}
 	if b.p != 0 {
 		// Written again: after every kernel issued so far (its
@@ -257,13 +261,14 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if err := d.rt.CopyH2D(b.p, s.buf, d.copy); err != nil {
 		return device.Span{}, err
 	}
-	if err := d.end(a, d.copy, "copy in", b.bytes); err != nil {
+	work, err := d.end(a, d.copy)
+	if err != nil {
 		return device.Span{}, err
 	}
 	if err := d.copied(b, s); err != nil {
 		return device.Span{}, err
 	}
-	return d.span(t0), nil
+	return d.span(t0, work), nil
 }
 
 // copied records the copy just issued on b through s.
@@ -295,7 +300,7 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		return device.Span{}, fmt.Errorf("internal: %s: copy out of %d bytes into %d", d.cfg.Name, b.bytes, len(dst.Buf))
 	}
 	if b.bytes == 0 {
-		return d.span(t0), nil
+		return d.span(t0, 0), nil
 	}
 	if b.p == 0 {
 		return device.Span{}, fmt.Errorf("internal: %s: copy out of a tensor never written", d.cfg.Name)
@@ -317,7 +322,8 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 	if err := d.rt.CopyD2H(s.buf, b.p, d.copy); err != nil {
 		return device.Span{}, err
 	}
-	if err := d.end(a, d.copy, "copy out", b.bytes); err != nil {
+	work, err := d.end(a, d.copy)
+	if err != nil {
 		return device.Span{}, err
 	}
 	if err := d.copied(b, s); err != nil {
@@ -329,7 +335,7 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		}
 	}
 	copy(dst.Buf, s.buf)
-	return d.span(t0), nil
+	return d.span(t0, work), nil
 }
 
 // Run launches op on the compute stream after the copies of its
@@ -365,7 +371,8 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 	if err := d.k.Launch(d.compute, op, o.p, ps); err != nil {
 		return device.Span{}, err
 	}
-	if err := d.end(a, d.compute, op.Op.Name(), 0); err != nil {
+	work, err := d.end(a, d.compute)
+	if err != nil {
 		return device.Span{}, err
 	}
 	e, err := d.record(d.compute)
@@ -376,7 +383,7 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 	if err := d.replace(&o.lastKernel, e); err != nil {
 		return device.Span{}, err
 	}
-	return d.span(t0), nil
+	return d.span(t0, work), nil
 }
 
 // Sync waits for both streams.
@@ -390,7 +397,7 @@ func (d *Plane) Sync() error {
 	if err := d.rt.StreamSynchronize(d.compute); err != nil {
 		return err
 	}
-	return d.flush()
+	return d.resolve()
 }
 
 // Now is the wall time since the plane was opened.
@@ -406,6 +413,7 @@ func (d *Plane) StagingPeak() int64 { return d.staging.peak }
 // stream, and reports tensors still held.
 func (d *Plane) Close() error {
 	err := d.Sync()
+	d.Measure(false)
 	if e := d.staging.close(); err == nil {
 		err = e
 	}

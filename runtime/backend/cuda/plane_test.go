@@ -1,11 +1,9 @@
 package cuda
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -21,9 +19,6 @@ import (
 
 // mutation names the wait the next fakecuda plane leaves out ("" none).
 var mutation string
-
-// timelinePath is the next fakecuda plane's Timeline ("" none).
-var timelinePath string
 
 // copiesFirst is the Fake's CopiesFirst for the next fakecuda plane.
 var copiesFirst bool
@@ -41,11 +36,6 @@ func init() {
 			return nil, err
 		}
 		p.skip = mutation
-		if timelinePath != "" {
-			if err := p.Timeline(timelinePath); err != nil {
-				return nil, err
-			}
-		}
 		return p, nil
 	}})
 }
@@ -311,13 +301,19 @@ func TestTensorAboveBudget(t *testing.T) {
 	}
 }
 
-// TestTimeline: the plane's CUDA-event trace is a chrome trace with the
-// copies on the copy stream's row and the kernels on the compute
-// stream's, each a span on the runtime's clock, and the run's results
-// are unchanged by the events it records.
-func TestTimeline(t *testing.T) {
-	timelinePath = t.TempDir() + "/cuda.json"
-	defer func() { timelinePath = "" }()
+// capture is a trace sink keeping every event.
+type capture struct{ evs []trace.Event }
+
+func (c *capture) Event(e *trace.Event) error         { c.evs = append(c.evs, *e); return nil }
+func (c *capture) Counter(string, int64, int64) error { return nil }
+func (c *capture) Close(*trace.Totals) error          { return nil }
+
+// TestMeasuredTrace: traced, the plane measures its copies and kernels
+// with events, and the trace shows those times: on the fake, whose clock
+// runs a microsecond a task, every copy and kernel lasts exactly 1 µs
+// (the host's issue times never do), the work of one stream never
+// overlaps, and the results are unchanged by the events recorded.
+func TestMeasuredTrace(t *testing.T) {
 	want, err := program(t, 5, &cpu.Device{})
 	if err != nil {
 		t.Fatal(err)
@@ -326,32 +322,52 @@ func TestTimeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, _, err := onFake(t, 5, "flow", max(maxWS, res.PeakBytes["fakecuda:0"]/3))
+	c := &capture{}
+	ex, err := placement.NewExecutor(placement.Config{Device: "fakecuda:0", Mem: max(maxWS, res.PeakBytes["fakecuda:0"]/3),
+		Trace: trace.NewRecorder(c)})
 	if err != nil {
+		t.Fatal(err)
+	}
+	eng := ex.(*placement.Engine)
+	got, err := program(t, 5, eng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Accelerator().Close(); err != nil {
 		t.Fatal(err)
 	}
 	if msg := same(got, want); msg != "" {
 		t.Fatal(msg)
 	}
-	b, err := os.ReadFile(timelinePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr struct {
-		TraceEvents []chromeEvent `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(b, &tr); err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string]int{}
-	for _, ev := range tr.TraceEvents {
-		if ev.Ph != "X" || ev.Ts < 0 || ev.Dur < 0 {
-			t.Fatalf("bad span %+v", ev)
+	count := map[string]int{}
+	end := map[string]int64{}
+	var seq int64
+	for _, ev := range c.evs {
+		if ev.Seq <= seq {
+			t.Fatalf("event %d after %d: out of order", ev.Seq, seq)
 		}
-		rows[ev.Tid+"/"+ev.Name]++
+		seq = ev.Seq
+		if ev.Device != "fakecuda:0" || (ev.Kind != trace.OpEnd && ev.Kind != trace.H2D && ev.Kind != trace.D2H) {
+			continue
+		}
+		if ev.Dur != 1000 {
+			t.Fatalf("%s of ref %d on %s lasts %d ns: not the measured 1 µs", ev.Kind, ev.Ref, ev.Stream, ev.Dur)
+		}
+		stream := ev.Stream
+		if stream != trace.StreamCompute {
+			stream = "copy" // one copy stream for both directions
+		}
+		if ev.T < end[stream] && ev.Kind != trace.OpEnd {
+			t.Fatalf("%s at %d overlaps the copy stream's work before it (until %d)", ev.Kind, ev.T, end[stream])
+		}
+		end[stream] = max(end[stream], ev.End())
+		count[ev.Kind.String()]++
 	}
-	if rows["copy stream/copy in"] == 0 || rows["copy stream/copy out"] == 0 || rows["compute stream/tanh"] == 0 {
-		t.Fatalf("rows %v", rows)
+	if count["h2d"] == 0 || count["d2h"] == 0 || count["op_end"] == 0 {
+		t.Fatalf("measured %v", count)
 	}
 }
 

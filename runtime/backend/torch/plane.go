@@ -3,7 +3,6 @@ package torch
 import (
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"unsafe"
 
@@ -156,9 +155,9 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // openPlane opens cuda:N as tref's CUDA data plane (runtime/backend/cuda)
 // with libtorch's kernels: the plugin must be built against a CUDA
 // libtorch, whose libcudart the plane then finds in the process.
-// TREF_CUDA_SYNC=1 opens the synchronous Device instead;
-// TREF_CUDA_TIMELINE=FILE writes the CUDA-event times of the plane's
-// copies and kernels to FILE, a chrome trace (cuda.Plane.Timeline).
+// TREF_CUDA_SYNC=1 opens the synchronous Device instead. Traced, the
+// plane measures its copies and kernels with CUDA events
+// (device.Measurer), and the trace shows those times.
 func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 	lib, err := Load("")
 	if err != nil {
@@ -177,14 +176,5 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem})
-	if err != nil {
-		return nil, err
-	}
-	if path := os.Getenv("TREF_CUDA_TIMELINE"); path != "" {
-		if err := p.Timeline(path); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
+	return cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem})
 }

@@ -99,6 +99,11 @@ type Event struct {
 	Op, Pos string
 	// Reason says why, in words ("prefetch: next use in 3 ops").
 	Reason string
+	// Work names the device work (an op or a copy on a device whose
+	// streams run behind the host) whose measured times replace T and
+	// Dur once the device reports them (Recorder.Resolve); 0 for work
+	// whose times are known when it is decided. It is not written out.
+	Work uint64
 }
 
 // End is T + Dur.

@@ -28,17 +28,108 @@ type Recorder struct {
 	log   opLog
 	err   error
 	done  bool
+	// measure gives device work its measured times (SetMeasure).
+	measure Measure
+	// held is what waits for measured times: the events from the
+	// first one with a Work id on, and the counters among them, kept in
+	// order until Resolve.
+	held []held
 }
+
+// held is an event or a counter sample waiting for Resolve.
+type held struct {
+	ev      Event
+	counter bool
+}
+
+// Measure gives the measured start and duration of device work, ok false
+// when the device has no measure of it.
+type Measure func(work uint64) (t, dur int64, ok bool)
 
 // NewRecorder makes a recorder writing to sinks.
 func NewRecorder(sinks ...Sink) *Recorder {
 	return &Recorder{sinks: sinks}
 }
 
-// Emit records e, giving it the next sequence number.
+// SetMeasure makes the recorder hold events that name device work (a
+// Work id) until m has their measured times: a device whose streams run
+// behind the host measures its work, and its times are known only once
+// the work ran. nil turns holding off.
+func (r *Recorder) SetMeasure(m Measure) { r.measure = m }
+
+// maxHeld bounds the events held for measured times: beyond it Emit asks
+// for the times of the work done so far, so a long run between syncs
+// does not hold its whole trace.
+const maxHeld = 4096
+
+// Emit records e, giving it the next sequence number. With a Measure, an
+// event naming device work, and every event and counter after it, is held
+// until Resolve gives it its measured times.
 func (r *Recorder) Emit(e Event) {
 	r.seq++
 	e.Seq = r.seq
+	if r.measure != nil && (e.Work != 0 || len(r.held) > 0) {
+		r.held = append(r.held, held{ev: e})
+		if len(r.held) >= maxHeld {
+			r.Resolve()
+		}
+		return
+	}
+	r.forward(&e)
+}
+
+// Resolve gives the held events their measured times and sends them and
+// the held counters on, in order, up to the first event whose work the
+// device has not measured yet (still running). A counter sample among
+// them takes the measured end of the work before it when that is later,
+// so that memory is not shown freed before the work that used it ran.
+func (r *Recorder) Resolve() { r.resolve(false) }
+
+// resolve is Resolve; all sends every held event, with its issue times
+// where the device has no measure.
+func (r *Recorder) resolve(all bool) {
+	var last int64
+	var seen struct {
+		work   uint64
+		t, dur int64
+		ok     bool
+	}
+	n := 0
+	for ; n < len(r.held); n++ {
+		h := &r.held[n]
+		if h.counter {
+			h.ev.T = max(h.ev.T, last)
+			r.counter(h.ev.Device, h.ev.T, h.ev.Bytes)
+			continue
+		}
+		if h.ev.Work != 0 && r.measure != nil {
+			// An op's start and end name the same work, which the
+			// device measures once.
+			if h.ev.Work != seen.work {
+				seen.work = h.ev.Work
+				seen.t, seen.dur, seen.ok = r.measure(h.ev.Work)
+			}
+			t, dur, ok := seen.t, seen.dur, seen.ok
+			switch {
+			case ok:
+				h.ev.T = t
+				if h.ev.Dur != 0 || h.ev.Kind == OpEnd || h.ev.Kind == H2D || h.ev.Kind == D2H {
+					h.ev.Dur = dur
+				}
+			case !all:
+				r.held = append(r.held[:0], r.held[n:]...)
+				return
+			}
+		}
+		last = max(last, h.ev.End())
+		r.forward(&h.ev)
+	}
+	clear(r.held)
+	r.held = r.held[:0]
+}
+
+// forward counts e in the totals and sends it to the sinks.
+func (r *Recorder) forward(e *Event) {
 	switch e.Kind {
 	case OpEnd:
 		r.tot.Ops++
@@ -61,14 +152,26 @@ func (r *Recorder) Emit(e Event) {
 		r.tot.BytesDisk += e.Bytes
 	}
 	for _, s := range r.sinks {
-		if err := s.Event(&e); err != nil && r.err == nil {
+		if err := s.Event(e); err != nil && r.err == nil {
 			r.err = err
 		}
 	}
 }
 
-// Counter forwards a memory sample to the sinks.
+// Counter forwards a memory sample to the sinks (held, in order, while
+// events wait for Resolve).
 func (r *Recorder) Counter(device string, t, bytes int64) {
+	if len(r.held) > 0 {
+		r.held = append(r.held, held{ev: Event{T: t, Device: device, Bytes: bytes}, counter: true})
+		if len(r.held) >= maxHeld {
+			r.Resolve()
+		}
+		return
+	}
+	r.counter(device, t, bytes)
+}
+
+func (r *Recorder) counter(device string, t, bytes int64) {
 	for _, s := range r.sinks {
 		if err := s.Counter(device, t, bytes); err != nil && r.err == nil {
 			r.err = err
@@ -135,6 +238,7 @@ func (r *Recorder) Finish(f Final) (*Totals, error) {
 		return nil, errors.New("trace: recorder finished twice")
 	}
 	r.done = true
+	r.resolve(true) // what no device measured keeps its issue times
 	t := r.Totals(f)
 	for _, s := range r.sinks {
 		if err := s.Close(t); err != nil && r.err == nil {

@@ -1,0 +1,155 @@
+package cuda
+
+import (
+	"math"
+
+	"github.com/tref-lang/tref/runtime/device"
+)
+
+// measure records when each copy and kernel ran, with a CUDA event
+// before and after it on its stream (device.Measurer): the times a trace
+// shows on CUDA, copies beside kernels as they really ran, where the
+// calls that issue them return at once.
+type measure struct {
+	// start is recorded on the compute stream when measuring began, at
+	// offset on the plane's clock; event times are read relative to it.
+	start  Event
+	offset int64
+	next   uint64
+	// pending is the work issued since the last Sync; done its measured
+	// spans, until Measured gives them.
+	pending []timed
+	done    map[uint64]device.Span
+}
+
+// timed is a piece of work between events a and b.
+type timed struct {
+	work uint64
+	a, b Event
+}
+
+// Measure turns the recording of CUDA-event times on or off.
+func (d *Plane) Measure(on bool) error {
+	if !on {
+		if d.m != nil {
+			d.drop(d.m.pending)
+			d.rt.EventDestroy(d.m.start)
+			d.m = nil
+		}
+		return nil
+	}
+	if d.m != nil {
+		return nil
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	e, err := d.record(d.compute)
+	if err != nil {
+		return err
+	}
+	d.m = &measure{start: e, offset: d.Now(), done: map[uint64]device.Span{}}
+	return nil
+}
+
+// Measured is the span work ran in, once it completed (after the Sync
+// that followed it, or earlier when its end event has completed).
+func (d *Plane) Measured(work uint64) (device.Span, bool) {
+	if d.m == nil {
+		return device.Span{}, false
+	}
+	s, ok := d.m.done[work]
+	if !ok {
+		if err := d.poll(); err != nil {
+			return device.Span{}, false
+		}
+		s, ok = d.m.done[work]
+	}
+	delete(d.m.done, work)
+	return s, ok
+}
+
+// poll measures the work issued first that has completed, in issue
+// order, stopping at the first piece still running.
+func (d *Plane) poll() error {
+	m := d.m
+	n := 0
+	for ; n < len(m.pending); n++ {
+		done, err := d.rt.EventQuery(m.pending[n].b)
+		if err != nil {
+			return err
+		}
+		if !done {
+			break
+		}
+	}
+	err := d.times(m.pending[:n])
+	m.pending = append(m.pending[:0], m.pending[n:]...)
+	return err
+}
+
+// begin records the start of a piece of work on s (0 when not measuring).
+func (d *Plane) begin(s Stream) (Event, error) {
+	if d.m == nil {
+		return 0, nil
+	}
+	return d.record(s)
+}
+
+// end records the end of the work begun at a and returns its work id
+// (0 when not measuring).
+func (d *Plane) end(a Event, s Stream) (uint64, error) {
+	if d.m == nil {
+		return 0, nil
+	}
+	b, err := d.record(s)
+	if err != nil {
+		d.rt.EventDestroy(a)
+		return 0, err
+	}
+	d.m.next++
+	d.m.pending = append(d.m.pending, timed{work: d.m.next, a: a, b: b})
+	return d.m.next, nil
+}
+
+// resolve reads the times of the work issued before a Sync (all of it
+// complete) into done.
+func (d *Plane) resolve() error {
+	m := d.m
+	if m == nil {
+		return nil
+	}
+	err := d.times(m.pending)
+	m.pending = m.pending[:0]
+	return err
+}
+
+// times reads the spans of completed work ws into done and destroys its
+// events.
+func (d *Plane) times(ws []timed) error {
+	m := d.m
+	defer d.drop(ws)
+	for _, w := range ws {
+		a, err := d.rt.EventElapsed(m.start, w.a)
+		if err != nil {
+			return err
+		}
+		b, err := d.rt.EventElapsed(m.start, w.b)
+		if err != nil {
+			return err
+		}
+		m.done[w.work] = device.Span{Start: m.offset + msToNs(a), End: m.offset + msToNs(b)}
+	}
+	return nil
+}
+
+// drop destroys the events of ws.
+func (d *Plane) drop(ws []timed) {
+	for _, w := range ws {
+		d.rt.EventDestroy(w.a)
+		d.rt.EventDestroy(w.b)
+	}
+}
+
+// msToNs converts cudaEventElapsedTime's milliseconds to nanoseconds.
+func msToNs(ms float32) int64 { return int64(math.Round(float64(ms) * 1e6)) }
