@@ -180,11 +180,20 @@ func (d *Model) CopyOut(b *Buffer) Span {
 // after its inputs are ready and out's memory is allocated. flops is the
 // op's compute work (0 for memory-bound ops).
 func (d *Model) Run(out *Buffer, ins []*Buffer, flops int64) Span {
-	ready := max(d.compute, d.host, out.AllocAt)
 	bytes := out.bytes
 	for _, in := range ins {
-		ready = max(ready, in.ReadyAt)
 		bytes += in.bytes
+	}
+	return d.RunBytes(out, ins, flops, bytes)
+}
+
+// RunBytes is Run for a kernel that reads and writes bytes in all (Run
+// sums the buffers' sizes; a caller that lists a repeated operand once
+// gives the sum itself).
+func (d *Model) RunBytes(out *Buffer, ins []*Buffer, flops, bytes int64) Span {
+	ready := max(d.compute, d.host, out.AllocAt)
+	for _, in := range ins {
+		ready = max(ready, in.ReadyAt)
 	}
 	s := Span{Start: ready}
 	s.End = s.Start + d.cost.OpNs(flops, bytes)
@@ -197,4 +206,16 @@ func (d *Model) Run(out *Buffer, ins []*Buffer, flops int64) Span {
 	}
 	d.settle()
 	return s
+}
+
+// Clone is an independent copy of the model, for a search that tries
+// several decisions from one state (package optimal). The buffers stay
+// the caller's: the caller copies the Buffers it holds (a Buffer is a
+// plain value, `nb := *b`) and uses the copies with the clone.
+func (d *Model) Clone() *Model {
+	c := *d
+	c.mem.ev = append([]memEvent(nil), d.mem.ev...)
+	c.mem.scratch = nil
+	c.spare = nil
+	return &c
 }

@@ -428,7 +428,8 @@ func (e *Engine) logOp(op *refs.Op) {
 		}
 		ins = append(ins, trace.Use{Ref: in.ID(), Bytes: in.Bytes()})
 	}
-	e.rec.LogOp(ins, trace.Use{Ref: op.Out.ID(), Bytes: op.Out.Bytes()}, inplace)
+	e.rec.LogOp(ins, trace.Use{Ref: op.Out.ID(), Bytes: op.Out.Bytes()}, inplace,
+		trace.OpCost{Flops: e.opFlops(op), Bytes: opBytes(op)})
 }
 
 // flops is op's compute work from its cost function, 0 when it has none.

@@ -345,7 +345,11 @@ func (e *Engine) ToHost(rt *refs.Runtime, r *refs.Ref) error {
 		return err
 	}
 	e.model.WaitHost(s.hostReady)
-	if e.rec != nil {
+	switch {
+	case e.rec == nil:
+	case e.cur != nil:
+		e.rec.LogOperandRead(trace.Use{Ref: r.ID(), Bytes: r.Bytes()}) // a host op's operand
+	default:
 		e.rec.LogRead(trace.Use{Ref: r.ID(), Bytes: r.Bytes()})
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 type opLog struct {
 	entries []logEntry
 	uses    []Use
+	// costs holds each op entry's cost, in entry order of the ops.
+	costs []OpCost
 }
 
 type entryKind uint8
@@ -18,6 +20,9 @@ const (
 	entryOp entryKind = iota
 	entryRead
 	entryDeath
+	// entryOperandRead is a read that a host op made of its own operand:
+	// the Belady replay counts it as a read, the optimum as part of the op.
+	entryOperandRead
 )
 
 type logEntry struct {
@@ -28,15 +33,20 @@ type logEntry struct {
 	inplace  int32
 }
 
-func (l *opLog) op(ins []Use, out Use, inplace int) {
+func (l *opLog) op(ins []Use, out Use, inplace int, cost OpCost) {
 	first := int32(len(l.uses))
 	l.uses = append(l.uses, ins...)
 	l.uses = append(l.uses, out)
 	l.entries = append(l.entries, logEntry{kind: entryOp, first: first, n: int32(len(ins)), inplace: int32(inplace)})
+	l.costs = append(l.costs, cost)
 }
 
-func (l *opLog) read(u Use) {
-	l.entries = append(l.entries, logEntry{kind: entryRead, first: int32(len(l.uses)), inplace: -1})
+func (l *opLog) read(u Use, operand bool) {
+	kind := entryRead
+	if operand {
+		kind = entryOperandRead
+	}
+	l.entries = append(l.entries, logEntry{kind: kind, first: int32(len(l.uses)), inplace: -1})
 	l.uses = append(l.uses, u)
 }
 
@@ -149,7 +159,7 @@ func (l *opLog) belady(budget int64) int64 {
 				}
 				delete(refs, l.uses[e.first].Ref)
 			}
-		case entryRead:
+		case entryRead, entryOperandRead:
 			b := get(l.uses[e.first])
 			if !b.hostValid {
 				moved += b.bytes

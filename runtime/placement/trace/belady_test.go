@@ -17,7 +17,7 @@ func (b *logBuilder) op(bytes int64, ins ...uint64) uint64 {
 	}
 	b.next++
 	out := 1000 + b.next
-	b.l.op(us, Use{out, 1}, -1)
+	b.l.op(us, Use{out, 1}, -1, OpCost{})
 	b.l.death(out)
 	return out
 }
@@ -43,10 +43,10 @@ func TestBeladyWritesBackOnlyWhatIsReadAgain(t *testing.T) {
 	var l opLog
 	// r = op(x); then two ops on y and z need the room; then r is read
 	// by an op again: r must be written back once and loaded again.
-	l.op([]Use{{1, 100}}, Use{2, 100}, -1) // x -> r
-	l.op([]Use{{3, 100}}, Use{4, 100}, -1) // y -> s
+	l.op([]Use{{1, 100}}, Use{2, 100}, -1, OpCost{}) // x -> r
+	l.op([]Use{{3, 100}}, Use{4, 100}, -1, OpCost{}) // y -> s
 	l.death(4)
-	l.op([]Use{{2, 100}}, Use{5, 100}, -1) // r -> t
+	l.op([]Use{{2, 100}}, Use{5, 100}, -1, OpCost{}) // r -> t
 	l.death(5)
 	// budget 300: x, r, y, s cannot all stay; furthest next use among
 	// x (never), r (op 3): x goes, clean. No write-back needed.
@@ -60,8 +60,8 @@ func TestBeladyWritesBackOnlyWhatIsReadAgain(t *testing.T) {
 	}
 	// A dirty result that dies unread is never written back.
 	var d opLog
-	d.op([]Use{{1, 100}}, Use{2, 100}, -1)
-	d.op([]Use{{3, 100}}, Use{4, 100}, -1)
+	d.op([]Use{{1, 100}}, Use{2, 100}, -1, OpCost{})
+	d.op([]Use{{3, 100}}, Use{4, 100}, -1, OpCost{})
 	d.death(2)
 	if got := d.belady(200); got != 200 {
 		t.Fatalf("moved %d, want 200", got)
@@ -70,13 +70,13 @@ func TestBeladyWritesBackOnlyWhatIsReadAgain(t *testing.T) {
 
 func TestBeladyReadsAndFallbacks(t *testing.T) {
 	var l opLog
-	l.op([]Use{{1, 100}}, Use{2, 100}, -1)
-	l.read(Use{2, 100}) // the host reads r: one d2h
-	l.read(Use{2, 100}) // again: the host copy is valid now
+	l.op([]Use{{1, 100}}, Use{2, 100}, -1, OpCost{})
+	l.read(Use{2, 100}, false) // the host reads r: one d2h
+	l.read(Use{2, 100}, false) // again: the host copy is valid now
 	// An op whose working set exceeds the budget runs on the host: its
 	// dirty operand goes back first.
-	l.op([]Use{{1, 100}}, Use{3, 100}, -1)
-	l.op([]Use{{3, 100}, {4, 500}}, Use{5, 100}, -1)
+	l.op([]Use{{1, 100}}, Use{3, 100}, -1, OpCost{})
+	l.op([]Use{{3, 100}, {4, 500}}, Use{5, 100}, -1, OpCost{})
 	if got := l.belady(300); got != 100+100+100 {
 		t.Fatalf("moved %d, want 300 (x in, r out, result 3 out for the host op)", got)
 	}
@@ -86,10 +86,10 @@ func TestBeladyInplace(t *testing.T) {
 	var l opLog
 	// The relu's result takes over its dying operand's buffer: the budget
 	// of 200 fits x and h, then x and relu(h) in h's place.
-	l.op([]Use{{1, 100}}, Use{2, 100}, -1)
-	l.op([]Use{{2, 100}}, Use{3, 100}, 0)
+	l.op([]Use{{1, 100}}, Use{2, 100}, -1, OpCost{})
+	l.op([]Use{{2, 100}}, Use{3, 100}, 0, OpCost{})
 	l.death(2)
-	l.op([]Use{{1, 100}}, Use{4, 100}, -1)
+	l.op([]Use{{1, 100}}, Use{4, 100}, -1, OpCost{})
 	if got := l.belady(200); got != 100 {
 		t.Fatalf("moved %d, want 100 (x once)", got)
 	}

@@ -196,15 +196,24 @@ type Use struct {
 	Bytes int64
 }
 
-// LogOp appends an executed op to the log the Belady reference replays:
-// its distinct inputs, its output, and the index in ins of a dying input
-// whose buffer the output may take over (-1 for none).
-func (r *Recorder) LogOp(ins []Use, out Use, inplace int) {
-	r.log.op(ins, out, inplace)
+// LogOp appends an executed op to the log the Belady reference and the
+// optimum replay: its distinct inputs, its output, the index in ins of a
+// dying input whose buffer the output may take over (-1 for none), and
+// its cost.
+func (r *Recorder) LogOp(ins []Use, out Use, inplace int, cost OpCost) {
+	r.log.op(ins, out, inplace, cost)
 }
 
 // LogRead records that the host read ref (it needs a valid host copy).
-func (r *Recorder) LogRead(u Use) { r.log.read(u) }
+func (r *Recorder) LogRead(u Use) { r.log.read(u, false) }
+
+// LogOperandRead records that an op run on the host read its operand ref
+// back from the accelerator: a read for the Belady reference, part of the
+// op for the optimum (which may run the op elsewhere).
+func (r *Recorder) LogOperandRead(u Use) { r.log.read(u, true) }
+
+// Steps is the op log so far as the optimum replays it (see Step).
+func (r *Recorder) Steps() []Step { return r.log.steps() }
 
 // LogDeath records that ref died: its copies are freed everywhere.
 func (r *Recorder) LogDeath(ref uint64) { r.log.death(ref) }

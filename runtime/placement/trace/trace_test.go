@@ -31,7 +31,7 @@ func sample(sinks ...Sink) (*Recorder, *Totals, error) {
 	r.Emit(Event{T: 1800, Kind: Free, Device: "sim:0", Ref: 2, Bytes: 256, Reason: "evicted"})
 	r.Emit(Event{T: 1800, Kind: Free, Device: "sim:0", Ref: 1, Bytes: 1024, Reason: "ref died"})
 	r.Counter("cpu", 1800, 4096)
-	r.LogOp([]Use{{1, 1024}}, Use{2, 256}, -1)
+	r.LogOp([]Use{{1, 1024}}, Use{2, 256}, -1, OpCost{})
 	r.LogRead(Use{2, 256})
 	r.LogDeath(1)
 	r.LogDeath(2)

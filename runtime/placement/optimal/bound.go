@@ -1,0 +1,90 @@
+package optimal
+
+import (
+	"math"
+	"slices"
+)
+
+// pq is an op's cost on the host (p) and on a device-side engine (q).
+type pq struct{ p, q float64 }
+
+// bound is a lower bound on the time of every schedule that goes on from
+// st. Three facts hold whatever the schedule does from st on: every
+// engine only moves forward (the time is at least st's); the host thread
+// runs the host ops one after another from its clock, and the compute
+// engine the accelerator's ops from the later of its own and the host's
+// (it launches nothing before the host issues it); and the h2d engine
+// copies in, once at least, each ref that the host holds and the
+// accelerator does not, if any op reads it there. An op's choice of
+// place is relaxed to a fraction, so that each of the two pairs (host
+// against compute, host against h2d, with a ref's copy shared among its
+// remaining readers) is a fractional two-machine balance, solved exactly
+// by moving ops to the host in order of cost ratio.
+func (s *search) bound(st *state) int64 {
+	g, m := s.g, st.m
+	h := m.Host()
+	hostBase := float64(h)
+	comp := float64(max(m.ComputeFree(), h))
+	h2d := float64(max(m.H2DFree(), h))
+	s.hostItems, s.copyItems = s.hostItems[:0], s.copyItems[:0]
+	for k := st.next; int(k) < len(g.steps); k++ {
+		if g.steps[k].kind != stepOp {
+			continue
+		}
+		o := &g.ops[g.steps[k].op]
+		if o.ws > g.capacity {
+			hostBase += float64(o.hostNs)
+			continue
+		}
+		var a float64
+		for _, in := range o.ins {
+			if st.buf[in] == nil && st.hostValid[in] {
+				a += float64(g.refs[in].inNs) / float64(g.opUsesFrom(in, st.next))
+			}
+		}
+		// An op that costs nothing on the device side stays there.
+		if o.devNs > 0 {
+			s.hostItems = append(s.hostItems, pq{float64(o.hostNs), float64(o.devNs)})
+		}
+		if a > 0 {
+			s.copyItems = append(s.copyItems, pq{float64(o.hostNs), a})
+		}
+	}
+	lb := max(balance(hostBase, comp, s.hostItems), balance(hostBase, h2d, s.copyItems))
+	// Rounding in float64 must not lift the bound above the truth.
+	return max(m.Now(), int64(math.Floor(lb*(1-1e-12)))-1)
+}
+
+// balance is the least T with fractions x_i in [0, 1] such that
+// a + sum x_i p_i <= T and b + sum (1-x_i) q_i <= T: the optimum of the
+// linear relaxation of splitting the items between two machines that
+// start at a and b. Every q_i must be positive. It reorders items.
+func balance(a, b float64, items []pq) float64 {
+	for _, it := range items {
+		b += it.q
+	}
+	if a >= b {
+		return a
+	}
+	// Moving item i to the first machine costs p_i there and saves q_i on
+	// the second: cheapest ratio first.
+	slices.SortFunc(items, func(x, y pq) int {
+		l, r := x.p*y.q, y.p*x.q
+		switch {
+		case l < r:
+			return -1
+		case l > r:
+			return 1
+		}
+		return 0
+	})
+	for _, it := range items {
+		if a+it.p <= b-it.q {
+			a, b = a+it.p, b-it.q
+			continue
+		}
+		f := (b - a) / (it.p + it.q)
+		return a + f*it.p
+	}
+	return max(a, b)
+}

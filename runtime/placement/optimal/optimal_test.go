@@ -1,0 +1,151 @@
+package optimal
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+)
+
+// testCost is small and round: 1 byte/ns links, 100 ns per copy or
+// launch, a host 10x slower than the device.
+var testCost = device.Cost{H2D: 1e9, D2H: 1e9, Flops: 1e12, MemBandwidth: 1e11, LatencyNs: 100,
+	HostFlops: 1e10, HostMemBandwidth: 1e10}
+
+// randomSteps makes a program of n ops over a few weights: each op reads
+// one or two live refs (weights or earlier results), some results are
+// read by the host, and refs die after their last use.
+func randomSteps(rng *rand.Rand, n int) []trace.Step {
+	sizes := []int64{64, 256, 1024}
+	var live []trace.Use
+	next := uint64(1)
+	for range 2 + rng.IntN(3) {
+		live = append(live, trace.Use{Ref: next, Bytes: sizes[rng.IntN(len(sizes))]})
+		next++
+	}
+	var steps []trace.Step
+	for range n {
+		k := 1 + rng.IntN(2)
+		var ins []trace.Use
+		for range k {
+			u := live[rng.IntN(len(live))]
+			dup := false
+			for _, x := range ins {
+				dup = dup || x.Ref == u.Ref
+			}
+			if !dup {
+				ins = append(ins, u)
+			}
+		}
+		out := trace.Use{Ref: next, Bytes: ins[0].Bytes}
+		next++
+		var bytes int64 = out.Bytes
+		for _, in := range ins {
+			bytes += in.Bytes
+		}
+		flops := int64(0)
+		if rng.IntN(2) == 0 {
+			flops = int64(rng.IntN(4)) * 100_000
+		}
+		steps = append(steps, trace.Step{Kind: trace.StepOp, Ins: ins, Out: out, Inplace: -1,
+			Cost: trace.OpCost{Flops: flops, Bytes: bytes}})
+		live = append(live, out)
+		if rng.IntN(4) == 0 {
+			steps = append(steps, trace.Step{Kind: trace.StepRead, Out: out, Inplace: -1})
+		}
+	}
+	// Every ref dies at the end, in a random order.
+	rng.Shuffle(len(live), func(i, j int) { live[i], live[j] = live[j], live[i] })
+	for _, u := range live {
+		steps = append(steps, trace.Step{Kind: trace.StepDeath, Out: u, Inplace: -1})
+	}
+	return steps
+}
+
+// TestBranchAndBoundEqualsBruteForce: on tiny programs the search with
+// its bound's pruning finds the same optimum as enumerating every
+// schedule of the decision space, and its root bound is below it.
+func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	solved := 0
+	for trial := range 60 {
+		steps := randomSteps(rng, 2+rng.IntN(4))
+		for _, capacity := range []int64{1100, 2100, 4000} {
+			p := Problem{Steps: steps, Capacity: capacity, Cost: testCost}
+			bb, err := Solve(p, Options{Window: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			brute, err := Solve(p, Options{Window: 3, exhaustive: true, MaxNodes: 5_000_000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !brute.Solved {
+				continue // too many schedules to enumerate
+			}
+			solved++
+			if !bb.Solved || bb.OptNs != brute.OptNs {
+				t.Fatalf("trial %d, capacity %d: branch and bound %+v, brute force %+v", trial, capacity, bb, brute)
+			}
+			if bb.Nodes > brute.Nodes {
+				t.Errorf("trial %d: branch and bound tried %d nodes, brute force %d", trial, bb.Nodes, brute.Nodes)
+			}
+			g, _ := compile(p)
+			root, _ := newState(g)
+			root.finishStep()
+			s := &search{g: g}
+			if lb := s.bound(root); lb > brute.OptNs {
+				t.Fatalf("trial %d, capacity %d: root bound %d above the optimum %d", trial, capacity, lb, brute.OptNs)
+			}
+		}
+	}
+	if solved < 100 {
+		t.Fatalf("only %d of 180 cases were enumerated", solved)
+	}
+}
+
+// TestBalance: the fractional two-machine balance.
+func TestBalance(t *testing.T) {
+	for _, c := range []struct {
+		a, b  float64
+		items []pq
+		want  float64
+	}{
+		{0, 0, []pq{{10, 10}}, 5},               // half each way
+		{0, 0, []pq{{1, 10}, {10, 1}}, 1},       // the cheap one moves
+		{20, 0, []pq{{10, 10}}, 20},             // already balanced on the first
+		{0, 5, []pq{{4, 1}, {1, 4}}, 5},         // both move, cheapest first
+		{0, 0, []pq{{2, 2}, {2, 2}, {2, 2}}, 3}, // 1.5 items each
+	} {
+		if got := balance(c.a, c.b, c.items); got < c.want-1e-9 || got > c.want+1e-9 {
+			t.Errorf("balance(%v, %v, %v) = %v, want %v", c.a, c.b, c.items, got, c.want)
+		}
+	}
+}
+
+// TestTooBigAndLimit: a trace over MaxOps gets a greedy schedule and the
+// bound; a search that hits its node limit says so and keeps a bound
+// below its best.
+func TestTooBigAndLimit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	steps := randomSteps(rng, 30)
+	p := Problem{Steps: steps, Capacity: 1500, Cost: testCost}
+	big, err := Solve(p, Options{MaxOps: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !big.TooBig || big.Solved || !big.Found || big.LowerNs > big.OptNs || big.LowerNs <= 0 {
+		t.Fatalf("too big: %+v", big)
+	}
+	lim, err := Solve(p, Options{MaxNodes: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.Solved || lim.TooBig || !lim.Found || lim.LowerNs > lim.OptNs {
+		t.Fatalf("limited: %+v", lim)
+	}
+	if lim.Status() == "" || big.Status() == "" {
+		t.Fatal("no status")
+	}
+}

@@ -1,0 +1,357 @@
+package optimal
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Result is what the search found.
+type Result struct {
+	// Ops counts the trace's ops.
+	Ops int
+	// OptNs is the time of the best schedule found (Found); LowerNs is a
+	// proven lower bound on every schedule's time, equal to OptNs when
+	// Solved.
+	OptNs, LowerNs int64
+	Found, Solved  bool
+	// TooBig says the trace has more ops than MaxOps: the search made
+	// one greedy schedule instead of searching.
+	TooBig bool
+	// Nodes counts the states the search tried; MaxNodes and MaxOps are
+	// its limits.
+	Nodes, MaxNodes, MaxOps int
+}
+
+// Status says in words how far the search got.
+func (r *Result) Status() string {
+	switch {
+	case r.Solved:
+		return fmt.Sprintf("optimal (%d nodes)", r.Nodes)
+	case r.TooBig:
+		return fmt.Sprintf("trace too big for the exact search: %d ops, the limit is %d; best is one greedy schedule", r.Ops, r.MaxOps)
+	case !r.Found:
+		return fmt.Sprintf("no schedule found within %d nodes", r.MaxNodes)
+	}
+	return fmt.Sprintf("not proven optimal: the search stopped at its limit of %d nodes", r.MaxNodes)
+}
+
+// Solve searches p's schedules for the shortest.
+func Solve(p Problem, opts Options) (*Result, error) {
+	opts = opts.withDefaults()
+	g, err := compile(p)
+	if err != nil {
+		return nil, err
+	}
+	root, err := newState(g)
+	if err != nil {
+		return nil, err
+	}
+	s := &search{g: g, opt: opts, best: math.MaxInt64, pending: math.MaxInt64}
+	res := &Result{Ops: len(g.ops), MaxNodes: opts.MaxNodes, MaxOps: opts.MaxOps}
+	if err := root.finishStep(); err != nil {
+		return nil, err
+	}
+	rootLB := s.bound(root)
+	if res.TooBig = len(g.ops) > opts.MaxOps; res.TooBig {
+		s.greedy = true
+	}
+	s.run(root)
+	if s.err != nil {
+		return nil, s.err
+	}
+	res.Nodes = s.nodes
+	res.Found = s.best < math.MaxInt64
+	if res.Found {
+		res.OptNs = s.best
+	}
+	switch {
+	case !s.stopped && !res.TooBig && res.Found:
+		res.Solved = true
+		res.LowerNs = s.best
+	default:
+		res.LowerNs = max(rootLB, min(s.best, s.pending))
+	}
+	return res, nil
+}
+
+// search is a depth-first branch and bound over the decisions of each op
+// step, in program order.
+type search struct {
+	g   *program
+	opt Options
+	// best is the shortest schedule's time so far (MaxInt64: none).
+	best int64
+	// nodes counts the states tried; stopped is set when it reached the
+	// limit, and pending is then the least lower bound of the
+	// alternatives left unexplored.
+	nodes   int
+	stopped bool
+	pending int64
+	// greedy stops at the first complete schedule.
+	greedy bool
+	err    error
+	// scratch for bound.
+	hostItems, copyItems []pq
+}
+
+func (s *search) fail(err error) {
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// halt reports that the search must stop: at its node limit, but not
+// before it found a schedule.
+func (s *search) halt() bool {
+	if s.nodes >= s.opt.MaxNodes && s.best < math.MaxInt64 {
+		s.stopped = true
+	}
+	return s.stopped || s.err != nil || s.greedy && s.best < math.MaxInt64
+}
+
+// alts tries n alternatives from st, each on its own copy (the last on
+// st itself: the caller must not use st afterwards). When the search
+// halts, the alternatives left count with st's bound.
+func (s *search) alts(st *state, n int, try func(k int, c *state)) {
+	for k := range n {
+		if s.halt() {
+			s.pending = min(s.pending, st.lb)
+			return
+		}
+		c := st
+		if k < n-1 {
+			c = st.clone()
+		}
+		s.nodes++
+		try(k, c)
+	}
+}
+
+// run schedules the steps from st.next on.
+func (s *search) run(st *state) {
+	if err := st.finishStep(); err != nil {
+		s.fail(err)
+		return
+	}
+	if int(st.next) == len(s.g.steps) {
+		if t := st.m.Now(); t < s.best {
+			s.best = t
+		}
+		return
+	}
+	st.lb = s.bound(st)
+	if !s.opt.exhaustive && st.lb >= s.best {
+		return
+	}
+	o := &s.g.ops[s.g.steps[st.next].op]
+	places := s.placements(st, o)
+	s.alts(st, len(places), func(k int, c *state) {
+		for _, in := range o.ins {
+			c.pinned[in] = true
+		}
+		if places[k] {
+			c.note('d', o.out)
+			s.operands(c, o, 0)
+		} else {
+			c.note('h', o.out)
+			s.prefetch(c, o, false)
+		}
+	})
+}
+
+// placements lists where op may run, the likelier faster first: on the
+// accelerator when its working set fits, and on the host.
+func (s *search) placements(st *state, o *opInfo) []bool {
+	if o.ws > s.g.capacity {
+		return []bool{false}
+	}
+	dev, host := o.devNs, o.hostNs
+	for _, in := range o.ins {
+		if st.buf[in] == nil {
+			dev += s.g.refs[in].inNs
+		}
+		if !st.hostValid[in] {
+			host += s.g.refs[in].outNs
+		}
+	}
+	if host < dev {
+		return []bool{false, true}
+	}
+	return []bool{true, false}
+}
+
+// operands brings op's missing operands from the j'th on.
+func (s *search) operands(c *state, o *opInfo, j int) {
+	for j < len(o.ins) && c.buf[o.ins[j]] != nil {
+		j++
+	}
+	if j == len(o.ins) {
+		s.prefetch(c, o, true)
+		return
+	}
+	r := o.ins[j]
+	s.room(c, s.g.refs[r].bytes, -1, func(c *state) {
+		if err := c.copyIn(r); err != nil {
+			s.fail(err)
+			return
+		}
+		s.operands(c, o, j+1)
+	})
+}
+
+// prefetch decides the copies issued at this step for later ops: a
+// prefix of the refs that the next Window ops read, in order of next
+// use, each evicting only refs used later than it.
+func (s *search) prefetch(c *state, o *opInfo, dev bool) {
+	var cands []int32
+	seen := map[int32]bool{}
+	ops := 0
+	for k := c.next + 1; int(k) < len(s.g.steps) && ops < s.opt.Window; k++ {
+		st := s.g.steps[k]
+		if st.kind != stepOp {
+			continue
+		}
+		ops++
+		for _, in := range s.g.ops[st.op].ins {
+			if c.buf[in] == nil && c.hostValid[in] && !seen[in] && s.g.refs[in].bytes <= s.g.capacity {
+				seen[in] = true
+				cands = append(cands, in)
+			}
+		}
+	}
+	s.prefetchFrom(c, o, dev, cands, 0)
+}
+
+func (s *search) prefetchFrom(c *state, o *opInfo, dev bool, cands []int32, k int) {
+	if k == len(cands) {
+		s.issue(c, o, dev)
+		return
+	}
+	r := cands[k]
+	s.alts(c, 2, func(a int, c *state) {
+		if a == 1 {
+			s.issue(c, o, dev)
+			return
+		}
+		s.room(c, s.g.refs[r].bytes, s.g.nextUse(r, c.next), func(c *state) {
+			if err := c.copyIn(r); err != nil {
+				s.fail(err)
+				return
+			}
+			c.note('p', r)
+			s.prefetchFrom(c, o, dev, cands, k+1)
+		})
+	})
+}
+
+// issue runs op where decided and goes on to the next step.
+func (s *search) issue(c *state, o *opInfo, dev bool) {
+	done := func(c *state) {
+		for _, in := range o.ins {
+			c.pinned[in] = false
+		}
+		c.next++
+		s.run(c)
+	}
+	if !dev {
+		if err := c.runHost(o); err != nil {
+			s.fail(err)
+			return
+		}
+		done(c)
+		return
+	}
+	if o.inplace >= 0 {
+		if err := c.launch(o); err != nil {
+			s.fail(err)
+			return
+		}
+		done(c)
+		return
+	}
+	s.room(c, s.g.refs[o.out].bytes, -1, func(c *state) {
+		if err := c.launch(o); err != nil {
+			s.fail(err)
+			return
+		}
+		done(c)
+	})
+}
+
+// room evicts sets of refs so that need more bytes fit, trying each set
+// (in the order of victims, which puts Belady's choice first) and going
+// on with cont. A ref used at or before step after (when >= 0) is not
+// evicted for it.
+func (s *search) room(c *state, need int64, after int32, cont func(*state)) {
+	if c.m.Used()+need <= s.g.capacity {
+		cont(c)
+		return
+	}
+	s.roomFrom(c, need, s.victims(c, after), 0, cont)
+}
+
+func (s *search) roomFrom(c *state, need int64, cands []int32, from int, cont func(*state)) {
+	if c.m.Used()+need <= s.g.capacity {
+		cont(c)
+		return
+	}
+	var free int64
+	for _, v := range cands[from:] {
+		free += s.g.refs[v].bytes
+	}
+	if c.m.Used()+need-free > s.g.capacity {
+		return // no set of the rest makes room
+	}
+	s.alts(c, len(cands)-from, func(k int, c *state) {
+		c.evict(cands[from+k])
+		s.roomFrom(c, need, cands, from+k+1, cont)
+	})
+}
+
+// victims lists the resident refs that may be evicted for a use at step
+// after: not pinned, and used next after it (or never); the furthest
+// next use first, then clean before dirty, then larger first.
+func (s *search) victims(c *state, after int32) []int32 {
+	type cand struct {
+		r     int32
+		next  int32
+		clean bool
+	}
+	var cs []cand
+	for r, b := range c.buf {
+		if b == nil || c.pinned[r] {
+			continue
+		}
+		nx := s.g.nextUse(int32(r), c.next)
+		if nx < 0 {
+			nx = math.MaxInt32
+		}
+		if after >= 0 && nx <= after {
+			continue
+		}
+		cs = append(cs, cand{int32(r), nx, c.hostValid[r]})
+	}
+	slices.SortFunc(cs, func(a, b cand) int {
+		switch {
+		case a.next != b.next:
+			return int(b.next - a.next)
+		case a.clean != b.clean:
+			if a.clean {
+				return -1
+			}
+			return 1
+		case s.g.refs[a.r].bytes != s.g.refs[b.r].bytes:
+			if s.g.refs[a.r].bytes > s.g.refs[b.r].bytes {
+				return -1
+			}
+			return 1
+		}
+		return int(a.r - b.r)
+	})
+	out := make([]int32, len(cs))
+	for i, x := range cs {
+		out[i] = x.r
+	}
+	return out
+}
