@@ -95,12 +95,12 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 	if tasks < workers {
 		inner, workers = workers, 1
 	}
-	newCol := func() []T {
-		if pointwise {
-			return nil
-		}
-		return make([]T, kdim*chunk)
+	colSize := kdim * chunk
+	if pointwise {
+		colSize = 0
 	}
+	newCol, release := workerScratch[T](min(workers, tasks), colSize)
+	defer release()
 	forTasks(workers, tasks, newCol, func(t int, col []T) {
 		n, j0 := t/chunks, (t%chunks)*chunk
 		cols := min(chunk, npos-j0)

@@ -1,11 +1,6 @@
 package cpu
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"github.com/tref-lang/tref/runtime/ops"
-)
+import "github.com/tref-lang/tref/runtime/ops"
 
 // Depthwise convolutions (one input channel per group, the MobileNet
 // blocks of the OCR and keyword models) run as a direct kernel: lowering
@@ -17,33 +12,6 @@ import (
 func isDepthwise(d ops.ConvDims, a ops.Conv2dAttrs) bool {
 	return a.Groups > 1 && a.Groups == d.C
 }
-
-// dwScratch32 and dwScratch64 hold the zero-padded planes of the
-// depthwise kernel, reused across calls so that an inference allocates
-// no scratch per op.
-var dwScratch32, dwScratch64 sync.Pool
-
-// scratchPool is the pool of T's scratch buffers.
-func scratchPool[T float32 | float64]() *sync.Pool {
-	var z T
-	if _, ok := any(z).(float64); ok {
-		return &dwScratch64
-	}
-	return &dwScratch32
-}
-
-// getScratch returns a buffer of n elements from T's pool (contents
-// undefined); putScratch gives it back.
-func getScratch[T float32 | float64](n int) *[]T {
-	if p, ok := scratchPool[T]().Get().(*[]T); ok && cap(*p) >= n {
-		*p = (*p)[:n]
-		return p
-	}
-	s := make([]T, n)
-	return &s
-}
-
-func putScratch[T float32 | float64](p *[]T) { scratchPool[T]().Put(p) }
 
 // convDepthwise computes a depthwise convolution directly: each input
 // plane is copied once into a zero-padded scratch plane holding exactly
@@ -61,15 +29,9 @@ func convDepthwise[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w,
 	npos, taps := d.OH*d.OW, d.KH*d.KW
 	planes := d.Batch * d.C
 	workers := min(linalgWorkers(), planes)
-	// One scratch plane per goroutine, carved from one pooled buffer.
-	size := ph * pw
-	buf := getScratch[T](workers * size)
-	defer putScratch(buf)
-	var next atomic.Int64
-	forTasks(workers, planes, func() []T {
-		k := int(next.Add(1) - 1)
-		return (*buf)[k*size : (k+1)*size]
-	}, func(t int, pad []T) {
+	newPad, release := workerScratch[T](workers, ph*pw)
+	defer release()
+	forTasks(workers, planes, newPad, func(t int, pad []T) {
 		c := t % d.C
 		padPlane(pad, x[t*d.H*d.W:(t+1)*d.H*d.W], d.H, d.W, ph, pw, a.PadLo[0], a.PadLo[1])
 		n := t / d.C

@@ -29,7 +29,9 @@ func convTranspose[T float32 | float64](d ops.ConvDims, a ops.ConvTranspose2dAtt
 	if d.Batch < workers {
 		inner, workers = workers, 1
 	}
-	forTasks(workers, d.Batch, func() []T { return make([]T, rows*chunk) }, func(n int, col []T) {
+	newCol, release := workerScratch[T](min(workers, d.Batch), rows*chunk)
+	defer release()
+	forTasks(workers, d.Batch, newCol, func(n int, col []T) {
 		dst := out[n*d.OutC*onum : (n+1)*d.OutC*onum]
 		for c := range d.OutC {
 			v := T(0)
