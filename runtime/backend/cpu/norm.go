@@ -76,9 +76,6 @@ func batchNormApply[T float32 | float64](x, out []T, n, c, inner int, scale, shi
 	forPlanes(n*c, inner, func(p int) {
 		ch := p % c
 		s, sh := T(scale[ch]), T(shift[ch])
-		o := out[p*inner : (p+1)*inner]
-		for i, v := range x[p*inner : (p+1)*inner] {
-			o[i] = v*s + sh
-		}
+		affineRow(out[p*inner:(p+1)*inner], x[p*inner:(p+1)*inner], s, sh)
 	})
 }
