@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/lang/parser"
+	"github.com/tref-lang/tref/runtime/safefile"
 	"github.com/tref-lang/tref/stdlib"
 )
 
@@ -118,6 +120,9 @@ func (r *repl) interactive() {
 	}()
 
 	fmt.Fprintln(r.c.stdout, "tref REPL — :help for help, Ctrl-D to leave.")
+	// lines are the current input's lines, one history entry when it is
+	// complete.
+	var lines []string
 	for !r.quit {
 		prompt := promptFirst
 		if r.pending.Len() > 0 {
@@ -127,6 +132,7 @@ func (r *repl) interactive() {
 		switch {
 		case errors.Is(err, liner.ErrPromptAborted):
 			r.pending.Reset()
+			lines = lines[:0]
 			continue
 		case err == io.EOF:
 			fmt.Fprintln(r.c.stdout)
@@ -136,10 +142,30 @@ func (r *repl) interactive() {
 			return
 		}
 		if strings.TrimSpace(line) != "" {
-			ln.AppendHistory(line)
+			lines = append(lines, line)
 		}
 		r.feed(line)
+		if r.pending.Len() == 0 {
+			for _, h := range historyEntries(lines) {
+				ln.AppendHistory(h)
+			}
+			lines = lines[:0]
+		}
 	}
+}
+
+// historyEntries is what the history keeps of an input typed as lines:
+// one entry, its lines joined into one that parses the same (a function
+// or a block typed over several lines is recalled whole), or the lines
+// as typed where they cannot be joined.
+func historyEntries(lines []string) []string {
+	if len(lines) <= 1 {
+		return lines
+	}
+	if one, ok := parser.OneLine(strings.Join(lines, "\n")); ok {
+		return []string{one}
+	}
+	return lines
 }
 
 // feed adds one line of input and evaluates what is complete. A line
@@ -193,8 +219,11 @@ func (r *repl) eval(src string, final bool) {
 
 const replHelp = `Enter statements (let x = ...) or expressions; an expression's value is
 printed. Input continues on the next line while brackets are open.
-Ctrl-C abandons the current input or stops a running evaluation; the
-session and its variables stay. Ctrl-D leaves.
+Ctrl-C abandons the current input or stops a running evaluation (at the
+next op: the ops it queued fail with "interrupted", and so does a
+variable it was assigning); the session and its other variables stay.
+Up recalls earlier inputs (one typed over several lines as one line).
+Ctrl-D leaves.
 
 Commands:
   :help [name]    this help, or what a builtin does
@@ -282,19 +311,37 @@ func saveHistory(ln *liner.State, path string, warn io.Writer) {
 		return
 	}
 	err := os.MkdirAll(filepath.Dir(path), 0o700)
-	var f *os.File
 	if err == nil {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	}
-	if err == nil {
-		_, err = ln.WriteHistory(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err = writeHistory(ln, path)
 	}
 	if err != nil {
 		fmt.Fprintf(warn, "tref: warning: saving history: %v\n", err)
 	}
+}
+
+// writeHistory replaces the history file with ln's history atomically (a
+// temporary file renamed over it, so a crash or a second session saving at
+// the same time never leaves it half written); a new file is private to
+// the user (0600), an existing one keeps its mode.
+func writeHistory(ln *liner.State, path string) error {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	a, err := safefile.CreateAtomic(path)
+	if err != nil {
+		return err
+	}
+	defer a.Abort()
+	if _, err := ln.WriteHistory(a); err != nil {
+		return err
+	}
+	return a.Commit()
 }
 
 // wrapWords joins words into lines of at most width characters, each

@@ -172,6 +172,32 @@ func TestREPLHistory(t *testing.T) {
 	p = startREPL(t, history)
 	p.keys("Up")
 	p.waitLast("tref> print(1234)")
+	p.keys("C-u")
+
+	// An input typed over several lines is one entry, recalled as one
+	// line that runs the same.
+	p.typeLine("fn double(a) {")
+	p.typeLine("    return a * 2   # twice")
+	p.typeLine("}")
+	p.waitCount("tref>", 2)
+	p.keys("Up")
+	p.waitLast("tref> fn double(a) { return a * 2 }")
+	p.keys("Enter")
+	p.typeLine("double(21)")
+	p.waitFor("\n42\n")
+	p.keys("Up", "Up", "Up")
+	p.waitLast("tref> print(1234)")
+	p.keys("C-u", "C-d")
+	p.waitUntil("the history file", func() bool {
+		data, err := os.ReadFile(history)
+		return err == nil && strings.Contains(string(data), "fn double(a) { return a * 2 }\n")
+	})
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(history), "*.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left beside the history: %v", left)
+	}
+	if st, err := os.Stat(history); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("history file: %v, mode %v; want -rw-------", err, st.Mode().Perm())
+	}
 }
 
 func TestREPLCtrlCKeepsSession(t *testing.T) {
@@ -200,6 +226,34 @@ func TestREPLCtrlCKeepsSession(t *testing.T) {
 	p.waitFor("\n41\n")
 	p.typeLine("n > 0")
 	p.waitFor("\ntrue\n")
+}
+
+// TestREPLCtrlCStopsQueuedOps: Ctrl-C while a statement waits on queued
+// tensor ops (about 60 seconds of 2048x2048 matmuls forced by a print)
+// stops at the next op boundary: the input fails with "interrupted" and
+// the session, its variables and its device keep working.
+func TestREPLCtrlCStopsQueuedOps(t *testing.T) {
+	p := startPane(t, fmt.Sprintf("env NO_COLOR=1 TREF_HISTORY=%s tref repl --lookahead 1000", filepath.Join(t.TempDir(), "history")))
+	p.waitLast("tref>")
+	p.typeLine("let x = 41")
+	p.typeLine("let w = rand([2048, 2048]) / 2048")
+	p.typeLine("let z = rand([2048, 2048])")
+	p.waitCount("tref>", 4)
+	// The 60 matmuls are queued at once (within the lookahead and the
+	// window's bytes); print waits on them.
+	p.typeLine(`print("queued"); for i in range(60) { z = z @ w }; print(z.sum())`)
+	p.waitFor("\nqueued\n")
+	start := time.Now()
+	p.keys("C-c")
+	p.waitFor("interrupted")
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("Ctrl-C took %v to stop the queued ops", d)
+	}
+	p.waitLast("tref>")
+	p.typeLine("x + 1")
+	p.waitFor("\n42\n")
+	p.typeLine("ones([3]).sum() + w.shape[0]")
+	p.waitFor("\n2051.0\n")
 }
 
 // Errors are coloured on a terminal, and plain with NO_COLOR set.

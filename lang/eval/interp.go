@@ -132,9 +132,27 @@ func (in *Interpreter) Thread() *Thread { return in.th }
 func (in *Interpreter) Source(path string) []byte { return in.sources[path] }
 
 // Interrupt aborts the current evaluation with an "interrupted" error at
-// the next loop iteration or call. It is safe to call from another
-// goroutine (a signal handler).
-func (in *Interpreter) Interrupt() { in.intr.Store(true) }
+// the next loop iteration or call, and makes the ops it queued fail at the
+// next op boundary instead of running (refs.Runtime.Interrupt), so that a
+// statement waiting on them returns too. It is safe to call from another
+// goroutine (a signal handler). The next run, test or REPL input starts
+// uninterrupted.
+func (in *Interpreter) Interrupt() {
+	in.intr.Store(true)
+	if in.cfg.RT != nil {
+		in.cfg.RT.Interrupt()
+	}
+}
+
+// resetInterrupt clears an earlier Interrupt, at the start of a run, a
+// test, a module load or a REPL input. (Call, which a placement hook's
+// interpreter makes while ops run, leaves the runtime's flag as it is.)
+func (in *Interpreter) resetInterrupt() {
+	in.intr.Store(false)
+	if in.cfg.RT != nil {
+		in.cfg.RT.ClearInterrupt()
+	}
+}
 
 // RunFile parses, resolves and runs a file's top level (test blocks are
 // skipped), executes every pending op, then releases every binding of
@@ -158,7 +176,7 @@ func (in *Interpreter) RunTests(path string, report func(name string, err error)
 }
 
 func (in *Interpreter) runMain(path string, src []byte, report func(string, error)) (err error) {
-	in.intr.Store(false)
+	in.resetInterrupt()
 	defer in.recoverPanic(&err)
 	defer in.releaseModules()
 	if in.mainDir == "" {
@@ -190,7 +208,7 @@ func (in *Interpreter) runMain(path string, src []byte, report func(string, erro
 // a script's functions to call them with Call (the placement hooks of
 // --hooks); the module stays loaded until Close.
 func (in *Interpreter) LoadModule(path string) (m *Module, err error) {
-	in.intr.Store(false)
+	in.resetInterrupt()
 	defer in.recoverPanic(&err)
 	if in.mainDir == "" {
 		in.mainDir = filepath.Dir(path)
@@ -213,7 +231,7 @@ func (in *Interpreter) LoadModule(path string) (m *Module, err error) {
 
 // runTest runs one test block in a fresh frame of its module.
 func (in *Interpreter) runTest(m *Module, t testCode) (err error) {
-	in.intr.Store(false)
+	in.resetInterrupt()
 	defer in.recoverPanic(&err)
 	th := in.th
 	fr := th.push(nil, nil, nil, m, nil, m.code.nlocals)
@@ -244,7 +262,7 @@ func (in *Interpreter) CheckFile(path string) error {
 // shows it); otherwise the value is None. The caller owns the value and
 // releases it.
 func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
-	in.intr.Store(false)
+	in.resetInterrupt()
 	defer in.recoverPanic(&err)
 	// Inputs number their lines on from the previous one, so that a
 	// position in an earlier input (a function it defined) names the

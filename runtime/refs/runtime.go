@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync/atomic"
 
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -80,7 +81,23 @@ type Runtime struct {
 	holds int
 	// rec sees every submitted op (see SetRecorder).
 	rec Recorder
+	// interrupted is set by Interrupt: the ops still queued fail.
+	interrupted atomic.Bool
 }
+
+// ErrInterrupted is the failure of an op that Interrupt stopped before it
+// ran.
+var ErrInterrupted = errors.New("interrupted")
+
+// Interrupt makes every op not yet started fail with ErrInterrupted
+// instead of running, from the next op boundary on (the op running now
+// finishes), until ClearInterrupt. It is safe to call from another
+// goroutine (a signal handler): a statement waiting on queued ops (a
+// Flush, a Read) returns soon after.
+func (rt *Runtime) Interrupt() { rt.interrupted.Store(true) }
+
+// ClearInterrupt lets ops run again after Interrupt.
+func (rt *Runtime) ClearInterrupt() { rt.interrupted.Store(false) }
 
 // New makes a runtime that executes through exec.
 func New(exec Executor, opts Options) *Runtime {
@@ -212,7 +229,9 @@ func (rt *Runtime) step() error {
 			break
 		}
 	}
-	if err == nil {
+	if err == nil && rt.interrupted.Load() {
+		err = &OpError{Op: op.Op.Name(), Site: op.Site, Err: ErrInterrupted}
+	} else if err == nil {
 		rt.executing = true
 		err = rt.exec.Execute(rt, op, rt.window)
 		rt.executing = false
