@@ -27,7 +27,7 @@ func init() {
 	register("keys", "keys(r): a record's field names, in order", builtinKeys)
 	register("values", "values(r): a record's values, in order", builtinValues)
 	register("clock", "clock(): monotonic seconds (float64), for timing", builtinClock)
-	register("memstats", "memstats(): per device, {live_refs, live_bytes, peak_bytes, cached_bytes}", builtinMemstats)
+	register("memstats", "memstats(): per device, {live_refs, live_bytes, peak_bytes, cached_bytes}: the tensors whose data the device holds (one on two devices counts on both), their bytes, the most bytes held at once, and freed memory kept for reuse; the ops queued so far run first, so every tensor alive at that point is counted, as :mem counts after each REPL input", builtinMemstats)
 	register("item", "item(x): a one-element tensor as a host number (forces it)", builtinItem)
 	register("assert_error", `assert_error(fn, "text"): call fn(); fail unless it fails with a message containing text`, builtinAssertError)
 	register("allclose", "allclose(a, b, rtol=1e-5, atol=1e-8, equal_nan=false): whether |a - b| <= atol + rtol * |b| everywhere (broadcasting), as torch.allclose", builtinAllclose)
@@ -203,6 +203,13 @@ func builtinClock(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 
 func builtinMemstats(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	if err := eval.UnpackArgs(th, "memstats", args, kwargs); err != nil {
+		return nil, err
+	}
+	// The queued ops run first, so that every tensor alive at this point
+	// of the script is counted where its data is (a queued result holds
+	// no memory yet, and the operands it holds would be counted instead),
+	// as the REPL's :mem sees the session after each input.
+	if err := th.RT.Flush(); err != nil {
 		return nil, err
 	}
 	stats := th.RT.MemStats()

@@ -227,7 +227,8 @@ Ctrl-D leaves.
 
 Commands:
   :help [name]    this help, or what a builtin does
-  :mem            live tensors and bytes per device
+  :mem            memstats() as a table: per device, the live tensors
+                  whose data it holds and their bytes, the peak, the cache
   :trace on|off   print placement events as ops run
   :quit           leave (also Ctrl-D)
 `

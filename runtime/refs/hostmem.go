@@ -303,6 +303,11 @@ func (p *HostPool) Free(d *tensor.Dense) {
 	p.stats.CachedBytes += int64(class)
 }
 
+// Trim returns cached blocks to the system, largest first, until at most
+// keep bytes stay cached: a pool behind a device of bounded memory (sim)
+// keeps its live and cached bytes within that memory.
+func (p *HostPool) Trim(keep int64) { p.trim(max(keep, 0)) }
+
 // trim drops cached blocks, largest first, until at most keep bytes remain.
 func (p *HostPool) trim(keep int64) {
 	for p.stats.CachedBytes > keep && len(p.free) > 0 {

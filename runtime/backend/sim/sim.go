@@ -21,7 +21,11 @@ const DefaultMem = 8 << 30
 
 func init() {
 	device.Register(device.Kind{Name: "sim", Indexed: true, Open: func(spec device.Spec, opts device.Options) (device.Device, error) {
-		return New(spec.Name, !opts.NoInPlace), nil
+		d := New(spec.Name, !opts.NoInPlace)
+		if opts.Mem > 0 {
+			d.budget = opts.Mem
+		}
+		return d, nil
 	}})
 }
 
@@ -30,6 +34,11 @@ type Device struct {
 	name    string
 	inplace bool
 	pool    *refs.HostPool
+	// budget is the memory the engine plans with (--mem, else
+	// DefaultMem): the pool caches freed blocks only within what the live
+	// ones leave of it, as a card's caching allocator does, so that
+	// memstats never reports more than the card has.
+	budget int64
 	// dense is Run's scratch list of input tensors.
 	dense []*tensor.Dense
 }
@@ -39,7 +48,7 @@ type Device struct {
 func New(name string, inplace bool) *Device {
 	pool := refs.NewHostPool()
 	pool.Keep = 64 << 20
-	return &Device{name: name, inplace: inplace, pool: pool}
+	return &Device{name: name, inplace: inplace, pool: pool, budget: DefaultMem}
 }
 
 // Name is the device's name, e.g. "sim:0".
@@ -66,11 +75,24 @@ func (d *Device) Alloc(m tensor.Meta) (device.Memory, error) {
 	if err := d.pool.Check(m.Bytes()); err != nil {
 		return nil, err
 	}
-	return d.pool.Alloc(m)
+	mem, err := d.pool.Alloc(m)
+	d.trim()
+	return mem, err
 }
 
 // Free returns mem to the pool.
-func (d *Device) Free(mem device.Memory) { d.pool.Free(mem.(*tensor.Dense)) }
+func (d *Device) Free(mem device.Memory) {
+	d.pool.Free(mem.(*tensor.Dense))
+	d.trim()
+}
+
+// trim keeps the cached blocks within what the live ones leave of the
+// budget.
+func (d *Device) trim() {
+	if st := d.pool.Stats(); st.LiveBytes+st.SlackBytes+st.CachedBytes > d.budget {
+		d.pool.Trim(d.budget - st.LiveBytes - st.SlackBytes)
+	}
+}
 
 // CopyIn copies src into dst.
 func (d *Device) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error) {

@@ -73,3 +73,47 @@ func (*noHost) ToHost(*refs.Runtime, *refs.Ref) error             { panic("read"
 func (*noHost) Drop(*refs.Runtime, *refs.Ref)                     {}
 func (*noHost) Sync(*refs.Runtime) error                          { return nil }
 func (*noHost) Stats() []refs.DeviceStats                         { return nil }
+
+// TestCacheWithinBudget: the blocks the device caches after frees stay
+// within what its live blocks leave of the budget (--mem), so that
+// memstats never reports more cached bytes than the card has (it cached up
+// to 64 MiB under any budget).
+func TestCacheWithinBudget(t *testing.T) {
+	dev, err := device.Open(device.Spec{Kind: "sim", Name: "sim:0"}, device.Options{Mem: 256 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := dev.(*Device)
+	check := func(when string) {
+		t.Helper()
+		st := d.Stats()
+		if st.CachedBytes > 256<<10 || st.LiveBytes+st.SlackBytes+st.CachedBytes > 256<<10 {
+			t.Fatalf("%s: %d live, %d slack, %d cached bytes: past the 256 KiB budget", when, st.LiveBytes, st.SlackBytes, st.CachedBytes)
+		}
+	}
+	var live []device.Memory
+	for n := 1; n < 60; n++ {
+		m := tensor.Meta{Shape: tensor.Shape{n * 256}, DType: tensor.Float32}
+		mem, err := d.Alloc(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("after an allocation")
+		live = append(live, mem)
+		if len(live) > 2 {
+			d.Free(live[0])
+			live = live[1:]
+			check("after a free")
+		}
+	}
+	if d.Stats().CachedBytes == 0 {
+		t.Error("nothing cached: the test does not exercise the cache")
+	}
+	for _, mem := range live {
+		d.Free(mem)
+	}
+	check("at the end")
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
