@@ -14,11 +14,15 @@ func isDepthwise(d ops.ConvDims, a ops.Conv2dAttrs) bool {
 }
 
 // convDepthwise computes a depthwise convolution directly: each input
-// plane is copied once into a zero-padded scratch plane holding exactly
-// the pixels the taps read, and every output row is then the sum over
-// the taps of a weight times a shifted row of it, accumulated on top of
-// the bias. Output channel o reads input channel o/mult (mult output
-// channels per group). Planes are spread over the cores.
+// plane is copied once into a zero-padded scratch plane holding the
+// pixels the taps read, and every output row is the sum over the taps of
+// a weight times a shifted row of it, on top of the bias. A stride along
+// the row is taken out first: the padded plane is split into sw phase
+// planes (columns c·sw + q), and each tap reads one of them at unit
+// stride. Rows are computed 8 columns at a time into a scratch row, so
+// that a row of any width runs whole in the vector kernel. Output channel
+// o reads input channel o/mult (mult output channels per group). Planes
+// are spread over the cores.
 func convDepthwise[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, bias, out []T) {
 	mult := d.OutC / d.C
 	sh, sw := a.Stride[0], a.Stride[1]
@@ -26,15 +30,35 @@ func convDepthwise[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w,
 	// The padded plane: rows oh·sh + ki·dh, columns ow·sw + kj·dw.
 	ph := (d.OH-1)*sh + (d.KH-1)*dh + 1
 	pw := (d.OW-1)*sw + (d.KW-1)*dw + 1
-	npos, taps := d.OH*d.OW, d.KH*d.KW
+	// Phase planes of qw columns (one phase, the padded plane itself,
+	// without a stride); rows computed ext columns wide read up to 7
+	// columns past a row, into the next row or the slack at the end.
+	qw := (pw + sw - 1) / sw
+	ext := (d.OW + 7) &^ 7
+	phaseSize := ph*qw + 8
+	padSize := ph*pw + 8
+	if sw == 1 {
+		padSize = 0
+	}
+	phases := tapPhases(d.KW, sw, dw)
+	taps := d.KH * d.KW
+	npos := d.OH * d.OW
 	planes := d.Batch * d.C
 	workers := min(linalgWorkers(), planes)
-	newPad, release := workerScratch[T](workers, ph*pw)
+	newScratch, release := workerScratch[T](workers, padSize+sw*phaseSize+ext+taps)
 	defer release()
-	forTasks(workers, planes, newPad, func(t int, pad []T) {
-		c := t % d.C
-		padPlane(pad, x[t*d.H*d.W:(t+1)*d.H*d.W], d.H, d.W, ph, pw, a.PadLo[0], a.PadLo[1])
-		n := t / d.C
+	forTasks(workers, planes, newScratch, func(t int, buf []T) {
+		pad, phase := buf[:padSize], buf[padSize:padSize+sw*phaseSize]
+		row, wq := buf[padSize+sw*phaseSize:][:ext], buf[padSize+sw*phaseSize+ext:][:taps]
+		plane := x[t*d.H*d.W : (t+1)*d.H*d.W]
+		if sw == 1 {
+			padPlane(phase[:ph*pw], plane, d.H, d.W, ph, pw, a.PadLo[0], a.PadLo[1])
+			clear(phase[ph*pw:])
+		} else {
+			padPlane(pad[:ph*pw], plane, d.H, d.W, ph, pw, a.PadLo[0], a.PadLo[1])
+			splitPhases(phase, pad[:ph*pw], ph, pw, sw, qw, phaseSize)
+		}
+		c, n := t%d.C, t/d.C
 		for m := range mult {
 			o := c*mult + m
 			dst := out[(n*d.OutC+o)*npos : (n*d.OutC+o+1)*npos]
@@ -42,16 +66,97 @@ func convDepthwise[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w,
 			if bias != nil {
 				b = bias[o]
 			}
+			// Each phase's weights, [kh, nq], one after another in wq
+			// (the kernel itself without a stride).
 			wo := w[o*taps : (o+1)*taps]
+			if sw > 1 {
+				gatherPhaseWeights(wq, wo, phases, d.KH, d.KW)
+				wo = wq
+			}
 			for oh := range d.OH {
-				row := dst[oh*d.OW : (oh+1)*d.OW]
+				// Rows a multiple of 8 wide are computed in place.
+				row := row
+				if ext == d.OW {
+					row = dst[oh*d.OW : (oh+1)*d.OW]
+				}
 				for j := range row {
 					row[j] = b
 				}
-				dwRow(row, pad[oh*sh*pw:], dh*pw, wo, d.KH, d.KW, sw, dw)
+				at := 0
+				for i := range phases {
+					p := &phases[i]
+					src := phase[p.q*phaseSize+oh*sh*qw+p.off:]
+					dwRow(row, src, dh*qw, wo[at:at+d.KH*p.nq], d.KH, p.nq, p.dil)
+					at += d.KH * p.nq
+				}
+				if ext != d.OW {
+					copy(dst[oh*d.OW:(oh+1)*d.OW], row)
+				}
 			}
 		}
 	})
+}
+
+// tapPhase is the taps of a kernel row that read phase plane q: kj = k0,
+// k0+step, ... (nq of them) read its columns off, off+dil, ....
+type tapPhase struct{ q, k0, step, nq, off, dil int }
+
+// tapPhases groups a kernel row's kw taps (dilation dw) by the phase
+// plane they read under stride sw: tap kj reads column ow·sw + kj·dw,
+// which is column ow + kj·dw/sw of phase (kj·dw) mod sw.
+func tapPhases(kw, sw, dw int) []tapPhase {
+	g := gcd(sw, dw)
+	var ps []tapPhase
+	for q := range sw {
+		for kj := range kw {
+			if kj*dw%sw == q {
+				p := tapPhase{q: q, k0: kj, step: sw / g, off: kj * dw / sw, dil: dw / g}
+				p.nq = (kw-1-kj)/p.step + 1
+				ps = append(ps, p)
+				break
+			}
+		}
+	}
+	return ps
+}
+
+// gatherPhaseWeights writes the kh×kw kernel w as each phase's [kh, nq]
+// taps, one phase after another, into wq.
+func gatherPhaseWeights[T float32 | float64](wq, w []T, phases []tapPhase, kh, kw int) {
+	at := 0
+	for _, p := range phases {
+		for ki := range kh {
+			for i := range p.nq {
+				wq[at+ki*p.nq+i] = w[ki*kw+p.k0+i*p.step]
+			}
+		}
+		at += kh * p.nq
+	}
+}
+
+// splitPhases writes the columns q, q+sw, q+2·sw, ... of each row of the
+// ph×pw plane pad as the rows (qw wide) of phase plane q, each phase size
+// elements apart in phase; what no column fills is zero.
+func splitPhases[T float32 | float64](phase, pad []T, ph, pw, sw, qw, size int) {
+	clear(phase)
+	for q := range sw {
+		dst := phase[q*size:]
+		for r := range ph {
+			src, d := pad[r*pw:(r+1)*pw], dst[r*qw:(r+1)*qw]
+			for c := range d {
+				if i := c*sw + q; i < pw {
+					d[c] = src[i]
+				}
+			}
+		}
+	}
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // padPlane writes the h×w plane x into the ph×pw plane pad at row top and
@@ -77,19 +182,14 @@ func padPlane[T float32 | float64](pad, x []T, h, w, ph, pw, top, left int) {
 }
 
 // dwRow adds to each out[j] the taps of one output row: the sum over
-// (ki, kj) of w[ki·kw+kj] · x[ki·ldx + j·sw + kj·dw].
-func dwRow[T float32 | float64](out, x []T, ldx int, w []T, kh, kw, sw, dw int) {
-	j0 := 0
-	if sw == 1 {
-		j0 = dwRowSIMD(out, x, ldx, w, kh, kw, dw)
-	}
-	for j := j0; j < len(out); j++ {
+// (ki, kj) of w[ki·kw+kj] · x[ki·ldx + j + kj·dil].
+func dwRow[T float32 | float64](out, x []T, ldx int, w []T, kh, kw, dil int) {
+	for j := dwRowSIMD(out, x, ldx, w, kh, kw, dil); j < len(out); j++ {
 		s := out[j]
 		for ki := range kh {
-			xr := x[ki*ldx+j*sw:]
-			wr := w[ki*kw : (ki+1)*kw]
-			for kj, wv := range wr {
-				s += wv * xr[kj*dw]
+			xr := x[ki*ldx+j:]
+			for kj, wv := range w[ki*kw : (ki+1)*kw] {
+				s += wv * xr[kj*dil]
 			}
 		}
 		out[j] = s

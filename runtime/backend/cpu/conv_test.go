@@ -76,6 +76,9 @@ func TestConv2dAgainstDirectDefinition(t *testing.T) {
 		{"depthwise-strided", []int{1, 5, 13, 17}, []int{5, 1, 3, 3}, false, ops.Conv2dAttrs{Stride: [2]int{2, 2}, PadLo: one, PadHi: one, Dilation: one, Groups: 5}},
 		{"depthwise-dilated-asymmetric", []int{2, 4, 12, 40}, []int{4, 1, 3, 2}, true, ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{2, 0}, PadHi: [2]int{0, 3}, Dilation: [2]int{2, 3}, Groups: 4}},
 		{"depthwise-stride-row", []int{1, 3, 12, 80}, []int{3, 1, 3, 3}, true, ops.Conv2dAttrs{Stride: [2]int{1, 2}, PadLo: one, PadHi: one, Dilation: one, Groups: 3}},
+		{"depthwise-strided-dilated", []int{2, 3, 10, 29}, []int{6, 1, 2, 5}, true, ops.Conv2dAttrs{Stride: [2]int{2, 3}, PadLo: [2]int{1, 2}, PadHi: [2]int{0, 3}, Dilation: [2]int{1, 2}, Groups: 3}},
+		{"depthwise-stride-dilation-coprime", []int{1, 2, 7, 31}, []int{2, 1, 3, 4}, false, ops.Conv2dAttrs{Stride: [2]int{1, 2}, PadLo: one, PadHi: one, Dilation: [2]int{2, 3}, Groups: 2}},
+		{"depthwise-stride-dilation-common-factor", []int{1, 2, 6, 26}, []int{2, 1, 2, 3}, true, ops.Conv2dAttrs{Stride: [2]int{1, 2}, PadLo: one, PadHi: one, Dilation: [2]int{1, 2}, Groups: 2}},
 		{"depthwise-pad-wider-than-input", []int{1, 2, 1, 2}, []int{2, 1, 1, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{0, 4}, PadHi: [2]int{0, 4}, Dilation: one, Groups: 2}},
 		{"unbatched", []int{3, 6, 6}, []int{2, 3, 3, 3}, true, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
 	} {
@@ -143,4 +146,40 @@ func BenchmarkConv2d(b *testing.B) {
 	}
 	flops := 2.0 * 32 * 64 * 56 * 56 * 64 * 9
 	b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkConv2dDepthwise times the depthwise convolutions of the OCR
+// models (one image, one thread): cpu-ns/op is the process's CPU time.
+func BenchmarkConv2dDepthwise(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	for _, bc := range []struct {
+		name       string
+		c, h, w, k int
+		stride     [2]int
+	}{
+		{"cls-200x2x96-k5", 200, 2, 96, 5, [2]int{1, 1}},
+		{"rec-240x12x40-k5", 240, 12, 40, 5, [2]int{1, 1}},
+		{"det-192x6x10-k5", 192, 6, 10, 5, [2]int{1, 1}},
+		{"det-96x12x20-k3-s2", 96, 12, 20, 3, [2]int{2, 2}},
+		{"rec-128x12x80-k3-s1x2", 128, 12, 80, 3, [2]int{1, 2}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			x := randDense(r, tensor.Float32, 1, bc.c, bc.h, bc.w)
+			w := randDense(r, tensor.Float32, bc.c, 1, bc.k, bc.k)
+			p := bc.k / 2
+			a := ops.Conv2dAttrs{Stride: bc.stride, PadLo: [2]int{p, p}, PadHi: [2]int{p, p}, Dilation: [2]int{1, 1}, Groups: bc.c}
+			d, err := ops.Conv2dLayout(x.Shape, w.Shape, nil, a)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
+			cpu0 := processCPU()
+			for b.Loop() {
+				if err := Run(ops.Conv2d, out, []*tensor.Dense{x, w}, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
 }
