@@ -241,6 +241,22 @@ func indexSelectKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error 
 	block := xs[dim+1:].Numel() * esz
 	outer := xs[:dim].Numel()
 	k := len(ids)
+	// Selecting single 4- or 8-byte elements (along the last dimension,
+	// as Resize's nearest upsampling does) moves them one by one rather
+	// than a copy call each; parallelFor's chunks split at multiples of 64
+	// bytes, so at whole elements.
+	switch block {
+	case 4:
+		return parallelFor(outer*k*block, func(lo, hi int) error {
+			selectElems(out.U32(), x.U32(), ids, xs[dim], lo/4, hi/4)
+			return nil
+		})
+	case 8:
+		return parallelFor(outer*k*block, func(lo, hi int) error {
+			selectElems(out.U64(), x.U64(), ids, xs[dim], lo/8, hi/8)
+			return nil
+		})
+	}
 	return parallelFor(outer*k*block, func(lo, hi int) error {
 		for r := lo / block; r*block < hi; r++ {
 			o, j := r/k, r%k
@@ -253,6 +269,21 @@ func indexSelectKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error 
 		}
 		return nil
 	})
+}
+
+// selectElems sets dst[o·k + j] = src[o·n + ids[j]] for the elements
+// [lo, hi) of dst (k = len(ids)).
+func selectElems[T uint32 | uint64](dst, src []T, ids []int64, n, lo, hi int) {
+	k := len(ids)
+	for r := lo; r < hi; {
+		o, j := r/k, r%k
+		row := src[o*n : (o+1)*n]
+		end := min(hi, (o+1)*k)
+		for _, v := range ids[j : j+end-r] {
+			dst[r] = row[v]
+			r++
+		}
+	}
 }
 
 func oneHotKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {

@@ -121,19 +121,24 @@ func TestGatherIndexSelectParallel(t *testing.T) {
 			t.Fatalf("gather: element %d is %v, want %v", i, g, w)
 		}
 	}
-	for _, dim := range []int{0, 1} {
-		ids := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{450}, DType: tensor.Int64})
-		for i := range ids.I64() {
-			ids.I64()[i] = int64(r.IntN(x.Shape[dim]))
-		}
-		os := x.Shape.Clone()
-		os[dim] = 450
-		got := run1(t, ops.IndexSelect, tensor.Meta{Shape: os, DType: tensor.Float32}, ops.DimAttrs{Dim: dim}, x, ids)
-		for i := range got.Numel() {
-			c := coords(os, i)
-			c[dim] = int(ids.I64()[c[dim]])
-			if g, w := got.F32()[i], x.F32()[flatAt(x.Shape, c)]; g != w {
-				t.Fatalf("index_select dim %d: element %d is %v, want %v", dim, i, g, w)
+	// Along the last dimension 4- and 8-byte elements take their own
+	// path (selectElems), others copy rows.
+	for _, dt := range []tensor.DType{tensor.Float32, tensor.Int64, tensor.Int16} {
+		x := iotaDense(dt, 700, 600)
+		for _, dim := range []int{0, 1} {
+			ids := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{450}, DType: tensor.Int64})
+			for i := range ids.I64() {
+				ids.I64()[i] = int64(r.IntN(x.Shape[dim]))
+			}
+			os := x.Shape.Clone()
+			os[dim] = 450
+			got := run1(t, ops.IndexSelect, tensor.Meta{Shape: os, DType: dt}, ops.DimAttrs{Dim: dim}, x, ids)
+			for i := range got.Numel() {
+				c := coords(os, i)
+				c[dim] = int(ids.I64()[c[dim]])
+				if g, w := got.At(i), x.At(flatAt(x.Shape, c)); g != w {
+					t.Fatalf("index_select %s dim %d: element %d is %v, want %v", dt, dim, i, g, w)
+				}
 			}
 		}
 	}
