@@ -442,7 +442,7 @@ func builtinHint(hint string) eval.BuiltinFunc {
 			return nil, fmt.Errorf("%s: argument must be a tensor, not %s", name, eval.Describe(x))
 		}
 		if h, ok := th.RT.Executor().(refs.Hinter); ok {
-			if err := h.Hint(th.RT, t.Ref, hint); err != nil {
+			if err := h.Hint(th.RT, t.Ref, hint, th.Site()); err != nil {
 				return nil, fmt.Errorf("%s: %v", name, err)
 			}
 		}

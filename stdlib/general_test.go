@@ -17,7 +17,7 @@ type hintDevice struct {
 	hints []string
 }
 
-func (d *hintDevice) Hint(_ *refs.Runtime, r *refs.Ref, hint string) error {
+func (d *hintDevice) Hint(_ *refs.Runtime, r *refs.Ref, hint string, _ refs.Site) error {
 	d.hints = append(d.hints, hint)
 	return nil
 }

@@ -171,7 +171,7 @@ func (p *program) run(h *harness) ([]uint32, *trace.Totals) {
 				read(vals[s.ins[0]])
 			case stmtHint:
 				if hi, ok := h.rt.Executor().(refs.Hinter); ok {
-					if err := hi.Hint(h.rt, vals[s.ins[0]], s.hint); err != nil {
+					if err := hi.Hint(h.rt, vals[s.ins[0]], s.hint, refs.Site{}); err != nil {
 						h.t.Fatal(err)
 					}
 				}

@@ -223,7 +223,7 @@ func TestHints(t *testing.T) {
 	for i := range 4 {
 		ws = append(ws, h.host(i+1, 16, 16))
 	}
-	if err := h.eng.Hint(h.rt, ws[0], HintKeep); err != nil {
+	if err := h.eng.Hint(h.rt, ws[0], HintKeep, refs.Site{}); err != nil {
 		t.Fatal(err)
 	}
 	x := h.host(0, 1, 16)
@@ -237,7 +237,7 @@ func TestHints(t *testing.T) {
 				if h.eng.State(w).buf == nil {
 					t.Fatal("ws[3] should be resident after its use")
 				}
-				if err := h.eng.Hint(h.rt, w, HintOffload); err != nil {
+				if err := h.eng.Hint(h.rt, w, HintOffload, refs.Site{}); err != nil {
 					t.Fatal(err)
 				}
 				if h.eng.State(w).buf != nil {
@@ -247,7 +247,7 @@ func TestHints(t *testing.T) {
 			}
 		}
 	}
-	if err := h.eng.Hint(h.rt, ws[0], "sideways"); err == nil || !strings.Contains(err.Error(), "unknown placement hint") {
+	if err := h.eng.Hint(h.rt, ws[0], "sideways", refs.Site{}); err == nil || !strings.Contains(err.Error(), "unknown placement hint") {
 		t.Fatalf("bad hint gave %v", err)
 	}
 	h.finish(append(ws, x)...)

@@ -29,11 +29,12 @@ type Executor interface {
 }
 
 // Hinter is implemented by executors that take placement hints: the
-// builtins hint_keep(x) and hint_offload(x) call Hint(rt, ref, "keep") and
-// Hint(rt, ref, "offload") when the executor has it, and do nothing
-// otherwise ("auto" clears a hint).
+// builtins hint_keep(x) and hint_offload(x) call Hint(rt, ref, "keep",
+// site) and Hint(rt, ref, "offload", site) when the executor has it, and
+// do nothing otherwise ("auto" clears a hint). site is the call's
+// position, for the trace.
 type Hinter interface {
-	Hint(rt *Runtime, r *Ref, hint string) error
+	Hint(rt *Runtime, r *Ref, hint string, site Site) error
 }
 
 // DeviceStats is one device's line of memstats().

@@ -230,6 +230,9 @@ func (c *Chrome) Event(e *Event) error {
 		c.mem = append(c.mem, memDelta{device: dev, t: e.T, delta: delta, order: c.order})
 	}
 	name := e.Kind.String()
+	if e.Kind == Hint && e.Op != "" {
+		name = e.Op // hint_keep, hint_offload
+	}
 	if e.Ref != 0 {
 		name += fmt.Sprintf(" #%d", e.Ref)
 	}
@@ -254,7 +257,11 @@ func (c *Chrome) Close(t *Totals) error {
 	if c.err != nil {
 		return c.err
 	}
-	sum, err := json.Marshal(t)
+	// The totals under the jsonl summary's snake_case names.
+	sum, err := json.Marshal(struct {
+		Device string `json:"device"`
+		*SummaryFields
+	}{t.Device, summaryFields(t)})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ type Kind uint8
 
 // The event kinds of RUNTIME.md's Trace section, plus Fallback, DiskRead
 // (a lazy ref's data read from disk into host memory: the disk->host move
-// of the disk tier) and the closing Summary.
+// of the disk tier), Hint and the closing Summary.
 const (
 	OpStart Kind = iota + 1
 	OpEnd
@@ -29,6 +29,8 @@ const (
 	Miss
 	Fallback
 	DiskRead
+	// Hint is a placement hint the script gave (hint_keep, hint_offload).
+	Hint
 	Summary
 )
 
@@ -36,7 +38,7 @@ var kindNames = [...]string{
 	OpStart: "op_start", OpEnd: "op_end", Alloc: "alloc", Free: "free",
 	H2D: "h2d", D2H: "d2h", Prefetch: "prefetch", Evict: "evict",
 	Writeback: "writeback", Stall: "stall", Hit: "hit", Miss: "miss",
-	Fallback: "fallback", DiskRead: "disk_read", Summary: "summary",
+	Fallback: "fallback", DiskRead: "disk_read", Hint: "hint", Summary: "summary",
 }
 
 // String is the kind's name in every output format ("op_start").

@@ -80,7 +80,17 @@ func (j *JSONL) Counter(string, int64, int64) error { return nil }
 
 // Close writes the summary line and flushes.
 func (j *JSONL) Close(t *Totals) error {
-	line := JSONLine{Seq: j.seq + 1, TNs: t.TimeNs, Kind: Summary.String(), Device: t.Device, SummaryFields: &SummaryFields{
+	line := JSONLine{Seq: j.seq + 1, TNs: t.TimeNs, Kind: Summary.String(), Device: t.Device, SummaryFields: summaryFields(t)}
+	if err := j.enc.Encode(line); err != nil {
+		return err
+	}
+	return j.w.Flush()
+}
+
+// summaryFields are t's counters under their public names: the jsonl
+// summary line's, and the chrome trace's otherData.
+func summaryFields(t *Totals) *SummaryFields {
+	return &SummaryFields{
 		Ops: t.Ops, BytesH2D: t.BytesH2D, BytesD2H: t.BytesD2H, PeakBytes: t.PeakBytes,
 		StallNs: t.StallNs, TimeNs: t.TimeNs, ComputeNs: t.ComputeNs,
 		PrefetchHits: t.PrefetchHits, PrefetchMisses: t.PrefetchMisses,
@@ -88,9 +98,5 @@ func (j *JSONL) Close(t *Totals) error {
 		WastedPrefetches: t.WastedPrefetches, WastedBytes: t.WastedBytes,
 		Fallbacks: t.Fallbacks, Evictions: t.Evictions, Strategy: t.Strategy, Budget: t.Budget,
 		BytesDisk: t.BytesDisk, Clock: t.Clock,
-	}}
-	if err := j.enc.Encode(line); err != nil {
-		return err
 	}
-	return j.w.Flush()
 }

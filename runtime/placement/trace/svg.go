@@ -11,8 +11,9 @@ import (
 )
 
 // SVG draws the bytes resident on each device over time as step lines,
-// with labelled axes in readable units, the accelerator's budget as a
-// dashed line, and a legend.
+// one panel per device with its own scale over a shared time axis, with
+// labelled axes in readable units, the accelerator's budget as a dashed
+// line, and a legend.
 type SVG struct {
 	w   io.Writer
 	mem []memDelta
@@ -93,12 +94,16 @@ func trimFloat(v float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-// Close draws the chart.
+// Close draws the chart: one panel per device, stacked over one time
+// axis, each scaled to its own peak (and the accelerator's to its budget),
+// so that a device holding a MiB is not drawn flat under a host holding
+// hundreds.
 func (s *SVG) Close(t *Totals) error {
 	const (
-		width, height           = 960, 480
+		width                   = 960
 		left, right, top, under = 90, 190, 50, 60
-		plotW, plotH            = width - left - right, height - top - under
+		plotW                   = width - left - right
+		panelH, gap             = 170, 34
 	)
 	points := memoryCurves(s.mem)
 	var devices []string
@@ -106,13 +111,17 @@ func (s *SVG) Close(t *Totals) error {
 	if FormatBudget(budget) == "unbounded" {
 		budget = 0 // no line to draw, and no scale to stretch
 	}
-	end, peak := t.TimeNs, budget
+	end := t.TimeNs
+	peaks := map[string]int64{}
 	for _, p := range points {
 		if !slices.Contains(devices, p.device) {
 			devices = append(devices, p.device)
 		}
 		end = max(end, p.t)
-		peak = max(peak, p.bytes)
+		peaks[p.device] = max(peaks[p.device], p.bytes)
+	}
+	if budget > 0 && !slices.Contains(devices, t.Device) {
+		devices = append(devices, t.Device)
 	}
 	// The accelerator first, then the host, then any other device.
 	slices.SortStableFunc(devices, func(a, b string) int {
@@ -130,50 +139,59 @@ func (s *SVG) Close(t *Totals) error {
 	if end <= 0 {
 		end = 1
 	}
-	if peak <= 0 {
-		peak = 1
-	}
+	n := max(len(devices), 1)
+	height := top + n*panelH + (n-1)*gap + under
 	tName, tScale := timeUnit(end)
-	bName, bScale := byteUnit(peak)
 	xStep := niceStep(float64(end)/tScale, 8)
-	yStep := niceStep(float64(peak)/bScale, 6)
 	xMax := math.Ceil(float64(end)/tScale/xStep) * xStep
-	yMax := math.Ceil(float64(peak)/bScale/yStep) * yStep
-	if float64(peak)/bScale >= yMax {
-		yMax += yStep
-	}
 	x := func(ns int64) float64 { return left + float64(ns)/tScale/xMax*plotW }
-	y := func(b int64) float64 { return top + plotH - float64(b)/bScale/yMax*plotH }
 
 	w := bufio.NewWriter(s.w)
 	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(w, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
 	title := fmt.Sprintf("Resident bytes per device — %s, strategy %s, budget %s", t.Device, t.Strategy, FormatBudget(t.Budget))
 	fmt.Fprintf(w, `<text x="%d" y="28" font-size="15" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
-	// Grid, ticks and tick labels.
-	for v := 0.0; v <= xMax+xStep/2; v += xStep {
-		px := left + v/xMax*plotW
-		fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e5e5e5"/>`+"\n", px, top, px, top+plotH)
-		fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", px, top+plotH+18, trimFloat(v))
-	}
-	for v := 0.0; v <= yMax+yStep/2; v += yStep {
-		py := top + plotH - v/yMax*plotH
-		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e5e5"/>`+"\n", left, py, left+plotW, py)
-		fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", left-8, py, trimFloat(v))
-	}
-	fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>`+"\n", left, top, plotW, plotH)
-	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">time (%s, %s)</text>`+"\n", left+plotW/2, height-14, tName, clockOf(t))
-	fmt.Fprintf(w, `<text transform="translate(24 %d) rotate(-90)" text-anchor="middle">resident (%s)</text>`+"\n", top+plotH/2, bName)
-	// Budget line.
 	legend := []struct{ label, color, dash string }{}
-	if budget > 0 {
-		by := y(budget)
-		fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#d62728" stroke-dasharray="6 4" stroke-width="1.5"/>`+"\n", left, by, left+plotW, by)
-		legend = append(legend, struct{ label, color, dash string }{t.Device + " budget", "#d62728", "6 4"})
-	}
-	// One step line per device.
 	for i, d := range devices {
+		ptop := top + i*(panelH+gap)
 		color := palette[i%len(palette)]
+		peak := peaks[d]
+		if d == t.Device {
+			peak = max(peak, budget)
+		}
+		if peak <= 0 {
+			peak = 1
+		}
+		bName, bScale := byteUnit(peak)
+		yStep := niceStep(float64(peak)/bScale, 4)
+		yMax := math.Ceil(float64(peak)/bScale/yStep) * yStep
+		if float64(peak)/bScale >= yMax {
+			yMax += yStep
+		}
+		y := func(b int64) float64 { return float64(ptop+panelH) - float64(b)/bScale/yMax*panelH }
+		fmt.Fprintf(w, `<g data-device="%s">`+"\n", html.EscapeString(d))
+		// Grid, ticks and tick labels; the time labels under the last panel.
+		for v := 0.0; v <= xMax+xStep/2; v += xStep {
+			px := left + v/xMax*plotW
+			fmt.Fprintf(w, `<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#e5e5e5"/>`+"\n", px, ptop, px, ptop+panelH)
+			if i == n-1 {
+				fmt.Fprintf(w, `<text x="%.1f" y="%d" text-anchor="middle">%s</text>`+"\n", px, ptop+panelH+18, trimFloat(v))
+			}
+		}
+		for v := 0.0; v <= yMax+yStep/2; v += yStep {
+			py := float64(ptop+panelH) - v/yMax*panelH
+			fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e5e5e5"/>`+"\n", left, py, left+plotW, py)
+			fmt.Fprintf(w, `<text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n", left-8, py, trimFloat(v))
+		}
+		fmt.Fprintf(w, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>`+"\n", left, ptop, plotW, panelH)
+		fmt.Fprintf(w, `<text x="%d" y="%d" font-weight="bold">%s</text>`+"\n", left+6, ptop-6, html.EscapeString(d))
+		fmt.Fprintf(w, `<text transform="translate(24 %d) rotate(-90)" text-anchor="middle">resident (%s)</text>`+"\n", ptop+panelH/2, bName)
+		if d == t.Device && budget > 0 {
+			by := y(budget)
+			fmt.Fprintf(w, `<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#d62728" stroke-dasharray="6 4" stroke-width="1.5"/>`+"\n", left, by, left+plotW, by)
+			legend = append(legend, struct{ label, color, dash string }{t.Device + " budget", "#d62728", "6 4"})
+		}
+		// The device's step line.
 		var b strings.Builder
 		level := int64(0)
 		fmt.Fprintf(&b, "%.1f,%.1f", x(0), y(0))
@@ -186,8 +204,10 @@ func (s *SVG) Close(t *Totals) error {
 		}
 		fmt.Fprintf(&b, " %.1f,%.1f", x(end), y(level))
 		fmt.Fprintf(w, `<polyline fill="none" stroke="%s" stroke-width="1.8" points="%s"/>`+"\n", color, b.String())
+		fmt.Fprintln(w, "</g>")
 		legend = append(legend, struct{ label, color, dash string }{d + " resident", color, ""})
 	}
+	fmt.Fprintf(w, `<text x="%d" y="%d" text-anchor="middle">time (%s, %s)</text>`+"\n", left+plotW/2, height-14, tName, clockOf(t))
 	for i, l := range legend {
 		ly := top + 14 + i*22
 		dash := ""

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -269,8 +270,22 @@ func TestChrome(t *testing.T) {
 	if len(counters) == 0 || !sort.Float64sAreSorted(counters) {
 		t.Fatalf("memory counters %v, want some, in time order", counters)
 	}
-	if doc.OtherData["BeladyBytes"] == nil {
-		t.Fatalf("otherData lacks the totals: %v", doc.OtherData)
+	// otherData has the totals under the jsonl summary's names, every one
+	// of them, and no others.
+	var jbuf bytes.Buffer
+	if _, _, err := sample(NewJSONL(&jbuf)); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(jbuf.String()), "\n")
+	var summary map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &summary); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"seq", "t_ns", "kind", "ref", "bytes", "op", "pos", "reason"} {
+		delete(summary, k) // the event fields of the summary line
+	}
+	if !reflect.DeepEqual(doc.OtherData, summary) {
+		t.Fatalf("otherData\n%v\nwant the jsonl summary's fields\n%v", doc.OtherData, summary)
 	}
 }
 
@@ -331,5 +346,86 @@ func TestFormatBudget(t *testing.T) {
 	}
 	if got := FormatBudget(1 << 62); got != "unbounded" {
 		t.Errorf("1<<62: %q", got)
+	}
+}
+
+// TestSVGPanelPerDevice: each device is drawn in its own panel, scaled to
+// its own peak, so a device line of 1 MiB under 200 MiB of host memory
+// rises over most of its panel instead of lying flat on one shared axis.
+func TestSVGPanelPerDevice(t *testing.T) {
+	var buf bytes.Buffer
+	r := NewRecorder(NewSVG(&buf))
+	r.Emit(Event{T: 0, Kind: Alloc, Device: "sim:0", Ref: 1, Bytes: 1 << 20})
+	r.Counter("cpu", 0, 200<<20)
+	r.Emit(Event{T: 1000, Kind: Free, Device: "sim:0", Ref: 1, Bytes: 1 << 20})
+	r.Counter("cpu", 2000, 0)
+	if _, err := r.Finish(Final{Device: "sim:0", Strategy: "flow", Clock: "virtual", Budget: 2 << 20, TimeNs: 2000}); err != nil {
+		t.Fatal(err)
+	}
+	type panel struct {
+		device     string
+		top, h     float64
+		lo, hi     float64 // the polyline's extent in y
+		hasPolygon bool
+	}
+	var panels []*panel
+	var cur *panel
+	dec := xml.NewDecoder(bytes.NewReader(buf.Bytes()))
+	attr := func(el xml.StartElement, name string) string {
+		for _, a := range el.Attr {
+			if a.Name.Local == name {
+				return a.Value
+			}
+		}
+		return ""
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		el, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch {
+		case el.Name.Local == "g":
+			cur = &panel{device: attr(el, "data-device"), lo: 1e9, hi: -1e9}
+			panels = append(panels, cur)
+		case el.Name.Local == "rect" && cur != nil && attr(el, "stroke") == "black":
+			cur.top, cur.h = num(attr(el, "y")), num(attr(el, "height"))
+		case el.Name.Local == "polyline" && cur != nil:
+			cur.hasPolygon = true
+			for _, pt := range strings.Fields(attr(el, "points")) {
+				_, ys, _ := strings.Cut(pt, ",")
+				cur.lo, cur.hi = min(cur.lo, num(ys)), max(cur.hi, num(ys))
+			}
+		}
+	}
+	if len(panels) != 2 || panels[0].device != "sim:0" || panels[1].device != "cpu" {
+		t.Fatalf("panels %+v, want sim:0 then cpu", panels)
+	}
+	for _, p := range panels {
+		if !p.hasPolygon || p.h <= 0 {
+			t.Fatalf("panel %+v lacks its frame or line", p)
+		}
+		if p.lo < p.top || p.hi > p.top+p.h+0.1 {
+			t.Errorf("%s: line spans y %.1f..%.1f outside its panel %.1f..%.1f", p.device, p.lo, p.hi, p.top, p.top+p.h)
+		}
+		// sim:0's 1 MiB against its 2 MiB budget, the host's 200 MiB against
+		// its own peak: each rises over at least 40% of its panel.
+		if rise := (p.hi - p.lo) / p.h; rise < 0.4 {
+			t.Errorf("%s: the line rises over %.0f%% of its panel, want >= 40%%", p.device, rise*100)
+		}
+	}
+	if panels[0].top+panels[0].h > panels[1].top {
+		t.Errorf("panels overlap: %+v", panels)
 	}
 }
