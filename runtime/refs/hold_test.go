@@ -9,6 +9,20 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
+// negs submits n ops neg(x) and returns their results.
+func negs(t *testing.T, rt *refs.Runtime, x *refs.Ref, n int) []*refs.Ref {
+	t.Helper()
+	var rs []*refs.Ref
+	for range n {
+		r, err := rt.Submit(refs.Site{}, ops.Neg, nil, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs = append(rs, r)
+	}
+	return rs
+}
+
 // TestHoldQueuesBeyondTheLookahead: ops submitted under Hold stay queued
 // beyond the lookahead until the hold ends, and the window then
 // drains back to the lookahead at the next submit.
@@ -16,14 +30,7 @@ func TestHoldQueuesBeyondTheLookahead(t *testing.T) {
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 2})
 	x := rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{4}, DType: tensor.Float32}))
 	done := rt.Hold()
-	var rs []*refs.Ref
-	for range 10 {
-		r, err := rt.Submit(refs.Site{}, ops.Neg, nil, x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs = append(rs, r)
-	}
+	rs := negs(t, rt, x, 10)
 	if n := len(rt.Window()); n != 10 {
 		t.Fatalf("window holds %d ops during the hold, want 10", n)
 	}

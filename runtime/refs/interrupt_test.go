@@ -33,14 +33,7 @@ func TestInterruptStopsAtTheNextOp(t *testing.T) {
 	exec := &interruptingExec{}
 	rt := refs.New(exec, refs.Options{Lookahead: 1000, TrackRefs: true})
 	x := rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{4}, DType: tensor.Float32}))
-	var rs []*refs.Ref
-	for range 10 {
-		r, err := rt.Submit(refs.Site{}, ops.Neg, nil, x)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rs = append(rs, r)
-	}
+	rs := negs(t, rt, x, 10)
 	err := rt.Flush()
 	if !errors.Is(err, refs.ErrInterrupted) {
 		t.Fatalf("Flush: %v, want interrupted", err)
