@@ -87,6 +87,8 @@ func gradCases() []gcase {
 		{name: "matmul_mat_vec", op: "matmul", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
 		{op: "linear", ins: []*tensor.Dense{randn(2, 2, 3), randn(4, 3), randn(4)}},
 		{name: "linear_vec", op: "linear", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "matmul_tn", ins: []*tensor.Dense{randn(3, 2), randn(3, 4)}},
+		{name: "matmul_vec_matrix", op: "matmul", ins: []*tensor.Dense{randn(3), randn(3, 4)}},
 		{op: "outer", ins: []*tensor.Dense{randn(3), randn(4)}},
 		{op: "softmax", attrs: ops.SoftmaxAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4)}},
 		{op: "log_softmax", attrs: ops.SoftmaxAttrs{Dim: 0}, ins: []*tensor.Dense{randn(3, 2)}},

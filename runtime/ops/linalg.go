@@ -19,6 +19,10 @@ var (
 	Linear = Register(&Def{Name: "linear", Infer: inferLinear, Flops: linearFlops})
 	// Outer is the outer product of two vectors.
 	Outer = Register(&Def{Name: "outer", Infer: inferOuter})
+	// MatmulTN is aᵀ @ b for matrices a [k, m] and b [k, n], the product
+	// gradient rules need (linear's weight gradient gᵀ·x): the kernels
+	// read a transposed, so the transpose is never materialised.
+	MatmulTN = Register(&Def{Name: "matmul_tn", Infer: inferMatmulTN, Flops: matmulTNFlops})
 )
 
 // MatmulDims is the layout of a matmul after torch's promotion of 1-d
@@ -189,6 +193,28 @@ func linearFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
 		return 0
 	}
 	return 2 * int64(d.Rows) * int64(d.In) * int64(d.Out)
+}
+
+func inferMatmulTN(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if len(in) != 2 {
+		return tensor.Meta{}, fmt.Errorf("matmul_tn takes 2 tensors, got %d", len(in))
+	}
+	a, b := in[0].Shape, in[1].Shape
+	if len(a) != 2 || len(b) != 2 || a[0] != b[0] {
+		return tensor.Meta{}, fmt.Errorf("matmul_tn: expected matrices [k, m] and [k, n], got shapes %v and %v", a, b)
+	}
+	dt, err := MatmulDType("matmul_tn", in)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	return tensor.Meta{Shape: tensor.Shape{a[1], b[1]}, DType: dt}, nil
+}
+
+func matmulTNFlops(in []tensor.Meta, out tensor.Meta, _ any) int64 {
+	if len(in) != 2 || len(in[0].Shape) != 2 || len(out.Shape) != 2 {
+		return 0
+	}
+	return 2 * int64(in[0].Shape[0]) * int64(out.Shape[0]) * int64(out.Shape[1])
 }
 
 func inferOuter(in []tensor.Meta, _ any) (tensor.Meta, error) {

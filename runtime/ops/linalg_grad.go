@@ -8,6 +8,13 @@ func init() {
 	defineGrads(map[Op]*Grad{
 		Matmul: {Saves: []int{0, 1}, VJP: matmulGrad},
 		Linear: {Saves: []int{0, 1}, VJP: linearGrad},
+		// c = aᵀ·b: ga = b·gᵀ (linear(b, g)), gb = a·g.
+		MatmulTN: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			return []T{
+				needed(a, 0, func() T { return b.Op(Linear, nil, a.X[1], g) }),
+				needed(a, 1, func() T { return b.Matmul(a.X[0], g) }),
+			}
+		}},
 		Outer: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			return []T{
 				needed(a, 0, func() T { return b.Matmul(g, a.X[1]) }),
@@ -19,7 +26,8 @@ func init() {
 
 // matmulGrad treats a 1-d operand as a matrix of one row (a) or one column
 // (b), as matmul does: ga = g·bᵀ and gb = aᵀ·g, summed over broadcast batch
-// dimensions.
+// dimensions. With a matrix b, ga is linear(g, b) and gb one matmul_tn over
+// a's rows of every batch, so neither transpose is materialised.
 func matmulGrad(b *Builder, a *GradArgs, g T) []T {
 	x, y := a.X[0], a.X[1]
 	xs, ys := a.In[0].Shape, a.In[1].Shape
@@ -36,6 +44,16 @@ func matmulGrad(b *Builder, a *GradArgs, g T) []T {
 		y2s = tensor.Shape{ys[0], 1}
 	}
 	g2 := b.Reshape(g, append(d.Batch.Clone(), d.M, d.N))
+	if len(ys) == 2 {
+		// A matrix y (x @ W): the products that read a transposed operand
+		// in place, x's batch folded into its rows.
+		rows := d.Batch.Numel() * d.M
+		gx := needed(a, 0, func() T { return b.Reshape(b.Op(Linear, nil, g2, y), xs) })
+		gy := needed(a, 1, func() T {
+			return b.Op(MatmulTN, nil, b.Reshape(x, tensor.Shape{rows, d.K}), b.Reshape(g2, tensor.Shape{rows, d.N}))
+		})
+		return []T{gx, gy}
+	}
 	gx := needed(a, 0, func() T {
 		gx := b.Matmul(g2, b.Transpose(b.Reshape(y, y2s)))
 		return b.Reshape(b.SumTo(gx, x2s), xs)
@@ -62,7 +80,7 @@ func linearGrad(b *Builder, a *GradArgs, g T) []T {
 	gw := needed(a, 1, func() T {
 		x2 := b.Reshape(x, tensor.Shape{rows, in})
 		if len(ws) == 2 {
-			return b.Matmul(b.Transpose(b.Reshape(g, tensor.Shape{rows, ws[0]})), x2)
+			return b.Op(MatmulTN, nil, b.Reshape(g, tensor.Shape{rows, ws[0]}), x2)
 		}
 		return b.Matmul(b.Reshape(g, tensor.Shape{rows}), x2)
 	})

@@ -37,6 +37,19 @@ func TestInferMatmulRanks(t *testing.T) {
 	}
 }
 
+func TestInferMatmulTN(t *testing.T) {
+	wantShape(t, "matmul_tn", nil, tensor.Shape{3, 4}, f32(2, 3), f32(2, 4))
+	wantShape(t, "matmul_tn", nil, tensor.Shape{3, 4}, f32(0, 3), f32(0, 4))
+	wantErr(t, "matmul_tn", nil, "expected matrices [k, m] and [k, n], got shapes [2, 3] and [3, 4]", f32(2, 3), f32(3, 4))
+	wantErr(t, "matmul_tn", nil, "expected matrices", f32(2, 3, 4), f32(2, 3, 4))
+	wantErr(t, "matmul_tn", nil, "expected matrices", f32(3), f32(3))
+	wantErr(t, "matmul_tn", nil, "takes 2 tensors", f32(2, 3))
+	wantErr(t, "matmul_tn", nil, "expected numeric tensors", tensor.Meta{Shape: tensor.Shape{2, 2}, DType: tensor.Bool}, f32(2, 2))
+	if got := MustLookup("matmul_tn").Def().Flops([]tensor.Meta{f32(2, 3), f32(2, 5)}, f32(3, 5), nil); got != 2*2*3*5 {
+		t.Errorf("matmul_tn flops = %d, want %d", got, 2*2*3*5)
+	}
+}
+
 func TestInferLinearAndOuter(t *testing.T) {
 	wantShape(t, "linear", nil, tensor.Shape{4, 3}, f32(4, 5), f32(3, 5), f32(3))
 	wantShape(t, "linear", nil, tensor.Shape{2, 7, 3}, f32(2, 7, 5), f32(3, 5))

@@ -12,6 +12,7 @@ func init() {
 	Register(ops.Matmul, matmulKernel)
 	Register(ops.Linear, linearKernel)
 	Register(ops.Outer, outerKernel)
+	Register(ops.MatmulTN, matmulTNKernel)
 }
 
 func matmulKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
@@ -127,6 +128,26 @@ func linearRows[T any](d ops.LinearDims, ins []*tensor.Dense, in [][]T, c []T, s
 		return
 	}
 	mm(linalgWorkers(), false, true, d.Rows, d.Out, d.In, in[0], d.In, in[1], d.In, accumulate, c, d.Out)
+}
+
+// matmulTNKernel is aᵀ·b for a [k, m] and b [k, n]: the GEMM reads a
+// transposed, packing it as it does a plain operand.
+func matmulTNKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if len(ins) != 2 || len(ins[0].Shape) != 2 || len(ins[1].Shape) != 2 || ins[0].Shape[0] != ins[1].Shape[0] {
+		return fmt.Errorf("matmul_tn takes matrices [k, m] and [k, n]")
+	}
+	k, m, n := ins[0].Shape[0], ins[0].Shape[1], ins[1].Shape[1]
+	linalgCompute(out, ins,
+		func(in [][]float32, c []float32) { productTN(m, n, k, in, c, sgemmMM) },
+		func(in [][]float64, c []float64) { productTN(m, n, k, in, c, gemm.GemmWorkers[float64]) },
+		func(in [][]int64, c []int64) { productTN(m, n, k, in, c, gemm.GemmWorkers[int64]) },
+	)
+	return nil
+}
+
+// productTN is C[m, n] = in[0]ᵀ·in[1] with in[0] stored [k, m].
+func productTN[T any](m, n, k int, in [][]T, c []T, mm mmFunc[T]) {
+	mm(linalgWorkers(), true, false, m, n, k, in[0], m, in[1], n, false, c, n)
 }
 
 func outerKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {

@@ -160,12 +160,7 @@ func TestLinearMatchesMatmulWithTransposedWeight(t *testing.T) {
 			// Reference: x @ wᵀ through the naive matmul, plus the bias.
 			wt := w
 			if len(tc.w) == 2 {
-				wt = tensor.NewDense(tensor.Meta{Shape: tensor.Shape{tc.w[1], tc.w[0]}, DType: dt})
-				for i := range tc.w[0] {
-					for j := range tc.w[1] {
-						wt.Set(j*tc.w[0]+i, w.At(i*tc.w[1]+j))
-					}
-				}
+				wt = transposed(w)
 			}
 			want := naiveMatmul(x, wt)
 			if bias != nil {
@@ -175,6 +170,42 @@ func TestLinearMatchesMatmulWithTransposedWeight(t *testing.T) {
 			}
 			tol := map[tensor.DType]float64{tensor.Float32: 1e-4, tensor.Float64: 1e-12}[dt]
 			assertClose(t, "linear "+dt.String(), got, want, tol, tol)
+		}
+	}
+}
+
+// transposed is the matrix dᵀ, materialised.
+func transposed(d *tensor.Dense) *tensor.Dense {
+	rows, cols := d.Shape[0], d.Shape[1]
+	t := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{cols, rows}, DType: d.DType})
+	for i := range rows {
+		for j := range cols {
+			t.Set(j*rows+i, d.At(i*cols+j))
+		}
+	}
+	return t
+}
+
+// TestMatmulTNIsMatmulOfTheTranspose: matmul_tn(a, b) equals matmul(aᵀ, b)
+// bit for bit (the packed panels hold the same values, so gradients do not
+// change when a rule stops materialising the transpose), on every path of
+// the GEMM: one tile, edges, several k blocks, split columns.
+func TestMatmulTNIsMatmulOfTheTranspose(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for _, s := range [][3]int{{64, 128, 784}, {128, 784, 64}, {10, 128, 64}, {1, 1, 1}, {7, 5, 300}, {300, 1, 3}, {0, 4, 3}, {3, 4, 0}} {
+		k, m, n := s[0], s[1], s[2]
+		for _, dt := range []tensor.DType{tensor.Float32, tensor.Float64, tensor.Int64} {
+			a, b := randDense(r, dt, k, m), randDense(r, dt, k, n)
+			got := execShapeOp(t, "matmul_tn", nil, a, b)
+			want := execShapeOp(t, "matmul", nil, transposed(a), b)
+			if !got.Shape.Equal(tensor.Shape{m, n}) || got.DType != dt {
+				t.Fatalf("%v %s: matmul_tn gave %v", s, dt, got.Meta)
+			}
+			for i := range want.Numel() {
+				if got.At(i) != want.At(i) {
+					t.Fatalf("%v %s: element %d = %v, matmul of the transpose %v", s, dt, i, got.At(i), want.At(i))
+				}
+			}
 		}
 	}
 }
