@@ -35,7 +35,17 @@ func convDepthwise[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w,
 	// columns past a row, into the next row or the slack at the end.
 	qw := (pw + sw - 1) / sw
 	ext := (d.OW + 7) &^ 7
-	phaseSize := ph*qw + 8
+	// Without a stride down the plane, output row oh, column ow, tap row
+	// ki reads row oh + ki·dh of the phase plane, so the whole output,
+	// computed qw columns to a row (the last qw-OW dropped), is one long
+	// row over the plane: one kernel call per phase instead of one per
+	// row and phase. The extra row of slack covers what its last block
+	// reads past the plane.
+	whole := sh == 1
+	if whole {
+		ext = (d.OH*qw + 7) &^ 7
+	}
+	phaseSize := (ph+1)*qw + 8
 	padSize := ph*pw + 8
 	if sw == 1 {
 		padSize = 0
@@ -73,20 +83,29 @@ func convDepthwise[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w,
 				gatherPhaseWeights(wq, wo, phases, d.KH, d.KW)
 				wo = wq
 			}
+			if whole {
+				at := 0
+				for i := range phases {
+					p := &phases[i]
+					dwRow(row, phase[p.q*phaseSize+p.off:], dh*qw, wo[at:at+d.KH*p.nq], d.KH, p.nq, p.dil, b, i == 0)
+					at += d.KH * p.nq
+				}
+				for oh := range d.OH {
+					copy(dst[oh*d.OW:(oh+1)*d.OW], row[oh*qw:])
+				}
+				continue
+			}
 			for oh := range d.OH {
 				// Rows a multiple of 8 wide are computed in place.
 				row := row
 				if ext == d.OW {
 					row = dst[oh*d.OW : (oh+1)*d.OW]
 				}
-				for j := range row {
-					row[j] = b
-				}
 				at := 0
 				for i := range phases {
 					p := &phases[i]
 					src := phase[p.q*phaseSize+oh*sh*qw+p.off:]
-					dwRow(row, src, dh*qw, wo[at:at+d.KH*p.nq], d.KH, p.nq, p.dil)
+					dwRow(row, src, dh*qw, wo[at:at+d.KH*p.nq], d.KH, p.nq, p.dil, b, i == 0)
 					at += d.KH * p.nq
 				}
 				if ext != d.OW {
@@ -181,11 +200,15 @@ func padPlane[T float32 | float64](pad, x []T, h, w, ph, pw, top, left int) {
 	}
 }
 
-// dwRow adds to each out[j] the taps of one output row: the sum over
-// (ki, kj) of w[ki·kw+kj] · x[ki·ldx + j + kj·dil].
-func dwRow[T float32 | float64](out, x []T, ldx int, w []T, kh, kw, dil int) {
-	for j := dwRowSIMD(out, x, ldx, w, kh, kw, dil); j < len(out); j++ {
-		s := out[j]
+// dwRow sets each out[j] to its start (b when init, else out[j]) plus the
+// taps of one output row: the sum over (ki, kj) of w[ki·kw+kj] ·
+// x[ki·ldx + j + kj·dil].
+func dwRow[T float32 | float64](out, x []T, ldx int, w []T, kh, kw, dil int, b T, init bool) {
+	for j := dwRowSIMD(out, x, ldx, w, kh, kw, dil, b, init); j < len(out); j++ {
+		s := b
+		if !init {
+			s = out[j]
+		}
 		for ki := range kh {
 			xr := x[ki*ldx+j:]
 			for kj, wv := range w[ki*kw : (ki+1)*kw] {
