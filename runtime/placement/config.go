@@ -84,6 +84,7 @@ func newEngine(cfg Config, dev device.Device) (*Engine, error) {
 		return nil, err
 	}
 	e := &Engine{strategy: st, rec: cfg.Trace, devName: HostDevice, wallStart: time.Now()}
+	e.watcher, _ = st.(Watcher)
 	if dev != nil {
 		caps := dev.Caps()
 		mem := cfg.Mem

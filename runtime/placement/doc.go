@@ -13,6 +13,20 @@
 // instead (a fallback). Eviction writes back a copy only when the host
 // has no valid one; a ref's device copy is freed the moment the ref dies.
 //
+// The strategy seam is narrow. A Strategy sees a View: the current op and
+// the window after it, each ref's next uses (exact in the window,
+// predicted beyond it), the forecast's queue of predictions, the resident
+// refs, the accelerator's memory and clocks and the cost model. It
+// answers with decisions: OnDevice (where an op runs), Victim (what to
+// evict for a use), Prefetch (copies it asks for through View.Prefetch)
+// and After (what to write back or free once an op is issued). The
+// engine does the mechanics: allocation, copies, residency, pins, events
+// and the middleware's say (a veto, an op moved to the host). A strategy
+// that keeps a memo of the window from step to step implements Watcher
+// (the engine reports refs lost from or gained by the accelerator), one
+// that reads the forecast's queue PredictionReader. A new strategy is one
+// file that registers itself; seam_test.go writes one outside the package.
+//
 // Strategies, one file each: none (host only), genoa (operands in just
 // before the op, result straight back, nothing kept), lru (fetch on
 // demand, evict the least recently used) and flow (Belady's

@@ -53,16 +53,8 @@ type Engine struct {
 	cumNs int64
 	// keys validates NextKey's memo across steps (see keyCache).
 	keys keyCache
-	// lostUse is the earliest next use of a ref that an op of the window
-	// may read and that is not on the accelerator although it was when
-	// the strategy last looked (it reset lostUse to NoUse): an evicted
-	// ref, or a result computed on the host (0 then, as after ops were
-	// skipped). A strategy that resumes a scan of the window where it
-	// stopped last time rescans from that use. lostTail is the same for a
-	// second reader (flow's queue of copies, see flow.queueTail), which
-	// also needs gainedTail: the latest use by the window's ops of a ref
-	// that came to the accelerator since it last looked (0 when none).
-	lostUse, lostTail, gainedTail uint64
+	// watcher is the strategy when it is a Watcher.
+	watcher Watcher
 
 	resident residentList
 	fc       forecast
@@ -86,6 +78,9 @@ type Engine struct {
 // errNoRoom means the accelerator cannot hold what an op or prefetch
 // needs, even after every allowed eviction.
 var errNoRoom = errors.New("no room on the accelerator")
+
+// view is the engine as its strategy sees it.
+func (e *Engine) view() *View { return (*View)(e) }
 
 // Device is the accelerator's name ("sim:0"), or "cpu" when there is none.
 func (e *Engine) Device() string { return e.devName }
@@ -202,7 +197,7 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 	}()
 
 	where, ws := HostDevice, e.workingSet(op)
-	if e.dev != nil && e.strategy.OnDevice(e, op) {
+	if e.dev != nil && e.strategy.OnDevice(e.view(), op) {
 		where = e.devName
 	}
 	if len(e.chain) > 0 {
@@ -236,7 +231,7 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 		return err
 	}
 	e.observe(op)
-	return e.strategy.After(e, op)
+	return e.strategy.After(e.view(), op)
 }
 
 // place runs op on the accelerator or the host. On the accelerator, the
@@ -271,7 +266,7 @@ func (e *Engine) place(op *refs.Op, onDevice bool) error {
 		}
 	}
 	if e.model != nil {
-		if err := e.strategy.Prefetch(e); err != nil {
+		if err := e.strategy.Prefetch(e.view()); err != nil {
 			return err
 		}
 	}
@@ -386,7 +381,7 @@ func (e *Engine) observe(op *refs.Op) {
 	}
 	if !e.observed {
 		// Before the first observation there is no prediction to queue.
-		_, e.fc.queueing = e.strategy.(predictionReader)
+		_, e.fc.queueing = e.strategy.(PredictionReader)
 		e.observed = true
 	}
 	var site uint32
@@ -464,12 +459,13 @@ func opBytes(op *refs.Op) int64 {
 	return n
 }
 
-// lose records that a ref the window's op of sequence next reads (any op
-// for 0) is not on the accelerator although it may have been when the
-// strategy last looked (see lostUse).
+// lose tells a Watcher strategy that a ref the window's op of sequence
+// next reads (any op for 0) is not on the accelerator although it may
+// have been when the strategy last looked.
 func (e *Engine) lose(next uint64) {
-	e.lostUse = min(e.lostUse, next)
-	e.lostTail = min(e.lostTail, next)
+	if e.watcher != nil {
+		e.watcher.Lost(next)
+	}
 }
 
 // runOnHost runs op with the cpu kernels. Inputs held only by the
@@ -528,7 +524,7 @@ func (e *Engine) fetchOperands(op *refs.Op, ins []*RefState) error {
 				if s.fromForecast {
 					reason = "prefetched on forecast"
 				}
-				s.prefetched, s.fromForecast, s.early = false, false, false
+				s.prefetched, s.fromForecast = false, false
 			}
 			e.emit(trace.Event{T: e.now(), Kind: trace.Hit, Device: e.devName, Ref: s.ref.ID(), Bytes: s.Bytes(), Reason: reason})
 			e.resident.touch(s)

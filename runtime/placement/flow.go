@@ -2,7 +2,6 @@ package placement
 
 import (
 	"cmp"
-	"math/bits"
 	"slices"
 
 	"github.com/tref-lang/tref/runtime/refs"
@@ -30,7 +29,7 @@ type flow struct {
 	fetching, earlyBytes int64
 	early                bool
 	// curEnd estimates when the current op ends, in virtual time, and
-	// curCum is its prefix sum of durations (see Engine.opCum).
+	// curCum is its prefix sum of durations (see View.Cum).
 	curEnd, curCum int64
 	// resume is the sequence number of the window's op at which the last
 	// prefetch scan stopped (see scanFrom), 0 before the first.
@@ -41,12 +40,22 @@ type flow struct {
 	reads    []*RefState
 	// queue is queueTail's running sum of the window's copies.
 	queue copyQueue
+	// lostUse is the earliest next use of a ref that an op of the window
+	// may read and that is not on the accelerator although it was when
+	// the prefetch scan last looked (it reset lostUse to NoUse): an
+	// evicted ref, or a result computed on the host (0 then, as after
+	// ops were skipped). The scan resumes where it stopped last time
+	// unless that is after lostUse (see scanFrom). lostTail is the same
+	// for queueTail's copy queue, which also needs gainedTail: the latest
+	// use by the window's ops of a ref that came to the accelerator since
+	// it last looked (0 when none). The engine reports both (Watcher).
+	lostUse, lostTail, gainedTail uint64
 }
 
 func init() { RegisterStrategy("flow", func() Strategy { return &flow{} }) }
 
-func (*flow) Name() string                    { return "flow" }
-func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
+func (*flow) Name() string                  { return "flow" }
+func (*flow) OnDevice(*View, *refs.Op) bool { return true }
 
 // Victim evicts the candidate used furthest in the future (exact in the
 // window, predicted beyond it, never when unknown), and only one used
@@ -68,53 +77,23 @@ func (*flow) OnDevice(*Engine, *refs.Op) bool { return true }
 // more than half that copy's time, and only while the copies prefetched
 // out of order and not yet used stay within a lead of a sixth of the
 // capacity. Beyond the window (forecasts) the order is never broken.
-func (f *flow) Victim(e *Engine, cands []*RefState, need int64, before uint64) *RefState {
-	var best *RefState
-	var bestKey uint64
-	for _, c := range cands {
-		key, _ := e.NextKey(c)
-		if c.offload {
-			key = NoUse
-		}
-		// flowBefore, its first comparison inline.
-		if key > before && (best == nil || key > bestKey || key == bestKey && flowBefore(c, key, best, bestKey)) {
-			best, bestKey = c, key
-		}
-	}
-	if best == nil || !f.strict {
-		return best
-	}
-	// The refs read before the prefetched one: those of the resident
-	// refs, not kept, that an op up to it reads (the current op's
-	// operands among them).
-	reads := f.reads[:0]
-	for s := e.resident.head; s != nil; s = s.next {
-		if key, _ := e.NextKey(s); !s.keep && (key <= before || s.pins > 0) {
-			reads = append(reads, s)
-		}
-	}
-	f.reads = reads
-	return f.decide(e, best, bestKey, need, before)
-}
-
-// victimResident is Victim over the candidates that Engine.candidates
-// would list, found in one walk of the resident refs (see
-// residentSearcher), which also lists the refs read before the
-// prefetched one.
-func (f *flow) victimResident(e *Engine, need int64, before uint64) *RefState {
+//
+// The candidates are found in one walk of the resident refs, which also
+// lists the refs read before the prefetched one.
+func (f *flow) Victim(v *View, need int64, before uint64) *RefState {
 	var best *RefState
 	var bestKey uint64
 	reads := f.reads[:0]
 	strict := f.strict
-	for s := e.resident.head; s != nil; s = s.next {
-		if s.keep {
+	for s := v.FirstResident(); s != nil; s = s.NextResident() {
+		if s.Kept() {
 			continue
 		}
-		key, _ := e.NextKey(s)
-		if s.pins > 0 || len(e.vetoed) > 0 && slices.Contains(e.vetoed, s) {
+		key, _ := v.NextKey(s)
+		if s.Pinned() || v.Vetoed(s) {
 			// Not a candidate; read before the prefetched ref when pinned
 			// (an operand of the current op).
-			if strict && (key <= before || s.pins > 0) {
+			if strict && (key <= before || s.Pinned()) {
 				reads = append(reads, s)
 			}
 			continue
@@ -122,7 +101,7 @@ func (f *flow) victimResident(e *Engine, need int64, before uint64) *RefState {
 		if key <= before && strict {
 			reads = append(reads, s)
 		}
-		if s.offload {
+		if s.Offload() {
 			key = NoUse
 		}
 		// flowBefore, its first comparison inline.
@@ -134,14 +113,14 @@ func (f *flow) victimResident(e *Engine, need int64, before uint64) *RefState {
 	if best == nil || !strict {
 		return best
 	}
-	return f.decide(e, best, bestKey, need, before)
+	return f.decide(v, best, bestKey, need, before)
 }
 
 // decide is Victim's answer in strict mode, best (with next use key
 // bestKey) being the candidate used furthest in the future and f.reads
 // the resident refs read before the prefetched one: best, or nil to wait
 // for the refs Belady would evict first.
-func (f *flow) decide(e *Engine, best *RefState, bestKey uint64, need int64, before uint64) *RefState {
+func (f *flow) decide(v *View, best *RefState, bestKey uint64, need int64, before uint64) *RefState {
 	// The refs Belady would evict before best, with when their last read
 	// before the prefetched ref ends.
 	f.released = f.released[:0]
@@ -149,29 +128,29 @@ func (f *flow) decide(e *Engine, best *RefState, bestKey uint64, need int64, bef
 		// s is read before the prefetched ref, so after that read it is
 		// more recently used than best: with no use known for either,
 		// Belady's order (most recently used first) would take s.
-		if after, last := f.readsOf(e, s, before); after > bestKey || after == NoUse && bestKey == NoUse {
-			f.released = insertRelease(f.released, release{at: f.readEnd(e, last), bytes: s.Bytes()})
+		if after, last := f.readsOf(v, s, before); after > bestKey || after == NoUse && bestKey == NoUse {
+			f.released = insertRelease(f.released, release{at: f.readEnd(v, last), bytes: s.Bytes()})
 		}
 	}
 	if len(f.released) == 0 {
 		return best
 	}
-	start := f.startOf(e, before)
-	if start < 0 || f.earlyBytes+f.fetching > e.model.Capacity()/leadDiv {
+	start := f.startOf(v, before)
+	if start < 0 || f.earlyBytes+f.fetching > v.Capacity()/leadDiv {
 		return nil
 	}
-	wait := f.roomAt(e.model.Used() + need - e.model.Capacity())
-	p := e.model.Cost()
+	wait := f.roomAt(v.Used() + need - v.Capacity())
+	p := v.Cost()
 	copyNs := p.CopyNs(f.fetching, p.H2D)
-	arriveNow := max(best.buf.Release(), e.model.H2DFree()) + copyNs
-	arriveLater := max(wait, e.model.H2DFree()) + copyNs
+	arriveNow := max(best.Buffer().Release(), v.H2DFree()) + copyNs
+	arriveLater := max(wait, v.H2DFree()) + copyNs
 	threshold := p.CopyNs(best.Bytes(), p.H2D) / 2
 	if arriveLater-max(start, arriveNow) > threshold {
 		// Late on its own already: the copies behind it only add.
 		f.early = true
 		return best
 	}
-	if !f.queueLate(e, before, start, arriveNow, arriveLater, threshold) {
+	if !f.queueLate(v, before, start, arriveNow, arriveLater, threshold) {
 		return nil // waiting costs less than fetching best again
 	}
 	f.early = true
@@ -216,13 +195,13 @@ func (f *flow) roomAt(short int64) int64 {
 // after its estimated start, the ops are late by max(0, M) now and by
 // max(0, M + later - now) after waiting: the delay exceeds threshold
 // exactly when later - now does and M > threshold - (later - now).
-func (f *flow) queueLate(e *Engine, seq uint64, start, now, later, threshold int64) bool {
+func (f *flow) queueLate(v *View, seq uint64, start, now, later, threshold int64) bool {
 	d := later - now
 	if d <= threshold {
 		return false
 	}
 	m := now - start
-	if tail := f.queueTail(e, seq); tail != noTail {
+	if tail := f.queueTail(v, seq); tail != noTail {
 		m = max(m, now+tail)
 	}
 	return m > threshold-d
@@ -234,13 +213,13 @@ func (f *flow) queueLate(e *Engine, seq uint64, start, now, later, threshold int
 // on the copy engine, in order of need, so that they arrive late by at
 // most arrival + queueTail, the largest of their copy times summed so
 // far minus their op's estimated start; noTail when no copy follows.
-func (f *flow) queueTail(e *Engine, seq uint64) int64 {
+func (f *flow) queueTail(v *View, seq uint64) int64 {
 	q := &f.queue
-	if !q.keeps(e, seq) {
-		q.reset(seq, e.keys.epoch)
+	if !q.keeps(f, v, seq) {
+		q.reset(seq, v.Epoch())
 	}
-	e.lostTail, e.gainedTail = NoUse, 0
-	q.extend(e)
+	f.lostTail, f.gainedTail = NoUse, 0
+	q.extend(v)
 	q.advance(seq)
 	if q.head == len(q.dq) {
 		return noTail
@@ -251,8 +230,8 @@ func (f *flow) queueTail(e *Engine, seq uint64) int64 {
 
 // copyQueue is queueTail's running sum, kept from step to step: the
 // prefetch scan stops at the same op, or a later one, until a ref that
-// an op after it reads leaves the accelerator (Engine.lostTail), a ref
-// that an op after the queried one reads comes to it (Engine.gainedTail),
+// an op after it reads leaves the accelerator (lostTail), a ref
+// that an op after the queried one reads comes to it (gainedTail),
 // or an op is cancelled or skipped (a new epoch of the key cache), which
 // start the sum again (see keeps). Over the window's
 // ops after base up to end, sums holds the copy time of their operands
@@ -289,8 +268,8 @@ const noTail = -1 << 62
 // query reads: the sums of the ops after seq all lose its copy time, as
 // does the sum through seq that the answer subtracts, so their
 // differences and order are unchanged; the ops up to seq leave the queue.
-func (q *copyQueue) keeps(e *Engine, seq uint64) bool {
-	return q.valid && q.epoch == e.keys.epoch && e.lostTail > q.end && e.gainedTail <= seq &&
+func (q *copyQueue) keeps(f *flow, v *View, seq uint64) bool {
+	return q.valid && q.epoch == v.Epoch() && f.lostTail > q.end && f.gainedTail <= seq &&
 		seq >= q.at && seq-q.base <= maxQueueSpan
 }
 
@@ -301,10 +280,10 @@ func (q *copyQueue) reset(seq, epoch uint64) {
 }
 
 // extend adds the window's ops after end.
-func (q *copyQueue) extend(e *Engine) {
-	p := e.model.Cost()
+func (q *copyQueue) extend(v *View) {
+	p := v.Cost()
 	var buf [4]*refs.Ref
-	win := e.window
+	win := v.Window()
 	j := len(win)
 	if len(win) > 0 && q.end >= win[0].Seq && q.end-win[0].Seq < uint64(len(win)) && win[q.end-win[0].Seq].Seq == q.end {
 		j = int(q.end-win[0].Seq) + 1 // the window is numbered in order
@@ -320,7 +299,7 @@ func (q *copyQueue) extend(e *Engine) {
 		missing := false
 		if !o.Cancelled() {
 			for _, in := range opInputs(o, buf[:]) {
-				if in.State() == refs.Ready && e.state(in).buf == nil {
+				if in.State() == refs.Ready && !v.Ref(in).Resident() {
 					sum += p.CopyNs(in.Bytes(), p.H2D)
 					missing = true
 				}
@@ -329,8 +308,8 @@ func (q *copyQueue) extend(e *Engine) {
 		q.sums = append(q.sums, tailOp{seq: o.Seq, v: sum})
 		q.end = o.Seq
 		if missing {
-			cum, _ := e.opCum(o)
-			key := sum - (cum - e.EstNs(o))
+			cum, _ := v.Cum(o)
+			key := sum - (cum - v.EstNs(o))
 			for len(q.dq) > q.head && q.dq[len(q.dq)-1].v <= key {
 				q.dq = q.dq[:len(q.dq)-1]
 			}
@@ -368,25 +347,25 @@ const leadDiv = 6
 
 // startOf estimates when the op of sequence seq starts, -1 beyond the
 // window: the ops before it run back to back after the current one.
-func (f *flow) startOf(e *Engine, seq uint64) int64 {
-	if seq <= e.curSeq() || seq > e.windowEnd() {
+func (f *flow) startOf(v *View, seq uint64) int64 {
+	if seq <= v.CurSeq() || seq > v.WindowEnd() {
 		return -1
 	}
-	o := e.window[seq-e.curSeq()-1]
-	cum, _ := e.opCum(o)
-	return f.curEnd + cum - f.curCum - e.EstNs(o)
+	o := v.Window()[seq-v.CurSeq()-1]
+	cum, _ := v.Cum(o)
+	return f.curEnd + cum - f.curCum - v.EstNs(o)
 }
 
 // readsOf is, for s read before seq, e.NextKeyAfter(s, seq) and s's last
 // read before seq after the current op (nil when none), in one walk of
 // its uses.
-func (f *flow) readsOf(e *Engine, s *RefState, seq uint64) (after uint64, last *refs.Op) {
-	e.prune(s)
-	if len(s.uses) == 0 {
-		after, _ = e.NextKey(s)
+func (f *flow) readsOf(v *View, s *RefState, seq uint64) (after uint64, last *refs.Op) {
+	uses := v.Uses(s)
+	if len(uses) == 0 {
+		after, _ = v.NextKey(s)
 		return after, nil
 	}
-	cur := e.curSeq()
+	cur := v.CurSeq()
 	for _, u := range s.uses {
 		switch {
 		case u.Cancelled():
@@ -396,16 +375,16 @@ func (f *flow) readsOf(e *Engine, s *RefState, seq uint64) (after uint64, last *
 			last = u
 		}
 	}
-	return e.predictedAfter(s), last
+	return v.PredictedAfter(s), last
 }
 
 // readEnd estimates when the read by op u ends: the current op's end when
 // u is nil.
-func (f *flow) readEnd(e *Engine, u *refs.Op) int64 {
+func (f *flow) readEnd(v *View, u *refs.Op) int64 {
 	if u == nil {
 		return f.curEnd
 	}
-	cum, _ := e.opCum(u)
+	cum, _ := v.Cum(u)
 	return f.curEnd + cum - f.curCum
 }
 
@@ -419,20 +398,20 @@ func flowBefore(c *RefState, key uint64, b *RefState, bkey uint64) bool {
 	if key != bkey {
 		return key > bkey
 	}
-	if c.offload != b.offload {
-		return c.offload
+	if c.Offload() != b.Offload() {
+		return c.Offload()
 	}
 	if cd, bd := c.Dirty(), b.Dirty(); cd != bd {
 		return !cd
 	}
-	if key == NoUse && c.lastUse != b.lastUse {
-		return c.lastUse > b.lastUse
+	if key == NoUse && c.LastUse() != b.LastUse() {
+		return c.LastUse() > b.LastUse()
 	}
 	return c.Bytes() > b.Bytes()
 }
 
 // After does nothing: dead refs are freed by the runtime at once.
-func (*flow) After(*Engine, *refs.Op) error { return nil }
+func (*flow) After(*View, *refs.Op) error { return nil }
 
 // Prefetch issues copies: first every operand of the window's ops in
 // order of need, stopping at the first that cannot get room without
@@ -440,97 +419,101 @@ func (*flow) After(*Engine, *refs.Op) error { return nil }
 // forecast predicts, earliest first, but only while the script keeps
 // submitting ops (a window that drains means the steady state the
 // forecast learned may be over).
-func (f *flow) Prefetch(e *Engine) error {
-	win := e.window
-	f.beginReserve(e, e.cur, win)
-	capacity := e.model.Capacity()
+func (f *flow) Prefetch(v *View) error {
+	win := v.Window()
+	f.beginReserve(v, v.Current(), win)
+	capacity := v.Capacity()
 	var buf [4]*refs.Ref
-	f.estimate(e)
+	f.estimate(v)
 	f.earlyBytes = 0
-	for s := e.resident.head; s != nil; s = s.next {
-		if s.prefetched && s.early {
+	for s := v.FirstResident(); s != nil; s = s.NextResident() {
+		if s.Prefetched() && s.Mark {
 			f.earlyBytes += s.Bytes()
 		}
 	}
 	f.strict = true
 	defer func() { f.strict = false }()
-	for j := f.scanFrom(e, win); j < len(win); j++ {
+	for j := f.scanFrom(v, win); j < len(win); j++ {
 		o := win[j]
-		if _, ws := e.opCum(o); o.Cancelled() || ws > capacity {
+		if _, ws := v.Cum(o); o.Cancelled() || ws > capacity {
 			continue
 		}
 		for _, in := range opInputs(o, buf[:]) {
 			if in.State() != refs.Ready {
 				continue // computed by an op of the window, or failed
 			}
-			s := e.state(in)
-			if s.buf != nil {
+			s := v.Ref(in)
+			if s.Resident() {
 				continue
 			}
 			f.fetching, f.early = s.Bytes(), false
 			f.resume = o.Seq
-			ok, err := e.Prefetch(s, o.Seq, f.reserveAt(e, win, j), false)
+			ok, err := v.Prefetch(s, o.Seq, f.reserveAt(v, win, j), false)
 			if err != nil || !ok {
 				return err
 			}
-			if f.early {
-				s.early = true
-			}
+			s.Mark = f.early // prefetched out of Belady's order
+
 		}
 	}
-	f.resume = e.windowEnd() + 1
-	if !e.growing {
+	f.resume = v.WindowEnd() + 1
+	if !v.Growing() {
 		return nil // draining: the script's steady state may be over
 	}
 	reserve := f.curOut
 	if n := len(win); n > 0 {
-		reserve = f.reserveAt(e, win, n-1)
+		reserve = f.reserveAt(v, win, n-1)
 	}
-	end := e.windowEnd()
-	q := &e.fc.queue
-	for len(*q) > 0 {
-		p := (*q)[0]
-		s := e.states[p.id]
-		if s == nil || p.gen != s.gen || s.ref == nil || s.ref.Aux != s || s.ref.State() != refs.Ready || s.buf != nil || p.at <= end {
-			q.pop()
-			continue
-		}
-		if key, pred := e.NextKey(s); !pred || key != p.at {
-			q.pop() // stale: a newer prediction is queued
-			continue
+	for {
+		s, at := v.Predicted()
+		if s == nil {
+			return nil
 		}
 		f.fetching = s.Bytes()
-		ok, err := e.Prefetch(s, p.at, reserve, true)
+		ok, err := v.Prefetch(s, at, reserve, true)
 		if err != nil || !ok {
 			return err
 		}
-		// This pops the earliest prediction, which is p unless the
+		s.Mark = false
+		// This pops the earliest prediction, which is s's unless the
 		// evictions that made room queued one before it: that one goes
-		// (and p next, now resident), so that the scan does not bring
-		// back at once a ref it evicted for p.
-		q.pop()
+		// (and s's next, now resident), so that the scan does not bring
+		// back at once a ref it evicted for s.
+		v.PopPredicted()
 	}
-	return nil
 }
 
-// readsPredictions marks flow as a reader of the forecast's queue
-// (predictionReader).
-func (f *flow) readsPredictions() {}
+// ReadsPredictions marks flow as a reader of the forecast's queue
+// (PredictionReader).
+func (*flow) ReadsPredictions() {}
+
+// Lost records that a ref the window's op of sequence next reads (any op
+// for 0) is not on the accelerator although it may have been when the
+// scans last looked (see lostUse). It implements Watcher.
+func (f *flow) Lost(next uint64) {
+	f.lostUse = min(f.lostUse, next)
+	f.lostTail = min(f.lostTail, next)
+}
+
+// Gained records that a ref the window's ops read up to the op of
+// sequence last came to the accelerator (see gainedTail). It implements
+// Watcher.
+func (f *flow) Gained(last uint64) { f.gainedTail = max(f.gainedTail, last) }
 
 // scanFrom is the index in win at which the prefetch scan starts. A scan
 // stops at the first operand it cannot prefetch; the ops before it then
 // have every operand that is ready on the accelerator (or on its way),
 // and they keep them until a ref leaves the accelerator while one of them
-// still reads it (Engine.lostUse). So the scan resumes where the last one
+// still reads it (lostUse). So the scan resumes where the last one
 // stopped unless that happened: it would find nothing to do before. (The
 // lazy reserveAt still sums the results from the window's start.)
-func (f *flow) scanFrom(e *Engine, win []*refs.Op) int {
+func (f *flow) scanFrom(v *View, win []*refs.Op) int {
 	resume := f.resume
-	if e.lostUse < resume {
+	if f.lostUse < resume {
 		resume = 0
 	}
-	e.lostUse = NoUse
-	if len(win) == 0 || resume <= win[0].Seq || resume > e.windowEnd()+1 {
+	f.lostUse = NoUse
+	if len(win) == 0 || resume <= win[0].Seq || resume > v.WindowEnd()+1 {
 		return 0
 	}
 	j := int(resume - win[0].Seq)
@@ -543,26 +526,28 @@ func (f *flow) scanFrom(e *Engine, win []*refs.Op) int {
 // estimate sets the origin of the window's time estimates: the current
 // op ends at curEnd, and the ops after it follow back to back (their
 // durations are prefix sums kept by the engine).
-func (f *flow) estimate(e *Engine) {
-	f.curEnd = e.model.ComputeFree() + e.EstNs(e.cur)
-	f.curCum, _ = e.opCum(e.cur)
+func (f *flow) estimate(v *View) {
+	f.curEnd = v.ComputeFree() + v.EstNs(v.Current())
+	f.curCum, _ = v.Cum(v.Current())
 }
 
 // beginReserve starts the computation of reserveAt for the window.
-func (f *flow) beginReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
+func (f *flow) beginReserve(v *View, cur *refs.Op, win []*refs.Op) {
 	n := len(win)
 	f.diff = resize(f.diff, n+1)
 	f.run, f.upto = 0, 0
-	f.curOut = 0
-	if e.inplaceOf(cur) < 0 {
-		f.curOut = cur.Out.Bytes()
+	first := cur.Seq + 1
+	if n > 0 {
+		first = win[0].Seq
 	}
+	var last int
+	f.curOut, last = v.ResultLife(cur, first, n)
 	f.top = f.curOut
 	if n > 0 && f.curOut > 0 {
 		// The current op's result, unless it dies at once, lives until
 		// its last reader.
 		f.diff[0] += f.curOut
-		f.diff[f.lastIndex(e.State(cur.Out), cur, win[0].Seq, n)+1] -= f.curOut
+		f.diff[last+1] -= f.curOut
 	}
 }
 
@@ -572,7 +557,7 @@ func (f *flow) beginReserve(e *Engine, cur *refs.Op, win []*refs.Op) {
 // when the script holds it too; one that takes over a dying operand's
 // buffer adds nothing. It extends the computation only as far as asked,
 // in order: the prefetch scan rarely looks at the whole window.
-func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
+func (f *flow) reserveAt(v *View, win []*refs.Op, j int) int64 {
 	if f.upto > j {
 		return f.top
 	}
@@ -586,82 +571,15 @@ func (f *flow) reserveAt(e *Engine, win []*refs.Op, j int) int64 {
 			top = max(top, run)
 			continue
 		}
-		s := e.State(o.Out)
-		if s == nil || !s.costed || len(o.Def().Inplace) > 8 || o.Seq < first {
-			f.addResult(e, o, s, k, first, diff)
-		} else {
-			// addResult, inlined by hand for the common case (a costed
-			// op): this loop runs for every op before the scan's stop at
-			// every step, and a call would spill its registers.
-			ip := -1
-			for m := s.inplace; m != 0; m &= m - 1 {
-				if i := o.Def().Inplace[bits.TrailingZeros8(m)]; i < len(o.Inputs) && o.Inputs[i].Count() == 1 {
-					ip = i
-					break
-				}
-			}
-			if ip < 0 || o.Inputs[ip].State() != refs.Pending {
-				end, live := int(o.Seq-first), 0
-				for i := len(s.uses) - 1; i >= 0; i-- {
-					if u := s.uses[i]; u.Seq > o.Seq && !u.Cancelled() {
-						if live == 0 {
-							end = max(end, int(u.Seq-first))
-						}
-						live++
-					}
-				}
-				if int(o.Out.Count()) > live || end > n-1 {
-					end = n - 1
-				}
-				diff[k] += s.bytes
-				diff[end+1] -= s.bytes
-			}
+		if b, last := v.ResultLife(o, first, n); b > 0 {
+			diff[k] += b
+			diff[last+1] -= b
 		}
 		run += diff[k]
 		top = max(top, run)
 	}
 	f.upto, f.run, f.top = j+1, run, top
 	return top
-}
-
-// addResult adds to diff, for the op o at index k of the window, its
-// result's bytes from k to the last index where it lives, unless o takes
-// over a dying operand's buffer; s is the result's state (nil when it
-// has none).
-func (f *flow) addResult(e *Engine, o *refs.Op, s *RefState, k int, first uint64, diff []int64) {
-	if ip := e.inplaceWith(o, s); ip >= 0 && o.Inputs[ip].State() == refs.Pending {
-		return
-	}
-	b := o.Out.Bytes()
-	diff[k] += b
-	diff[f.lastIndex(s, o, first, len(diff)-1)+1] -= b
-}
-
-// lastIndex is the window index up to which o's result lives; s is the
-// result's state (nil when it has none).
-func (f *flow) lastIndex(s *RefState, o *refs.Op, first uint64, n int) int {
-	end := 0
-	if o.Seq >= first {
-		end = int(o.Seq - first)
-	}
-	live := 0
-	if s != nil {
-		// Its readers are all in the window (it is pending), in order.
-		for i := len(s.uses) - 1; i >= 0; i-- {
-			u := s.uses[i]
-			if u.Seq <= o.Seq || u.Cancelled() {
-				continue
-			}
-			if live == 0 {
-				end = max(end, int(u.Seq-first))
-			}
-			live++
-		}
-	}
-	if int(o.Out.Count()) > live {
-		end = n - 1
-	}
-	return min(end, n-1)
 }
 
 // resize returns s with length n, zeroed, reusing its array when it can.

@@ -25,7 +25,7 @@ type forecast struct {
 	sites map[refs.Site]uint32
 	queue predQueue
 	// queueing is set when the strategy reads the queue (see
-	// predictionReader); others leave it empty.
+	// PredictionReader); others leave it empty.
 	queueing bool
 	// compactAt is the queue length beyond which compact runs next, and
 	// compactions counts its runs.
@@ -33,13 +33,6 @@ type forecast struct {
 	// hits and misses count predictions that came true (the ref was read
 	// at the predicted position) or did not.
 	hits, misses int64
-}
-
-// predictionReader is a Strategy that reads the forecast's queue of
-// predictions (flow, to prefetch beyond the window); the engine queues
-// predictions only for such a strategy.
-type predictionReader interface {
-	readsPredictions()
 }
 
 // site interns an op site.

@@ -10,31 +10,34 @@ type genoa struct{}
 
 func init() { RegisterStrategy("genoa", func() Strategy { return genoa{} }) }
 
-func (genoa) Name() string                    { return "genoa" }
-func (genoa) OnDevice(*Engine, *refs.Op) bool { return true }
+func (genoa) Name() string                  { return "genoa" }
+func (genoa) OnDevice(*View, *refs.Op) bool { return true }
 
 // Victim takes the least recently used: only an earlier op's copies that
 // a middleware kept can be resident.
-func (genoa) Victim(_ *Engine, cands []*RefState, _ int64, _ uint64) *RefState {
-	return cands[0]
+func (genoa) Victim(v *View, _ int64, _ uint64) *RefState {
+	if cands := v.Candidates(); len(cands) > 0 {
+		return cands[0]
+	}
+	return nil
 }
 
 // After copies the result back and frees the op's device copies.
-func (genoa) After(e *Engine, op *refs.Op) error {
-	out := e.State(op.Out)
-	if out == nil || out.buf == nil {
+func (genoa) After(v *View, op *refs.Op) error {
+	out := v.State(op.Out)
+	if out == nil || !out.Resident() {
 		return nil // it ran on the host
 	}
-	if err := e.WriteBack(out, "genoa: result goes straight back"); err != nil {
+	if err := v.WriteBack(out, "genoa: result goes straight back"); err != nil {
 		return err
 	}
-	if err := e.Evict(out, "genoa: free device copies at once"); err != nil {
+	if err := v.Evict(out, "genoa: free device copies at once"); err != nil {
 		return err
 	}
 	var buf [4]*refs.Ref
 	for _, in := range opInputs(op, buf[:]) {
-		if s := e.State(in); s != nil && !s.keep {
-			if err := e.Evict(s, "genoa: free device copies at once"); err != nil {
+		if s := v.State(in); s != nil && !s.Kept() {
+			if err := v.Evict(s, "genoa: free device copies at once"); err != nil {
 				return err
 			}
 		}
@@ -43,4 +46,4 @@ func (genoa) After(e *Engine, op *refs.Op) error {
 }
 
 // Prefetch does nothing: genoa never prefetches.
-func (genoa) Prefetch(*Engine) error { return nil }
+func (genoa) Prefetch(*View) error { return nil }

@@ -19,10 +19,9 @@ type checkedFlow struct {
 	t testing.TB
 	// keys counts memoized keys checked (hits, not recomputed), skipped
 	// the ops the scan skipped, tails the copy queues checked that were
-	// kept from an earlier query, walks and lists the victim searches
-	// checked that walked the resident refs and that went through Victim
-	// with Engine.candidates' list.
-	keys, skipped, tails, walks, lists int
+	// kept from an earlier query, and searches the victim searches
+	// checked.
+	keys, skipped, tails, searches int
 }
 
 // wantReleased is what Victim's list of the refs Belady would evict before
@@ -46,7 +45,7 @@ func wantReleased(e *Engine, cands []*RefState, before uint64) ([]release, *RefS
 		return nil, nil
 	}
 	f := &flow{}
-	f.estimate(e)
+	f.estimate(e.view())
 	var rs []release
 	for s := e.resident.head; s != nil; s = s.next {
 		if key, _ := e.NextKey(s); s.keep || key > before && s.pins == 0 {
@@ -88,11 +87,11 @@ func (c *checkedFlow) checkTail(e *Engine, seq uint64) {
 		return
 	}
 	q := c.queue
-	kept := q.keeps(e, seq)
-	got := c.queueTail(e, seq)
+	kept := q.keeps(c.flow, e.view(), seq)
+	got := c.queueTail(e.view(), seq)
 	var fresh copyQueue
 	fresh.reset(seq, e.keys.epoch)
-	fresh.extend(e)
+	fresh.extend(e.view())
 	fresh.advance(seq)
 	want := int64(noTail)
 	if fresh.head < len(fresh.dq) {
@@ -142,7 +141,8 @@ func windowStates(e *Engine) func(yield func(*RefState) bool) {
 	}
 }
 
-func (c *checkedFlow) Prefetch(e *Engine) error {
+func (c *checkedFlow) Prefetch(v *View) error {
+	e := (*Engine)(v)
 	c.checkKeys(e, windowStates(e))
 	for s := range windowStates(e) {
 		if int(s.id) >= len(e.states) || e.states[s.id] != s {
@@ -155,7 +155,7 @@ func (c *checkedFlow) Prefetch(e *Engine) error {
 		}
 	}
 	win := e.window
-	if e.lostUse >= c.resume && len(win) > 0 && c.resume > win[0].Seq {
+	if c.lostUse >= c.resume && len(win) > 0 && c.resume > win[0].Seq {
 		for _, o := range win {
 			if o.Seq >= c.resume {
 				break
@@ -172,16 +172,15 @@ func (c *checkedFlow) Prefetch(e *Engine) error {
 			c.skipped++
 		}
 	}
-	return c.flow.Prefetch(e)
+	return c.flow.Prefetch(v)
 }
 
-// victimResident checks, before every victim search, the memoized keys
-// of the candidates and the copy queue, and after it that the refs it
-// found Belady would evict first are those a plain walk finds, and that
-// its victim is the best candidate. One search in four goes through
-// Victim with Engine.candidates' list (the path of other callers), the
-// others through the walk of the resident refs that the engine takes.
-func (c *checkedFlow) victimResident(e *Engine, need int64, before uint64) *RefState {
+// Victim checks, before every victim search, the memoized keys of the
+// candidates and the copy queue, and after it that the refs it found
+// Belady would evict first are those a plain walk finds, and that its
+// victim is the best candidate.
+func (c *checkedFlow) Victim(v *View, need int64, before uint64) *RefState {
+	e := (*Engine)(v)
 	cands := slices.Clone(e.candidates())
 	c.checkKeys(e, func(yield func(*RefState) bool) {
 		for _, s := range cands {
@@ -191,35 +190,25 @@ func (c *checkedFlow) victimResident(e *Engine, need int64, before uint64) *RefS
 		}
 	})
 	if !c.strict {
-		v := c.flow.victimResident(e, need, before)
-		if want := c.flow.Victim(e, cands, need, before); v != want {
-			c.t.Fatalf("op %d: the walk of the resident refs found victim %v, the list of candidates %v", e.curSeq(), v, want)
+		got := c.flow.Victim(v, need, before)
+		if _, want := wantReleased(e, cands, before); got != want {
+			c.t.Fatalf("op %d: the walk of the resident refs found victim %v, the best candidate is %v", e.curSeq(), got, want)
 		}
-		return v
+		return got
 	}
 	c.checkTail(e, before)
 	// A release at -1 marks the list: Victim empties it when it computes it.
 	mark := release{at: -1, bytes: -1}
 	c.released = append(c.released[:0], mark)
-	listed := (c.walks+c.lists)%4 == 3
-	var v *RefState
-	if listed {
-		v = c.flow.Victim(e, cands, need, before)
-	} else {
-		v = c.flow.victimResident(e, need, before)
-	}
+	got := c.flow.Victim(v, need, before)
 	if len(c.released) == 0 || c.released[0] != mark {
 		best := c.checkReleased(e, cands, before, c.released)
-		if v != nil && v != best {
-			c.t.Fatalf("op %d: Victim for op %d chose ref#%d, the best candidate is ref#%d", e.curSeq(), before, v.ref.ID(), best.ref.ID())
+		if got != nil && got != best {
+			c.t.Fatalf("op %d: Victim for op %d chose ref#%d, the best candidate is ref#%d", e.curSeq(), before, got.ref.ID(), best.ref.ID())
 		}
-		if listed {
-			c.lists++
-		} else {
-			c.walks++
-		}
+		c.searches++
 	}
-	return v
+	return got
 }
 
 // TestFlowAccelerators runs random programs (those of the differential
@@ -231,7 +220,7 @@ func TestFlowAccelerators(t *testing.T) {
 	if testing.Short() {
 		programs = 60
 	}
-	var keys, skipped, tails, walks, lists int
+	var keys, skipped, tails, searches int
 	var epochs uint64
 	for seed := range programs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 11))
@@ -255,16 +244,15 @@ func TestFlowAccelerators(t *testing.T) {
 			keys += c.keys
 			skipped += c.skipped
 			tails += c.tails
-			walks += c.walks
-			lists += c.lists
+			searches += c.searches
 			epochs += h.eng.keys.epoch
 		}
 	}
-	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs, %d kept copy queues, %d searches by walks of the resident refs, %d by lists of candidates",
-		keys, skipped, epochs, tails, walks, lists)
-	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) || tails == 0 || walks == 0 || lists == 0 {
-		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops), new epochs (%d), kept copy queues (%d), the walk of the resident refs (%d searches) or the list of candidates (%d)",
-			keys, skipped, epochs, tails, walks, lists)
+	t.Logf("%d memoized keys checked, %d ops skipped by resumed scans, %d epochs, %d kept copy queues, %d victim searches",
+		keys, skipped, epochs, tails, searches)
+	if keys == 0 || skipped == 0 || epochs <= uint64(programs*3) || tails == 0 || searches == 0 {
+		t.Fatalf("the programs did not exercise the memo (%d keys), the resumed scan (%d ops), new epochs (%d), kept copy queues (%d) or the victim search (%d)",
+			keys, skipped, epochs, tails, searches)
 	}
 }
 

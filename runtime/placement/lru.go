@@ -9,12 +9,16 @@ type lru struct{}
 
 func init() { RegisterStrategy("lru", func() Strategy { return lru{} }) }
 
-func (lru) Name() string                    { return "lru" }
-func (lru) OnDevice(*Engine, *refs.Op) bool { return true }
+func (lru) Name() string                  { return "lru" }
+func (lru) OnDevice(*View, *refs.Op) bool { return true }
 
 // Victim is the least recently used candidate (candidates come in that
 // order), preferring refs with an offload hint.
-func (lru) Victim(_ *Engine, cands []*RefState, _ int64, _ uint64) *RefState {
+func (lru) Victim(v *View, _ int64, _ uint64) *RefState {
+	cands := v.Candidates()
+	if len(cands) == 0 {
+		return nil
+	}
 	for _, c := range cands {
 		if c.offload {
 			return c
@@ -23,7 +27,7 @@ func (lru) Victim(_ *Engine, cands []*RefState, _ int64, _ uint64) *RefState {
 	return cands[0]
 }
 
-func (lru) After(*Engine, *refs.Op) error { return nil }
+func (lru) After(*View, *refs.Op) error { return nil }
 
 // Prefetch does nothing: lru never prefetches.
-func (lru) Prefetch(*Engine) error { return nil }
+func (lru) Prefetch(*View) error { return nil }

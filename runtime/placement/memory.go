@@ -25,14 +25,6 @@ func (e *Engine) candidates() []*RefState {
 	return c
 }
 
-// residentSearcher is a Strategy that finds its victim in a walk of the
-// resident refs rather than in the list of candidates, which it would
-// walk again (flow): victimResident answers as Victim would over
-// Engine.candidates' list, nil when that is empty.
-type residentSearcher interface {
-	victimResident(e *Engine, need int64, before uint64) *RefState
-}
-
 // makeRoom evicts until need more bytes fit the budget. before is the
 // sequence number of the use the room is for: the strategy may refuse to
 // evict refs needed sooner, which fails a prefetch quietly (errNoRoom) and
@@ -42,12 +34,7 @@ func (e *Engine) makeRoom(need int64, before uint64, forOp *refs.Op, why roomFor
 	e.vetoed = e.vetoed[:0]
 	retried := false
 	for e.model.Used()+need > e.model.Capacity() {
-		var v *RefState
-		if rs, ok := e.strategy.(residentSearcher); ok {
-			v = rs.victimResident(e, need, before)
-		} else if cands := e.candidates(); len(cands) > 0 {
-			v = e.strategy.Victim(e, cands, need, before)
-		}
+		v := e.strategy.Victim(e.view(), need, before)
 		if v == nil {
 			if !demand {
 				return errNoRoom
@@ -147,7 +134,7 @@ func (e *Engine) release(s *RefState, reason string) {
 	if s.prefetched {
 		e.wasted++
 		e.wastedBytes += buf.Bytes()
-		s.prefetched, s.fromForecast, s.early = false, false, false
+		s.prefetched, s.fromForecast = false, false
 		if e.tracing {
 			reason += " (prefetched, never used)"
 		}
@@ -191,8 +178,8 @@ func (e *Engine) copyIn(s *RefState, reason string, notBefore int64) error {
 	s.buf = buf
 	e.resident.pushBack(s)
 	s.setCopy(e.devName)
-	if n := len(s.uses); n > 0 {
-		e.gainedTail = max(e.gainedTail, s.uses[n-1].Seq)
+	if n := len(s.uses); n > 0 && e.watcher != nil {
+		e.watcher.Gained(s.uses[n-1].Seq)
 	}
 	e.moved(s, trace.H2D, span, reason)
 	return nil
@@ -260,11 +247,8 @@ func (e *Engine) fetch(s *RefState, use uint64, why roomFor) error {
 	return e.copyIn(s, reason, e.model.ComputeFree())
 }
 
-// Prefetch brings s to the accelerator ahead of its use at op sequence
-// use, keeping reserve more bytes free for the results of the ops before
-// it. It evicts only what the strategy allows for that use and reports
-// whether the copy was issued. Strategies call it from After.
-func (e *Engine) Prefetch(s *RefState, use uint64, reserve int64, forecast bool) (bool, error) {
+// prefetch is View.Prefetch.
+func (e *Engine) prefetch(s *RefState, use uint64, reserve int64, forecast bool) (bool, error) {
 	if s.buf != nil || e.dev == nil {
 		return s.buf != nil, nil
 	}
@@ -313,24 +297,6 @@ func (e *Engine) evict(s *RefState, reason string) error {
 		e.fc.queue.push(pred{id: s.id, at: next, gen: s.gen})
 	}
 	return nil
-}
-
-// Evict drops s's accelerator copy now (writing it back when needed).
-// Strategies call it, e.g. genoa after every op.
-func (e *Engine) Evict(s *RefState, reason string) error {
-	if s.buf == nil {
-		return nil
-	}
-	return e.evict(s, reason)
-}
-
-// WriteBack copies s's data to the host when the host has no valid copy,
-// keeping the accelerator copy.
-func (e *Engine) WriteBack(s *RefState, reason string) error {
-	if !s.Dirty() {
-		return nil
-	}
-	return e.copyOut(s, reason)
 }
 
 // ToHost makes r's host copy valid, copying it back from the accelerator;

@@ -33,7 +33,7 @@ var offloadWorkloads = []struct {
 }
 
 // TestOffloadDecisions runs every offload workload under flow on sim (the
-// bench's device: 4 TFLOP/s) and compares its decisions with a golden
+// bench's device: 4 TFLOP/s, the default window) and compares its decisions with a golden
 // file: where each op ran, every miss, prefetch, eviction, write-back
 // and fallback with its reason, and the run's totals. The script's
 // output must be the plain cpu device's. Rewrite the goldens with
@@ -48,7 +48,7 @@ func TestOffloadDecisions(t *testing.T) {
 			log := &decisionLog{w: &got}
 			rec := trace.NewRecorder(log)
 			ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", Mem: w.mem, Strategy: "flow",
-				Cost: device.Cost{Flops: 4e12}, Trace: rec})
+				Lookahead: refs.DefaultLookahead, Cost: device.Cost{Flops: 4e12}, Trace: rec})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +84,7 @@ func TestOffloadDecisions(t *testing.T) {
 func runScript(t *testing.T, ex refs.Executor, path string) string {
 	t.Helper()
 	var out bytes.Buffer
-	rt := refs.New(ex, refs.Options{})
+	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
 	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out})
 	err := in.RunFile(path)
 	in.Close()

@@ -31,9 +31,11 @@ type RefState struct {
 	// prefetched marks a copy that a prefetch brought and no op used yet.
 	prefetched bool
 	// fromForecast marks that prefetch as made on a forecast (beyond the
-	// window); early marks one that broke Belady's order to avoid a stall.
+	// window).
 	fromForecast bool
-	early        bool
+	// Mark is the strategy's own: the engine never reads it, and clears
+	// it only when the state is recycled for another ref.
+	Mark bool
 	// prev links the resident refs backwards.
 	prev *RefState
 	// lastUse is the sequence number of the last op that read the ref.
@@ -94,6 +96,24 @@ func (s *RefState) Kept() bool { return s.keep }
 
 // Offload reports an offload hint: evict it first.
 func (s *RefState) Offload() bool { return s.offload }
+
+// Pinned reports that the op being placed holds the ref on the
+// accelerator: it is not a candidate for eviction.
+func (s *RefState) Pinned() bool { return s.pins > 0 }
+
+// Prefetched reports a copy that a prefetch brought and no op used yet.
+func (s *RefState) Prefetched() bool { return s.prefetched }
+
+// LastUse is the sequence number of the last op that read the ref.
+func (s *RefState) LastUse() uint64 { return s.lastUse }
+
+// Buffer is the accelerator copy in the model (nil when none): when it
+// is ready, busy and released in virtual time.
+func (s *RefState) Buffer() *device.Buffer { return s.buf }
+
+// NextResident is the resident ref used next more recently than s (nil
+// after the most recently used), for a walk from View.FirstResident.
+func (s *RefState) NextResident() *RefState { return s.next }
 
 // residentList is an intrusive list of resident refs, least recently used
 // at the front.

@@ -112,14 +112,7 @@ const NoUse = ^uint64(0)
 // window shows it, else the forecast's earliest prediction (which lies
 // beyond the window: a prediction that falls inside the window, where s
 // is not read, is contradicted and dropped), else NoUse.
-func (e *Engine) NextKey(s *RefState) (uint64, bool) {
-	// The key is memoized until something changes it (see keyCache):
-	// strategies ask for it many times, and most keys outlive the step.
-	if s.keyEpoch != e.keys.epoch || s.keyLimit <= e.keys.end {
-		e.nextKey(s)
-	}
-	return s.key, s.keyPred
-}
+func (e *Engine) NextKey(s *RefState) (uint64, bool) { return e.view().NextKey(s) }
 
 // nextKey computes NextKey and memoizes it; kept apart so that NextKey's
 // memoized path inlines.

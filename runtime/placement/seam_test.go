@@ -1,0 +1,127 @@
+package placement_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// nextOp is a strategy written outside the package, through the public
+// seam only: it runs scalings (mul) on the host, evicts the candidate
+// used furthest in the future (Belady's choice, from View.NextKey) and
+// prefetches the operands of the window's first op.
+type nextOp struct{}
+
+func init() {
+	placement.RegisterStrategy("test-nextop", func() placement.Strategy { return nextOp{} })
+}
+
+func (nextOp) Name() string { return "test-nextop" }
+
+func (nextOp) OnDevice(_ *placement.View, op *refs.Op) bool { return op.Op.Name() != "mul" }
+
+func (nextOp) Victim(v *placement.View, _ int64, before uint64) *placement.RefState {
+	var best *placement.RefState
+	var bestKey uint64
+	for s := v.FirstResident(); s != nil; s = s.NextResident() {
+		if s.Kept() || s.Pinned() || v.Vetoed(s) {
+			continue
+		}
+		if key, _ := v.NextKey(s); key > before && (best == nil || key > bestKey) {
+			best, bestKey = s, key
+		}
+	}
+	return best
+}
+
+func (nextOp) Prefetch(v *placement.View) error {
+	win := v.Window()
+	if len(win) == 0 || win[0].Cancelled() {
+		return nil
+	}
+	o := win[0]
+	for _, in := range o.Inputs {
+		if in.State() != refs.Ready {
+			continue // computed by an op of the window
+		}
+		if s := v.Ref(in); !s.Resident() {
+			if ok, err := v.Prefetch(s, o.Seq, o.Out.Bytes(), false); err != nil || !ok {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (nextOp) After(*placement.View, *refs.Op) error { return nil }
+
+// TestStrategyThroughSeam runs the stream workload under nextOp and lru
+// on sim at 3 MiB: the output is the cpu device's, the scalings ran on
+// the host, nextOp prefetched, and its evictions (Belady's) moved no
+// more bytes to the accelerator than lru's.
+func TestStrategyThroughSeam(t *testing.T) {
+	const path = "testdata/offload/stream.tr"
+	want := runScript(t, &cpu.Device{}, path)
+	run := func(st string) (*eventCount, *trace.Totals) {
+		count := &eventCount{host: map[string]int{}}
+		ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", Mem: 3 << 20, Strategy: st, Lookahead: refs.DefaultLookahead,
+			Cost: device.Cost{Flops: 4e12}, Trace: trace.NewRecorder(count)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runScript(t, ex, path); got != want {
+			t.Fatalf("%s: output %q, want the cpu device's %q", st, got, want)
+		}
+		tot, err := ex.(*placement.Engine).Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tot.Strategy != st {
+			t.Fatalf("the trace names strategy %q, want %q", tot.Strategy, st)
+		}
+		return count, tot
+	}
+	count, tot := run("test-nextop")
+	_, lru := run("lru")
+	if count.host["mul"] != 12 || count.device["mul"] != 0 {
+		t.Errorf("nextOp ran %d muls on the host and %d on the accelerator, want all 12 on the host", count.host["mul"], count.device["mul"])
+	}
+	if count.prefetches == 0 {
+		t.Error("nextOp issued no prefetch")
+	}
+	if tot.BytesH2D > lru.BytesH2D {
+		t.Errorf("nextOp moved %d bytes to the accelerator, lru %d: Belady's evictions should move no more", tot.BytesH2D, lru.BytesH2D)
+	}
+	if !slices.Contains(placement.Strategies(), "test-nextop") {
+		t.Error("the registered strategy is not listed")
+	}
+}
+
+// eventCount counts the ops run on each side, by name, and the prefetches.
+type eventCount struct {
+	host, device map[string]int
+	prefetches   int
+}
+
+func (c *eventCount) Event(e *trace.Event) error {
+	switch {
+	case e.Kind == trace.Prefetch:
+		c.prefetches++
+	case e.Kind == trace.OpStart && e.Device == placement.HostDevice:
+		c.host[e.Op]++
+	case e.Kind == trace.OpStart:
+		if c.device == nil {
+			c.device = map[string]int{}
+		}
+		c.device[e.Op]++
+	}
+	return nil
+}
+
+func (c *eventCount) Counter(string, int64, int64) error { return nil }
+func (c *eventCount) Close(*trace.Totals) error          { return nil }
