@@ -105,6 +105,8 @@ type TraceOutput struct {
 	Format string // text, jsonl or chrome
 	Out    string // file, "" for stdout
 	SVG    string // memory timeline file, "" for none
+	// Optimal adds the offline optimum to the summary (--optimal).
+	Optimal bool
 }
 
 var (

@@ -138,6 +138,9 @@ func (c *cli) trace(cfg *Config, path string) int {
 	s := c.newSessionWith(cfg, ex, scriptOut)
 	if eng, ok := ex.(*placement.Engine); ok {
 		eng.Attach(s.rt) // disk->host reads before the first op show too
+		if cfg.Trace.Optimal {
+			optimizeTrace(rec, eng)
+		}
 	}
 	code := s.runFile(path)
 	if eng, ok := ex.(*placement.Engine); ok {

@@ -52,7 +52,61 @@ func (s *search) bound(st *state) int64 {
 	}
 	lb := max(balance(hostBase, comp, s.hostItems), balance(hostBase, h2d, s.copyItems))
 	// Rounding in float64 must not lift the bound above the truth.
-	return max(m.Now(), int64(math.Floor(lb*(1-1e-12)))-1)
+	return max(m.Now(), int64(math.Floor(lb*(1-1e-12)))-1, s.criticalPath(st))
+}
+
+// never is a time no schedule reaches.
+const never int64 = math.MaxInt64 / 4
+
+// criticalPath bounds the time by the data dependencies: an op starts
+// once its operands are where it runs, on the host no earlier than the
+// host's clock and on the accelerator no earlier than the compute
+// engine's, and a ref is on the other side one copy later than on its
+// own. Each op's earliest end on either side is computed in program
+// order; the schedule ends after the earliest end of every op, and after
+// every read's ref reaches the host.
+func (s *search) criticalPath(st *state) int64 {
+	g, m := s.g, st.m
+	if len(s.onHost) < len(g.refs) {
+		s.onHost, s.onDev = make([]int64, len(g.refs)), make([]int64, len(g.refs))
+	}
+	h := m.Host()
+	comp := max(m.ComputeFree(), h)
+	// Refs that exist now.
+	for r := range g.refs {
+		s.onHost[r], s.onDev[r] = never, never
+		if st.hostValid[r] {
+			s.onHost[r] = st.hostReady[r]
+		}
+		if b := st.buf[r]; b != nil {
+			s.onDev[r] = b.ReadyAt
+		}
+		s.onHost[r] = min(s.onHost[r], s.onDev[r]+g.refs[r].outNs)
+		s.onDev[r] = min(s.onDev[r], max(s.onHost[r], h)+g.refs[r].inNs)
+	}
+	end := m.Now()
+	for k := st.next; int(k) < len(g.steps); k++ {
+		step := g.steps[k]
+		switch step.kind {
+		case stepRead:
+			end = max(end, s.onHost[step.ref])
+		case stepOp:
+			o := &g.ops[step.op]
+			hs, ds := h, comp
+			for _, in := range o.ins {
+				hs, ds = max(hs, s.onHost[in]), max(ds, s.onDev[in])
+			}
+			he, de := hs+o.hostNs, never
+			if o.ws <= g.capacity {
+				de = ds + o.devNs
+			}
+			r := o.out
+			s.onHost[r] = min(he, de+g.refs[r].outNs)
+			s.onDev[r] = min(de, he+g.refs[r].inNs)
+			end = max(end, min(he, de))
+		}
+	}
+	return end
 }
 
 // balance is the least T with fractions x_i in [0, 1] such that

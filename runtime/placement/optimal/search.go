@@ -53,10 +53,18 @@ func Solve(p Problem, opts Options) (*Result, error) {
 		return nil, err
 	}
 	rootLB := s.bound(root)
-	if res.TooBig = len(g.ops) > opts.MaxOps; res.TooBig {
-		s.greedy = true
+	// Greedy schedules first, one per policy, for an incumbent that
+	// prunes; then the search (too big a trace keeps the greedy best).
+	res.TooBig = len(g.ops) > opts.MaxOps
+	s.greedy = true
+	for _, pol := range []policy{polMyopic, polHost, polDevice, polDeviceLazy, polMyopicClean, polDeviceLazyClean, polLRU} {
+		s.pol, s.found = pol, false
+		s.run(root.clone())
 	}
-	s.run(root)
+	s.greedy, s.pol, s.pending = false, polMyopic, math.MaxInt64
+	if !res.TooBig && s.err == nil {
+		s.run(root)
+	}
 	if s.err != nil {
 		return nil, s.err
 	}
@@ -66,7 +74,9 @@ func Solve(p Problem, opts Options) (*Result, error) {
 		res.OptNs = s.best
 	}
 	switch {
-	case !s.stopped && !res.TooBig && res.Found:
+	case res.TooBig:
+		res.LowerNs = rootLB
+	case !s.stopped:
 		res.Solved = true
 		res.LowerNs = s.best
 	default:
@@ -88,11 +98,16 @@ type search struct {
 	nodes   int
 	stopped bool
 	pending int64
-	// greedy stops at the first complete schedule.
+	// greedy stops at the first complete schedule, and pol orders the
+	// alternatives.
 	greedy bool
+	pol    policy
 	err    error
+	// found is set once the current run completed a schedule.
+	found bool
 	// scratch for bound.
 	hostItems, copyItems []pq
+	onHost, onDev        []int64
 }
 
 func (s *search) fail(err error) {
@@ -107,7 +122,7 @@ func (s *search) halt() bool {
 	if s.nodes >= s.opt.MaxNodes && s.best < math.MaxInt64 {
 		s.stopped = true
 	}
-	return s.stopped || s.err != nil || s.greedy && s.best < math.MaxInt64
+	return s.stopped || s.err != nil || s.greedy && s.found
 }
 
 // alts tries n alternatives from st, each on its own copy (the last on
@@ -138,10 +153,11 @@ func (s *search) run(st *state) {
 		if t := st.m.Now(); t < s.best {
 			s.best = t
 		}
+		s.found = true
 		return
 	}
 	st.lb = s.bound(st)
-	if !s.opt.exhaustive && st.lb >= s.best {
+	if !s.opt.exhaustive && !s.greedy && st.lb >= s.best {
 		return
 	}
 	o := &s.g.ops[s.g.steps[st.next].op]
@@ -160,11 +176,39 @@ func (s *search) run(st *state) {
 	})
 }
 
-// placements lists where op may run, the likelier faster first: on the
+// policy orders the alternatives of a step.
+type policy uint8
+
+const (
+	// polMyopic tries first the place where the op and the copies of its
+	// operands cost least, and prefetches all it can first.
+	polMyopic policy = iota
+	// polHost tries the host first and no prefetch first, polDevice the
+	// accelerator first.
+	polHost
+	polDevice
+	// polDeviceLazy tries the accelerator first and no prefetch first.
+	polDeviceLazy
+	// polMyopicClean and polDeviceLazyClean are polMyopic and
+	// polDeviceLazy evicting clean refs (no write-back) before dirty ones.
+	polMyopicClean
+	polDeviceLazyClean
+	// polLRU is the lru strategy: the accelerator first, no prefetch
+	// first, the least recently used ref evicted first.
+	polLRU
+)
+
+// placements lists where op may run, in the policy's order: on the
 // accelerator when its working set fits, and on the host.
 func (s *search) placements(st *state, o *opInfo) []bool {
 	if o.ws > s.g.capacity {
 		return []bool{false}
+	}
+	switch s.pol {
+	case polHost:
+		return []bool{false, true}
+	case polDevice, polDeviceLazy, polDeviceLazyClean, polLRU:
+		return []bool{true, false}
 	}
 	dev, host := o.devNs, o.hostNs
 	for _, in := range o.ins {
@@ -229,8 +273,12 @@ func (s *search) prefetchFrom(c *state, o *opInfo, dev bool, cands []int32, k in
 		return
 	}
 	r := cands[k]
+	skip := 1
+	if s.pol == polDeviceLazy || s.pol == polHost || s.pol == polDeviceLazyClean || s.pol == polLRU {
+		skip = 0
+	}
 	s.alts(c, 2, func(a int, c *state) {
-		if a == 1 {
+		if a == skip {
 			s.issue(c, o, dev)
 			return
 		}
@@ -311,7 +359,8 @@ func (s *search) roomFrom(c *state, need int64, cands []int32, from int, cont fu
 
 // victims lists the resident refs that may be evicted for a use at step
 // after: not pinned, and used next after it (or never); the furthest
-// next use first, then clean before dirty, then larger first.
+// next use first, then clean before dirty, then larger first (the clean
+// policies put every clean ref first).
 func (s *search) victims(c *state, after int32) []int32 {
 	type cand struct {
 		r     int32
@@ -332,8 +381,17 @@ func (s *search) victims(c *state, after int32) []int32 {
 		}
 		cs = append(cs, cand{int32(r), nx, c.hostValid[r]})
 	}
+	cleanFirst := s.pol == polMyopicClean || s.pol == polDeviceLazyClean
+	lru := s.pol == polLRU
 	slices.SortFunc(cs, func(a, b cand) int {
 		switch {
+		case lru && c.touched[a.r] != c.touched[b.r]:
+			return int(c.touched[a.r] - c.touched[b.r])
+		case cleanFirst && a.clean != b.clean:
+			if a.clean {
+				return -1
+			}
+			return 1
 		case a.next != b.next:
 			return int(b.next - a.next)
 		case a.clean != b.clean:

@@ -23,6 +23,10 @@ type state struct {
 	hostReady []int64
 	// pinned marks the operands of the op being placed.
 	pinned []bool
+	// touched is when each resident ref was last used or brought, in
+	// actions (for the lru policy's order).
+	touched []int32
+	clock   int32
 	// lb is the lower bound of the last op step begun (see bound).
 	lb int64
 	// plan records the decisions, for the schedule's description.
@@ -43,7 +47,7 @@ func newState(g *program) (*state, error) {
 	}
 	s := &state{g: g, m: m, buf: make([]*device.Buffer, len(g.refs)),
 		hostValid: make([]bool, len(g.refs)), hostReady: make([]int64, len(g.refs)),
-		pinned: make([]bool, len(g.refs))}
+		pinned: make([]bool, len(g.refs)), touched: make([]int32, len(g.refs))}
 	for i, r := range g.refs {
 		s.hostValid[i] = r.leaf
 	}
@@ -57,6 +61,8 @@ func (s *state) clone() *state {
 		hostValid: append([]bool(nil), s.hostValid...),
 		hostReady: append([]int64(nil), s.hostReady...),
 		pinned:    append([]bool(nil), s.pinned...),
+		touched:   append([]int32(nil), s.touched...),
+		clock:     s.clock,
 		plan:      s.plan[:len(s.plan):len(s.plan)],
 	}
 	for i, b := range s.buf {
@@ -66,6 +72,12 @@ func (s *state) clone() *state {
 		}
 	}
 	return c
+}
+
+// touch marks r as used now.
+func (s *state) touch(r int32) {
+	s.clock++
+	s.touched[r] = s.clock
 }
 
 func (s *state) note(what byte, r int32) {
@@ -83,6 +95,7 @@ func (s *state) copyIn(r int32) error {
 	}
 	s.m.CopyIn(b, ready)
 	s.buf[r] = b
+	s.touch(r)
 	return nil
 }
 
@@ -163,9 +176,12 @@ func (s *state) launch(o *opInfo) error {
 		b := s.buf[in]
 		if b == nil {
 			b = s.buf[o.out] // the in-place donor
+		} else {
+			s.touch(in)
 		}
 		ins = append(ins, b)
 	}
+	s.touch(o.out)
 	s.m.RunBytes(s.buf[o.out], ins, o.flops, o.bytes)
 	s.hostValid[o.out] = false
 	return nil

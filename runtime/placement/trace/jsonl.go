@@ -45,6 +45,9 @@ type SummaryFields struct {
 	Budget           int64            `json:"budget"`
 	BytesDisk        int64            `json:"bytes_disk"`
 	Clock            string           `json:"clock"`
+	OptNs            int64            `json:"opt_ns,omitempty"`
+	OptLowerNs       int64            `json:"opt_lower_ns,omitempty"`
+	OptStatus        string           `json:"opt_status,omitempty"`
 }
 
 // JSONL writes one JSON object per line.
@@ -98,5 +101,6 @@ func summaryFields(t *Totals) *SummaryFields {
 		WastedPrefetches: t.WastedPrefetches, WastedBytes: t.WastedBytes,
 		Fallbacks: t.Fallbacks, Evictions: t.Evictions, Strategy: t.Strategy, Budget: t.Budget,
 		BytesDisk: t.BytesDisk, Clock: t.Clock,
+		OptNs: t.OptNs, OptLowerNs: t.OptLowerNs, OptStatus: t.OptStatus,
 	}
 }

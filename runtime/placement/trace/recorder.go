@@ -34,7 +34,13 @@ type Recorder struct {
 	// first one with a Work id on, and the counters among them, kept in
 	// order until Resolve.
 	held []held
+	// optimizer, when set, adds the offline optimum to the totals.
+	optimizer Optimizer
 }
+
+// SetOptimizer makes the totals carry the offline optimum that f
+// computes (OptNs, OptLowerNs, OptStatus).
+func (r *Recorder) SetOptimizer(f Optimizer) { r.optimizer = f }
 
 // held is an event or a counter sample waiting for Resolve.
 type held struct {
@@ -236,6 +242,9 @@ func (r *Recorder) Totals(f Final) *Totals {
 	if f.Bandwidth > 0 {
 		t.BoundNs = max(t.ComputeNs, int64(math.Ceil(float64(t.BeladyBytes)/f.Bandwidth*1e9)))
 	}
+	if r.optimizer != nil {
+		r.optimum(&t, f.Budget)
+	}
 	return &t
 }
 
@@ -259,3 +268,17 @@ func (r *Recorder) Finish(f Final) (*Totals, error) {
 
 // Err is the first error a sink reported.
 func (r *Recorder) Err() error { return r.err }
+
+// optimum fills t's offline optimum for budget.
+func (r *Recorder) optimum(t *Totals, budget int64) {
+	if budget <= 0 {
+		t.OptStatus = "no accelerator: nothing to place"
+		return
+	}
+	opt, err := r.optimizer(r.Steps(), budget)
+	if err != nil {
+		t.OptStatus = "error: " + err.Error()
+		return
+	}
+	t.OptNs, t.OptLowerNs, t.OptStatus = opt.BestNs, opt.LowerNs, opt.Status
+}

@@ -40,7 +40,28 @@ type Totals struct {
 	Clock string
 	// BytesDisk sums the disk_read events: lazy refs read from disk.
 	BytesDisk int64
+
+	// OptNs and OptLowerNs are the offline optimum's best schedule and a
+	// proven lower bound on any schedule of the same op stream and budget
+	// (tref trace --optimal; see Recorder.SetOptimizer), equal when it
+	// proved the best optimal; OptStatus says which, or why not. They are
+	// zero and empty without --optimal.
+	OptNs, OptLowerNs int64
+	OptStatus         string
 }
+
+// Optimum is what an Optimizer found for a trace.
+type Optimum struct {
+	// BestNs is the best schedule's time, LowerNs a proven lower bound.
+	BestNs, LowerNs int64
+	// Status says whether BestNs is proven optimal, or why not.
+	Status string
+}
+
+// Optimizer computes the offline optimum of the logged steps on an
+// accelerator of budget bytes (package optimal, which cmd/tref plugs in:
+// the trace package cannot import it).
+type Optimizer func(steps []Step, budget int64) (Optimum, error)
 
 // Final is what the engine knows at the end of a run, beyond the events.
 type Final struct {

@@ -103,6 +103,20 @@ func WriteSummary(w io.Writer, s *Totals) {
 	fmt.Fprintf(w, "  %-14s %s\n", "peak", strings.Join(peaks, ", "))
 	fmt.Fprintf(w, "  %-14s %d hits, %d misses, %d wasted (%s)\n", "prefetch", s.PrefetchHits, s.PrefetchMisses, s.WastedPrefetches, FormatBytes(s.WastedBytes))
 	fmt.Fprintf(w, "  %-14s %d evictions, %d fallbacks\n", "decisions", s.Evictions, s.Fallbacks)
+	if s.OptStatus != "" {
+		writeOptimum(w, s)
+	}
+}
+
+// writeOptimum prints the offline optimum's line: its best schedule and
+// lower bound against the run's time, and how far the search got.
+func writeOptimum(w io.Writer, s *Totals) {
+	if s.OptNs == 0 {
+		fmt.Fprintf(w, "  %-14s %s\n", "optimum", s.OptStatus)
+		return
+	}
+	fmt.Fprintf(w, "  %-14s %s, lower bound %s (time %.2fx the optimum's best): %s\n", "optimum",
+		FormatNs(s.OptNs), FormatNs(s.OptLowerNs), Ratio(s.TimeNs, s.OptNs), s.OptStatus)
 }
 
 // FormatBytes prints a byte count with a binary unit ("1.5MiB").

@@ -156,6 +156,9 @@ func TestJSONLSchema(t *testing.T) {
 				t.Fatalf("last line is %q, want the summary", kind)
 			}
 			for _, f := range totals {
+				if strings.HasPrefix(f, "opt_") {
+					continue // --optimal's only: TestOptimizer
+				}
 				if _, ok := obj[f]; !ok {
 					t.Fatalf("summary lacks %q", f)
 				}
@@ -427,5 +430,46 @@ func TestSVGPanelPerDevice(t *testing.T) {
 	}
 	if panels[0].top+panels[0].h > panels[1].top {
 		t.Errorf("panels overlap: %+v", panels)
+	}
+}
+
+// TestOptimizer: with an optimizer the totals carry its optimum, the
+// steps it is given are the log's less a host op's operand reads, and
+// every format shows it; with no budget it is not asked.
+func TestOptimizer(t *testing.T) {
+	var text, jsonl bytes.Buffer
+	r := NewRecorder(NewText(&text, false), NewJSONL(&jsonl))
+	r.LogOp([]Use{{1, 1024}}, Use{2, 256}, -1, OpCost{Flops: 7, Bytes: 1280})
+	r.LogOperandRead(Use{2, 256})
+	r.LogRead(Use{2, 256})
+	r.LogDeath(2)
+	var got []Step
+	r.SetOptimizer(func(steps []Step, budget int64) (Optimum, error) {
+		got = steps
+		return Optimum{BestNs: 900, LowerNs: 800, Status: "not proven optimal"}, nil
+	})
+	tot, err := r.Finish(Final{Device: "sim:0", Strategy: "flow", Clock: "virtual", Budget: 4096, Bandwidth: 1e9, TimeNs: 1800})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Kind != StepOp || got[0].Cost.Flops != 7 || got[1].Kind != StepRead || got[2].Kind != StepDeath {
+		t.Fatalf("steps %+v", got)
+	}
+	if tot.OptNs != 900 || tot.OptLowerNs != 800 || tot.OptStatus != "not proven optimal" {
+		t.Fatalf("totals %+v", tot)
+	}
+	if !strings.Contains(text.String(), "optimum        900ns, lower bound 800ns (time 2.00x the optimum's best): not proven optimal\n") {
+		t.Fatalf("text summary:\n%s", text.String())
+	}
+	if !strings.Contains(jsonl.String(), `"opt_ns":900,"opt_lower_ns":800,"opt_status":"not proven optimal"`) {
+		t.Fatalf("jsonl summary:\n%s", jsonl.String())
+	}
+	r = NewRecorder()
+	r.SetOptimizer(func([]Step, int64) (Optimum, error) {
+		t.Fatal("asked with no budget")
+		return Optimum{}, nil
+	})
+	if tot := r.Totals(Final{}); tot.OptStatus != "no accelerator: nothing to place" {
+		t.Fatalf("no budget: %q", tot.OptStatus)
 	}
 }
