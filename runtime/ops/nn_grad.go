@@ -6,26 +6,26 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Gradient rules of the nn family (see grad.go). The norms, cross_entropy
-// and attention are composed of other ops, embedding is a scatter_add;
-// softmax and log_softmax reuse their saved result.
+// Gradient rules of the nn family (see grad.go). The norms are composed
+// of other ops, embedding is a scatter_add; softmax, log_softmax and
+// cross_entropy have fused backward kernels (backward.go,
+// backward_nn.go), and attention recomputes its weights with one.
 
 func init() {
 	defineGrads(map[Op]*Grad{
-		// softmax: out·(g - Σ g·out).
+		// softmax and log_softmax: one fused kernel from the saved result.
 		Softmax: {SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
-			dim := softmaxDim(a)
-			o := a.Out
-			return []T{b.Mul(o, b.Sub(g, b.Sum(b.Mul(g, o), []int{dim}, true)))}
+			return []T{b.Op(SoftmaxBackward, a.Attrs, a.Out, g)}
 		}},
-		// log_softmax: g - exp(out)·Σ g.
 		LogSoftmax: {SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
-			dim := softmaxDim(a)
-			return []T{b.Sub(g, b.Mul(b.Op(Exp, nil, a.Out), b.Sum(g, []int{dim}, true)))}
+			return []T{b.Op(LogSoftmaxBackward, a.Attrs, a.Out, g)}
 		}},
-		LayerNorm: {Saves: []int{0, 1}, VJP: normGrad(false)},
-		RMSNorm:   {Saves: []int{0, 1}, VJP: normGrad(true)},
-		Embedding: {Saves: []int{0}, VJP: embeddingGrad},
+		SoftmaxBackward:    {Saves: []int{0, 1}, VJP: softmaxBackwardGrad},
+		LogSoftmaxBackward: {Saves: []int{0, 1}, VJP: logSoftmaxBackwardGrad},
+		AttentionWeights:   {Saves: []int{0, 1}, SavesOut: true, VJP: attentionWeightsGrad},
+		LayerNorm:          {Saves: []int{0, 1}, VJP: normGrad(false)},
+		RMSNorm:            {Saves: []int{0, 1}, VJP: normGrad(true)},
+		Embedding:          {Saves: []int{0}, VJP: embeddingGrad},
 		Dropout: {Saves: []int{1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			p, _ := AttrsAs[DropoutAttrs]("dropout", a.Attrs)
 			zero := b.Zero(g)
@@ -129,34 +129,68 @@ func crossEntropyBackwardGrad(b *Builder, a *GradArgs, gg T) []T {
 	return []T{needed(a, 0, func() T { return gl }), nil, needed(a, 2, func() T { return gG })}
 }
 
-// attentionGrad recomputes the attention weights p = softmax(s),
-// s = q·kᵀ·scale (masked when causal), and returns
-// gq = gs·k·scale, gk = gsᵀ·q·scale, gv = pᵀ·g with gs = p·(gp - Σ gp·p),
-// gp = g·vᵀ.
-func attentionGrad(b *Builder, a *GradArgs, g T) []T {
+// softmaxBackwardGrad differentiates y = o·(g - Σ g·o) (grad of grad),
+// composed: with cotangent u, o gets u·(g - Σ g·o) - g·Σ u·o and g gets
+// softmax_backward(o, u).
+func softmaxBackwardGrad(b *Builder, a *GradArgs, u T) []T {
+	dim := []int{softmaxDim(a)}
+	o, g := a.X[0], a.X[1]
+	return []T{
+		needed(a, 0, func() T {
+			return b.Sub(b.Mul(u, b.Sub(g, b.Sum(b.Mul(g, o), dim, true))), b.Mul(g, b.Sum(b.Mul(u, o), dim, true)))
+		}),
+		needed(a, 1, func() T { return b.Op(SoftmaxBackward, a.Attrs, o, u) }),
+	}
+}
+
+// logSoftmaxBackwardGrad differentiates y = g - exp(o)·Σ g (grad of
+// grad), composed: with cotangent u, o gets -u·exp(o)·Σ g and g gets
+// u - Σ u·exp(o).
+func logSoftmaxBackwardGrad(b *Builder, a *GradArgs, u T) []T {
+	dim := []int{softmaxDim(a)}
+	o, g := a.X[0], a.X[1]
+	e := b.Op(Exp, nil, o)
+	return []T{
+		needed(a, 0, func() T { return b.Neg(b.Mul(b.Mul(u, e), b.Sum(g, dim, true))) }),
+		needed(a, 1, func() T { return b.Sub(u, b.Sum(b.Mul(u, e), dim, true)) }),
+	}
+}
+
+// attentionScale is the factor attention applies to q·kᵀ.
+func attentionScale(b *Builder, a *GradArgs) float64 {
 	at, _ := AttrsAs[AttentionAttrs]("attention", a.Attrs)
-	q, k, v := a.X[0], a.X[1], a.X[2]
-	d, err := AttentionLayout(a.In[0].Shape, a.In[1].Shape, a.In[2].Shape)
+	if at.HasScale {
+		return at.Scale
+	}
+	d, err := AttentionLayout(a.In[0].Shape, a.In[1].Shape, a.In[1].Shape)
 	if err != nil {
 		b.Fail(err)
-		return []T{nil, nil, nil}
+		return 1
 	}
-	scale := at.Scale
-	if !at.HasScale {
-		scale = 1 / math.Sqrt(float64(d.E))
-	}
-	s := b.MulScalar(b.Matmul(q, b.Transpose(k)), scale)
-	if at.Causal {
-		above := b.Op(Gt, nil, b.Iota(d.S, tensor.Shape{1, d.S}), b.Iota(d.L, tensor.Shape{d.L, 1}))
-		s = b.Where(above, b.Scalar(math.Inf(-1), s.Meta().DType), s)
-	}
-	p := b.Op(Softmax, SoftmaxAttrs{Dim: -1}, s)
-	last := len(p.Meta().Shape) - 1
-	gp := b.Matmul(g, b.Transpose(v))
-	gs := b.MulScalar(b.Mul(p, b.Sub(gp, b.Sum(b.Mul(gp, p), []int{last}, true))), scale)
-	return []T{
-		needed(a, 0, func() T { return b.Matmul(gs, k) }),
-		needed(a, 1, func() T { return b.Matmul(b.Transpose(gs), q) }),
-		needed(a, 2, func() T { return b.Matmul(b.Transpose(p), g) }),
-	}
+	return 1 / math.Sqrt(float64(d.E))
+}
+
+// scoresGrad is the cotangent of q and k from gs, that of the scaled
+// scores q·kᵀ·scale: gq = gs·k·scale, gk = gsᵀ·q·scale.
+func scoresGrad(b *Builder, a *GradArgs, q, k, gs T) (T, T) {
+	return needed(a, 0, func() T { return b.Matmul(gs, k) }), needed(a, 1, func() T { return b.Matmul(b.Transpose(gs), q) })
+}
+
+// attentionWeightsGrad: the weights p = softmax(s) of s = q·kᵀ·scale
+// give s the cotangent softmax_backward(p, gp), scaled into q and k.
+func attentionWeightsGrad(b *Builder, a *GradArgs, gp T) []T {
+	gs := b.MulScalar(b.Op(SoftmaxBackward, SoftmaxAttrs{Dim: -1}, a.Out, gp), attentionScale(b, a))
+	gq, gk := scoresGrad(b, a, a.X[0], a.X[1], gs)
+	return []T{gq, gk}
+}
+
+// attentionGrad recomputes the attention weights p (one fused kernel,
+// attention_weights) and returns gq = gs·k, gk = gsᵀ·q, gv = pᵀ·g with
+// gs = softmax_backward(p, g·vᵀ)·scale.
+func attentionGrad(b *Builder, a *GradArgs, g T) []T {
+	q, k, v := a.X[0], a.X[1], a.X[2]
+	p := b.Op(AttentionWeights, a.Attrs, q, k)
+	gs := b.MulScalar(b.Op(SoftmaxBackward, SoftmaxAttrs{Dim: -1}, p, b.Matmul(g, b.Transpose(v))), attentionScale(b, a))
+	gq, gk := scoresGrad(b, a, q, k, gs)
+	return []T{gq, gk, needed(a, 2, func() T { return b.Matmul(b.Transpose(p), g) })}
 }

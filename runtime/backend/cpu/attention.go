@@ -79,25 +79,32 @@ func attend[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, k
 		qs := q[qOff[b]+i0*E:]
 		o := out[(b*L+i0)*Ev : (b*L+i0+rows)*Ev]
 		mm(inner, false, true, rows, keys, E, qs, E, k[kOff[b]:], E, false, sc, keys)
-		for i := range rows {
-			row := sc[i*keys : (i+1)*keys]
-			if scale != 1 {
-				for j := range row {
-					row[j] *= scale
-				}
-			}
-			visible := row
-			if causal {
-				visible = row[:min(keys, i0+i+1)]
-				clear(row[len(visible):])
-			}
-			inv := 1 / softmax(visible)
-			for j := range visible {
-				visible[j] *= inv
-			}
-		}
+		weightRows(sc, rows, keys, keys, i0, causal, scale, softmax)
 		mm(inner, false, false, rows, Ev, keys, sc, keys, v[vOff[b]:], Ev, false, o, Ev)
 	})
+}
+
+// weightRows turns rows of scores (row i of query i0+i, keys of them in
+// each, ld apart) into attention weights in place: scaled, masked to zero
+// above the diagonal when causal, and a softmax over the rest.
+func weightRows[T float32 | float64](sc []T, rows, keys, ld, i0 int, causal bool, scale T, softmax func(row []T) T) {
+	for i := range rows {
+		row := sc[i*ld : i*ld+keys]
+		if scale != 1 {
+			for j := range row {
+				row[j] *= scale
+			}
+		}
+		visible := row
+		if causal {
+			visible = row[:min(keys, i0+i+1)]
+			clear(row[len(visible):])
+		}
+		inv := 1 / softmax(visible)
+		for j := range visible {
+			visible[j] *= inv
+		}
+	}
 }
 
 // softmaxRowF32 replaces row by exp(row - max(row)) and returns the sum.

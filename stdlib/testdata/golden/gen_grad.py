@@ -92,4 +92,9 @@ case("max/dim_ties", "max.values", lambda x, dim: torch.max(x, dim=dim).values, 
 case("max/dim0_ties_keepdim", "max.values", lambda x, dim, keepdim: torch.max(x, dim=dim, keepdim=keepdim).values, [ties], {"dim": 0, "keepdim": True})
 case("min/dim_ties", "min.values", lambda x, dim: torch.min(x, dim=dim).values, [-ties], {"dim": -1})
 case("amax/ties", "max", lambda x, dim: torch.amax(x, dim=dim), [ties], {"dim": [1]})
+# the fused backward kernels over a middle dim, and attention's weights
+# recomputed under broadcasting
+case("softmax/dim_middle", "softmax", F.softmax, [rn(2, 4, 3)], {"dim": 1})
+case("log_softmax/dim_last3d", "log_softmax", F.log_softmax, [rn(2, 3, 5)], {"dim": -1})
+case("attention/bcast", "attention", sdpa, [rn(2, 3, 5, 4), rn(1, 6, 4), rn(3, 6, 2)])
 g.write()

@@ -1,0 +1,141 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Kernels of the nn family's fused backward ops (runtime/ops/backward_nn.go).
+
+func init() {
+	Register(ops.SoftmaxBackward, softmaxBackwardKernel(false))
+	Register(ops.LogSoftmaxBackward, softmaxBackwardKernel(true))
+	Register(ops.AttentionWeights, viaFloat32Inputs(attentionWeightsKernel))
+}
+
+// softmaxBackwardKernel is softmax's (or log_softmax's) gradient from its
+// result o and the cotangent g, one pass per row over the dim; the row's
+// sum is taken in float64, halves compute in float32.
+func softmaxBackwardKernel(log bool) Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		a, err := ops.AttrsAs[ops.SoftmaxAttrs]("softmax_backward", attrs)
+		if err != nil {
+			return err
+		}
+		outer, n, inner := 1, 1, 1
+		if len(out.Shape) > 0 {
+			dim, err := tensor.NormDim(a.Dim, len(out.Shape))
+			if err != nil {
+				return err
+			}
+			outer, n, inner = out.Shape[:dim].Numel(), out.Shape[dim], out.Shape[dim+1:].Numel()
+		}
+		o, y, finish := nnIO(ins[0], out)
+		g := castDense(ins[1], y.DType)
+		if y.DType == tensor.Float64 {
+			softmaxBackRows(nnView[float64](y), nnView[float64](o), nnView[float64](g), outer, n, inner, log)
+		} else {
+			softmaxBackRows(nnView[float32](y), nnView[float32](o), nnView[float32](g), outer, n, inner, log)
+		}
+		finish()
+		return nil
+	}
+}
+
+// softmaxBackRows computes, over the middle dimension of [outer, n,
+// inner] tensors, dst = o·(g - Σ g·o) (softmax) or g - exp(o)·Σ g
+// (log_softmax).
+func softmaxBackRows[T nnFloat](dst, o, g []T, outer, n, inner int, log bool) {
+	if n == 0 || outer*inner == 0 {
+		return
+	}
+	stridedParallel(outer, 4*n*inner, func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			base := b * n * inner
+			for j := range inner {
+				var s float64
+				for k := range n {
+					i := base + k*inner + j
+					if log {
+						s += float64(g[i])
+					} else {
+						s += float64(g[i]) * float64(o[i])
+					}
+				}
+				for k := range n {
+					i := base + k*inner + j
+					if log {
+						dst[i] = T(float64(g[i]) - math.Exp(float64(o[i]))*s)
+					} else {
+						dst[i] = T(float64(o[i]) * (float64(g[i]) - s))
+					}
+				}
+			}
+		}
+	})
+}
+
+// attentionWeightsKernel writes softmax(q·kᵀ·scale) (zero where causal
+// masks) for every (broadcast) batch, as attention computes them.
+func attentionWeightsKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.AttentionAttrs]("attention_weights", attrs)
+	if err != nil {
+		return err
+	}
+	if len(ins) != 2 {
+		return fmt.Errorf("attention_weights takes q and k, got %d tensors", len(ins))
+	}
+	d, _, err := ops.AttentionWeightsLayout(ins[0].Shape, ins[1].Shape)
+	if err != nil {
+		return err
+	}
+	scale := a.Scale
+	if !a.HasScale {
+		scale = 1 / math.Sqrt(float64(d.E))
+	}
+	switch out.DType {
+	case tensor.Float32:
+		weights(d, a.Causal, float32(scale), matF32(ins[0]), matF32(ins[1]), out.F32(), sgemmMM, softmaxRowF32)
+	case tensor.Float64:
+		weights(d, a.Causal, scale, matF64(ins[0]), matF64(ins[1]), out.F64(), gemm.GemmWorkers[float64], softmaxRowF64)
+	default:
+		return fmt.Errorf("attention_weights: no kernel for %s", out.DType)
+	}
+	return nil
+}
+
+// weights is attend without the values: each block of query rows gets its
+// scores straight into out and becomes weights there.
+func weights[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, k, out []T, mm mmFunc[T], softmax func(row []T) T) {
+	nb := d.Batch.Numel()
+	L, S, E := d.L, d.S, d.E
+	if nb == 0 || L == 0 || S == 0 {
+		return
+	}
+	qOff := batchOffsets(d.Batch, d.QBatch, L*E)
+	kOff := batchOffsets(d.Batch, d.KBatch, S*E)
+	blocks := (L + attnBlock - 1) / attnBlock
+	workers := linalgWorkers()
+	inner := 1
+	if nb*blocks < workers {
+		inner, workers = workers, 1
+	}
+	forTasks(workers, nb*blocks, func() struct{} { return struct{}{} }, func(t int, _ struct{}) {
+		b, i0 := t/blocks, (t%blocks)*attnBlock
+		rows := min(attnBlock, L-i0)
+		keys := S
+		if causal {
+			keys = min(S, i0+rows)
+		}
+		o := out[(b*L+i0)*S : (b*L+i0+rows)*S]
+		mm(inner, false, true, rows, keys, E, q[qOff[b]+i0*E:], E, k[kOff[b]:], E, false, o, S)
+		for i := range rows {
+			clear(o[i*S+keys : (i+1)*S])
+		}
+		weightRows(o, rows, keys, S, i0, causal, scale, softmax)
+	})
+}
