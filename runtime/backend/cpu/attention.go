@@ -18,40 +18,54 @@ func init() {
 const attnBlock = 64
 
 func attentionKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
-	a, err := ops.AttrsAs[ops.AttentionAttrs]("attention", attrs)
+	d, causal, scale, err := attentionArgs("attention", ins, attrs)
 	if err != nil {
 		return err
-	}
-	if len(ins) != 3 {
-		return fmt.Errorf("attention takes q, k and v, got %d tensors", len(ins))
-	}
-	d, err := ops.AttentionLayout(ins[0].Shape, ins[1].Shape, ins[2].Shape)
-	if err != nil {
-		return err
-	}
-	scale := a.Scale
-	if !a.HasScale {
-		scale = 1 / math.Sqrt(float64(d.E))
 	}
 	switch out.DType {
 	case tensor.Float32:
-		attend(d, a.Causal, float32(scale), matF32(ins[0]), matF32(ins[1]), matF32(ins[2]), out.F32(), sgemmMM, softmaxRowF32)
+		attend(d, causal, float32(scale), matF32(ins[0]), matF32(ins[1]), matF32(ins[2]), out.F32(), sgemmMM, softmaxRowF32)
 	case tensor.Float64:
-		attend(d, a.Causal, scale, matF64(ins[0]), matF64(ins[1]), matF64(ins[2]), out.F64(), gemm.GemmWorkers[float64], softmaxRowF64)
+		attend(d, causal, scale, matF64(ins[0]), matF64(ins[1]), matF64(ins[2]), out.F64(), gemm.GemmWorkers[float64], softmaxRowF64)
 	default:
 		return fmt.Errorf("attention: no kernel for %s", out.DType)
 	}
 	return nil
 }
 
+// attentionArgs reads the attributes of attention (ins q, k, v) or
+// attention_weights (ins q, k): the layout, causal and the scale.
+func attentionArgs(op string, ins []*tensor.Dense, attrs any) (ops.AttentionDims, bool, float64, error) {
+	a, err := ops.AttrsAs[ops.AttentionAttrs](op, attrs)
+	if err != nil {
+		return ops.AttentionDims{}, false, 0, err
+	}
+	var d ops.AttentionDims
+	switch {
+	case op == "attention" && len(ins) == 3:
+		d, err = ops.AttentionLayout(ins[0].Shape, ins[1].Shape, ins[2].Shape)
+	case op == "attention_weights" && len(ins) == 2:
+		d, _, err = ops.AttentionWeightsLayout(ins[0].Shape, ins[1].Shape)
+	default:
+		err = fmt.Errorf("%s: got %d tensors", op, len(ins))
+	}
+	if err != nil {
+		return d, false, 0, err
+	}
+	scale := a.Scale
+	if !a.HasScale {
+		scale = 1 / math.Sqrt(float64(d.E))
+	}
+	return d, a.Causal, scale, nil
+}
+
 // attend computes softmax(q·kᵀ·scale)·v for every (broadcast) batch, one
 // block of query rows at a time: scores for the block (only the keys a
 // causal block can see), an in-place row softmax, then the block's output
-// rows straight into out. Blocks of all batches are spread over the cores.
+// rows straight into out.
 func attend[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, k, v, out []T, mm mmFunc[T], softmax func(row []T) T) {
-	nb := d.Batch.Numel()
 	L, S, E, Ev := d.L, d.S, d.E, d.Ev
-	if nb == 0 || L == 0 || Ev == 0 {
+	if d.Batch.Numel() == 0 || L == 0 || Ev == 0 {
 		return
 	}
 	if S == 0 {
@@ -61,26 +75,37 @@ func attend[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, k
 	qOff := batchOffsets(d.Batch, d.QBatch, L*E)
 	kOff := batchOffsets(d.Batch, d.KBatch, S*E)
 	vOff := batchOffsets(d.Batch, d.VBatch, S*Ev)
-	blocks := (L + attnBlock - 1) / attnBlock
+	newScores := func() []T { return make([]T, min(L, attnBlock)*S) }
+	forAttnBlocks(d, causal, newScores, func(b, i0, rows, keys, inner int, scores []T) {
+		sc := scores[:rows*keys]
+		o := out[(b*L+i0)*Ev : (b*L+i0+rows)*Ev]
+		mm(inner, false, true, rows, keys, E, q[qOff[b]+i0*E:], E, k[kOff[b]:], E, false, sc, keys)
+		weightRows(sc, rows, keys, keys, i0, causal, scale, softmax)
+		mm(inner, false, false, rows, Ev, keys, sc, keys, v[vOff[b]:], Ev, false, o, Ev)
+	})
+}
+
+// forAttnBlocks calls f for every block of at most attnBlock query rows
+// of every batch: batch b, first row i0, rows, the keys a causal block can
+// see (all S otherwise), the goroutines its matmuls may use, and the
+// goroutine's scratch. Blocks are spread over the cores; with fewer blocks
+// than cores, each block's matmuls use them all.
+func forAttnBlocks[S any](d ops.AttentionDims, causal bool, newScratch func() S, f func(b, i0, rows, keys, inner int, scratch S)) {
+	blocks := (d.L + attnBlock - 1) / attnBlock
+	nb := d.Batch.Numel()
 	workers := linalgWorkers()
 	inner := 1
 	if nb*blocks < workers {
 		inner, workers = workers, 1
 	}
-	newScores := func() []T { return make([]T, min(L, attnBlock)*S) }
-	forTasks(workers, nb*blocks, newScores, func(t int, scores []T) {
+	forTasks(workers, nb*blocks, newScratch, func(t int, s S) {
 		b, i0 := t/blocks, (t%blocks)*attnBlock
-		rows := min(attnBlock, L-i0)
-		keys := S
+		rows := min(attnBlock, d.L-i0)
+		keys := d.S
 		if causal {
-			keys = min(S, i0+rows) // later keys are masked for every row here
+			keys = min(d.S, i0+rows) // later keys are masked for every row here
 		}
-		sc := scores[:rows*keys]
-		qs := q[qOff[b]+i0*E:]
-		o := out[(b*L+i0)*Ev : (b*L+i0+rows)*Ev]
-		mm(inner, false, true, rows, keys, E, qs, E, k[kOff[b]:], E, false, sc, keys)
-		weightRows(sc, rows, keys, keys, i0, causal, scale, softmax)
-		mm(inner, false, false, rows, Ev, keys, sc, keys, v[vOff[b]:], Ev, false, o, Ev)
+		f(b, i0, rows, keys, inner, s)
 	})
 }
 

@@ -82,26 +82,15 @@ func softmaxBackRows[T nnFloat](dst, o, g []T, outer, n, inner int, log bool) {
 // attentionWeightsKernel writes softmax(q·kᵀ·scale) (zero where causal
 // masks) for every (broadcast) batch, as attention computes them.
 func attentionWeightsKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
-	a, err := ops.AttrsAs[ops.AttentionAttrs]("attention_weights", attrs)
+	d, causal, scale, err := attentionArgs("attention_weights", ins, attrs)
 	if err != nil {
 		return err
-	}
-	if len(ins) != 2 {
-		return fmt.Errorf("attention_weights takes q and k, got %d tensors", len(ins))
-	}
-	d, _, err := ops.AttentionWeightsLayout(ins[0].Shape, ins[1].Shape)
-	if err != nil {
-		return err
-	}
-	scale := a.Scale
-	if !a.HasScale {
-		scale = 1 / math.Sqrt(float64(d.E))
 	}
 	switch out.DType {
 	case tensor.Float32:
-		weights(d, a.Causal, float32(scale), matF32(ins[0]), matF32(ins[1]), out.F32(), sgemmMM, softmaxRowF32)
+		weights(d, causal, float32(scale), matF32(ins[0]), matF32(ins[1]), out.F32(), sgemmMM, softmaxRowF32)
 	case tensor.Float64:
-		weights(d, a.Causal, scale, matF64(ins[0]), matF64(ins[1]), out.F64(), gemm.GemmWorkers[float64], softmaxRowF64)
+		weights(d, causal, scale, matF64(ins[0]), matF64(ins[1]), out.F64(), gemm.GemmWorkers[float64], softmaxRowF64)
 	default:
 		return fmt.Errorf("attention_weights: no kernel for %s", out.DType)
 	}
@@ -111,26 +100,13 @@ func attentionWeightsKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) e
 // weights is attend without the values: each block of query rows gets its
 // scores straight into out and becomes weights there.
 func weights[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, k, out []T, mm mmFunc[T], softmax func(row []T) T) {
-	nb := d.Batch.Numel()
 	L, S, E := d.L, d.S, d.E
-	if nb == 0 || L == 0 || S == 0 {
+	if d.Batch.Numel() == 0 || L == 0 || S == 0 {
 		return
 	}
 	qOff := batchOffsets(d.Batch, d.QBatch, L*E)
 	kOff := batchOffsets(d.Batch, d.KBatch, S*E)
-	blocks := (L + attnBlock - 1) / attnBlock
-	workers := linalgWorkers()
-	inner := 1
-	if nb*blocks < workers {
-		inner, workers = workers, 1
-	}
-	forTasks(workers, nb*blocks, func() struct{} { return struct{}{} }, func(t int, _ struct{}) {
-		b, i0 := t/blocks, (t%blocks)*attnBlock
-		rows := min(attnBlock, L-i0)
-		keys := S
-		if causal {
-			keys = min(S, i0+rows)
-		}
+	forAttnBlocks(d, causal, func() struct{} { return struct{}{} }, func(b, i0, rows, keys, inner int, _ struct{}) {
 		o := out[(b*L+i0)*S : (b*L+i0+rows)*S]
 		mm(inner, false, true, rows, keys, E, q[qOff[b]+i0*E:], E, k[kOff[b]:], E, false, o, S)
 		for i := range rows {
