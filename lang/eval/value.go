@@ -240,6 +240,17 @@ func ScalarDType(v Value) tensor.DType {
 
 // Retain adds one reference to everything v holds.
 func Retain(rt *refs.Runtime, v Value) {
+	// Unboxed scalars hold nothing: decided here, inlined at the caller,
+	// before the switch below reaches its interface case (Object), which
+	// is a run-time lookup.
+	switch v.(type) {
+	case Int, Bool, Float32, Float64:
+		return
+	}
+	retain(rt, v)
+}
+
+func retain(rt *refs.Runtime, v Value) {
 	switch v := v.(type) {
 	case Tensor:
 		rt.Retain(v.Ref)
@@ -264,6 +275,14 @@ func Retain(rt *refs.Runtime, v Value) {
 
 // Release drops one reference; containers release their contents at zero.
 func Release(rt *refs.Runtime, v Value) {
+	switch v.(type) {
+	case Int, Bool, Float32, Float64:
+		return
+	}
+	release(rt, v)
+}
+
+func release(rt *refs.Runtime, v Value) {
 	// Values that die are freed from a work list rather than by
 	// recursion, so that no nesting depth (a list built by l = [l] a
 	// million times) can overflow the Go stack.
