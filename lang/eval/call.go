@@ -51,6 +51,9 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 		return c.methodCall(m, site, evalArgs)
 	}
 	callee := c.expr(e.Fn)
+	if len(kwVals) == 0 {
+		return positionalCall(callee, pos, site)
+	}
 	return func(fr *frame) (Value, error) {
 		fn, err := callee(fr)
 		if err != nil {
@@ -64,6 +67,39 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 			return nil, err
 		}
 		v, err := th.callValue(fr, fn, th.args[base:len(th.args):len(th.args)], kw, site)
+		th.popArgsTaken(base)
+		Release(th.RT, fn)
+		return v, err
+	}
+}
+
+// positionalCall is call for a call without keyword arguments: a
+// closure taking exactly these arguments, none of them captured, is
+// entered directly (callSimple); anything else goes through callValue.
+func positionalCall(callee exprFn, pos []exprFn, site *callSite) exprFn {
+	return func(fr *frame) (Value, error) {
+		fn, err := callee(fr)
+		if err != nil {
+			return nil, err
+		}
+		th := fr.th
+		base := len(th.args)
+		for _, f := range pos {
+			v, err := f(fr)
+			if err != nil {
+				th.popArgs(base)
+				Release(th.RT, fn)
+				return nil, err
+			}
+			th.args = append(th.args, v)
+		}
+		args := th.args[base:len(th.args):len(th.args)]
+		var v Value
+		if cl, ok := fn.(*Closure); ok && cl.code.simple && len(args) == len(cl.code.params) {
+			v, err = th.callSimple(fr, cl, args, site)
+		} else {
+			v, err = th.callValue(fr, fn, args, nil, site)
+		}
 		th.popArgsTaken(base)
 		Release(th.RT, fn)
 		return v, err
@@ -123,6 +159,9 @@ func (th *Thread) popArgs(base int) {
 
 // popArgsTaken pops arguments whose ownership the call consumed.
 func (th *Thread) popArgsTaken(base int) {
-	clear(th.args[base:])
+	// A loop: clear would call memclrHasPointers for the few words.
+	for i := base; i < len(th.args); i++ {
+		th.args[i] = nil
+	}
 	th.args = th.args[:base]
 }

@@ -45,6 +45,9 @@ type funcCode struct {
 	name   string
 	pos    ast.Pos
 	params []param
+	// simple: no parameter is captured (a cell), so a call with one
+	// positional argument per parameter stores them as they are.
+	simple bool
 	nslots int
 	body   stmtFn
 	mod    *Module
@@ -135,10 +138,11 @@ func (c *compiler) function(fn *ast.FnExpr) *funcCode {
 	for i, b := range fn.FreeVars {
 		fc.free[b] = i
 	}
-	code := &funcCode{name: fn.Name, pos: fn.At, nslots: len(fn.Locals), mod: c.mod}
+	code := &funcCode{name: fn.Name, pos: fn.At, nslots: len(fn.Locals), mod: c.mod, simple: true}
 	for _, p := range fn.Params {
 		b := p.Name.Binding
 		code.params = append(code.params, param{name: p.Name.Name, slot: b.Index, cell: b.Kind == ast.Cell})
+		code.simple = code.simple && b.Kind != ast.Cell
 	}
 	if fn.Body != nil {
 		// The frame's pop releases every slot: no per-block cleanup here.

@@ -229,19 +229,11 @@ func (th *Thread) callGo(caller *frame, args []Value, kw []Kwarg, site *callSite
 
 func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwarg, site *callSite) (Value, error) {
 	code := cl.code
-	fail := func(format string, a ...any) (Value, error) {
+	if th.intr.Load() || len(args) > len(code.params) || th.depth >= maxDepth {
+		err := th.checkCall(caller, code, len(args), site)
 		releaseAll(th.RT, args)
 		releaseKw(th, kw)
-		return nil, caller.errorf(site.pos, format, a...)
-	}
-	if th.intr.Load() {
-		return fail("interrupted")
-	}
-	if len(args) > len(code.params) {
-		return fail("%s: %s", code.name, tooManyArgs(len(args), len(code.params)))
-	}
-	if th.depth >= maxDepth {
-		return fail("%s: maximum call depth (%d) exceeded; is the recursion missing a base case?", code.name, maxDepth)
+		return nil, err
 	}
 	fr := th.push(caller, caller, cl, code.mod, site, code.nslots)
 	for i, a := range args {
@@ -279,7 +271,45 @@ func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwa
 			fr.slots[p.slot] = newCell(v, th.col)
 		}
 	}
-	_, err := code.body(fr)
+	return th.run(fr)
+}
+
+// checkCall is the error, if any, of calling code with nargs positional
+// arguments from caller: an interrupt, too many arguments, or a call
+// nested too deep.
+func (th *Thread) checkCall(caller *frame, code *funcCode, nargs int, site *callSite) error {
+	switch {
+	case th.intr.Load():
+		return caller.errorf(site.pos, "interrupted")
+	case nargs > len(code.params):
+		return caller.errorf(site.pos, "%s: %s", code.name, tooManyArgs(nargs, len(code.params)))
+	case th.depth >= maxDepth:
+		return caller.errorf(site.pos, "%s: maximum call depth (%d) exceeded; is the recursion missing a base case?", code.name, maxDepth)
+	}
+	return nil
+}
+
+// callSimple is callClosure for a call of a simple function (no
+// parameter captured) with one positional argument per parameter: no
+// keywords to match, no defaults to fill, no cells to make.
+func (th *Thread) callSimple(caller *frame, cl *Closure, args []Value, site *callSite) (Value, error) {
+	code := cl.code
+	if th.depth >= maxDepth || th.intr.Load() {
+		err := th.checkCall(caller, code, len(args), site)
+		releaseAll(th.RT, args)
+		return nil, err
+	}
+	fr := th.push(caller, caller, cl, code.mod, site, code.nslots)
+	for i, a := range args {
+		fr.slots[code.params[i].slot] = a
+	}
+	return th.run(fr)
+}
+
+// run runs the body of the function whose frame fr was just pushed, pops
+// the frame and returns the function's owned result.
+func (th *Thread) run(fr *frame) (Value, error) {
+	_, err := fr.cl.code.body(fr)
 	ret := fr.ret
 	fr.ret = nil
 	th.pop(fr)
