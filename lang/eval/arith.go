@@ -52,13 +52,10 @@ func isScalar(v Value) bool {
 // intBinop is the fast path of int64 op int64: no runtime, no allocation
 // beyond the boxed result.
 func (fr *frame) intBinop(op opcode, x, y int64, site *callSite) (Value, error) {
+	if v, ok := intFast(op, x, y); ok {
+		return v, nil
+	}
 	switch op {
-	case opAdd:
-		return Int(x + y), nil
-	case opSub:
-		return Int(x - y), nil
-	case opMul:
-		return Int(x * y), nil
 	case opDiv:
 		return Float32(float32(x) / float32(y)), nil
 	case opFloorDiv:
@@ -79,21 +76,46 @@ func (fr *frame) intBinop(op opcode, x, y int64, site *callSite) (Value, error) 
 			return nil, fr.errorf(site.pos, "%v", err)
 		}
 		return Int(p), nil
-	case opEq:
-		return Bool(x == y), nil
-	case opNe:
-		return Bool(x != y), nil
-	case opLt:
-		return Bool(x < y), nil
-	case opLe:
-		return Bool(x <= y), nil
-	case opGt:
-		return Bool(x > y), nil
-	case opGe:
-		return Bool(x >= y), nil
 	}
 	return nil, fr.errorf(site.pos, "%s needs tensors with at least one dimension, not two numbers", opSyms[op])
 }
+
+// intFast is x op y for the operators that cannot fail (+, -, * and the
+// comparisons), ok=false for the others; small enough to be inlined in
+// the compiled binary expressions.
+func intFast(op opcode, x, y int64) (v Value, ok bool) {
+	switch op {
+	case opAdd:
+		return Int(x + y), true
+	case opSub:
+		return Int(x - y), true
+	case opMul:
+		return Int(x * y), true
+	case opEq, opNe, opLt, opLe, opGt, opGe:
+		return Bool(intCompare(op, x, y)), true
+	}
+	return nil, false
+}
+
+// intCompare is x op y for a comparison operator.
+func intCompare(op opcode, x, y int64) bool {
+	switch op {
+	case opEq:
+		return x == y
+	case opNe:
+		return x != y
+	case opLt:
+		return x < y
+	case opLe:
+		return x <= y
+	case opGt:
+		return x > y
+	}
+	return x >= y
+}
+
+// isCompare reports whether op is a comparison.
+func isCompare(op opcode) bool { return op >= opEq }
 
 // binop applies a binary operator, consuming both operands.
 func (fr *frame) binop(op opcode, a, b Value, site *callSite) (Value, error) {

@@ -431,20 +431,15 @@ func (c *compiler) fnStmt(s *ast.FnStmt) stmtFn {
 }
 
 func (c *compiler) ifStmt(s *ast.IfStmt) stmtFn {
-	cond := c.expr(s.Cond)
+	cond := c.cond(s.Cond)
 	then := c.block(s.Then)
 	var els stmtFn
 	if s.Else != nil {
 		els = c.stmt(s.Else)
 	}
 	td, ed := c.locs(c.live.Then[s]), c.locs(c.live.Else[s])
-	pos := s.Cond.Span()
 	return func(fr *frame) (ctl, error) {
-		v, err := cond(fr)
-		if err != nil {
-			return ctlNext, err
-		}
-		t, err := fr.truth(v, pos)
+		t, err := cond(fr)
 		if err != nil {
 			return ctlNext, err
 		}
@@ -465,7 +460,7 @@ func (c *compiler) ifStmt(s *ast.IfStmt) stmtFn {
 }
 
 func (c *compiler) whileStmt(s *ast.WhileStmt) stmtFn {
-	cond := c.expr(s.Cond)
+	cond := c.cond(s.Cond)
 	body := c.block(s.Body)
 	exit := c.locs(c.live.Exit[s])
 	pos := s.Cond.Span()
@@ -475,11 +470,7 @@ func (c *compiler) whileStmt(s *ast.WhileStmt) stmtFn {
 			if intr.Load() {
 				return ctlNext, fr.errorf(pos, "interrupted")
 			}
-			v, err := cond(fr)
-			if err != nil {
-				return ctlNext, err
-			}
-			t, err := fr.truth(v, pos)
+			t, err := cond(fr)
 			if err != nil {
 				return ctlNext, err
 			}

@@ -243,22 +243,98 @@ func (c *compiler) binary(e *ast.BinaryExpr) exprFn {
 		return func(fr *frame) (Value, error) { return nil, fr.errorf(pos, "unknown operator %q", e.Op) }
 	}
 	site := newSite(pos)
+	k, isK := intLiteral(e.Y)
 	return func(fr *frame) (Value, error) {
 		a, err := x(fr)
 		if err != nil {
 			return nil, err
 		}
-		b, err := y(fr)
-		if err != nil {
+		var b Value
+		if isK {
+			if ai, ok := a.(Int); ok {
+				if v, ok := intFast(op, int64(ai), k); ok {
+					return v, nil
+				}
+			}
+			b = Int(k)
+		} else if b, err = y(fr); err != nil {
 			Release(fr.th.RT, a)
 			return nil, err
 		}
 		if ai, ok := a.(Int); ok {
 			if bi, ok := b.(Int); ok {
+				if v, ok := intFast(op, int64(ai), int64(bi)); ok {
+					return v, nil
+				}
 				return fr.intBinop(op, int64(ai), int64(bi), site)
 			}
 		}
 		return fr.binop(op, a, b, site)
+	}
+}
+
+// intLiteral is the value of e when it is an integer literal, whose
+// evaluation the compiled code can skip.
+func intLiteral(e ast.Expr) (int64, bool) {
+	if n, ok := unparen(e).(*ast.NumberLit); ok && n.IsInt {
+		return n.Int, true
+	}
+	return 0, false
+}
+
+// unparen is e without the parentheses around it.
+func unparen(e ast.Expr) ast.Expr {
+	for {
+		p, ok := e.(*ast.ParenExpr)
+		if !ok {
+			return e
+		}
+		e = p.X
+	}
+}
+
+// cond compiles a condition (of if, while) into its truth. A comparison
+// of two ints is decided without boxing its bool; anything else is
+// evaluated and judged by truth.
+func (c *compiler) cond(e ast.Expr) func(*frame) (bool, error) {
+	pos := e.Span()
+	if b, ok := unparen(e).(*ast.BinaryExpr); ok {
+		if op, ok := binaryOps[b.Op]; ok && isCompare(op) {
+			x, y := c.expr(b.X), c.expr(b.Y)
+			k, isK := intLiteral(b.Y)
+			site := newSite(b.At)
+			return func(fr *frame) (bool, error) {
+				a, err := x(fr)
+				if err != nil {
+					return false, err
+				}
+				var bv Value
+				if isK {
+					bv = Int(k)
+				} else if bv, err = y(fr); err != nil {
+					Release(fr.th.RT, a)
+					return false, err
+				}
+				if ai, ok := a.(Int); ok {
+					if bi, ok := bv.(Int); ok {
+						return intCompare(op, int64(ai), int64(bi)), nil
+					}
+				}
+				v, err := fr.binop(op, a, bv, site)
+				if err != nil {
+					return false, err
+				}
+				return fr.truth(v, pos)
+			}
+		}
+	}
+	x := c.expr(e)
+	return func(fr *frame) (bool, error) {
+		v, err := x(fr)
+		if err != nil {
+			return false, err
+		}
+		return fr.truth(v, pos)
 	}
 }
 

@@ -1,0 +1,59 @@
+package eval_test
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestConditionFastPath checks that a comparison written as the condition
+// of an if or a while (decided without boxing when both sides are ints,
+// with a literal right side skipped) judges as the same comparison
+// evaluated into a variable first: the same branch, or the same error.
+func TestConditionFastPath(t *testing.T) {
+	values := []string{"0", "1", "-1", "2", "9223372036854775807", "1.5", "-0.0", "true", "tensor(2)", "tensor([1, 2])", `"s"`, "none", "[1]"}
+	rights := []string{"2", "(2)", "-1", "1.5", "tensor(2)", "true", `"s"`}
+	ops := []string{"==", "!=", "<", "<=", ">", ">="}
+	for _, a := range values {
+		for _, op := range ops {
+			for _, b := range rights {
+				expr := fmt.Sprintf("(%s) %s %s", a, op, b)
+				if b[0] != '(' {
+					expr = fmt.Sprintf("(%s) %s (%s)", a, op, b)
+				}
+				want, wantErr := run(t, fmt.Sprintf("let c = %s\nif c { print(1) } else { print(0) }", expr))
+				got, gotErr := run(t, fmt.Sprintf("if %s { print(1) } else { print(0) }", expr))
+				if got != want || (gotErr != nil) != (wantErr != nil) {
+					t.Errorf("if %s: printed %q (error %v), want %q (error %v)", expr, got, firstLine(gotErr), want, firstLine(wantErr))
+				}
+				got, gotErr = run(t, fmt.Sprintf("let n = 0\nwhile %s { n += 1\nif n > 2 { break } }\nprint(n)", expr))
+				want, wantErr = run(t, fmt.Sprintf("let n = 0\nwhile true { let c = %s\nif not c { break }\nn += 1\nif n > 2 { break } }\nprint(n)", expr))
+				if got != want || (gotErr != nil) != (wantErr != nil) {
+					t.Errorf("while %s: printed %q (error %v), want %q (error %v)", expr, got, firstLine(gotErr), want, firstLine(wantErr))
+				}
+			}
+		}
+	}
+}
+
+// TestFastPathErrorsArePositioned checks the errors of the fast paths:
+// a condition that is not a bool, a comparison that fails, an operator on
+// a literal that fails, a call past the depth limit.
+func TestFastPathErrorsArePositioned(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"let x = tensor([1, 2])\nif x < 2 { print(1) }", "t.tr:2:6: condition is a tensor of shape [2]; use any() or all()"},
+		{"let s = \"a\"\nwhile s < 2 { print(1) }", "t.tr:2:9: unsupported operand types for <: string and an int64 number"},
+		{"fn f(n) { return n // 0 }\nf(3)", "t.tr:1:20: integer division by zero\n  at f (t.tr:1:20)\n  at <module> (t.tr:2:2)"},
+		{"fn f(n) { return f(n + 1) }\nf(0)", "t.tr:1:19: f: maximum call depth (4000) exceeded"},
+		{"fn f(a, b) { return a }\nf(1, 2, 3)", "t.tr:2:2: f: got 3 positional arguments, want at most 2"},
+	}
+	for _, c := range cases {
+		_, err := run(t, c.src)
+		if err == nil {
+			t.Errorf("%q: no error, want %q", c.src, c.want)
+			continue
+		}
+		if got := trimDir(err.Error()); len(got) < len(c.want) || got[:len(c.want)] != c.want {
+			t.Errorf("%q: got\n%s\nwant it to start with\n%s", c.src, got, c.want)
+		}
+	}
+}
