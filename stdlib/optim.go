@@ -96,6 +96,14 @@ func (a *arith) addS(x, y *refs.Ref, v float64) *refs.Ref {
 	return a.op(ops.Add, x, t)
 }
 
+// keep adds a reference to r, a result of the ops above: nil (an op
+// failed) stays nil.
+func (a *arith) keep(r *refs.Ref) {
+	if r != nil {
+		a.th.RT.Retain(r)
+	}
+}
+
 // free releases temporaries.
 func (a *arith) free(rs ...*refs.Ref) {
 	for _, r := range rs {
@@ -133,7 +141,7 @@ func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 			var buf *refs.Ref
 			if s[0] == nil {
 				buf = d
-				o.th.RT.Retain(buf)
+				o.keep(buf)
 			} else {
 				m := o.mulS(s[0], momentum)
 				buf = o.addS(m, d, 1-dampening)
@@ -146,7 +154,7 @@ func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 			} else {
 				o.free(d)
 				d = buf
-				o.th.RT.Retain(d)
+				o.keep(d)
 			}
 			s = []*refs.Ref{buf}
 		}
