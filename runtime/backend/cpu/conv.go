@@ -81,6 +81,10 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 		convDepthwise(d, a, x, w, bias, out)
 		return
 	}
+	if useShifted(d, a) {
+		convShifted(d, a, x, w, bias, out, mm)
+		return
+	}
 	pointwise := d.KH == 1 && d.KW == 1 && a.Stride == [2]int{1, 1} && a.PadLo == [2]int{} && a.PadHi == [2]int{}
 	chunk := npos
 	if !pointwise && kdim*npos > colBudget {

@@ -69,6 +69,11 @@ func TestConv2dAgainstDirectDefinition(t *testing.T) {
 		{"pointwise", []int{3, 8, 7, 9}, []int{12, 8, 1, 1}, true, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
 		{"pointwise-groups", []int{3, 8, 7, 9}, []int{12, 2, 1, 1}, false, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 4}},
 		{"pad-wider-than-input", []int{1, 4, 1, 1}, []int{4, 4, 1, 5}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{0, 2}, PadHi: [2]int{0, 2}, Dilation: one, Groups: 1}},
+		// Unit stride with 16 or more channels per group runs as shifted
+		// products (convShifted).
+		{"shifted-groups-dilated", []int{2, 32, 9, 11}, []int{6, 16, 3, 2}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{2, 1}, PadHi: [2]int{1, 0}, Dilation: [2]int{2, 1}, Groups: 2}},
+		{"shifted-unpadded", []int{1, 20, 7, 8}, []int{5, 20, 3, 3}, false, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
+		{"shifted-wide-pad", []int{1, 16, 4, 3}, []int{3, 16, 2, 2}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{3, 3}, PadHi: [2]int{0, 4}, Dilation: one, Groups: 1}},
 		// Depthwise (one input channel per group) runs the direct kernel:
 		// rows of 45 columns take the 32- and 8-wide blocks and a tail.
 		{"depthwise", []int{2, 6, 11, 45}, []int{6, 1, 5, 5}, true, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{2, 2}, PadHi: [2]int{2, 2}, Dilation: one, Groups: 6}},
@@ -180,6 +185,42 @@ func BenchmarkConv2dDepthwise(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// BenchmarkConv2dSmall times the dense convolutions of the OCR detector
+// (one image, one thread).
+func BenchmarkConv2dSmall(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	one := [2]int{1, 1}
+	for _, bc := range []struct {
+		name string
+		x, w []int
+		a    ops.Conv2dAttrs
+	}{
+		{"det-96x24x40-to-24-k3", []int{1, 96, 24, 40}, []int{24, 96, 3, 3}, ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
+		{"det-3x96x160-to-16-k3-s2", []int{1, 3, 96, 160}, []int{16, 3, 3, 3}, ops.Conv2dAttrs{Stride: [2]int{2, 2}, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
+		{"det-384x3x5-to-384-1x1", []int{1, 384, 3, 5}, []int{384, 384, 1, 1}, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
+		{"rec-240x12x40-to-240-1x1", []int{1, 240, 12, 40}, []int{240, 240, 1, 1}, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			x, w := randDense(r, tensor.Float32, bc.x...), randDense(r, tensor.Float32, bc.w...)
+			d, err := ops.Conv2dLayout(x.Shape, w.Shape, nil, bc.a)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
+			cpu0 := processCPU()
+			for b.Loop() {
+				if err := Run(ops.Conv2d, out, []*tensor.Dense{x, w}, bc.a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu := float64(processCPU()-cpu0) / float64(b.N)
+			b.ReportMetric(cpu, "cpu-ns/op")
+			flops := 2.0 * float64(d.OutC*d.OH*d.OW*d.C/bc.a.Groups*d.KH*d.KW)
+			b.ReportMetric(flops/cpu, "GFLOP/cpu-s")
 		})
 	}
 }
