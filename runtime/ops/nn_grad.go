@@ -6,10 +6,10 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Gradient rules of the nn family (see grad.go). The norms are composed
-// of other ops, embedding is a scatter_add; softmax, log_softmax and
-// cross_entropy have fused backward kernels (backward.go,
-// backward_nn.go), and attention recomputes its weights with one.
+// Gradient rules of the nn family (see grad.go). Embedding is a
+// scatter_add; softmax, log_softmax, the norms and cross_entropy have
+// fused backward kernels (backward.go, backward_nn.go), and attention
+// recomputes its weights with one.
 
 func init() {
 	defineGrads(map[Op]*Grad{
@@ -23,6 +23,8 @@ func init() {
 		SoftmaxBackward:    {Saves: []int{0, 1}, VJP: softmaxBackwardGrad},
 		LogSoftmaxBackward: {Saves: []int{0, 1}, VJP: logSoftmaxBackwardGrad},
 		AttentionWeights:   {Saves: []int{0, 1}, SavesOut: true, VJP: attentionWeightsGrad},
+		NormBackward:       {Saves: []int{0, 1, 2}, VJP: normBackwardGrad},
+		NormBackwardWeight: {Saves: []int{0, 1}, VJP: normBackwardWeightGrad},
 		LayerNorm:          {Saves: []int{0, 1}, VJP: normGrad(false)},
 		RMSNorm:            {Saves: []int{0, 1}, VJP: normGrad(true)},
 		Embedding:          {Saves: []int{0}, VJP: embeddingGrad},
@@ -55,40 +57,97 @@ func softmaxDim(a *GradArgs) int {
 }
 
 // normGrad is layer_norm's (rms false) or rms_norm's rule over the last
-// dimension, recomputing the statistics from x:
-//
-//	x̂ = (x - μ)·r, r = 1/√(σ² + eps);  gx = r·(ĝ - mean ĝ - x̂·mean(ĝ·x̂)), ĝ = g·w
-//
-// (rms_norm has no μ and no mean ĝ term); the weight gets g·x̂, the bias g.
+// dimension: two fused kernels recompute the statistics from x, x gets
+// norm_backward and the weight norm_backward_weight; the bias gets g.
 func normGrad(rms bool) VJPFunc {
 	return func(b *Builder, a *GradArgs, g T) []T {
 		n, _ := AttrsAs[NormAttrs]("norm", a.Attrs)
 		dt := a.OutMeta.DType
 		x := b.Cast(a.X[0], dt)
-		last := []int{len(a.In[0].Shape) - 1}
-		mean := func(t T) T { return b.Op(Mean, ReduceAttrs{Dims: last, Keepdim: true}, t) }
-		c := x
-		if !rms {
-			c = b.Sub(x, mean(x))
-		}
-		r := b.Op(Rsqrt, nil, b.Add(mean(b.Mul(c, c)), b.Scalar(n.Eps, dt)))
-		xh := b.Mul(c, r)
-		gh := g
+		attrs := NormBackwardAttrs{Eps: n.Eps, HasWeight: n.HasWeight, RMS: rms}
+		ins := []T{x, g}
 		if n.HasWeight {
-			gh = b.Mul(g, a.X[1])
+			ins = []T{x, b.Cast(a.X[1], dt), g}
 		}
-		inner := b.Sub(gh, b.Mul(xh, mean(b.Mul(gh, xh))))
-		if !rms {
-			inner = b.Sub(inner, mean(gh))
-		}
-		out := []T{needed(a, 0, func() T { return b.Mul(r, inner) })}
+		out := []T{needed(a, 0, func() T { return b.Op(NormBackward, attrs, ins...) })}
 		if n.HasWeight {
-			out = append(out, needed(a, 1, func() T { return b.Mul(g, xh) }))
+			out = append(out, needed(a, 1, func() T { return b.Op(NormBackwardWeight, attrs, x, g) }))
 		}
 		if n.HasBias {
 			out = append(out, g)
 		}
 		return out
+	}
+}
+
+// normBackwardGrad differentiates gx = r·P(ĝ), P(v) = v - mean v -
+// x̂·mean(v·x̂) (no mean v for RMS), ĝ = g·w, once more (grad of grad),
+// composed. P is self-adjoint, so with cotangent u, ĝ gets r·P(u) =
+// norm_backward(x, u) without the weight, g gets that times w and w gets
+// it times g. For x, with A = Σ u·(ĝ - mean ĝ), B = Σ u·x̂, m = mean(ĝ·x̂)
+// per row: x̂ gets v = -r·(B·ĝ/n + m·u), r gets ρ = A - m·B + Σ v·c
+// (c = x - μ), c gets γ = r·v - ρ·r³·c/n, and x gets γ - mean γ (γ for
+// RMS).
+func normBackwardGrad(b *Builder, a *GradArgs, u T) []T {
+	at, _ := AttrsAs[NormBackwardAttrs]("norm_backward", a.Attrs)
+	x, g := a.X[0], a.X[len(a.X)-1]
+	last := []int{len(a.In[0].Shape) - 1}
+	d := float64(a.In[0].Shape[last[0]])
+	sum := func(t T) T { return b.Sum(t, last, true) }
+	mean := func(t T) T { return b.MulScalar(sum(t), 1/d) }
+	plain := NormBackwardAttrs{Eps: at.Eps, RMS: at.RMS}
+	pu := b.Op(NormBackward, plain, x, u)
+	gh := g
+	if at.HasWeight {
+		gh = b.Mul(g, a.X[1])
+	}
+	c := x
+	if !at.RMS {
+		c = b.Sub(x, mean(x))
+	}
+	r := b.Op(Rsqrt, nil, b.Add(mean(b.Mul(c, c)), b.Scalar(at.Eps, a.OutMeta.DType)))
+	xh := b.Mul(c, r)
+	centred := gh
+	if !at.RMS {
+		centred = b.Sub(gh, mean(gh))
+	}
+	bb := sum(b.Mul(u, xh))
+	m := mean(b.Mul(gh, xh))
+	v := b.Neg(b.Mul(r, b.Add(b.MulScalar(b.Mul(bb, gh), 1/d), b.Mul(m, u))))
+	rho := b.Add(b.Sub(sum(b.Mul(u, centred)), b.Mul(m, bb)), sum(b.Mul(v, c)))
+	gamma := b.Sub(b.Mul(r, v), b.MulScalar(b.Mul(b.Mul(rho, b.Mul(r, b.Mul(r, r))), c), 1/d))
+	gx := gamma
+	if !at.RMS {
+		gx = b.Sub(gamma, mean(gamma))
+	}
+	out := []T{needed(a, 0, func() T { return gx })}
+	if at.HasWeight {
+		out = append(out, needed(a, 1, func() T { return b.Mul(pu, g) }))
+	}
+	wt := pu
+	if at.HasWeight {
+		wt = b.Mul(pu, a.X[1])
+	}
+	return append(out, needed(a, len(a.In)-1, func() T { return wt }))
+}
+
+// normBackwardWeightGrad differentiates gw = Σ g·x̂ (grad of grad): with
+// cotangent u [d], g gets u·x̂, and x gets what x̂ = layer_norm(x) passes
+// back from u·g: norm_backward(x, u·g) without the weight.
+func normBackwardWeightGrad(b *Builder, a *GradArgs, u T) []T {
+	at, _ := AttrsAs[NormBackwardAttrs]("norm_backward_weight", a.Attrs)
+	x, g := a.X[0], a.X[1]
+	ug := b.Mul(g, u)
+	plain := NormBackwardAttrs{Eps: at.Eps, RMS: at.RMS}
+	return []T{
+		needed(a, 0, func() T { return b.Op(NormBackward, plain, x, ug) }),
+		needed(a, 1, func() T {
+			op := LayerNorm
+			if at.RMS {
+				op = RMSNorm
+			}
+			return b.Mul(u, b.Op(op, NormAttrs{Eps: at.Eps}, x))
+		}),
 	}
 }
 

@@ -15,6 +15,8 @@ func init() {
 	Register(ops.SoftmaxBackward, softmaxBackwardKernel(false))
 	Register(ops.LogSoftmaxBackward, softmaxBackwardKernel(true))
 	Register(ops.AttentionWeights, viaFloat32Inputs(attentionWeightsKernel))
+	Register(ops.NormBackward, normBackwardKernel)
+	Register(ops.NormBackwardWeight, normBackwardWeightKernel)
 }
 
 // softmaxBackwardKernel is softmax's (or log_softmax's) gradient from its
@@ -113,5 +115,113 @@ func weights[T float32 | float64](d ops.AttentionDims, causal bool, scale T, q, 
 			clear(o[i*S+keys : (i+1)*S])
 		}
 		weightRows(o, rows, keys, S, i0, causal, scale, softmax)
+	})
+}
+
+// normBackwardKernel is layer_norm's (rms_norm's) gradient with respect
+// to x: each row's statistics are recomputed, everything in float64.
+func normBackwardKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.NormBackwardAttrs]("norm_backward", attrs)
+	if err != nil {
+		return err
+	}
+	var w []float64
+	if a.HasWeight {
+		w = nnWeights(ins[1])
+	}
+	d := out.Shape[len(out.Shape)-1]
+	x, y, finish := nnIO(ins[0], out)
+	g := castDense(ins[len(ins)-1], y.DType)
+	if y.DType == tensor.Float64 {
+		normBackRows(nnView[float64](y), nnView[float64](x), nnView[float64](g), w, d, a.Eps, a.RMS)
+	} else {
+		normBackRows(nnView[float32](y), nnView[float32](x), nnView[float32](g), w, d, a.Eps, a.RMS)
+	}
+	finish()
+	return nil
+}
+
+// normStats is a row's mean (0 for RMS) and 1/√(σ² + eps).
+func normStats[T nnFloat](x []T, eps float64, rms bool) (mean, r float64) {
+	if !rms {
+		mean = nnSum(x) / float64(len(x))
+	}
+	return mean, 1 / math.Sqrt(nnSqDev(x, mean)/float64(len(x))+eps)
+}
+
+func normBackRows[T nnFloat](dst, src, gs []T, w []float64, d int, eps float64, rms bool) {
+	if d == 0 {
+		return
+	}
+	rows := len(src) / d
+	stridedParallel(rows, 12*d, func(lo, hi int) {
+		for row := lo; row < hi; row++ {
+			x, g, y := src[row*d:(row+1)*d], gs[row*d:(row+1)*d], dst[row*d:(row+1)*d]
+			mean, r := normStats(x, eps, rms)
+			var sg, sgx float64 // Σ ĝ and Σ ĝ·x̂
+			for i, v := range x {
+				gh := float64(g[i])
+				if w != nil {
+					gh *= w[i]
+				}
+				sg += gh
+				sgx += gh * (float64(v) - mean) * r
+			}
+			if rms {
+				sg = 0
+			}
+			mg, mgx := sg/float64(d), sgx/float64(d)
+			for i, v := range x {
+				gh := float64(g[i])
+				if w != nil {
+					gh *= w[i]
+				}
+				y[i] = T(r * (gh - mg - (float64(v)-mean)*r*mgx))
+			}
+		}
+	})
+}
+
+// normBackwardWeightKernel is the weight's gradient Σ g·x̂ over the rows:
+// the rows' statistics first, then each worker sums a range of columns.
+func normBackwardWeightKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	a, err := ops.AttrsAs[ops.NormBackwardAttrs]("norm_backward_weight", attrs)
+	if err != nil {
+		return err
+	}
+	d := out.Shape[0]
+	x, y, finish := nnIO(ins[0], out)
+	g := castDense(ins[1], y.DType)
+	if y.DType == tensor.Float64 {
+		normWeightRows(nnView[float64](y), nnView[float64](x), nnView[float64](g), d, a.Eps, a.RMS)
+	} else {
+		normWeightRows(nnView[float32](y), nnView[float32](x), nnView[float32](g), d, a.Eps, a.RMS)
+	}
+	finish()
+	return nil
+}
+
+func normWeightRows[T nnFloat](dst, src, gs []T, d int, eps float64, rms bool) {
+	if d == 0 {
+		return
+	}
+	rows := len(src) / d
+	mean, r := make([]float64, rows), make([]float64, rows)
+	stridedParallel(rows, 4*d, func(lo, hi int) {
+		for row := lo; row < hi; row++ {
+			mean[row], r[row] = normStats(src[row*d:(row+1)*d], eps, rms)
+		}
+	})
+	stridedParallel(d, 4*rows, func(lo, hi int) {
+		acc := make([]float64, hi-lo)
+		for row := range rows {
+			x, g := src[row*d+lo:row*d+hi], gs[row*d+lo:row*d+hi]
+			for i, v := range x {
+				acc[i] += float64(g[i]) * (float64(v) - mean[row]) * r[row]
+			}
+		}
+		for i, v := range acc {
+			dst[lo+i] = T(v)
+		}
 	})
 }

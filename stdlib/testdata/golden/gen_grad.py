@@ -97,4 +97,8 @@ case("amax/ties", "max", lambda x, dim: torch.amax(x, dim=dim), [ties], {"dim": 
 case("softmax/dim_middle", "softmax", F.softmax, [rn(2, 4, 3)], {"dim": 1})
 case("log_softmax/dim_last3d", "log_softmax", F.log_softmax, [rn(2, 3, 5)], {"dim": -1})
 case("attention/bcast", "attention", sdpa, [rn(2, 3, 5, 4), rn(1, 6, 4), rn(3, 6, 2)])
+# the fused norm kernels: rms_norm (torch 1.13 has none: written out) and
+# layer_norm without weight and bias
+case("rms_norm", "rms_norm", lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w, [rn(3, 2, 5), rn(5)], {"eps": 1e-6}, torch_kwargs={})
+case("layer_norm/plain", "layer_norm", lambda x: F.layer_norm(x, (4,)), [rn(5, 4)])
 g.write()
