@@ -31,7 +31,13 @@ func (c *cli) test(cfg *Config, paths []string) int {
 		if err := fc.confine(file); err != nil {
 			return c.fail(err)
 		}
-		p, f := c.testFile(&fc, file)
+		s, err := c.newSession(&fc)
+		if err != nil {
+			// The device or the --hooks file: not a test's failure,
+			// and the same for every file.
+			return c.fail(err)
+		}
+		p, f := c.testFile(s, file)
 		passed += p
 		failed += f
 	}
@@ -42,16 +48,12 @@ func (c *cli) test(cfg *Config, paths []string) int {
 	return 0
 }
 
-// testFile runs one file's tests and returns how many passed and failed.
-// An error outside any test (a syntax error, a failing top-level
-// statement) and a failed exit check count as one failure of the file.
-func (c *cli) testFile(cfg *Config, file string) (passed, failed int) {
-	s, err := c.newSession(cfg)
-	if err != nil {
-		fmt.Fprintf(c.stdout, "FAIL %s: %v\n", file, err)
-		return 0, 1
-	}
-	err = s.in.RunTests(file, func(name string, err error) {
+// testFile runs one file's tests in session s and returns how many passed
+// and failed. An error outside any test (a syntax error, a failing
+// top-level statement) and a failed exit check count as one failure of
+// the file.
+func (c *cli) testFile(s *session, file string) (passed, failed int) {
+	err := s.in.RunTests(file, func(name string, err error) {
 		if err == nil {
 			fmt.Fprintf(c.stdout, "ok   %s (%s)\n", name, file)
 			passed++
