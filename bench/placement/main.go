@@ -6,6 +6,7 @@
 // real).
 //
 //	go run ./bench/placement [-only a,c] [-strategies flow,lru] [-lookahead 64]
+//	go run ./bench/placement -optimal [-only a] [-nodes 300000]
 package main
 
 import (
@@ -22,6 +23,7 @@ import (
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/optimal"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/stdlib"
@@ -31,13 +33,15 @@ import (
 type workload struct {
 	id, file, what string
 	mem            int64
+	// weights is the bytes of the workload's weights.
+	weights int64
 }
 
 var workloads = []workload{
-	{"a", "mlp.tr", "MLP, 16 layers, weights 4x the budget", 16 << 20},
-	{"b", "transformer.tr", "8 transformer blocks, weights 3x the budget", 32 << 20},
-	{"c", "embedding.tr", "(b) + 16 MiB embedding table, 2 steps", 32 << 20},
-	{"d", "loop.tr", "(b), 3 forward passes", 32 << 20},
+	{"a", "mlp.tr", "MLP, 16 layers, weights 4x the budget", 16 << 20, 64 << 20},
+	{"b", "transformer.tr", "8 transformer blocks, weights 3x the budget", 32 << 20, 96 << 20},
+	{"c", "embedding.tr", "(b) + 16 MiB embedding table, 2 steps", 32 << 20, 112 << 20},
+	{"d", "loop.tr", "(b), 3 forward passes", 32 << 20, 96 << 20},
 }
 
 // The device of the benchmark: the sim defaults (25 GB/s each way, 2 TB/s,
@@ -51,7 +55,16 @@ func main() {
 	strategies := flag.String("strategies", "flow,lru,genoa,none", "comma-separated strategies")
 	lookahead := flag.Int("lookahead", refs.DefaultLookahead, "window of pending ops")
 	flops := flag.Float64("flops", benchFlops, "sim compute rate, FLOP/s")
+	opt := flag.Bool("optimal", false, "instead: each strategy against the offline optimum at 1/8, 1/4 and 1/2 of the weights")
+	nodes := flag.Int("nodes", optimal.DefaultMaxNodes, "with -optimal: the search's node limit")
 	flag.Parse()
+	if *opt {
+		if err := optimumTable(*dir, *only, *lookahead, *flops, *nodes); err != nil {
+			fmt.Fprintf(os.Stderr, "placement bench: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	sts := strings.Split(*strategies, ",")
 	fmt.Printf("sim: %.0f GB/s each way, %.1f TFLOP/s, %.0f TB/s memory, %d µs latency; lookahead %d\n\n",
 		device.DefaultBandwidth/1e9, *flops/1e12, device.DefaultMemBandwidth/1e12, device.DefaultLatencyNs/1000, *lookahead)
@@ -82,11 +95,17 @@ func main() {
 
 // run executes one script under one strategy and returns its totals.
 func run(path string, mem int64, strategy string, lookahead int, flops float64) (*trace.Totals, error) {
+	t, _, err := runTraced(path, mem, strategy, lookahead, flops)
+	return t, err
+}
+
+// runTraced is run that also returns the recorder, for its op log.
+func runTraced(path string, mem int64, strategy string, lookahead int, flops float64) (*trace.Totals, *trace.Recorder, error) {
 	rec := trace.NewRecorder()
 	ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", Mem: mem, Strategy: strategy,
-		Lookahead: lookahead, Cost: device.Cost{Flops: flops}, Trace: rec})
+		Lookahead: lookahead, Cost: benchCost(flops), Trace: rec})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rt := refs.New(ex, refs.Options{Lookahead: lookahead})
 	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: io.Discard})
@@ -96,17 +115,18 @@ func run(path string, mem int64, strategy string, lookahead int, flops float64) 
 		err = ferr
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n := rt.LiveRefs(); n != 0 {
-		return nil, fmt.Errorf("%d refs alive at the end", n)
+		return nil, nil, fmt.Errorf("%d refs alive at the end", n)
 	}
 	for _, s := range rt.MemStats() {
 		if s.Device != "cpu" && s.LiveBytes != 0 {
-			return nil, fmt.Errorf("%s holds %d bytes at the end", s.Device, s.LiveBytes)
+			return nil, nil, fmt.Errorf("%s holds %d bytes at the end", s.Device, s.LiveBytes)
 		}
 	}
-	return ex.(*placement.Engine).Finish()
+	t, err := ex.(*placement.Engine).Finish()
+	return t, rec, err
 }
 
 // goals prints the targets with the measured numbers.
@@ -146,3 +166,7 @@ func goals(res map[string]map[string]*trace.Totals) {
 		}
 	}
 }
+
+// benchCost is the benchmark's cost model: the sim defaults with a
+// compute rate of flops.
+func benchCost(flops float64) device.Cost { return device.Cost{Flops: flops} }

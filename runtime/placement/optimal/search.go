@@ -15,6 +15,8 @@ type Result struct {
 	// Solved.
 	OptNs, LowerNs int64
 	Found, Solved  bool
+	// Best counts what the best schedule does.
+	Best Tally
 	// TooBig says the trace has more ops than MaxOps: the search made
 	// one greedy schedule instead of searching.
 	TooBig bool
@@ -71,7 +73,7 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	res.Nodes = s.nodes
 	res.Found = s.best < math.MaxInt64
 	if res.Found {
-		res.OptNs = s.best
+		res.OptNs, res.Best = s.best, s.bestTally
 	}
 	switch {
 	case res.TooBig:
@@ -90,8 +92,10 @@ func Solve(p Problem, opts Options) (*Result, error) {
 type search struct {
 	g   *program
 	opt Options
-	// best is the shortest schedule's time so far (MaxInt64: none).
-	best int64
+	// best is the shortest schedule's time so far (MaxInt64: none), and
+	// bestTally what it did.
+	best      int64
+	bestTally Tally
 	// nodes counts the states tried; stopped is set when it reached the
 	// limit, and pending is then the least lower bound of the
 	// alternatives left unexplored.
@@ -151,7 +155,7 @@ func (s *search) run(st *state) {
 	}
 	if int(st.next) == len(s.g.steps) {
 		if t := st.m.Now(); t < s.best {
-			s.best = t
+			s.best, s.bestTally = t, st.tally
 		}
 		s.found = true
 		return
@@ -167,10 +171,8 @@ func (s *search) run(st *state) {
 			c.pinned[in] = true
 		}
 		if places[k] {
-			c.note('d', o.out)
 			s.operands(c, o, 0)
 		} else {
-			c.note('h', o.out)
 			s.prefetch(c, o, false)
 		}
 	})
@@ -287,7 +289,7 @@ func (s *search) prefetchFrom(c *state, o *opInfo, dev bool, cands []int32, k in
 				s.fail(err)
 				return
 			}
-			c.note('p', r)
+			c.tally.Prefetches++
 			s.prefetchFrom(c, o, dev, cands, k+1)
 		})
 	})

@@ -29,15 +29,17 @@ type state struct {
 	clock   int32
 	// lb is the lower bound of the last op step begun (see bound).
 	lb int64
-	// plan records the decisions, for the schedule's description.
-	plan []decision
+	// tally counts what the schedule did so far.
+	tally Tally
 }
 
-// decision is one recorded decision of a schedule.
-type decision struct {
-	step int32
-	what byte // 'h' host, 'd' device, 'p' prefetch, 'e' evict
-	ref  int32
+// Tally counts a schedule's decisions.
+type Tally struct {
+	// HostOps counts the ops run on the host, Prefetches the copies
+	// issued ahead of their op's step, Evictions the evicted copies.
+	HostOps, Prefetches, Evictions int
+	// H2D and D2H are the bytes copied each way.
+	H2D, D2H int64
 }
 
 func newState(g *program) (*state, error) {
@@ -63,7 +65,7 @@ func (s *state) clone() *state {
 		pinned:    append([]bool(nil), s.pinned...),
 		touched:   append([]int32(nil), s.touched...),
 		clock:     s.clock,
-		plan:      s.plan[:len(s.plan):len(s.plan)],
+		tally:     s.tally,
 	}
 	for i, b := range s.buf {
 		if b != nil {
@@ -80,10 +82,6 @@ func (s *state) touch(r int32) {
 	s.touched[r] = s.clock
 }
 
-func (s *state) note(what byte, r int32) {
-	s.plan = append(s.plan, decision{step: s.next, what: what, ref: r})
-}
-
 // copyIn brings r's host copy to the accelerator (engine.copyIn with no
 // notBefore: a prefetch, or an operand fetched when its op is issued).
 // The room must be made.
@@ -94,6 +92,7 @@ func (s *state) copyIn(r int32) error {
 		return err
 	}
 	s.m.CopyIn(b, ready)
+	s.tally.H2D += s.g.refs[r].bytes
 	s.buf[r] = b
 	s.touch(r)
 	return nil
@@ -102,6 +101,7 @@ func (s *state) copyIn(r int32) error {
 // copyOut makes r's host copy valid from its accelerator copy.
 func (s *state) copyOut(r int32) {
 	span := s.m.CopyOut(s.buf[r])
+	s.tally.D2H += s.g.refs[r].bytes
 	s.hostReady[r] = span.End
 	s.hostValid[r] = true
 }
@@ -119,7 +119,7 @@ func (s *state) evict(r int32) {
 		s.copyOut(r)
 	}
 	s.release(r)
-	s.note('e', r)
+	s.tally.Evictions++
 }
 
 // toHost is the host reading r (engine.ToHost): a copy back when the host
@@ -147,6 +147,7 @@ func (s *state) runHost(o *opInfo) error {
 		ready = max(ready, s.hostReady[in])
 	}
 	span := s.m.HostOp(o.flops, o.bytes, ready)
+	s.tally.HostOps++
 	s.hostValid[o.out] = true
 	s.hostReady[o.out] = span.End
 	return nil
