@@ -65,6 +65,14 @@ const never int64 = math.MaxInt64 / 4
 // own. Each op's earliest end on either side is computed in program
 // order; the schedule ends after the earliest end of every op, and after
 // every read's ref reaches the host.
+//
+// Program order adds two facts for an op on the accelerator. It starts
+// after every earlier op ends: the compute engine runs its ops in order,
+// and the host thread issues nothing while it runs an op itself. And an
+// operand that must be copied in cannot be resident while an earlier op
+// runs on the accelerator whose working set leaves no room for it (the
+// memory timeline never exceeds the budget), so its copy starts after
+// that op ends.
 func (s *search) criticalPath(st *state) int64 {
 	g, m := s.g, st.m
 	if len(s.onHost) < len(g.refs) {
@@ -84,7 +92,8 @@ func (s *search) criticalPath(st *state) int64 {
 		s.onHost[r] = min(s.onHost[r], s.onDev[r]+g.refs[r].outNs)
 		s.onDev[r] = min(s.onDev[r], max(s.onHost[r], h)+g.refs[r].inNs)
 	}
-	end := m.Now()
+	end, serial := m.Now(), comp
+	recent := s.recent[:0]
 	for k := st.next; int(k) < len(g.steps); k++ {
 		step := g.steps[k]
 		switch step.kind {
@@ -92,9 +101,12 @@ func (s *search) criticalPath(st *state) int64 {
 			end = max(end, s.onHost[step.ref])
 		case stepOp:
 			o := &g.ops[step.op]
-			hs, ds := h, comp
+			hs, ds := h, serial
 			for _, in := range o.ins {
 				hs, ds = max(hs, s.onHost[in]), max(ds, s.onDev[in])
+				if st.buf[in] == nil && g.refs[in].prod < st.next {
+					ds = max(ds, s.conflict(recent, in))
+				}
 			}
 			he, de := hs+o.hostNs, never
 			if o.ws <= g.capacity {
@@ -104,9 +116,42 @@ func (s *search) criticalPath(st *state) int64 {
 			s.onHost[r] = min(he, de+g.refs[r].outNs)
 			s.onDev[r] = min(de, he+g.refs[r].inNs)
 			end = max(end, min(he, de))
+			serial = max(serial, min(he, de))
+			if len(recent) == cap(recent) && len(recent) > 0 {
+				recent = append(recent[:0], recent[1:]...)
+			}
+			recent = append(recent, past{op: o, he: he, de: de})
 		}
 	}
+	s.recent = recent
 	return end
+}
+
+// past is an op whose earliest ends criticalPath computed.
+type past struct {
+	op     *opInfo
+	he, de int64
+}
+
+// recentOps is how many earlier ops conflict looks back over.
+const recentOps = 8
+
+// conflict is the earliest time the copy of ref r can end given the
+// latest of the recent ops that leaves no room for r on the accelerator
+// (its working set and r exceed the budget, r not among its operands):
+// after that op ends if it ran on the accelerator, and in any case not
+// before it ends if it ran on the host (the host issues later work only
+// after it). 0 when none conflicts.
+func (s *search) conflict(recent []past, r int32) int64 {
+	g := s.g
+	for i := len(recent) - 1; i >= 0; i-- {
+		p := recent[i]
+		if p.op.ws+g.refs[r].bytes <= g.capacity || slices.Contains(p.op.ins, r) {
+			continue
+		}
+		return min(p.he, p.de+g.refs[r].inNs)
+	}
+	return 0
 }
 
 // balance is the least T with fractions x_i in [0, 1] such that

@@ -73,8 +73,9 @@ type refInfo struct {
 	// inNs and outNs are the durations of its copies in and out.
 	inNs, outNs int64
 	// leaf is set when no op of the trace computes it: it starts on the
-	// host.
+	// host; prod is then -1, else the step that computes it.
 	leaf bool
+	prod int32
 	// uses are the steps that read it (ops and host reads), ascending;
 	// opUses the op steps among them.
 	uses, opUses []int32
@@ -126,7 +127,7 @@ func compile(p Problem) (*program, error) {
 		}
 		i := int32(len(g.refs))
 		index[u.Ref] = i
-		g.refs = append(g.refs, refInfo{id: u.Ref, bytes: u.Bytes, leaf: !produced,
+		g.refs = append(g.refs, refInfo{id: u.Ref, bytes: u.Bytes, leaf: !produced, prod: -1,
 			inNs: cost.CopyNs(u.Bytes, cost.H2D), outNs: cost.CopyNs(u.Bytes, cost.D2H)})
 		return i
 	}
@@ -146,6 +147,7 @@ func compile(p Problem) (*program, error) {
 				return nil, fmt.Errorf("optimal: step %d computes ref#%d, which an earlier step used", k, s.Out.Ref)
 			}
 			o.out = ref(s.Out, true)
+			g.refs[o.out].prod = at
 			if o.inplace < 0 || o.inplace >= len(o.ins) {
 				o.inplace = -1
 				o.ws += s.Out.Bytes

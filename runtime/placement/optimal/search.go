@@ -49,7 +49,7 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &search{g: g, opt: opts, best: math.MaxInt64, pending: math.MaxInt64}
+	s := &search{g: g, opt: opts, best: math.MaxInt64, pending: math.MaxInt64, recent: make([]past, 0, recentOps)}
 	res := &Result{Ops: len(g.ops), MaxNodes: opts.MaxNodes, MaxOps: opts.MaxOps}
 	if err := root.finishStep(); err != nil {
 		return nil, err
@@ -112,6 +112,7 @@ type search struct {
 	// scratch for bound.
 	hostItems, copyItems []pq
 	onHost, onDev        []int64
+	recent               []past
 }
 
 func (s *search) fail(err error) {
