@@ -114,7 +114,7 @@ func TestEpochs(t *testing.T) {
 func TestGPTMatchesTorch(t *testing.T) { run(t, "gpt_check") }
 
 // TestGPTOffload runs gpt_check.tr on sim under a 2 MiB budget, about a
-// fifth of what the run holds at its peak on cpu (13 MB, of which about 9
+// fifth of what the run holds at its peak on cpu (12.8 MB, of which about 9.5
 // MB are the activations saved for backward): the engine evicts them
 // during forward and brings them back for backward. The output (every
 // loss) is cpu's byte for byte and the device's peak stays within the
