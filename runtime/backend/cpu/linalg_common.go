@@ -107,12 +107,14 @@ func linalgCompute(out *tensor.Dense, ins []*tensor.Dense,
 // goroutines, the common signature of gemm.SgemmWorkers and gemm.GemmWorkers.
 type mmFunc[T any] func(workers int, transA, transB bool, m, n, k int, a []T, lda int, b []T, ldb int, accumulate bool, c []T, ldc int)
 
+// sgemmMM is gemm.SgemmWorkers as an mmFunc, on at most workers goroutines
+// (one for a product too small to split: gemm.Workers).
 func sgemmMM(workers int, transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, accumulate bool, c []float32, ldc int) {
 	var beta float32
 	if accumulate {
 		beta = 1
 	}
-	gemm.SgemmWorkers(workers, transA, transB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+	gemm.SgemmWorkers(gemm.Workers(workers, m, n, k), transA, transB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 }
 
 // batchOffsets gives, for each index of the broadcast batch shape, the

@@ -34,8 +34,27 @@ const (
 )
 
 // parallelMin is the work (m·n·k multiply-adds) below which goroutines cost
-// more than they save.
+// more than they save (Gemm's loop).
 const parallelMin = 64 * 64 * 64
+
+// blockParallelMin is the work of one depth block of Sgemm (m·n·min(k,
+// KC) multiply-adds) below which the product runs in one goroutine. Each
+// depth block hands work to the other goroutines twice (B's panel, then
+// C's tiles), and a hand-off to an idle core costs a futex wake-up, tens
+// of microseconds on a virtual machine: a block under about 80 µs of work
+// lost more than it gained. The MLP 784-128-10's products at batch 64
+// (2.1 and 6.4 M per block) ran no faster on two goroutines and the epoch
+// took 0.58 s instead of 0.44 s (bench/RESULTS.md, training).
+const blockParallelMin = 8 << 20
+
+// Workers is the number of goroutines, at most most, worth giving an
+// m×k by k×n product: 1 when its depth blocks are too small to split.
+func Workers(most, m, n, k int) int {
+	if int64(m)*int64(n)*int64(min(k, kcBlock)) < blockParallelMin {
+		return 1
+	}
+	return most
+}
 
 // Sgemm computes C = alpha·op(A)·op(B) + beta·C on row-major float32
 // matrices, where op(X) is X or, when its trans flag is set, Xᵀ. op(A) is
@@ -47,10 +66,7 @@ const parallelMin = 64 * 64 * 64
 // Sgemm panics when a slice is too short for its dimensions and stride:
 // callers pass matrices they built, so that is a programming error.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	workers := 1
-	if int64(m)*int64(n)*int64(k) >= parallelMin {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers := Workers(runtime.GOMAXPROCS(0), m, n, k)
 	SgemmWorkers(workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 

@@ -175,3 +175,22 @@ func TestSgemmShortSlicePanics(t *testing.T) {
 	}()
 	Sgemm(false, false, 2, 2, 2, 1, make([]float32, 3), 2, make([]float32, 4), 2, 0, make([]float32, 4), 2)
 }
+
+// TestWorkers: products whose depth blocks are small run in one goroutine
+// (the MLP's at batch 64), large ones on all that are offered; a deep k
+// counts one block, not its whole depth.
+func TestWorkers(t *testing.T) {
+	for _, c := range []struct{ m, n, k, want int }{
+		{64, 128, 784, 1},
+		{128, 784, 64, 1},
+		{64, 10, 128, 1},
+		{256, 256, 256, 4},
+		{1024, 1024, 1024, 4},
+		{64, 64, 1 << 20, 1},
+		{1, 1 << 24, 1, 4},
+	} {
+		if got := Workers(4, c.m, c.n, c.k); got != c.want {
+			t.Errorf("Workers(4, %d, %d, %d) = %d, want %d", c.m, c.n, c.k, got, c.want)
+		}
+	}
+}
