@@ -230,34 +230,38 @@ func maxPool[T float32 | float64 | int64 | uint8](d ops.ConvDims, a ops.Pool2dAt
 	})
 }
 
+// maxPoolPlane takes the window maxima of one plane a tap at a time: each
+// output row starts at -inf and, for every tap inside the input, takes
+// the maximum with the run of input pixels the tap covers (the output
+// columns where the tap falls inside the row, computed once per tap).
 func maxPoolPlane[T float32 | float64 | int64 | uint8](d ops.ConvDims, a ops.Pool2dAttrs, x, out []T) {
+	low := lowest[T]()
+	sw, pw, dw := a.Stride[1], a.Padding[1], a.Dilation[1]
 	for oh := range d.OH {
+		m := out[oh*d.OW : (oh+1)*d.OW]
+		for j := range m {
+			m[j] = low
+		}
 		h0 := oh*a.Stride[0] - a.Padding[0]
-		for ow := range d.OW {
-			w0 := ow*a.Stride[1] - a.Padding[1]
-			var m T
-			first := true
-			for ki := range d.KH {
-				ih := h0 + ki*a.Dilation[0]
-				if ih < 0 || ih >= d.H {
-					continue
+		for ki := range d.KH {
+			ih := h0 + ki*a.Dilation[0]
+			if ih < 0 || ih >= d.H {
+				continue
+			}
+			row := x[ih*d.W : (ih+1)*d.W]
+			for kj := range d.KW {
+				// Columns ow with 0 <= ow·sw - pw + kj·dw < W.
+				off := kj*dw - pw
+				lo := 0
+				if off < 0 {
+					lo = (-off + sw - 1) / sw
 				}
-				row := x[ih*d.W : (ih+1)*d.W]
-				for kj := range d.KW {
-					iw := w0 + kj*a.Dilation[1]
-					if iw < 0 || iw >= d.W {
-						continue
-					}
-					v := row[iw]
-					if first || v > m || v != v {
-						m, first = v, false
-					}
+				hi := min(d.OW, (d.W-off+sw-1)/sw)
+				// The builtin max is NaN when either is, as PyTorch's pool.
+				for ow := lo; ow < hi; ow++ {
+					m[ow] = max(m[ow], row[ow*sw+off])
 				}
 			}
-			if first {
-				m = lowest[T]()
-			}
-			out[oh*d.OW+ow] = m
 		}
 	}
 }

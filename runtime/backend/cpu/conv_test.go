@@ -224,3 +224,32 @@ func BenchmarkConv2dSmall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMaxPool2d times 3×3 stride 2 and 2×2 stride 2 pools of a
+// [1, 16, 48, 80] image (one thread).
+func BenchmarkMaxPool2d(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	x := randDense(r, tensor.Float32, 1, 16, 48, 80)
+	for _, bc := range []struct {
+		name string
+		a    ops.Pool2dAttrs
+	}{
+		{"k3-s2-p1", ops.Pool2dAttrs{Kernel: [2]int{3, 3}, Stride: [2]int{2, 2}, Padding: [2]int{1, 1}, Dilation: [2]int{1, 1}}},
+		{"k2-s2", ops.Pool2dAttrs{Kernel: [2]int{2, 2}, Stride: [2]int{2, 2}, Dilation: [2]int{1, 1}}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			d, err := ops.MaxPool2dLayout(x.Shape, bc.a)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
+			cpu0 := processCPU()
+			for b.Loop() {
+				if err := Run(ops.MaxPool2d, out, []*tensor.Dense{x}, bc.a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
