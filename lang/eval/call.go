@@ -24,13 +24,8 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 	// on the thread's argument stack and makes the keyword list.
 	evalArgs := func(fr *frame, base int) ([]Kwarg, error) {
 		th := fr.th
-		for _, f := range pos {
-			v, err := f(fr)
-			if err != nil {
-				th.popArgs(base)
-				return nil, err
-			}
-			th.args = append(th.args, v)
+		if err := pushArgs(fr, pos, base); err != nil {
+			return nil, err
 		}
 		if len(kwVals) == 0 {
 			return nil, nil
@@ -52,7 +47,7 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 	}
 	callee := c.expr(e.Fn)
 	if len(kwVals) == 0 {
-		return positionalCall(callee, pos, site)
+		return c.positionalCall(e.Fn, callee, pos, site)
 	}
 	return func(fr *frame) (Value, error) {
 		fn, err := callee(fr)
@@ -73,29 +68,60 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 	}
 }
 
-// positionalCall is call for a call without keyword arguments: a
-// closure taking exactly these arguments, none of them captured, is
-// entered directly (callSimple); anything else goes through callValue.
-func positionalCall(callee exprFn, pos []exprFn, site *callSite) exprFn {
-	return func(fr *frame) (Value, error) {
-		fn, err := callee(fr)
-		if err != nil {
-			return nil, err
+// positionalCall is call for a call without keyword arguments. A
+// closure taking exactly these arguments, none of them captured
+// (funcCode.simple), is entered directly (callSimple), with up to
+// maxFastArgs arguments evaluated into an array on the Go stack; anything
+// else goes through callValue. A callee that is a global is read without
+// a call.
+func (c *compiler) positionalCall(fnExpr ast.Expr, callee exprFn, pos []exprFn, site *callSite) exprFn {
+	global := -1
+	if id, ok := fnExpr.(*ast.Ident); ok && !id.Builtin && id.Binding != nil && !id.LastUse {
+		if l := c.loc(id.Binding); l.kind == locGlobal {
+			global = l.idx
 		}
-		th := fr.th
-		base := len(th.args)
-		for _, f := range pos {
-			v, err := f(fr)
-			if err != nil {
-				th.popArgs(base)
-				Release(th.RT, fn)
+	}
+	n := len(pos)
+	return func(fr *frame) (Value, error) {
+		var fn Value
+		if global >= 0 && fr.mod.globals[global] != nil {
+			fn = fr.mod.globals[global]
+			if cl, ok := fn.(*Closure); ok {
+				cl.incref()
+			} else {
+				Retain(fr.th.RT, fn)
+			}
+		} else {
+			var err error
+			if fn, err = callee(fr); err != nil {
 				return nil, err
 			}
-			th.args = append(th.args, v)
+		}
+		th := fr.th
+		if cl, ok := fn.(*Closure); ok && cl.code.simple && n == len(cl.code.params) && n <= maxFastArgs {
+			var buf [maxFastArgs]Value
+			for i, f := range pos {
+				v, err := f(fr)
+				if err != nil {
+					releaseAll(th.RT, buf[:i])
+					cl.decref(th.RT)
+					return nil, err
+				}
+				buf[i] = v
+			}
+			v, err := th.callSimple(fr, cl, buf[:n], site)
+			cl.decref(th.RT)
+			return v, err
+		}
+		base := len(th.args)
+		if err := pushArgs(fr, pos, base); err != nil {
+			Release(th.RT, fn)
+			return nil, err
 		}
 		args := th.args[base:len(th.args):len(th.args)]
 		var v Value
-		if cl, ok := fn.(*Closure); ok && cl.code.simple && len(args) == len(cl.code.params) {
+		var err error
+		if cl, ok := fn.(*Closure); ok && cl.code.simple && n == len(cl.code.params) {
 			v, err = th.callSimple(fr, cl, args, site)
 		} else {
 			v, err = th.callValue(fr, fn, args, nil, site)
@@ -104,6 +130,25 @@ func positionalCall(callee exprFn, pos []exprFn, site *callSite) exprFn {
 		Release(th.RT, fn)
 		return v, err
 	}
+}
+
+// maxFastArgs is the most arguments positionalCall evaluates into an
+// array on the Go stack.
+const maxFastArgs = 4
+
+// pushArgs evaluates the positional arguments pos onto the thread's
+// argument stack; on an error it pops the stack back to base.
+func pushArgs(fr *frame, pos []exprFn, base int) error {
+	th := fr.th
+	for _, f := range pos {
+		v, err := f(fr)
+		if err != nil {
+			th.popArgs(base)
+			return err
+		}
+		th.args = append(th.args, v)
+	}
+	return nil
 }
 
 // methodCall compiles x.name(args): a field of x holding a function is

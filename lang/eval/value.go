@@ -261,8 +261,7 @@ func retain(rt *refs.Runtime, v Value) {
 		v.rc++
 		v.gc.color = black
 	case *Closure:
-		v.rc++
-		v.gc.color = black
+		v.incref()
 	case *Bound:
 		v.rc++
 		v.gc.color = black
@@ -377,6 +376,21 @@ func releaseAll(rt *refs.Runtime, vs []Value) {
 			Release(rt, v)
 		}
 	}
+}
+
+func (cl *Closure) incref() {
+	cl.rc++
+	cl.gc.color = black
+}
+
+// decref is Release of a closure, with no type switch while other
+// references remain.
+func (cl *Closure) decref(rt *refs.Runtime) {
+	if cl.rc > 1 && cl.gc.col == nil {
+		cl.rc--
+		return
+	}
+	Release(rt, cl)
 }
 
 func newCell(v Value, col *collector) *cell { return &cell{v: v, rc: 1, gc: gcHeader{col: col}} }
