@@ -244,7 +244,7 @@ func (c *compiler) binary(e *ast.BinaryExpr) exprFn {
 	}
 	site := newSite(pos)
 	k, isK := intLiteral(e.Y)
-	return func(fr *frame) (Value, error) {
+	general := func(fr *frame) (Value, error) {
 		a, err := x(fr)
 		if err != nil {
 			return nil, err
@@ -271,6 +271,37 @@ func (c *compiler) binary(e *ast.BinaryExpr) exprFn {
 		}
 		return fr.binop(op, a, b, site)
 	}
+	if slot, take, ok := c.slotVar(e.X); ok && isK {
+		// A variable of this frame and a literal (n - 1): no call to
+		// read either when the variable holds an int.
+		return func(fr *frame) (Value, error) {
+			if a, ok := fr.slots[slot].(Int); ok {
+				if v, ok := intFast(op, int64(a), k); ok {
+					if take {
+						fr.slots[slot] = nil
+					}
+					return v, nil
+				}
+			}
+			return general(fr)
+		}
+	}
+	return general
+}
+
+// slotVar reports whether e is a variable held in a slot of the frame
+// being compiled (not a cell, not a global), its slot, and whether e is
+// its last use (when reading it moves the value out).
+func (c *compiler) slotVar(e ast.Expr) (slot int, take, ok bool) {
+	id, isID := unparen(e).(*ast.Ident)
+	if !isID || id.Builtin || id.Binding == nil {
+		return 0, false, false
+	}
+	l := c.loc(id.Binding)
+	if l.kind != locSlot {
+		return 0, false, false
+	}
+	return l.idx, id.LastUse, true
 }
 
 // intLiteral is the value of e when it is an integer literal, whose
@@ -303,7 +334,7 @@ func (c *compiler) cond(e ast.Expr) func(*frame) (bool, error) {
 			x, y := c.expr(b.X), c.expr(b.Y)
 			k, isK := intLiteral(b.Y)
 			site := newSite(b.At)
-			return func(fr *frame) (bool, error) {
+			general := func(fr *frame) (bool, error) {
 				a, err := x(fr)
 				if err != nil {
 					return false, err
@@ -326,6 +357,18 @@ func (c *compiler) cond(e ast.Expr) func(*frame) (bool, error) {
 				}
 				return fr.truth(v, pos)
 			}
+			if slot, take, ok := c.slotVar(b.X); ok && isK {
+				return func(fr *frame) (bool, error) {
+					if a, ok := fr.slots[slot].(Int); ok {
+						if take {
+							fr.slots[slot] = nil
+						}
+						return intCompare(op, int64(a), k), nil
+					}
+					return general(fr)
+				}
+			}
+			return general
 		}
 	}
 	x := c.expr(e)

@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,39 @@ func TestFastPathErrorsArePositioned(t *testing.T) {
 		if got := trimDir(err.Error()); len(got) < len(c.want) || got[:len(c.want)] != c.want {
 			t.Errorf("%q: got\n%s\nwant it to start with\n%s", c.src, got, c.want)
 		}
+	}
+}
+
+// TestSlotLiteralFastPath checks a variable of the frame against an int
+// literal (n - 1, n < 2: read in place when the variable holds an int)
+// against the same operation with the literal in a variable: the same
+// value, or the same error, for values of every kind, at the variable's
+// last use and before it.
+func TestSlotLiteralFastPath(t *testing.T) {
+	values := []string{"0", "5", "-3", "9223372036854775807", "1.5", "true", "tensor(2)", "tensor([1, 2])", `"s"`, "none"}
+	ops := []string{"+", "-", "*", "/", "//", "%", "**", "<", ">=", "==", "!="}
+	for _, v := range values {
+		for _, op := range ops {
+			for _, lit := range []string{"2", "0", "(1)"} {
+				fast := fmt.Sprintf("fn f(x) { let a = x %s %s\nlet b = x\nreturn [a, b] }\nfn g(x) { return x %s %s }\nprint(f(%s), g(%s))", op, lit, op, lit, v, v)
+				slow := fmt.Sprintf("fn f(x) { let k = %s\nlet a = x %s k\nlet b = x\nreturn [a, b] }\nfn g(x) { let k = %s\nreturn x %s k }\nprint(f(%s), g(%s))", lit, op, lit, op, v, v)
+				got, gotErr := run(t, fast)
+				want, wantErr := run(t, slow)
+				if got != want || (gotErr != nil) != (wantErr != nil) {
+					t.Errorf("x %s %s with x = %s: printed %q (error %v), want %q (error %v)", op, lit, v, got, firstLine(gotErr), want, firstLine(wantErr))
+				}
+				cond := fmt.Sprintf("fn f(x) { if x %s %s { return 1 }\nreturn 0 }\nfn g(x) { if x %s %s { return x }\nreturn 0 }\nprint(f(%s), g(%s))", op, lit, op, lit, v, v)
+				condSlow := fmt.Sprintf("fn f(x) { let k = %s\nif x %s k { return 1 }\nreturn 0 }\nfn g(x) { let k = %s\nif x %s k { return x }\nreturn 0 }\nprint(f(%s), g(%s))", lit, op, lit, op, v, v)
+				got, gotErr = run(t, cond)
+				want, wantErr = run(t, condSlow)
+				if got != want || (gotErr != nil) != (wantErr != nil) {
+					t.Errorf("if x %s %s with x = %s: printed %q (error %v), want %q (error %v)", op, lit, v, got, firstLine(gotErr), want, firstLine(wantErr))
+				}
+			}
+		}
+	}
+	// A deleted variable is still reported as one.
+	if _, err := run(t, "fn f(x) { del x\nreturn x - 1 }\nf(1)"); err == nil || !strings.Contains(err.Error(), `"x" has no value here`) {
+		t.Errorf("x - 1 after del x: %v", err)
 	}
 }
