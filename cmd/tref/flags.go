@@ -164,12 +164,6 @@ var flagDefs = []flagDef{
 			c.Sim.LatencySet = err == nil
 			return err
 		}},
-	{"format", "FMT", "text|jsonl|chrome (default text)", groupTrace,
-		setString(func(c *Config) *string { return &c.Trace.Format }, oneOf(traceFormats))},
-	{"o", "FILE", "write the trace to FILE instead of stdout", groupTrace,
-		setString(func(c *Config) *string { return &c.Trace.Out }, nonEmpty)},
-	{"svg", "FILE", "draw bytes resident per device over time", groupTrace,
-		setString(func(c *Config) *string { return &c.Trace.SVG }, nonEmpty)},
 }
 
 // setString sets a string field to the checked (and normalised) value.
@@ -210,6 +204,9 @@ type command struct {
 	// flags of this command alone, listed after them.
 	flags bool
 	extra []flagDef
+	// hide names shared flags the command refuses with a message of its
+	// own (plan's --device): they are left out of its help.
+	hide []string
 	// args bounds the positional arguments: min, and max (-1 for any).
 	minArgs, maxArgs int
 	// run runs the command with the flags and positional arguments that
@@ -244,7 +241,12 @@ func parseCommand(cmd *command, args []string, stdout, stderr io.Writer) (cfg *C
 		}
 		if err != nil {
 			// The flag package names flags with one dash; tref writes two.
-			msg := strings.NewReplacer("flag -", "flag --", "argument: -", "argument: --").Replace(err.Error())
+			msg := strings.NewReplacer("flag -", "flag --", "argument: -", "argument: --", "defined: -", "defined: --").Replace(err.Error())
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				if other := flagOwner(name); other != "" {
+					msg = fmt.Sprintf("%s is a flag of tref %s only", dashed(name), other)
+				}
+			}
 			return nil, nil, usageError(stderr, cmd, "%s", msg), true
 		}
 		args = fs.Args()
@@ -265,6 +267,26 @@ func parseCommand(cmd *command, args []string, stdout, stderr io.Writer) (cfg *C
 		return nil, nil, usageError(stderr, cmd, "unexpected argument %q", pos[cmd.maxArgs]), true
 	}
 	return cfg, pos, 0, false
+}
+
+// flagOwner names the command whose own flag name is, "" if none.
+func flagOwner(name string) string {
+	for _, c := range commands {
+		for _, d := range c.extra {
+			if d.name == name {
+				return c.name
+			}
+		}
+	}
+	return ""
+}
+
+// dashed is a flag's name as tref writes it: -o, --format.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // flagDefs are the flags cmd takes: the shared ones, then its own.
@@ -296,14 +318,14 @@ func printCommandHelp(w io.Writer, cmd *command) {
 	}
 	group := ""
 	for _, d := range cmd.flagDefs() {
+		if slices.Contains(cmd.hide, d.name) {
+			continue
+		}
 		if d.group != group {
 			group = d.group
 			fmt.Fprintf(w, "\nFlags, %s:\n", group)
 		}
-		name := "--" + d.name
-		if len(d.name) == 1 {
-			name = "-" + d.name
-		}
+		name := dashed(d.name)
 		if d.arg != "" {
 			name += " " + d.arg
 		}

@@ -80,7 +80,7 @@ func TestParseRates(t *testing.T) {
 
 func TestParseCommandFlagsAnywhere(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	cfg, pos, _, done := parseCommand(findCommand("run"), []string{
+	cfg, pos, _, done := parseCommand(findCommand("trace"), []string{
 		"--device", "sim", "model.tr", "--mem=1GiB", "--memstats", "--check-leaks",
 		"--strategy", "lru", "--lookahead", "0", "--seed", "7", "--sim-latency", "5us",
 		"--sim-bw", "12GB/s", "--format", "jsonl", "-o", "t.jsonl", "--no-liveness",
@@ -122,7 +122,8 @@ func TestParseCommandErrors(t *testing.T) {
 		{"trace", []string{"a.tr", "b.tr"}, `unexpected argument "b.tr"`},
 		{"run", []string{"--mem", "lots", "a.tr"}, `invalid value "lots" for flag --mem`},
 		{"run", []string{"--strategy", "best", "a.tr"}, "want one of flow, lru, genoa, none"},
-		{"run", []string{"--bogus", "a.tr"}, "flag provided but not defined: -bogus"},
+		{"run", []string{"--bogus", "a.tr"}, "flag provided but not defined: --bogus"},
+		{"run", []string{"--svg", "m.svg", "a.tr"}, "--svg is a flag of tref trace only"},
 		{"run", []string{"a.tr", "--mem"}, "flag needs an argument: --mem"},
 		{"version", []string{"--memstats"}, "not defined"},
 	} {
@@ -145,10 +146,13 @@ func TestParseCommandHelp(t *testing.T) {
 		if !done || code != 0 || stderr.Len() != 0 {
 			t.Errorf("%s: done=%v code=%d stderr=%q", arg, done, code, stderr.String())
 		}
-		for _, want := range []string{"usage: tref run", "--device DEV", "--check-leaks", "--sim-flops", "-o FILE"} {
+		for _, want := range []string{"usage: tref run", "--device DEV", "--check-leaks", "--sim-flops"} {
 			if !strings.Contains(stdout.String(), want) {
 				t.Errorf("%s: help lacks %q:\n%s", arg, want, stdout.String())
 			}
+		}
+		if strings.Contains(stdout.String(), "-o FILE") {
+			t.Errorf("%s: run's help lists trace's -o:\n%s", arg, stdout.String())
 		}
 	}
 }

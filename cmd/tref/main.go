@@ -112,6 +112,7 @@ var commands = []*command{
 		run: func(c *cli, cfg *Config, _ []string) int { return c.calibrate(cfg) }},
 	{name: "plan", summary: "predict whether a script fits a GPU and how fast it runs there",
 		usage: "tref plan --gpu NAME [flags] model.tr", flags: true, extra: planFlags, minArgs: 0, maxArgs: 1,
+		hide: []string{"device", "sim-bw", "sim-flops", "sim-membw"},
 		doc: "Run a script on the simulated device given a card's memory and datasheet rates\n" +
 			"(PCIe bandwidth, FP32 FLOP/s, memory bandwidth) and print whether it fits the card or\n" +
 			"offloads, its peak memory, the predicted time and its bound, the bytes moved and the\n" +

@@ -8,6 +8,12 @@ import (
 
 // traceFlags are trace's own flags.
 var traceFlags = []flagDef{
+	{"format", "FMT", "text|jsonl|chrome (default text)", groupTrace,
+		setString(func(c *Config) *string { return &c.Trace.Format }, oneOf(traceFormats))},
+	{"o", "FILE", "write the trace to FILE instead of stdout", groupTrace,
+		setString(func(c *Config) *string { return &c.Trace.Out }, nonEmpty)},
+	{"svg", "FILE", "draw bytes resident per device over time", groupTrace,
+		setString(func(c *Config) *string { return &c.Trace.SVG }, nonEmpty)},
 	{"optimal", "", "add the offline optimum (opt_ns, opt_lower_ns) to the summary", groupTrace,
 		setBool(func(c *Config) *bool { return &c.Trace.Optimal })},
 }
