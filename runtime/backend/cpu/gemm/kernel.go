@@ -9,6 +9,9 @@ type machine struct {
 	// panel's first element; it returns how many steps (a prefix of kc)
 	// it packed, the rest being left to the portable loop.
 	packBT func(dst, b []float32, ldb, kc int) int
+	// packBRow, when set, copies the full panels of one row of plain B:
+	// dst[i·stride + j] = src[i·NR + j] for i < panels, j < NR.
+	packBRow func(dst, src []float32, panels, stride int)
 }
 
 // portable runs anywhere.

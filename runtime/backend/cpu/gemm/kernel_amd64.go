@@ -16,6 +16,12 @@ func kernelAVX2(k int, a, b, c *float32, ldc int, accum bool)
 //go:noescape
 func packBT16AVX2(dst, src *float32, ld, k int)
 
+// packBRow16AVX2 spreads one row of plain B over panels micro-panels
+// (pack_amd64.s): dst[i*stride+j] = src[i*16+j] for j < 16.
+//
+//go:noescape
+func packBRow16AVX2(dst, src *float32, panels, stride int)
+
 // hasAVX2 reports whether the CPU (and the OS, for the YMM state) supports
 // the assembly kernel.
 var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
@@ -45,8 +51,18 @@ func packBTAsm(dst, b []float32, ldb, kc int) int {
 	return k8
 }
 
+// packBRowAsm checks the extent of its operands, then runs packBRow16AVX2.
+func packBRowAsm(dst, src []float32, panels, stride int) {
+	if panels <= 0 {
+		return
+	}
+	_ = dst[(panels-1)*stride+nr-1]
+	_ = src[panels*nr-1]
+	packBRow16AVX2(&dst[0], &src[0], panels, stride)
+}
+
 func init() {
 	if hasAVX2 {
-		best = machine{name: "avx2-fma 6x16", kern: kernelAsm, packBT: packBTAsm}
+		best = machine{name: "avx2-fma 6x16", kern: kernelAsm, packBT: packBTAsm, packBRow: packBRowAsm}
 	}
 }

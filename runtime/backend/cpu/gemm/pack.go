@@ -63,7 +63,15 @@ func (p *problem) packB(bp []float32, p0, kc, jc, ncur, lo, hi int) {
 		// rows (a column strip of a wide B touches a new page every row).
 		for q := range kc {
 			src := p.b[(p0+q)*p.ldb+jc : (p0+q)*p.ldb+jc+ncur]
-			for pn := lo; pn < hi; pn++ {
+			pn := lo
+			if p.mach.packBRow != nil {
+				// The full panels at once; an edge panel below.
+				if full := min(hi, ncur/nr) - lo; full > 0 {
+					p.mach.packBRow(bp[(lo*kc+q)*nr:], src[lo*nr:], full, kc*nr)
+					pn += full
+				}
+			}
+			for ; pn < hi; pn++ {
 				dq := bp[(pn*kc+q)*nr : (pn*kc+q+1)*nr]
 				if j0 := pn * nr; j0+nr <= ncur {
 					*(*[nr]float32)(dq) = *(*[nr]float32)(src[j0:])

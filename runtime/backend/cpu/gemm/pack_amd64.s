@@ -108,3 +108,30 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func packBRow16AVX2(dst, src *float32, panels, stride int)
+//
+// Spreads one row of plain B over the micro-panels: dst[i*stride+j] =
+// src[i*16+j] for i < panels and j < 16.
+TEXT ·packBRow16AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ panels+16(FP), CX
+	MOVQ stride+24(FP), DX
+	SHLQ $2, DX
+	TESTQ CX, CX
+	JZ rowdone
+
+rowloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ DX, DI
+	DECQ CX
+	JNZ rowloop
+
+rowdone:
+	VZEROUPPER
+	RET
