@@ -2,7 +2,8 @@
 """The peer of examples/train/mlp.tr: one epoch of the MLP 784-128-10 on
 Fashion-MNIST with SGD(0.1), batches of 64 in order.npy's order, from
 init.npz, on THREADS threads (default 2); prints the seconds the steps
-took, timed as mlp.tr times its loop. Run from the repository root:
+took, timed as mlp.tr times its loop, and the CPU seconds (user + system,
+all threads) the steps used. Run from the repository root:
     /usr/bin/python3 bench/train/epoch_torch.py [THREADS]
 """
 import gzip
@@ -33,7 +34,7 @@ init = np.load(os.path.join(here, "init.npz"))
 order = torch.tensor(np.load(os.path.join(here, "order.npy")).astype(np.int64))
 p = {k: torch.tensor(init[k]).requires_grad_() for k in ("w1", "b1", "w2", "b2")}
 opt = torch.optim.SGD(list(p.values()), lr=0.1)
-start = time.perf_counter()
+start, cpu = time.perf_counter(), time.process_time()
 for s in range(60000 // 64 + 1):
     b = order[s * 64:(s + 1) * 64]
     opt.zero_grad()
@@ -42,4 +43,4 @@ for s in range(60000 // 64 + 1):
     loss.backward()
     opt.step()
     loss.item()
-print("torch one epoch: %.3f s on %d threads" % (time.perf_counter() - start, torch.get_num_threads()))
+print("torch one epoch: %.3f s on %d threads, cpu %.3f s" % (time.perf_counter() - start, torch.get_num_threads(), time.process_time() - cpu))
