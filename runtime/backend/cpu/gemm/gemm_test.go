@@ -194,3 +194,37 @@ func TestWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestPackAMatchesPortable: every machine packs A's micro-panels as the
+// portable loop does, value for value, for depths that are and are not
+// multiples of the assembly's eight steps, strided rows and row counts
+// with a partial last panel, and writes nothing past the block.
+func TestPackAMatchesPortable(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for _, mach := range machines() {
+		for _, c := range []struct{ rows, kc, lda, p0 int }{
+			{6, 8, 8, 0}, {6, 7, 9, 0}, {12, 256, 784, 512}, {64, 16, 784, 768}, {13, 33, 40, 3}, {5, 64, 64, 0},
+		} {
+			a := randSlice(r, (c.rows+1)*c.lda)
+			want := make([]float32, roundUp(c.rows, mr)*c.kc)
+			got := make([]float32, len(want)+8)
+			for i := range got {
+				got[i] = -1
+			}
+			ref := &problem{a: a, lda: c.lda, alpha: 1, mach: portable}
+			ref.packA(want, 0, c.rows, c.p0, c.kc)
+			p := &problem{a: a, lda: c.lda, alpha: 1, mach: mach}
+			p.packA(got, 0, c.rows, c.p0, c.kc)
+			for i, w := range want {
+				if got[i] != w {
+					t.Fatalf("%s %+v: element %d = %v, portable %v", mach.name, c, i, got[i], w)
+				}
+			}
+			for i := len(want); i < len(got); i++ {
+				if got[i] != -1 {
+					t.Fatalf("%s %+v: wrote element %d past the block", mach.name, c, i)
+				}
+			}
+		}
+	}
+}

@@ -12,6 +12,11 @@ type machine struct {
 	// packBRow, when set, copies the full panels of one row of plain B:
 	// dst[i·stride + j] = src[i·NR + j] for i < panels, j < NR.
 	packBRow func(dst, src []float32, panels, stride int)
+	// packA, when set, packs the leading steps of a full (MR-row) micro-
+	// panel of A, not transposed and not scaled: dst as packA lays it
+	// out, a starting at the panel's first element; it returns how many
+	// steps it packed.
+	packA func(dst, a []float32, lda, kc int) int
 }
 
 // portable runs anywhere.

@@ -22,6 +22,12 @@ func packBT16AVX2(dst, src *float32, ld, k int)
 //go:noescape
 func packBRow16AVX2(dst, src *float32, panels, stride int)
 
+// packA6AVX2 packs six rows of A, read along k, as one micro-panel
+// (pack_amd64.s); k is a multiple of 8.
+//
+//go:noescape
+func packA6AVX2(dst, src *float32, ld, k int)
+
 // hasAVX2 reports whether the CPU (and the OS, for the YMM state) supports
 // the assembly kernel.
 var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
@@ -61,8 +67,21 @@ func packBRowAsm(dst, src []float32, panels, stride int) {
 	packBRow16AVX2(&dst[0], &src[0], panels, stride)
 }
 
+// packAAsm packs the first kc&^7 steps of a full micro-panel of A (not
+// transposed) with packA6AVX2 and returns how many it packed.
+func packAAsm(dst, a []float32, lda, kc int) int {
+	k8 := kc &^ 7
+	if k8 == 0 {
+		return 0
+	}
+	_ = dst[k8*mr-1]
+	_ = a[(mr-1)*lda+k8-1]
+	packA6AVX2(&dst[0], &a[0], lda, k8)
+	return k8
+}
+
 func init() {
 	if hasAVX2 {
-		best = machine{name: "avx2-fma 6x16", kern: kernelAsm, packBT: packBTAsm, packBRow: packBRowAsm}
+		best = machine{name: "avx2-fma 6x16", kern: kernelAsm, packBT: packBTAsm, packBRow: packBRowAsm, packA: packAAsm}
 	}
 }

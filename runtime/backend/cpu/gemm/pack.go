@@ -27,13 +27,17 @@ func (p *problem) packA(dst []float32, i0, rows, p0, kc int) {
 		}
 		base := (i0+ir)*p.lda + p0
 		if rs == mr && alpha == 1 {
+			done := 0
+			if p.mach.packA != nil {
+				done = p.mach.packA(d, p.a[base:], p.lda, kc)
+			}
 			r0 := p.a[base:][:kc]
 			r1 := p.a[base+p.lda:][:kc]
 			r2 := p.a[base+2*p.lda:][:kc]
 			r3 := p.a[base+3*p.lda:][:kc]
 			r4 := p.a[base+4*p.lda:][:kc]
 			r5 := p.a[base+5*p.lda:][:kc]
-			for q := range kc {
+			for q := done; q < kc; q++ {
 				dq := d[q*mr : q*mr+mr : q*mr+mr]
 				dq[0], dq[1], dq[2], dq[3], dq[4], dq[5] = r0[q], r1[q], r2[q], r3[q], r4[q], r5[q]
 			}
