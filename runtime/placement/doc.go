@@ -27,13 +27,13 @@
 // that reads the forecast's queue PredictionReader. A new strategy is one
 // file that registers itself; seam_test.go writes one outside the package.
 //
-// Strategies, one file each: none (host only), genoa (operands in just
+// Strategies, one file each (flow two): none (host only), genoa (operands in just
 // before the op, result straight back, nothing kept), lru (fetch on
 // demand, evict the least recently used) and flow (Belady's
 // furthest-next-use eviction over the window and the forecast, prefetch in
-// order of need, see flow.go). The forecast (forecast.go) learns, per ref
-// and op site, the period of repeated reads, so flow sees beyond the
-// window in loops.
+// order of need, see flow.go; where each op runs, by cost, see
+// flowplace.go). The forecast (forecast.go) learns, per ref and op site,
+// the period of repeated reads, so flow sees beyond the window in loops.
 //
 // The accelerator is any device.Device (the simulated one of
 // runtime/backend/sim, libtorch's torch:cpu and cuda:N): the engine plans

@@ -40,6 +40,11 @@ type flow struct {
 	reads    []*RefState
 	// queue is queueTail's running sum of the window's copies.
 	queue copyQueue
+	// live is staysUntil's changes in live bytes along the window.
+	live []int64
+	// onHost are the window's ops whose operands the prefetch scans left
+	// on the host because the op will run there (hostWins), for tests.
+	onHost []uint64
 	// lostUse is the earliest next use of a ref that an op of the window
 	// may read and that is not on the accelerator although it was when
 	// the prefetch scan last looked (it reset lostUse to NoUse): an
@@ -54,8 +59,7 @@ type flow struct {
 
 func init() { RegisterStrategy("flow", func() Strategy { return &flow{} }) }
 
-func (*flow) Name() string                  { return "flow" }
-func (*flow) OnDevice(*View, *refs.Op) bool { return true }
+func (*flow) Name() string { return "flow" }
 
 // Victim evicts the candidate used furthest in the future (exact in the
 // window, predicted beyond it, never when unknown), and only one used
@@ -431,12 +435,19 @@ func (f *flow) Prefetch(v *View) error {
 			f.earlyBytes += s.Bytes()
 		}
 	}
+	if n := len(f.onHost); n > 0 && f.onHost[n-1] <= v.CurSeq() {
+		f.onHost = f.onHost[:0] // all run
+	}
 	f.strict = true
 	defer func() { f.strict = false }()
 	for j := f.scanFrom(v, win); j < len(win); j++ {
 		o := win[j]
 		if _, ws := v.Cum(o); o.Cancelled() || ws > capacity {
 			continue
+		}
+		if f.hostWins(v, o, j+1) {
+			f.onHost = append(f.onHost, o.Seq)
+			continue // its operands stay on the host
 		}
 		for _, in := range opInputs(o, buf[:]) {
 			if in.State() != refs.Ready {

@@ -25,7 +25,7 @@ type harness struct {
 // testParams is a small, round cost model: 1 GB/s links (1 byte/ns),
 // 1 GFLOP/s... scaled so that small test tensors take visible time.
 var testParams = device.Cost{H2D: 1e9, D2H: 1e9, Flops: 1e12, MemBandwidth: 1e11, LatencyNs: 100,
-	HostFlops: 1e10, HostMemBandwidth: 1e10}
+	HostFlops: 1e8, HostMemBandwidth: 1e8}
 
 func newHarness(t testing.TB, strategy string, mem int64, lookahead int, sinks ...trace.Sink) *harness {
 	t.Helper()

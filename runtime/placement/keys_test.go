@@ -160,7 +160,7 @@ func (c *checkedFlow) Prefetch(v *View) error {
 			if o.Seq >= c.resume {
 				break
 			}
-			if _, ws := e.opCum(o); o.Cancelled() || ws > e.model.Capacity() {
+			if _, ws := e.opCum(o); o.Cancelled() || ws > e.model.Capacity() || slices.Contains(c.onHost, o.Seq) {
 				continue
 			}
 			for _, in := range o.Inputs {

@@ -125,3 +125,40 @@ func (c *eventCount) Event(e *trace.Event) error {
 
 func (c *eventCount) Counter(string, int64, int64) error { return nil }
 func (c *eventCount) Close(*trace.Totals) error          { return nil }
+
+// TestFlowPlacesOpsByCost runs the stream workload under flow: at 3 MiB
+// the weights do not stay on the accelerator, so each scaling of a
+// host-made weight runs on the host (on the accelerator it would copy
+// the weight's source in and the scaled weight back out); at 16 MiB
+// every weight stays, and the scalings run on the accelerator. Matmuls
+// always do. The output is the cpu device's.
+func TestFlowPlacesOpsByCost(t *testing.T) {
+	const path = "testdata/offload/stream.tr"
+	want := runScript(t, &cpu.Device{}, path)
+	for _, c := range []struct {
+		mem     int64
+		hostMul int
+	}{{3 << 20, 12}, {16 << 20, 0}} {
+		count := &eventCount{host: map[string]int{}}
+		rec := trace.NewRecorder(count)
+		ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", Mem: c.mem, Strategy: "flow",
+			Lookahead: refs.DefaultLookahead, Cost: device.Cost{Flops: 4e12}, Trace: rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := runScript(t, ex, path); got != want {
+			t.Fatalf("at %d bytes: output %q, want the cpu device's %q", c.mem, got, want)
+		}
+		tot, err := ex.(*placement.Engine).Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if count.host["mul"] != c.hostMul || count.host["matmul"] != 0 || tot.Fallbacks != 0 {
+			t.Errorf("at %d bytes: %d scalings and %d matmuls ran on the host, %d fallbacks; want %d, 0, 0",
+				c.mem, count.host["mul"], count.host["matmul"], tot.Fallbacks, c.hostMul)
+		}
+		if c.hostMul > 0 && tot.BytesD2H > 4 {
+			t.Errorf("at %d bytes: %d bytes written back, want none (the weights are made on the host)", c.mem, tot.BytesD2H)
+		}
+	}
+}

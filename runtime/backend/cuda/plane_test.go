@@ -12,6 +12,7 @@ import (
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/placetest"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -495,5 +496,15 @@ func TestFreeWaitsForCopy(t *testing.T) {
 		t.Fatal("without the wait free-after-copy the freed memory's copy still lands")
 	} else {
 		t.Logf("caught: %v", err)
+	}
+}
+
+// TestHostPlacementSameAsSim runs the stream workload on the fake CUDA
+// plane and sim at 8 MiB: flow runs the scalings of host-made weights on
+// the host (moving them would cost more) on both alike, and the output
+// is the cpu device's.
+func TestHostPlacementSameAsSim(t *testing.T) {
+	if n := placetest.SameAsSim(t, "fakecuda:0", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n == 0 {
+		t.Fatal("flow ran no op on the host by choice")
 	}
 }

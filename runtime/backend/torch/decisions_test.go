@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/placetest"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 )
 
@@ -84,4 +86,15 @@ func TestSameDecisionsAsSim(t *testing.T) {
 		}
 	}
 	t.Logf("%d events compared", compared)
+}
+
+// TestHostPlacementSameAsSim runs the stream workload on torch:cpu and
+// sim at 8 MiB: flow runs the scalings of host-made weights on the host
+// (moving them would cost more) on both alike, and the output is the
+// cpu device's.
+func TestHostPlacementSameAsSim(t *testing.T) {
+	plugin(t)
+	if n := placetest.SameAsSim(t, "torch:cpu", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n == 0 {
+		t.Fatal("flow ran no op on the host by choice")
+	}
 }
