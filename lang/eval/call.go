@@ -98,7 +98,7 @@ func (c *compiler) positionalCall(fnExpr ast.Expr, callee exprFn, pos []exprFn, 
 			}
 		}
 		th := fr.th
-		if cl, ok := fn.(*Closure); ok && cl.code.simple && n == len(cl.code.params) && n <= maxFastArgs {
+		if cl, ok := fn.(*Closure); ok && int(cl.fast) == n+1 {
 			var buf [maxFastArgs]Value
 			for i, f := range pos {
 				v, err := f(fr)

@@ -45,9 +45,14 @@ type funcCode struct {
 	name   string
 	pos    ast.Pos
 	params []param
-	// simple: no parameter is captured (a cell), so a call with one
-	// positional argument per parameter stores them as they are.
+	// simple: no parameter is captured (a cell) and the parameters are
+	// the first slots, in order, so a call with one positional argument
+	// per parameter stores them as they are (callSimple).
 	simple bool
+	// fast is the number of arguments of a call that positionalCall
+	// evaluates on the Go stack and enters by callSimple: len(params) for
+	// a simple function of at most maxFastArgs parameters, else -1.
+	fast   int32
 	nslots int
 	body   stmtFn
 	mod    *Module
@@ -142,7 +147,11 @@ func (c *compiler) function(fn *ast.FnExpr) *funcCode {
 	for _, p := range fn.Params {
 		b := p.Name.Binding
 		code.params = append(code.params, param{name: p.Name.Name, slot: b.Index, cell: b.Kind == ast.Cell})
-		code.simple = code.simple && b.Kind != ast.Cell
+		code.simple = code.simple && b.Kind != ast.Cell && b.Index == len(code.params)-1
+	}
+	code.fast = -1
+	if code.simple && len(code.params) <= maxFastArgs {
+		code.fast = int32(len(code.params))
 	}
 	if fn.Body != nil {
 		// The frame's pop releases every slot: no per-block cleanup here.
@@ -252,7 +261,7 @@ func (c *compiler) stmt(s ast.Stmt) stmtFn {
 			}
 		}
 		val := c.expr(s.Value)
-		return func(fr *frame) (ctl, error) {
+		general := func(fr *frame) (ctl, error) {
 			v, err := val(fr)
 			if err != nil {
 				return ctlNext, err
@@ -260,6 +269,18 @@ func (c *compiler) stmt(s ast.Stmt) stmtFn {
 			fr.ret = v
 			return ctlReturn, nil
 		}
+		if slot, take, ok := c.slotVar(s.Value); ok && take {
+			// return x at x's last use: moved out of its slot in place.
+			return func(fr *frame) (ctl, error) {
+				if v := fr.slots[slot]; v != nil {
+					fr.slots[slot] = nil
+					fr.ret = v
+					return ctlReturn, nil
+				}
+				return general(fr)
+			}
+		}
+		return general
 	case *ast.IfStmt:
 		return c.ifStmt(s)
 	case *ast.ForStmt:
@@ -431,7 +452,7 @@ func (c *compiler) fnStmt(s *ast.FnStmt) stmtFn {
 }
 
 func (c *compiler) ifStmt(s *ast.IfStmt) stmtFn {
-	cond := c.cond(s.Cond)
+	cond, it := c.condTest(s.Cond)
 	then := c.block(s.Then)
 	var els stmtFn
 	if s.Else != nil {
@@ -439,7 +460,16 @@ func (c *compiler) ifStmt(s *ast.IfStmt) stmtFn {
 	}
 	td, ed := c.locs(c.live.Then[s]), c.locs(c.live.Else[s])
 	return func(fr *frame) (ctl, error) {
-		t, err := cond(fr)
+		var t bool
+		var err error
+		if it != nil {
+			var ok bool
+			if t, ok = it.test(fr); !ok {
+				t, err = cond(fr)
+			}
+		} else {
+			t, err = cond(fr)
+		}
 		if err != nil {
 			return ctlNext, err
 		}

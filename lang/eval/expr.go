@@ -176,7 +176,7 @@ func (c *compiler) closure(fn *ast.FnExpr) exprFn {
 		}
 	}
 	return func(fr *frame) (Value, error) {
-		cl := &Closure{code: code, rc: 1}
+		cl := &Closure{code: code, rc: 1, fast: code.fast + 1}
 		if hasDefaults {
 			cl.defaults = make([]Value, len(defaults))
 			for i, d := range defaults {
@@ -328,6 +328,36 @@ func unparen(e ast.Expr) ast.Expr {
 // of two ints is decided without boxing its bool; anything else is
 // evaluated and judged by truth.
 func (c *compiler) cond(e ast.Expr) func(*frame) (bool, error) {
+	f, _ := c.condTest(e)
+	return f
+}
+
+// intTest is a comparison of a frame variable with an int literal (n <
+// 2), which a statement can decide in place, without calling its
+// compiled condition, when the variable holds an int.
+type intTest struct {
+	slot int
+	take bool
+	op   opcode
+	k    int64
+}
+
+// test decides the comparison; ok=false when the variable does not hold
+// an int (then nothing was read).
+func (t *intTest) test(fr *frame) (result, ok bool) {
+	a, ok := fr.slots[t.slot].(Int)
+	if !ok {
+		return false, false
+	}
+	if t.take {
+		fr.slots[t.slot] = nil
+	}
+	return intCompare(t.op, int64(a), t.k), true
+}
+
+// condTest is cond, and the condition's intTest when it is one (else
+// nil).
+func (c *compiler) condTest(e ast.Expr) (func(*frame) (bool, error), *intTest) {
 	pos := e.Span()
 	if b, ok := unparen(e).(*ast.BinaryExpr); ok {
 		if op, ok := binaryOps[b.Op]; ok && isCompare(op) {
@@ -358,17 +388,15 @@ func (c *compiler) cond(e ast.Expr) func(*frame) (bool, error) {
 				return fr.truth(v, pos)
 			}
 			if slot, take, ok := c.slotVar(b.X); ok && isK {
+				it := &intTest{slot: slot, take: take, op: op, k: k}
 				return func(fr *frame) (bool, error) {
-					if a, ok := fr.slots[slot].(Int); ok {
-						if take {
-							fr.slots[slot] = nil
-						}
-						return intCompare(op, int64(a), k), nil
+					if t, ok := it.test(fr); ok {
+						return t, nil
 					}
 					return general(fr)
-				}
+				}, it
 			}
-			return general
+			return general, nil
 		}
 	}
 	x := c.expr(e)
@@ -378,7 +406,7 @@ func (c *compiler) cond(e ast.Expr) func(*frame) (bool, error) {
 			return false, err
 		}
 		return fr.truth(v, pos)
-	}
+	}, nil
 }
 
 func (c *compiler) unary(e *ast.UnaryExpr) exprFn {

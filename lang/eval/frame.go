@@ -300,8 +300,9 @@ func (th *Thread) callSimple(caller *frame, cl *Closure, args []Value, site *cal
 		return nil, err
 	}
 	fr := th.push(caller, caller, cl, code.mod, site, code.nslots)
+	slots := fr.slots[:len(args)]
 	for i, a := range args {
-		fr.slots[code.params[i].slot] = a
+		slots[i] = a
 	}
 	return th.run(fr)
 }

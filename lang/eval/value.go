@@ -123,7 +123,10 @@ type Closure struct {
 	cells    []*cell
 	defaults []Value
 	rc       int32
-	gc       gcHeader
+	// fast is code.fast+1 (0, the zero value: not fast), kept here
+	// beside rc, which a call touches anyway.
+	fast int32
+	gc   gcHeader
 }
 
 // Name is the function's name ("lambda" for anonymous functions).
