@@ -103,25 +103,28 @@ func (th *Thread) pathStack(path uint32, at ast.Pos) []pos.Frame {
 
 // push makes the frame for a call.
 func (th *Thread) push(parent, caller *frame, cl *Closure, mod *Module, site *callSite, nslots int) *frame {
-	if th.depth == len(th.frames) {
+	d := th.depth
+	if d == len(th.frames) {
 		th.frames = append(th.frames, &frame{th: th})
 	}
-	fr := th.frames[th.depth]
-	th.depth++
+	fr := th.frames[d]
+	th.depth = d + 1
 	fr.parent, fr.caller, fr.cl, fr.mod, fr.site = parent, caller, cl, mod, site
 	fr.pathOK, fr.ret = false, nil
-	fr.chunk, fr.base = th.chunkIdx(), th.sp
-	if len(th.stack) == 0 || th.sp+nslots > len(th.stack[th.chunkIdx()]) {
+	if th.sp+nslots > len(th.top) {
 		th.growStack(nslots)
 	}
-	ch := th.stack[th.chunkIdx()]
-	fr.slots = ch[th.sp : th.sp+nslots : th.sp+nslots]
-	th.sp += nslots
+	sp := th.sp
+	fr.chunk, fr.base = th.chunk, sp
+	fr.slots = th.top[sp : sp+nslots : sp+nslots]
+	th.sp = sp + nslots
 	th.cur = fr
 	return fr
 }
 
-// pop releases every slot of fr and returns to its caller.
+// pop releases every slot of fr and returns to its caller. The frame
+// keeps its other fields until it is pushed again: they are not read
+// meanwhile.
 func (th *Thread) pop(fr *frame) {
 	for i, v := range fr.slots {
 		if v != nil {
@@ -129,17 +132,18 @@ func (th *Thread) pop(fr *frame) {
 			Release(th.RT, v)
 		}
 	}
-	fr.slots = nil
-	th.setChunk(fr.chunk, fr.base)
+	if fr.chunk != th.chunk {
+		th.chunk = fr.chunk
+		th.top = th.stack[fr.chunk]
+	}
+	th.sp = fr.base
 	th.depth--
 	th.cur = fr.caller
-	fr.parent, fr.caller, fr.cl, fr.mod, fr.site = nil, nil, nil, nil, nil
 }
 
-// The value stack is a list of chunks; a frame's slots never move, so a
-// new chunk is started when the current one is full.
-func (th *Thread) chunkIdx() int { return th.chunk }
-
+// The value stack is a list of chunks (th.top is the current one); a
+// frame's slots never move, so a new chunk is started when the current
+// one is full.
 func (th *Thread) growStack(n int) {
 	if len(th.stack) > 0 {
 		th.chunk++
@@ -153,11 +157,16 @@ func (th *Thread) growStack(n int) {
 	} else if len(th.stack[th.chunk]) < n {
 		th.stack[th.chunk] = make([]Value, n)
 	}
+	th.top = th.stack[th.chunk]
 	th.sp = 0
 }
 
-func (th *Thread) setChunk(chunk, sp int) {
-	th.chunk, th.sp = chunk, sp
+// resetStack empties the call stack (after an internal error).
+func (th *Thread) resetStack() {
+	th.cur, th.depth, th.sp, th.chunk, th.top = nil, 0, 0, 0, nil
+	if len(th.stack) > 0 {
+		th.top = th.stack[0]
+	}
 }
 
 // maybeCollect breaks garbage cycles when some value that may be part of

@@ -433,7 +433,7 @@ func (in *Interpreter) recoverPanic(err *error) {
 		pos = *th.stmtPos
 	}
 	*err = internalError(p, pos)
-	th.cur, th.depth, th.sp, th.chunk = nil, 0, 0, 0
+	th.resetStack()
 	th.args = th.args[:0]
 	th.replValue = nil
 	th.sitePos, th.curSite, th.stmtPos = ast.Pos{}, nil, nil

@@ -43,6 +43,7 @@ type Thread struct {
 	depth  int
 	frames []*frame
 	stack  [][]Value
+	top    []Value
 	chunk  int
 	sp     int
 	args   []Value
