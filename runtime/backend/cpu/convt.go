@@ -64,6 +64,8 @@ func convTranspose[T float32 | float64](d ops.ConvDims, a ops.ConvTranspose2dAtt
 // col2im adds column j (input position j0+j) of row (o, ki, kj) of col
 // into output pixel (o, ih·stride - pad + ki·dil, iw·stride - pad + kj·dil)
 // of one group's og output planes, skipping pixels outside the output.
+// The positions are walked input row by input row, with the columns whose
+// pixel falls inside the output computed once per row and tap.
 func col2im[T float32 | float64](col, dst []T, d ops.ConvDims, a ops.ConvTranspose2dAttrs, og, j0, cols int) {
 	sh, sw := a.Stride[0], a.Stride[1]
 	ph, pw := a.Padding[0], a.Padding[1]
@@ -76,13 +78,26 @@ func col2im[T float32 | float64](col, dst []T, d ops.ConvDims, a ops.ConvTranspo
 			for kj := range d.KW {
 				src := col[r*cols : (r+1)*cols]
 				r++
-				for j, v := range src {
+				// Input columns iw with 0 <= iw·sw + off < OW.
+				off := kj*dw - pw
+				lo := 0
+				if off < 0 {
+					lo = (-off + sw - 1) / sw
+				}
+				hi := max(lo, min(d.W, (d.OW-off+sw-1)/sw))
+				for j := 0; j < cols; {
 					p := j0 + j
-					ih, iw := p/d.W, p%d.W
+					ih, iw0 := p/d.W, p%d.W
+					n := min(d.W-iw0, cols-j)
+					seg := src[j : j+n]
+					j += n
 					oh := ih*sh - ph + ki*dh
-					ow := iw*sw - pw + kj*dw
-					if oh >= 0 && oh < d.OH && ow >= 0 && ow < d.OW {
-						plane[oh*d.OW+ow] += v
+					if oh < 0 || oh >= d.OH {
+						continue
+					}
+					row := plane[oh*d.OW : (oh+1)*d.OW]
+					for iw := max(lo, iw0); iw < min(hi, iw0+n); iw++ {
+						row[iw*sw+off] += seg[iw-iw0]
 					}
 				}
 			}
