@@ -28,6 +28,8 @@ type Program struct {
 	// lastUse is the index of the last node that reads each name.
 	lastUse map[string]int
 	holders int
+	// small caches the refs of small host constants ops take (smallRef).
+	small smallRefs
 }
 
 // foldLimit bounds the elements of a constant read at load time and of
@@ -187,6 +189,7 @@ func (p *Program) Release(rt *refs.Runtime) {
 		releaseConst(rt, v)
 	}
 	p.consts = nil
+	p.releaseSmall()
 	p.File.Release()
 }
 

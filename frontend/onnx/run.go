@@ -97,9 +97,13 @@ func (c *ctx) op(op ops.Op, attrs any, ins ...*value) (*value, error) {
 	return c.keep(&value{meta: r.Meta(), ref: r, owned: true}), nil
 }
 
-// materialize returns a value holding a new ref to constant v's data; the
-// caller releases the ref.
+// materialize returns a value holding a ref to constant v's data (the
+// program's cached one for a small constant, else a new one) with one
+// reference for the caller, who releases it.
 func (c *ctx) materialize(v *value) *value {
+	if r := c.prog.smallRef(c.rt, c.site, v.c); r != nil {
+		return &value{meta: v.meta, ref: r, owned: true}
+	}
 	return &value{meta: v.meta, ref: c.rt.FromHost(c.site, v.c.Clone()), owned: true}
 }
 
