@@ -286,10 +286,26 @@ func cmp3[T int64 | float64 | string](x, y T) int {
 	return 0
 }
 
-// tensorBinop submits the operator's op; numbers become 0-d refs.
+// tensorBinop submits the operator's op. A number beside a tensor travels
+// as the op's scalar operand (ops.ScalarOperand), not as a tensor; only an
+// op without a scalar form (@) makes it a 0-d ref.
 func (fr *frame) tensorBinop(op opcode, a, b Value, site *callSite) (Value, error) {
 	th := fr.th
 	th.sitePos = site.pos
+	if top := tensorOps[op]; top.Def().TakesScalar {
+		x, xt := a.(Tensor)
+		y, yt := b.(Tensor)
+		switch {
+		case xt && !yt:
+			v, err := fr.submit(site, top, ops.ScalarOperand{Value: ScalarOperand(b)}, x.Ref)
+			th.RT.Release(x.Ref)
+			return v, err
+		case yt && !xt:
+			v, err := fr.submit(site, top, ops.ScalarOperand{Value: ScalarOperand(a), Left: true}, y.Ref)
+			th.RT.Release(y.Ref)
+			return v, err
+		}
+	}
 	ra, tmpA := fr.asRef(a)
 	rb, tmpB := fr.asRef(b)
 	v, err := fr.submit(site, tensorOps[op], nil, ra, rb)

@@ -108,21 +108,29 @@ func (th *Thread) releaseTemps(mark int) {
 }
 
 // ScalarDense makes a 0-d host tensor from an unboxed scalar.
-func ScalarDense(v Value) *tensor.Dense {
-	d := tensor.NewDense(tensor.Meta{DType: ScalarDType(v)})
+func ScalarDense(v Value) *tensor.Dense { return ScalarOperand(v).Dense() }
+
+// ScalarOperand is an unboxed scalar as an op's scalar operand: its dtype
+// (ScalarDType) and exact value.
+func ScalarOperand(v Value) ops.Scalar {
 	switch v := v.(type) {
 	case Int:
-		d.I64()[0] = int64(v)
+		return ops.IntScalar(int64(v))
 	case Float32:
-		d.F32()[0] = float32(v)
+		return ops.FloatScalar(float64(v), tensor.Float32)
 	case Float64:
-		d.F64()[0] = float64(v)
+		return ops.FloatScalar(float64(v), tensor.Float64)
 	case Bool:
-		if v {
-			d.Buf[0] = 1
-		}
+		return ops.FloatScalar(b2f(bool(v)), tensor.Bool)
 	}
-	return d
+	return ops.Scalar{}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // AsInt reads v as an int: an integral scalar, or a 0-d integer tensor

@@ -152,6 +152,7 @@ func gradCases() []gcase {
 		{op: "hardswish", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 4}, func(i int) float64 { return float64(i)*1.7 - 6.1 })}},
 	}...)
 	cs = append(cs, gatherOrderCases()...)
+	cs = append(cs, scalarGradCases()...)
 	for _, name := range []string{"neg", "exp", "sin", "cos", "tanh", "sigmoid", "gelu", "silu", "abs", "relu", "erf", "gelu_tanh"} {
 		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{randn(2, 3)}})
 	}
@@ -323,5 +324,30 @@ func TestFirstOrderOnly(t *testing.T) {
 	}
 	if n := rt.LiveRefs(); n != 0 {
 		t.Errorf("%d refs alive", n)
+	}
+}
+
+// scalarGradCases check the rules of the binary ops with a number for one
+// operand (ops.ScalarOperand, on either side): the tensor gets its
+// gradient, the number none.
+func scalarGradCases() []gcase {
+	f := func(v float64) ops.Scalar { return ops.FloatScalar(v, tensor.Float64) }
+	right := func(v ops.Scalar) ops.ScalarOperand { return ops.ScalarOperand{Value: v} }
+	left := func(v ops.Scalar) ops.ScalarOperand { return ops.ScalarOperand{Value: v, Left: true} }
+	return []gcase{
+		{name: "add_scalar", op: "add", attrs: right(f(0.5)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_sub", op: "sub", attrs: left(f(1.5)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "sub_int_scalar", op: "sub", attrs: right(ops.IntScalar(2)), ins: []*tensor.Dense{randn(3)}},
+		{name: "mul_f32_scalar", op: "mul", attrs: right(ops.FloatScalar(0.05, tensor.Float32)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_mul", op: "mul", attrs: left(f(-3)), ins: []*tensor.Dense{randn(4)}},
+		{name: "div_scalar", op: "div", attrs: right(f(1.7)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_div", op: "div", attrs: left(f(2)), ins: []*tensor.Dense{pos(2, 3)}},
+		{name: "mod_scalar", op: "mod", attrs: right(f(10)), ins: []*tensor.Dense{pos(2, 3)}},
+		{name: "scalar_mod", op: "mod", attrs: left(f(0.25)), ins: []*tensor.Dense{pos(3)}},
+		{name: "pow_scalar", op: "pow", attrs: right(f(3)), ins: []*tensor.Dense{pos(2, 3)}},
+		{name: "pow_int_scalar", op: "pow", attrs: right(ops.IntScalar(2)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_pow", op: "pow", attrs: left(f(2)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "maximum_scalar", op: "maximum", attrs: right(f(0.1)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_minimum", op: "minimum", attrs: left(f(-0.2)), ins: []*tensor.Dense{randn(2, 3)}},
 	}
 }

@@ -173,8 +173,15 @@ func (t *Tape) record(op *refs.Op, rule *ops.Grad) {
 	}
 	if rule != nil {
 		e.saved = make([]ops.T, len(op.Inputs))
+		sc, scalar := ops.ScalarSlot(op.Attrs)
 		for _, i := range rule.Saves {
-			if i < len(op.Inputs) {
+			if scalar { // Saves names operands: the tensor is input 0
+				if i == sc.Slot() {
+					continue
+				}
+				i = 0
+			}
+			if i < len(op.Inputs) && e.saved[i] == nil {
 				t.rt.Retain(op.Inputs[i])
 				e.saved[i] = op.Inputs[i]
 			}
@@ -349,7 +356,14 @@ func (t *Tape) ruleVJP(e *entry, g *refs.Ref) ([]*refs.Ref, error) {
 	if e.outRef != nil {
 		a.Out = e.outRef
 	}
+	sc, scalar := ops.ScalarSlot(e.attrs)
+	if scalar {
+		a = ops.ScalarGradArgs(a, sc)
+	}
 	gs := e.rule.VJP(b, a, g)
+	if scalar && b.Err() == nil && len(gs) == 2 {
+		gs = gs[1-sc.Slot() : 2-sc.Slot()] // the tensor's; a number has none
+	}
 	out := make([]*refs.Ref, len(e.ins))
 	if b.Err() == nil {
 		if len(gs) != len(e.ins) {

@@ -101,11 +101,11 @@ var ErrIntDivZero = errors.New("integer division by zero")
 var ErrIntNegPow = errors.New("integers to negative integer powers are not allowed (use astype(x, \"float32\") first)")
 
 func binaryDef(name string) *Def {
-	return &Def{Name: name, Infer: inferBinary(name), Flops: perOutput, Inplace: []int{0, 1}}
+	return &Def{Name: name, Infer: inferBinary(name), Flops: perOutput, Inplace: []int{0, 1}, TakesScalar: true}
 }
 
 func compareDef(name string) *Def {
-	return &Def{Name: name, Infer: inferCompare(name), Flops: perOutput, Inplace: []int{0, 1}}
+	return &Def{Name: name, Infer: inferCompare(name), Flops: perOutput, Inplace: []int{0, 1}, TakesScalar: true}
 }
 
 func unaryDef(name string, float bool) *Def {
@@ -140,15 +140,16 @@ func BroadcastShapes(a, b tensor.Shape) (tensor.Shape, error) {
 }
 
 func inferBinary(name string) InferFunc {
-	return func(in []tensor.Meta, _ any) (tensor.Meta, error) {
-		if err := wantInputs(name, in, 2); err != nil {
-			return tensor.Meta{}, err
-		}
-		shape, err := BroadcastShapes(in[0].Shape, in[1].Shape)
+	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+		x, y, err := binaryOperands(name, in, attrs)
 		if err != nil {
 			return tensor.Meta{}, err
 		}
-		dt, err := binaryDType(name, in[0], in[1])
+		shape, err := BroadcastShapes(x.Shape, y.Shape)
+		if err != nil {
+			return tensor.Meta{}, err
+		}
+		dt, err := binaryDType(name, x, y)
 		return tensor.Meta{Shape: shape, DType: dt}, err
 	}
 }
@@ -179,11 +180,12 @@ func binaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
 }
 
 func inferCompare(name string) InferFunc {
-	return func(in []tensor.Meta, _ any) (tensor.Meta, error) {
-		if err := wantInputs(name, in, 2); err != nil {
+	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+		x, y, err := binaryOperands(name, in, attrs)
+		if err != nil {
 			return tensor.Meta{}, err
 		}
-		shape, err := BroadcastShapes(in[0].Shape, in[1].Shape)
+		shape, err := BroadcastShapes(x.Shape, y.Shape)
 		return tensor.Meta{Shape: shape, DType: tensor.Bool}, err
 	}
 }

@@ -114,6 +114,13 @@ func (b *Builder) Op(op Op, attrs any, ins ...T) T {
 			return b.missing(op)
 		}
 	}
+	if f, ok := foldScalars(op, attrs, ins); ok {
+		return f
+	}
+	attrs, ins = b.immediates(op, attrs, ins)
+	if b.err != nil {
+		return nil
+	}
 	t, err := b.submit(op, attrs, ins)
 	if err != nil {
 		b.err = fmt.Errorf("gradient: %s: %w", op.Name(), err)
@@ -131,14 +138,48 @@ func (b *Builder) missing(op Op) T {
 	return nil
 }
 
-// Scalar is a 0-d constant of dtype dt.
+// Scalar is a 0-d constant of dtype dt: an immediate (a Scalar), which
+// an op with a scalar form takes as its argument and any other op as a
+// constant tensor.
 func (b *Builder) Scalar(v float64, dt tensor.DType) T {
 	if b.err != nil {
 		return nil
 	}
-	d := tensor.NewDense(tensor.Meta{DType: dt})
-	d.Set(0, v)
-	return b.constant(d)
+	return FloatScalar(v, dt)
+}
+
+// immediates passes a Scalar among ins as the op's scalar operand when
+// the op has a scalar form, and as a constant tensor otherwise.
+func (b *Builder) immediates(op Op, attrs any, ins []T) (any, []T) {
+	k := -1
+	for i, in := range ins {
+		if _, ok := in.(Scalar); ok {
+			if k >= 0 {
+				k = -2
+				break
+			}
+			k = i
+		}
+	}
+	if k == -1 {
+		return attrs, ins
+	}
+	if k >= 0 && attrs == nil && len(ins) == 2 && op.Def().TakesScalar {
+		return ScalarOperand{Value: ins[k].(Scalar), Left: k == 0}, []T{ins[1-k]}
+	}
+	out := make([]T, len(ins))
+	for i, in := range ins {
+		out[i] = b.materialize(in)
+	}
+	return attrs, out
+}
+
+// materialize makes an immediate Scalar a constant tensor.
+func (b *Builder) materialize(x T) T {
+	if s, ok := x.(Scalar); ok && b.err == nil {
+		return b.constant(s.Dense())
+	}
+	return x
 }
 
 // Iota is the int64 tensor [0, 1, ..., n-1] reshaped to shape (of n
@@ -195,6 +236,9 @@ func (b *Builder) Zero(x T) T {
 func (b *Builder) Cast(x T, dt tensor.DType) T {
 	if x != nil && x.Meta().DType == dt {
 		return x
+	}
+	if s, ok := x.(Scalar); ok {
+		return s.Convert(dt)
 	}
 	return b.Op(Astype, CastAttrs{To: dt}, x)
 }
@@ -266,7 +310,7 @@ func (b *Builder) SumTo(g T, s tensor.Shape) T {
 // Fit makes a cotangent g fit an input of meta m: summed to its shape
 // and cast to its dtype.
 func (b *Builder) Fit(g T, m tensor.Meta) T {
-	g = b.SumTo(g, m.Shape)
+	g = b.SumTo(b.materialize(g), m.Shape)
 	if g == nil {
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -13,7 +14,8 @@ import (
 
 // The differential test: random op programs (DAGs over a few variables,
 // with loops that reuse loop-invariant "weights", reads that force values,
-// hints, and fresh host tensors mid-program) run on the plain cpu device
+// hints, fresh host tensors mid-program, and ops with a scalar operand,
+// which travels as the op's attribute) run on the plain cpu device
 // and under every strategy with random budgets, down to the largest op's
 // working set and below (fallbacks). Every value read must be bit-identical
 // to cpu's; the harness checks peak device bytes against the budget, and
@@ -33,14 +35,15 @@ const (
 )
 
 type stmt struct {
-	kind stmtKind
-	op   string
-	ins  []int
-	out  int
-	hint string
-	n    int
-	body []stmt
-	pos  string
+	kind  stmtKind
+	op    string
+	attrs any // an ops.ScalarOperand, or nil
+	ins   []int
+	out   int
+	hint  string
+	n     int
+	body  []stmt
+	pos   string
 }
 
 type program struct {
@@ -95,9 +98,10 @@ func genProgram(rng *rand.Rand) *program {
 func (p *program) genOp(rng *rand.Rand, pos string) (stmt, bool) {
 	a := rng.IntN(len(p.slots))
 	var name string
+	var attrs any
 	var ins []int
 	var out tensor.Shape
-	switch rng.IntN(4) {
+	switch rng.IntN(5) {
 	case 0, 1:
 		var bs []int
 		for i, s := range p.slots {
@@ -112,6 +116,13 @@ func (p *program) genOp(rng *rand.Rand, pos string) (stmt, bool) {
 		name, ins, out = "ptest_matmul", []int{a, b}, tensor.Shape{p.slots[a][0], p.slots[b][1]}
 	case 2:
 		name, ins, out = "ptest_relu", []int{a}, p.slots[a]
+	case 3:
+		name = []string{"add", "sub", "mul", "maximum"}[rng.IntN(4)]
+		v := ops.FloatScalar(float64(rng.IntN(9)-4)/4, tensor.Float32)
+		if rng.IntN(4) == 0 {
+			v = ops.IntScalar(int64(rng.IntN(5) - 2))
+		}
+		attrs, ins, out = ops.ScalarOperand{Value: v, Left: rng.IntN(2) == 0}, []int{a}, p.slots[a]
 	default:
 		var bs []int
 		for i, s := range p.slots {
@@ -139,7 +150,7 @@ func (p *program) genOp(rng *rand.Rand, pos string) (stmt, bool) {
 		}
 	}
 	p.maxWS = max(p.maxWS, ws)
-	return stmt{kind: stmtOp, op: name, ins: ins, out: outs[rng.IntN(len(outs))], pos: pos}, true
+	return stmt{kind: stmtOp, op: name, attrs: attrs, ins: ins, out: outs[rng.IntN(len(outs))], pos: pos}, true
 }
 
 // run executes the program on h and returns every value read, as bits,
@@ -164,7 +175,7 @@ func (p *program) run(h *harness) ([]uint32, *trace.Totals) {
 				for i, in := range s.ins {
 					ins[i] = vals[in]
 				}
-				r := h.opAt(s.pos, s.op, ins...)
+				r := h.opWith(s.pos, s.op, s.attrs, ins...)
 				h.rt.Release(vals[s.out])
 				vals[s.out] = r
 			case stmtRead:

@@ -74,7 +74,13 @@ func (h *harness) op(name string, ins ...*refs.Ref) *refs.Ref {
 
 func (h *harness) opAt(pos, name string, ins ...*refs.Ref) *refs.Ref {
 	h.t.Helper()
-	r, err := h.rt.Submit(h.site(pos), ops.MustLookup(name), nil, ins...)
+	return h.opWith(pos, name, nil, ins...)
+}
+
+// opWith is opAt with the op's attributes.
+func (h *harness) opWith(pos, name string, attrs any, ins ...*refs.Ref) *refs.Ref {
+	h.t.Helper()
+	r, err := h.rt.Submit(h.site(pos), ops.MustLookup(name), attrs, ins...)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -31,12 +31,31 @@ type float interface{ ~float32 | ~float64 }
 
 func init() {
 	for _, op := range ops.BinaryArith {
-		Register(op, binaryKernel(op.Name()))
+		Register(op, withScalar(binaryKernel(op.Name())))
 	}
 	for _, op := range ops.Comparisons {
-		Register(op, compareKernel(op.Name()))
+		Register(op, withScalar(compareKernel(op.Name())))
 	}
 	Register(ops.Where, whereKernel)
+}
+
+// withScalar lets a two-operand kernel take its op's scalar form
+// (ops.ScalarOperand): the number becomes a 0-d operand of the kernel,
+// which the row functions read as a constant, never a tensor of the
+// program.
+func withScalar(k Kernel) Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		a, ok := ops.ScalarSlot(attrs)
+		if !ok {
+			return k(out, ins, attrs)
+		}
+		if len(ins) != 1 {
+			return fmt.Errorf("a scalar operand goes with 1 tensor, got %d", len(ins))
+		}
+		both := []*tensor.Dense{ins[0], ins[0]}
+		both[a.Slot()] = a.Value.Dense()
+		return k(out, both, nil)
+	}
 }
 
 func b2u(c bool) uint8 {

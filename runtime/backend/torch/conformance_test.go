@@ -54,6 +54,7 @@ func conformanceTable() []opCase {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 3, 1)}},
 			opCase{op: op, in: []tensor.Meta{m(i64, 4), m(i64)}})
 	}
+	t = append(t, scalarOperandCases()...)
 	for _, op := range append(append([]ops.Op{}, ops.FloatUnary...), ops.KeepUnary...) {
 		pos := op == ops.Log || op == ops.Sqrt || op == ops.Rsqrt
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, positive: pos},
@@ -112,6 +113,34 @@ func conformanceTable() []opCase {
 	)
 	t = append(t, pointwiseCases()...)
 	t = append(t, nnConformanceRows()...)
+	return t
+}
+
+// scalarOperandCases are the binary ops with a number for one operand
+// (ops.ScalarOperand), on either side, with the promotions a number
+// causes: a float with an int tensor gives float32, an int with a bool
+// tensor int64, a float64 number with a float32 tensor stays float32.
+func scalarOperandCases() []opCase {
+	var t []opCase
+	sc := func(v ops.Scalar, left bool) ops.ScalarOperand { return ops.ScalarOperand{Value: v, Left: left} }
+	for _, op := range ops.BinaryArith {
+		pos := op == ops.Pow || op == ops.Div || op == ops.FloorDiv || op == ops.Mod
+		t = append(t,
+			opCase{op: op, in: []tensor.Meta{m(f32, 3, 4)}, attrs: sc(ops.FloatScalar(0.75, f32), false), positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(f32, 5)}, attrs: sc(ops.FloatScalar(1.3, f64), true), positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(f64, 2, 3)}, attrs: sc(ops.FloatScalar(0.05, f32), false), positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: sc(ops.FloatScalar(2.5, f32), true), positive: pos},
+			opCase{op: op, in: []tensor.Meta{m(i64, 2, 3)}, attrs: sc(ops.IntScalar(3), false), positive: pos})
+		if op == ops.Add || op == ops.Mul || op == ops.Maximum {
+			t = append(t, opCase{op: op, in: []tensor.Meta{m(bl, 4)}, attrs: sc(ops.IntScalar(2), true)},
+				opCase{op: op, in: []tensor.Meta{m(bl, 4)}, attrs: sc(ops.FloatScalar(1, bl), false)})
+		}
+	}
+	for _, op := range ops.Comparisons {
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4)}, attrs: sc(ops.FloatScalar(0.1, f32), false)},
+			opCase{op: op, in: []tensor.Meta{m(i64, 5)}, attrs: sc(ops.FloatScalar(0.5, f32), true)},
+			opCase{op: op, in: []tensor.Meta{m(i64, 5)}, attrs: sc(ops.IntScalar(1), false)})
+	}
 	return t
 }
 

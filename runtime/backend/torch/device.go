@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -92,6 +93,9 @@ func (d *Device) Supports(op *refs.Op) string { return supports(d.lib, op) }
 func supports(lib *Lib, op *refs.Op) string {
 	if !lib.HasOp(op.Op) {
 		return "the torch plugin has no kernel for " + op.Op.Name()
+	}
+	if _, scalar := ops.ScalarSlot(op.Attrs); scalar && !lib.scalars {
+		return "the torch plugin " + lib.Path + " predates scalar operands (" + op.Op.Name() + "); rebuild it with scripts/build-torch.sh"
 	}
 	if _, _, ok := marshal(op); !ok {
 		return fmt.Sprintf("the torch backend cannot pass the attributes of %s (%T)", op.Op.Name(), op.Attrs)

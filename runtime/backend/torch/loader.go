@@ -36,6 +36,9 @@ type Lib struct {
 	fnDeviceCount, fnSync, fnThreads, fnToDevice                                   uintptr
 
 	errorText func() string
+	// scalars: tt_op takes a binary op's scalar operand in its
+	// attributes (tt_scalar_operands; plugins built before it lack it).
+	scalars bool
 
 	mu sync.Mutex
 	// cnames and has are indexed by op handle: each registered op's name
@@ -128,6 +131,10 @@ func load(paths []string) (*Lib, error) {
 	purego.RegisterLibFunc(&abi, h, "tt_abi_version")
 	if v := abi(); v != abiVersion {
 		return nil, fmt.Errorf("torch backend: %s speaks ABI %d, this tref needs %d; rebuild it with scripts/build-torch.sh", path, v, abiVersion)
+	}
+	if sym, err := purego.Dlsym(h, "tt_scalar_operands"); err == nil {
+		r, _, _ := purego.SyscallN(sym)
+		l.scalars = int32(r) == 1
 	}
 	purego.RegisterLibFunc(&l.errorText, h, "tt_error")
 	var version func() string

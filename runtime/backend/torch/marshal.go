@@ -15,6 +15,14 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 	switch a := deref(op.Attrs).(type) {
 	case nil:
 		return nil, nil, true
+	case ops.ScalarOperand:
+		// ia: the scalar's dtype, 1 when it is the first operand, its
+		// integer value; fa: its float value (tt_scalar_operands).
+		v := a.Value
+		if !holds(v.DType) {
+			return nil, nil, false
+		}
+		return []int64{int64(v.DType), b2i(a.Left), v.Int()}, []float64{v.Float()}, true
 	case ops.ReduceAttrs:
 		ia = []int64{b2i(a.Keepdim), int64(a.Correction)}
 		dims := a.Dims
@@ -102,6 +110,8 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 // deref accepts attributes passed by value or by pointer.
 func deref(a any) any {
 	switch p := a.(type) {
+	case *ops.ScalarOperand:
+		return *p
 	case *ops.ReduceAttrs:
 		return *p
 	case *ops.CastAttrs:

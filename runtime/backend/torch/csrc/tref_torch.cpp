@@ -230,27 +230,55 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
   return ops;
 }
 
+// operands are a binary op's two operands: its two inputs, or its one
+// input and the scalar operand that its attributes carry (ia: the
+// scalar's dtype code, 1 when it is the first operand, its integer value;
+// fa: its float value). The scalar becomes a 0-d CPU tensor of its own
+// dtype, which ATen reads as a kernel argument on any device (a "CPU
+// scalar", as mul(Tensor, Scalar) makes one), never as device memory; it
+// is not a wrapped number, so promotion is tref's: a 0-d operand of that
+// dtype.
+std::pair<at::Tensor, at::Tensor> operands(const Args &a) {
+  if (a.nin != 1) return {a.in(0), a.in(1)};
+  auto st = to_scalar(int(a.i(0)));
+  at::Scalar v = at::isFloatingType(st) ? at::Scalar(a.f(0)) : st == at::kBool ? at::Scalar(a.i(2) != 0) : at::Scalar(a.i(2));
+  at::Tensor s = at::scalar_tensor(v, at::TensorOptions().dtype(st));
+  if (a.i(1) != 0) return {s, a.in(0)};
+  return {a.in(0), s};
+}
+
+// binary makes a registry entry of a binary op f(x, y) that takes a
+// scalar operand too (operands).
+template <typename F>
+OpFn binary(F f) {
+  return [f](const Args &a) {
+    auto xy = operands(a);
+    return f(xy.first, xy.second);
+  };
+}
+
 // find_op looks an op up in every registry.
 const OpFn *find_op(const std::string &op);
 
 const std::unordered_map<std::string, OpFn> &registry() {
   static const std::unordered_map<std::string, OpFn> ops = {
-      // binary elementwise, torch promotion
-      {"add", [](const Args &a) { return at::add(a.in(0), a.in(1)); }},
-      {"sub", [](const Args &a) { return at::sub(a.in(0), a.in(1)); }},
-      {"mul", [](const Args &a) { return at::mul(a.in(0), a.in(1)); }},
-      {"div", [](const Args &a) { return at::div(a.in(0), a.in(1)); }},
-      {"floordiv", [](const Args &a) { return at::div(a.in(0), a.in(1), "floor"); }},
-      {"mod", [](const Args &a) { return at::remainder(a.in(0), a.in(1)); }},
-      {"pow", [](const Args &a) { return at::pow(a.in(0), a.in(1)); }},
-      {"maximum", [](const Args &a) { return at::maximum(a.in(0), a.in(1)); }},
-      {"minimum", [](const Args &a) { return at::minimum(a.in(0), a.in(1)); }},
-      {"eq", [](const Args &a) { return at::eq(a.in(0), a.in(1)); }},
-      {"ne", [](const Args &a) { return at::ne(a.in(0), a.in(1)); }},
-      {"lt", [](const Args &a) { return at::lt(a.in(0), a.in(1)); }},
-      {"le", [](const Args &a) { return at::le(a.in(0), a.in(1)); }},
-      {"gt", [](const Args &a) { return at::gt(a.in(0), a.in(1)); }},
-      {"ge", [](const Args &a) { return at::ge(a.in(0), a.in(1)); }},
+      // binary elementwise, torch promotion; the second operand may be a
+      // scalar (operands)
+      {"add", binary([](const at::Tensor &x, const at::Tensor &y) { return at::add(x, y); })},
+      {"sub", binary([](const at::Tensor &x, const at::Tensor &y) { return at::sub(x, y); })},
+      {"mul", binary([](const at::Tensor &x, const at::Tensor &y) { return at::mul(x, y); })},
+      {"div", binary([](const at::Tensor &x, const at::Tensor &y) { return at::div(x, y); })},
+      {"floordiv", binary([](const at::Tensor &x, const at::Tensor &y) { return at::div(x, y, "floor"); })},
+      {"mod", binary([](const at::Tensor &x, const at::Tensor &y) { return at::remainder(x, y); })},
+      {"pow", binary([](const at::Tensor &x, const at::Tensor &y) { return at::pow(x, y); })},
+      {"maximum", binary([](const at::Tensor &x, const at::Tensor &y) { return at::maximum(x, y); })},
+      {"minimum", binary([](const at::Tensor &x, const at::Tensor &y) { return at::minimum(x, y); })},
+      {"eq", binary([](const at::Tensor &x, const at::Tensor &y) { return at::eq(x, y); })},
+      {"ne", binary([](const at::Tensor &x, const at::Tensor &y) { return at::ne(x, y); })},
+      {"lt", binary([](const at::Tensor &x, const at::Tensor &y) { return at::lt(x, y); })},
+      {"le", binary([](const at::Tensor &x, const at::Tensor &y) { return at::le(x, y); })},
+      {"gt", binary([](const at::Tensor &x, const at::Tensor &y) { return at::gt(x, y); })},
+      {"ge", binary([](const at::Tensor &x, const at::Tensor &y) { return at::ge(x, y); })},
       {"where", [](const Args &a) { return at::where(a.in(0), a.in(1), a.in(2)); }},
       // unary
       {"neg", [](const Args &a) { return at::neg(a.in(0)); }},
@@ -562,6 +590,8 @@ int64_t tt_dim(tt_tensor t, int i) { return t->t.size(i); }
 int64_t tt_storage_bytes(tt_tensor t) { return int64_t(t->t.storage().nbytes()); }
 
 int tt_has_op(const char *op) { return find_op(op) ? 1 : 0; }
+
+int tt_scalar_operands(void) { return 1; }
 
 tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia, int nia, const double *fa, int nfa) {
   return guard([&]() -> tt_tensor {
