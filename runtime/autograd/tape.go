@@ -297,6 +297,11 @@ func (t *Tape) BackwardFrom(out, g *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
 			t.rt.Release(gi)
 			if err != nil {
 				delete(cot, in)
+				for _, rest := range gs[k+1:] { // owned, and not yet in cot
+					if rest != nil {
+						t.rt.Release(rest)
+					}
+				}
 				return fail(fmt.Errorf("gradient of %s: %w", e.op.Name(), err))
 			}
 			cot[in] = sum
