@@ -9,14 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/placetest"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
 // offloadWorkloads are the scripts of examples/offload at the budgets of
@@ -52,8 +51,8 @@ func TestOffloadDecisions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := runScript(t, ex, w.path)
-			if want := runScript(t, &cpu.Device{}, w.path); out != want {
+			out := placetest.Run(t, ex, w.path)
+			if want := placetest.Run(t, &cpu.Device{}, w.path); out != want {
 				t.Fatalf("output on sim:\n%s\nwant the cpu device's:\n%s", out, want)
 			}
 			tot, err := ex.(*placement.Engine).Finish()
@@ -78,26 +77,6 @@ func TestOffloadDecisions(t *testing.T) {
 			}
 		})
 	}
-}
-
-// runScript runs the script at path on ex and returns what it printed.
-func runScript(t *testing.T, ex refs.Executor, path string) string {
-	t.Helper()
-	var out bytes.Buffer
-	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out})
-	err := in.RunFile(path)
-	in.Close()
-	if ferr := rt.Flush(); err == nil {
-		err = ferr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := rt.LiveRefs(); n != 0 {
-		t.Fatalf("%d refs alive at the end", n)
-	}
-	return out.String()
 }
 
 // decisionLog writes one line per decision: where each op ran, and every

@@ -7,6 +7,7 @@ import (
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/placetest"
 	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
 )
@@ -66,7 +67,7 @@ func (nextOp) After(*placement.View, *refs.Op) error { return nil }
 // more bytes to the accelerator than lru's.
 func TestStrategyThroughSeam(t *testing.T) {
 	const path = "testdata/offload/stream.tr"
-	want := runScript(t, &cpu.Device{}, path)
+	want := placetest.Run(t, &cpu.Device{}, path)
 	run := func(st string) (*eventCount, *trace.Totals) {
 		count := &eventCount{host: map[string]int{}}
 		ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", Mem: 3 << 20, Strategy: st, Lookahead: refs.DefaultLookahead,
@@ -74,7 +75,7 @@ func TestStrategyThroughSeam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := runScript(t, ex, path); got != want {
+		if got := placetest.Run(t, ex, path); got != want {
 			t.Fatalf("%s: output %q, want the cpu device's %q", st, got, want)
 		}
 		tot, err := ex.(*placement.Engine).Finish()
@@ -134,7 +135,7 @@ func (c *eventCount) Close(*trace.Totals) error          { return nil }
 // always do. The output is the cpu device's.
 func TestFlowPlacesOpsByCost(t *testing.T) {
 	const path = "testdata/offload/stream.tr"
-	want := runScript(t, &cpu.Device{}, path)
+	want := placetest.Run(t, &cpu.Device{}, path)
 	for _, c := range []struct {
 		mem     int64
 		hostMul int
@@ -146,7 +147,7 @@ func TestFlowPlacesOpsByCost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := runScript(t, ex, path); got != want {
+		if got := placetest.Run(t, ex, path); got != want {
 			t.Fatalf("at %d bytes: output %q, want the cpu device's %q", c.mem, got, want)
 		}
 		tot, err := ex.(*placement.Engine).Finish()

@@ -32,7 +32,7 @@ const Stream = "../../placement/testdata/offload/stream.tr"
 // to run on the host (fallbacks aside).
 func SameAsSim(t testing.TB, dev, path string, mem int64, cost device.Cost) (hostOps int) {
 	t.Helper()
-	want := run(t, &cpu.Device{}, path)
+	want := Run(t, &cpu.Device{}, path)
 	var logs [2]*decisionLog
 	for i, d := range []string{dev, "sim:0"} {
 		logs[i] = &decisionLog{dev: d}
@@ -41,7 +41,7 @@ func SameAsSim(t testing.TB, dev, path string, mem int64, cost device.Cost) (hos
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := run(t, ex, path); got != want {
+		if got := Run(t, ex, path); got != want {
 			t.Fatalf("%s printed %q, the cpu device %q", d, got, want)
 		}
 		if err := ex.(*placement.Engine).Accelerator().Close(); err != nil {
@@ -60,8 +60,9 @@ func SameAsSim(t testing.TB, dev, path string, mem int64, cost device.Cost) (hos
 	return logs[0].hostOps - logs[0].fallbacks
 }
 
-// run runs the script at path on ex and returns what it printed.
-func run(t testing.TB, ex refs.Executor, path string) string {
+// Run runs the script at path on ex with the default window and returns
+// what it printed; no ref may be alive at the end.
+func Run(t testing.TB, ex refs.Executor, path string) string {
 	t.Helper()
 	var out bytes.Buffer
 	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
@@ -73,6 +74,9 @@ func run(t testing.TB, ex refs.Executor, path string) string {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Fatalf("%d refs alive at the end", n)
 	}
 	return out.String()
 }
