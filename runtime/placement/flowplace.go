@@ -131,9 +131,11 @@ func bandwidthBound(p device.Cost, n int64) bool {
 // current op (from 0) or the window's op before index from, would stay on
 // the accelerator until the window's op of sequence next reads it:
 // whether, with it, the most memory that the refs the window's ops from
-// index from up to next read or compute hold at once fits the capacity. A ref counts from its first read (its op for a result, now
-// for a resident one) to its last read before next; the others, read later than the result or never, are the
-// ones Belady's policy evicts before it.
+// index from up to next read or compute hold at once fits the capacity.
+// A ref counts from its first read there (its op for a result, the start
+// for one that is resident or read before) to its last read before next;
+// the others, read later than the result or never, are the ones Belady's
+// policy evicts before it.
 func (f *flow) staysUntil(v *View, bytes int64, next uint64, from int) bool {
 	win := v.Window()[from:]
 	if len(win) == 0 || next <= win[0].Seq {
@@ -156,14 +158,16 @@ func (f *flow) staysUntil(v *View, bytes int64, next uint64, from int) bool {
 			if s == nil || in.State() != refs.Ready {
 				continue // computed in the window: counted from its op
 			}
-			if uses := v.Uses(s); len(uses) > 0 && uses[0] == o {
-				from := j
-				if s.Resident() {
-					from = 0 // it holds its memory already
-				}
-				live[from] += s.Bytes()
-				live[lastBefore(uses, next, first, j)+1] -= s.Bytes()
+			uses := v.Uses(s)
+			if firstRead(uses, first) != o {
+				continue // counted at its first read from the start
 			}
+			at := j
+			if s.Resident() || uses[0].Seq < first {
+				at = 0 // it holds its memory already, or will
+			}
+			live[at] += s.Bytes()
+			live[lastBefore(uses, next, first, j)+1] -= s.Bytes()
 		}
 		if s := v.State(o.Out); s != nil {
 			live[j] += s.Bytes()
@@ -176,6 +180,17 @@ func (f *flow) staysUntil(v *View, bytes int64, next uint64, from int) bool {
 		top = max(top, run)
 	}
 	return top+bytes <= v.Capacity()
+}
+
+// firstRead is the first of uses (in order) that is not cancelled and
+// reads at or after the op of sequence first, nil when none does.
+func firstRead(uses []*refs.Op, first uint64) *refs.Op {
+	for _, u := range uses {
+		if !u.Cancelled() && u.Seq >= first {
+			return u
+		}
+	}
+	return nil
 }
 
 // lastBefore is the window index (the window's first op has sequence
