@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tref-lang/tref/internal/cputime"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -180,7 +181,7 @@ func BenchmarkRealModels(b *testing.B) {
 			defer p.Release(rt)
 			in := rt.FromHost(refs.Site{}, patternInput(mc.Input))
 			defer rt.Release(in)
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
 				if err != nil {
@@ -193,7 +194,7 @@ func BenchmarkRealModels(b *testing.B) {
 					rt.Release(r)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

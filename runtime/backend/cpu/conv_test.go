@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tref-lang/tref/internal/cputime"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -178,13 +179,13 @@ func BenchmarkConv2dDepthwise(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if err := Run(ops.Conv2d, out, []*tensor.Dense{x, w}, a); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -211,13 +212,13 @@ func BenchmarkConv2dSmall(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if err := Run(ops.Conv2d, out, []*tensor.Dense{x, w}, bc.a); err != nil {
 					b.Fatal(err)
 				}
 			}
-			cpu := float64(processCPU()-cpu0) / float64(b.N)
+			cpu := float64(cputime.Process()-cpu0) / float64(b.N)
 			b.ReportMetric(cpu, "cpu-ns/op")
 			flops := 2.0 * float64(d.OutC*d.OH*d.OW*d.C/bc.a.Groups*d.KH*d.KW)
 			b.ReportMetric(flops/cpu, "GFLOP/cpu-s")
@@ -243,13 +244,13 @@ func BenchmarkMaxPool2d(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if err := Run(ops.MaxPool2d, out, []*tensor.Dense{x}, bc.a); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

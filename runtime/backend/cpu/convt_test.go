@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tref-lang/tref/internal/cputime"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -107,13 +108,13 @@ func BenchmarkConvTranspose2d(b *testing.B) {
 				b.Fatal(err)
 			}
 			out := tensor.NewDense(tensor.Meta{Shape: d.Shape, DType: tensor.Float32})
-			cpu0 := processCPU()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				if err := Run(ops.ConvTranspose2d, out, []*tensor.Dense{x, w}, bc.a); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(cputime.Process()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

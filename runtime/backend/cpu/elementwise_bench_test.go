@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tref-lang/tref/internal/cputime"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -43,13 +44,13 @@ func benchDense(dt tensor.DType, shape ...int) *tensor.Dense {
 // wall-clock MB/s that SetBytes gives.
 func measure(b *testing.B, bytes int64, fn func()) {
 	b.SetBytes(bytes)
-	c0 := processCPU()
+	c0 := cputime.Process()
 	n := 0
 	for b.Loop() {
 		fn()
 		n++
 	}
-	if cpu := processCPU() - c0; cpu > 0 {
+	if cpu := cputime.Process() - c0; cpu > 0 {
 		b.ReportMetric(float64(bytes)*float64(n)/cpu.Seconds()/1e9, "cpu-GB/s")
 	}
 }
