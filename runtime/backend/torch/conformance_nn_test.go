@@ -5,8 +5,8 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// nnConformanceRows covers pooling, padding, transposed convolution and
-// batch_norm and nll_loss (positive keeps batch_norm's variance positive
+// nnConformanceRows covers pooling, padding, transposed convolution,
+// batch_norm, nll_loss and the fused backward ops (positive keeps batch_norm's variance positive
 // and nll_loss's int targets in 1..5, inside its 6 classes).
 func nnConformanceRows() []opCase {
 	return []opCase{
@@ -45,5 +45,14 @@ func nnConformanceRows() []opCase {
 			attrs: ops.NllLossAttrs{Reduction: ops.ReduceSum, IgnoreIndex: -100, HasWeight: true, LabelSmoothing: 0.1}, positive: true},
 		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 5, 6), m(i64, 5), m(f32, 6)},
 			attrs: ops.NllLossAttrs{IgnoreIndex: 1, HasWeight: true, LabelSmoothing: 0.3}, positive: true},
+		// The fused backward ops of the nn family.
+		{op: ops.SoftmaxBackward, attrs: ops.SoftmaxAttrs{Dim: 1}, in: []tensor.Meta{m(f32, 2, 3, 2), m(f32, 2, 3, 2)}},
+		{op: ops.LogSoftmaxBackward, attrs: ops.SoftmaxAttrs{Dim: -1}, in: []tensor.Meta{m(f64, 3, 4), m(f64, 3, 4)}},
+		{op: ops.AttentionWeights, attrs: ops.AttentionAttrs{Causal: true}, in: []tensor.Meta{m(f32, 2, 4, 3), m(f32, 2, 5, 3)}},
+		{op: ops.AttentionWeights, attrs: ops.AttentionAttrs{Scale: 0.5, HasScale: true}, in: []tensor.Meta{m(f64, 2, 1, 4, 3), m(f64, 3, 5, 3)}},
+		{op: ops.NormBackward, attrs: ops.NormBackwardAttrs{Eps: 1e-5, HasWeight: true}, in: []tensor.Meta{m(f32, 2, 3, 4), m(f32, 4), m(f32, 2, 3, 4)}},
+		{op: ops.NormBackward, attrs: ops.NormBackwardAttrs{Eps: 1e-6, RMS: true}, in: []tensor.Meta{m(f64, 3, 5), m(f64, 3, 5)}},
+		{op: ops.NormBackwardWeight, attrs: ops.NormBackwardAttrs{Eps: 1e-5}, in: []tensor.Meta{m(f32, 2, 3, 4), m(f32, 2, 3, 4)}},
+		{op: ops.NormBackwardWeight, attrs: ops.NormBackwardAttrs{Eps: 1e-6, RMS: true}, in: []tensor.Meta{m(f32, 3, 4), m(f32, 3, 4)}},
 	}
 }

@@ -3,7 +3,7 @@ package torch
 import "github.com/tref-lang/tref/runtime/ops"
 
 // marshalNN lays out the attributes of the pooling, padding, transposed
-// convolution, batch_norm and nll_loss ops (the layouts are documented next to each
+// convolution, batch_norm, nll_loss and norm_backward ops (the layouts are documented next to each
 // op in nn_registry in csrc/tref_torch.cpp).
 func marshalNN(attrs any) (ia []int64, fa []float64, ok bool) {
 	switch a := attrs.(type) {
@@ -21,6 +21,8 @@ func marshalNN(attrs any) (ia []int64, fa []float64, ok bool) {
 		return []int64{int64(a.Reduction), int64(a.IgnoreIndex), b2i(a.HasWeight)}, []float64{a.LabelSmoothing}, true
 	case ops.BatchNormAttrs:
 		return []int64{b2i(a.HasWeight), b2i(a.HasBias)}, []float64{a.Eps}, true
+	case ops.NormBackwardAttrs:
+		return []int64{b2i(a.HasWeight), b2i(a.RMS)}, []float64{a.Eps}, true
 	}
 	return nil, nil, false
 }

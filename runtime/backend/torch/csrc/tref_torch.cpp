@@ -487,6 +487,45 @@ const std::unordered_map<std::string, OpFn> &registry() {
                                {a.i(6), a.i(7)}, a.i(8) != 0);
        }},
       // inputs q, k, v; ia: causal; fa: scale
+      // The fused backward ops of the nn family (runtime/ops/backward_nn.go),
+      // composed from libtorch's ops so that they run where the tensors are.
+      // inputs out, g; ia: dim
+      {"softmax_backward", [](const Args &a) {
+         const at::Tensor &o = a.in(0), &g = a.in(1);
+         return (o * (g - (g * o).sum(a.i(0), true))).contiguous();
+       }},
+      {"log_softmax_backward", [](const Args &a) {
+         const at::Tensor &o = a.in(0), &g = a.in(1);
+         return (g - at::exp(o) * g.sum(a.i(0), true)).contiguous();
+       }},
+      // inputs q, k; ia: causal; fa: scale
+      {"attention_weights", float_halves([](const Args &a) {
+         const at::Tensor &q = a.in(0), &k = a.in(1);
+         at::Tensor s = at::matmul(q, k.transpose(-2, -1)) * a.f(0);
+         if (a.i(0)) {
+           auto mask = at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu(1);
+           s = s.masked_fill(mask, -std::numeric_limits<double>::infinity());
+         }
+         return at::softmax(s, -1).contiguous();
+       })},
+      // inputs x [, w], g (norm_backward) or x, g (norm_backward_weight);
+      // ia: has_weight, rms; fa: eps
+      {"norm_backward", [](const Args &a) {
+         const at::Tensor &x = a.in(0), &g = a.in(a.nin - 1);
+         at::Tensor c = a.i(1) ? x : x - x.mean({-1}, true);
+         at::Tensor r = at::rsqrt((c * c).mean({-1}, true) + a.f(0));
+         at::Tensor xh = c * r;
+         at::Tensor gh = a.i(0) ? g * a.in(1) : g;
+         at::Tensor inner = gh - xh * (gh * xh).mean({-1}, true);
+         if (!a.i(1)) inner = inner - gh.mean({-1}, true);
+         return (r * inner).contiguous();
+       }},
+      {"norm_backward_weight", [](const Args &a) {
+         const at::Tensor &x = a.in(0), &g = a.in(1);
+         at::Tensor c = a.i(1) ? x : x - x.mean({-1}, true);
+         at::Tensor xh = c * at::rsqrt((c * c).mean({-1}, true) + a.f(0));
+         return (g * xh).reshape({-1, x.size(-1)}).sum(0).contiguous();
+       }},
       {"attention", float_halves([](const Args &a) {
          const at::Tensor &q = a.in(0), &k = a.in(1), &v = a.in(2);
          at::Tensor s = at::matmul(q, k.transpose(-2, -1)) * a.f(0);
