@@ -59,12 +59,26 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	// prunes; then the search (too big a trace keeps the greedy best).
 	res.TooBig = len(g.ops) > opts.MaxOps
 	s.greedy = true
+	bestPol := polMyopic
 	for _, pol := range []policy{polMyopic, polHost, polDevice, polDeviceLazy, polMyopicClean, polDeviceLazyClean, polLRU} {
+		before := s.best
 		s.pol, s.found = pol, false
 		s.run(root.clone())
+		if s.best < before {
+			bestPol = pol
+		}
 	}
-	s.greedy, s.pol, s.pending = false, polMyopic, math.MaxInt64
+	s.greedy, s.pol = false, bestPol
 	if !res.TooBig && s.err == nil {
+		// Every schedule one decision away from the best greedy one (a
+		// limited discrepancy search, which reaches the early decisions
+		// that depth-first search revisits last), on half the nodes; then
+		// the exhaustive search, whose bound alone is reported.
+		s.lds, s.ldsLimit = true, s.nodes+opts.MaxNodes/2
+		c := root.clone()
+		c.disc = 1
+		s.run(c)
+		s.lds, s.pending = false, math.MaxInt64
 		s.run(root)
 	}
 	if s.err != nil {
@@ -106,7 +120,11 @@ type search struct {
 	// alternatives.
 	greedy bool
 	pol    policy
-	err    error
+	// lds limits the search to the alternatives after the first that
+	// each path's discrepancies allow (state.disc), until ldsLimit nodes.
+	lds      bool
+	ldsLimit int
+	err      error
 	// found is set once the current run completed a schedule.
 	found bool
 	// scratch for bound.
@@ -124,6 +142,9 @@ func (s *search) fail(err error) {
 // halt reports that the search must stop: at its node limit, but not
 // before it found a schedule.
 func (s *search) halt() bool {
+	if s.lds {
+		return s.err != nil || s.nodes >= s.ldsLimit
+	}
 	if s.nodes >= s.opt.MaxNodes && s.best < math.MaxInt64 {
 		s.stopped = true
 	}
@@ -134,6 +155,10 @@ func (s *search) halt() bool {
 // st itself: the caller must not use st afterwards). When the search
 // halts, the alternatives left count with st's bound.
 func (s *search) alts(st *state, n int, try func(k int, c *state)) {
+	if s.lds {
+		s.discrepancies(st, n, try)
+		return
+	}
 	for k := range n {
 		if s.halt() {
 			s.pending = min(s.pending, st.lb)
@@ -145,6 +170,29 @@ func (s *search) alts(st *state, n int, try func(k int, c *state)) {
 		}
 		s.nodes++
 		try(k, c)
+	}
+}
+
+// discrepancies is alts in a limited discrepancy search: with a
+// discrepancy left, the other alternatives come first (each completed
+// greedily), so that the decisions nearest the start are revisited
+// first, and the first alternative last, keeping the discrepancy for
+// later decisions.
+func (s *search) discrepancies(st *state, n int, try func(k int, c *state)) {
+	if st.disc > 0 {
+		for k := 1; k < n; k++ {
+			if s.halt() {
+				return
+			}
+			c := st.clone()
+			c.disc--
+			s.nodes++
+			try(k, c)
+		}
+	}
+	if !s.halt() {
+		s.nodes++
+		try(0, st)
 	}
 }
 

@@ -31,6 +31,9 @@ type state struct {
 	lb int64
 	// tally counts what the schedule did so far.
 	tally Tally
+	// disc is how many more alternatives other than the first this path
+	// may take in a limited discrepancy search.
+	disc int
 }
 
 // Tally counts a schedule's decisions.
@@ -66,6 +69,7 @@ func (s *state) clone() *state {
 		touched:   append([]int32(nil), s.touched...),
 		clock:     s.clock,
 		tally:     s.tally,
+		disc:      s.disc,
 	}
 	for i, b := range s.buf {
 		if b != nil {
