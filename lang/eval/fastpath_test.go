@@ -92,3 +92,33 @@ func TestSlotLiteralFastPath(t *testing.T) {
 		t.Errorf("x - 1 after del x: %v", err)
 	}
 }
+
+// TestValueStackChunks checks that frames keep their variables while
+// calls deeper down start new chunks of the value stack, and that the
+// chunks are reused by later calls: each frame checks its variables after
+// the call below it returns.
+func TestValueStackChunks(t *testing.T) {
+	out, err := run(t, `fn d(n) {
+  let a = n * 2
+  let b = [n, tensor(n)]
+  if n == 0 { return 0 }
+  let r = d(n - 1)
+  assert a == n * 2 and b[0] == n and b[1] == n, "frame " + str(n)
+  return r + 1
+}
+print(d(2500))
+print(d(1500))
+fn wide(k) { let x0 = k
+  let x1 = k + 1
+  let x2 = k + 2
+  if k > 0 { wide(k - 1) }
+  assert x0 == k and x1 == k + 1 and x2 == k + 2
+  return x0 }
+for i in range(3) { print(d(900 + i) + wide(700)) }`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "2500\n1500\n1600\n1601\n1602\n"; out != want {
+		t.Errorf("printed %q, want %q", out, want)
+	}
+}

@@ -111,11 +111,14 @@ func (th *Thread) push(parent, caller *frame, cl *Closure, mod *Module, site *ca
 	th.depth = d + 1
 	fr.parent, fr.caller, fr.cl, fr.mod, fr.site = parent, caller, cl, mod, site
 	fr.pathOK, fr.ret = false, nil
-	if th.sp+nslots > len(th.top) {
-		th.growStack(nslots)
-	}
+	// pop returns the stack to where it was before the frame's slots,
+	// in the chunk before a new one was started for them.
 	sp := th.sp
 	fr.chunk, fr.base = th.chunk, sp
+	if sp+nslots > len(th.top) {
+		th.growStack(nslots)
+		sp = 0
+	}
 	fr.slots = th.top[sp : sp+nslots : sp+nslots]
 	th.sp = sp + nslots
 	th.cur = fr
