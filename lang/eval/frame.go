@@ -316,16 +316,18 @@ func (th *Thread) callSimple(caller *frame, cl *Closure, args []Value, site *cal
 	for i, a := range args {
 		slots[i] = a
 	}
-	return th.run(fr)
-}
-
-// run runs the body of the function whose frame fr was just pushed, pops
-// the frame and returns the function's owned result.
-func (th *Thread) run(fr *frame) (Value, error) {
-	_, err := fr.cl.code.body(fr)
+	_, err := code.body(fr)
 	ret := fr.ret
 	fr.ret = nil
 	th.pop(fr)
+	if err != nil || ret == nil || len(th.col.roots) > 0 {
+		return th.finish(ret, err)
+	}
+	return ret, nil
+}
+
+// finish is the end of run after the frame was popped.
+func (th *Thread) finish(ret Value, err error) (Value, error) {
 	if err != nil {
 		if ret != nil {
 			Release(th.RT, ret)
@@ -337,6 +339,16 @@ func (th *Thread) run(fr *frame) (Value, error) {
 		return None, nil
 	}
 	return ret, nil
+}
+
+// run runs the body of the function whose frame fr was just pushed, pops
+// the frame and returns the function's owned result.
+func (th *Thread) run(fr *frame) (Value, error) {
+	_, err := fr.cl.code.body(fr)
+	ret := fr.ret
+	fr.ret = nil
+	th.pop(fr)
+	return th.finish(ret, err)
 }
 
 // Call calls a function value (a closure or a builtin) from a builtin,
