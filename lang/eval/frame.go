@@ -311,7 +311,22 @@ func (th *Thread) callSimple(caller *frame, cl *Closure, args []Value, site *cal
 		releaseAll(th.RT, args)
 		return nil, err
 	}
-	fr := th.push(caller, caller, cl, code.mod, site, code.nslots)
+	// push, inlined for the common case (a pooled frame and room in the
+	// current chunk): the call of push cost 6% of fib(30)'s time.
+	var fr *frame
+	d, sp, n := th.depth, th.sp, code.nslots
+	if d < len(th.frames) && sp+n <= len(th.top) {
+		fr = th.frames[d]
+		th.depth = d + 1
+		fr.parent, fr.caller, fr.cl, fr.mod, fr.site = caller, caller, cl, code.mod, site
+		fr.pathOK, fr.ret = false, nil
+		fr.chunk, fr.base = th.chunk, sp
+		fr.slots = th.top[sp : sp+n : sp+n]
+		th.sp = sp + n
+		th.cur = fr
+	} else {
+		fr = th.push(caller, caller, cl, code.mod, site, n)
+	}
 	slots := fr.slots[:len(args)]
 	for i, a := range args {
 		slots[i] = a
