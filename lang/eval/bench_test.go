@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tref-lang/tref/internal/cputime"
 )
 
 // The benchmarks report, besides wall time, cpu-ns/op: the process's CPU
@@ -17,7 +19,7 @@ import (
 func runScript(b *testing.B, name string, src []byte, calls int) {
 	b.Helper()
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := cputime.Process()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {
 		s := newSession(b, 64)
@@ -26,7 +28,7 @@ func runScript(b *testing.B, name string, src []byte, calls int) {
 		}
 		s.in.Close()
 	}
-	wall, cpu := time.Since(start), processCPU()-cpu0
+	wall, cpu := time.Since(start), cputime.Process()-cpu0
 	n := float64(b.N)
 	if cpu0 > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/n, "cpu-ns/op")
