@@ -30,14 +30,13 @@ func (c *chain) op(op ops.Op, attrs any, ins ...*refs.Ref) *refs.Ref {
 	return r
 }
 
-// scalar is a 0-d tensor of dtype dt holding v.
+// scalar is a 0-d constant of dtype dt holding v (an op with a scalar
+// form takes it as its argument: refs.Runtime.Constant).
 func (c *chain) scalar(v float64, dt tensor.DType) *refs.Ref {
 	if c.err != nil {
 		return nil
 	}
-	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{}, DType: dt})
-	d.Set(0, v)
-	r := c.th.RT.FromHost(c.th.Site(), d)
+	r := c.th.RT.Constant(c.th.Site(), ops.FloatScalar(v, dt))
 	c.temps = append(c.temps, r)
 	return r
 }

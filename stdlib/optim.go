@@ -7,7 +7,6 @@ import (
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Optimizers with torch.optim's arithmetic (torch 1.13, one tensor at a
@@ -72,9 +71,7 @@ func (a *arith) scalar(v float64, x *refs.Ref) *refs.Ref {
 	if x == nil {
 		return nil
 	}
-	d := tensor.NewDense(tensor.Meta{DType: x.DType()})
-	d.Set(0, v)
-	return a.th.RT.FromHost(a.th.Site(), d)
+	return a.th.RT.Constant(a.th.Site(), ops.FloatScalar(v, x.DType()))
 }
 
 // mulS is x·v; addS x + y·v (torch's add with alpha).

@@ -250,9 +250,11 @@ func (ix *tensorIndexer) host(d *tensor.Dense) *refs.Ref {
 }
 
 func (ix *tensorIndexer) scalar(v int64) *refs.Ref {
-	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{}, DType: tensor.Int64})
-	d.I64()[0] = v
-	return ix.host(d)
+	th := ix.fr.th
+	th.sitePos = ix.site.pos
+	r := th.RT.Constant(th.Site(), ops.IntScalar(v))
+	ix.temps = append(ix.temps, r)
+	return r
 }
 
 // result returns r as an owned value (r may be an input), or the failure.

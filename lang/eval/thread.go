@@ -83,14 +83,15 @@ func (th *Thread) Site() refs.Site {
 }
 
 // ToRef returns v as a TensorRef. A Tensor's ref is borrowed; a number
-// becomes a temporary ref that the thread releases after the current
-// builtin call returns.
+// becomes a temporary constant (refs.Runtime.Constant: an op with a scalar
+// form takes its value as an argument) that the thread releases after the
+// current builtin call returns.
 func (th *Thread) ToRef(v Value) (*refs.Ref, error) {
 	switch v := v.(type) {
 	case Tensor:
 		return v.Ref, nil
 	case Bool, Int, Float32, Float64:
-		r := th.RT.FromHost(th.Site(), ScalarDense(v))
+		r := th.RT.Constant(th.Site(), ScalarOperand(v))
 		th.temps = append(th.temps, r)
 		return r, nil
 	}

@@ -59,6 +59,8 @@ type Ref struct {
 	// host is the host copy, valid when hostValid.
 	host      *tensor.Dense
 	hostValid bool
+	// imm marks a constant made from a number (Runtime.Constant).
+	imm bool
 	// lazy loads the host copy on first use (the disk tier); lazyDone,
 	// when set, is called once when the loader is no longer needed.
 	lazy     func() (*tensor.Dense, error)

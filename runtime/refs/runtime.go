@@ -160,6 +160,9 @@ type promise struct {
 // returned at once, before anything runs.
 func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, error) {
 	def := op.Def()
+	if def.TakesScalar && attrs == nil && len(ins) == 2 && ins[0].imm != ins[1].imm {
+		attrs, ins = immediate(ins)
+	}
 	metas := rt.metas[:0]
 	for _, in := range ins {
 		if in.state == Freed {
@@ -331,6 +334,27 @@ func (rt *Runtime) FromHost(site Site, d *tensor.Dense) *Ref {
 		rt.obs.Created(r, nil)
 	}
 	return r
+}
+
+// Constant makes a ready 0-d ref holding s, for a number that a builtin
+// or the evaluator needs as a tensor operand. An op with a scalar form
+// (ops.Def.TakesScalar) submitted over it and a tensor takes s as its
+// argument (ops.ScalarOperand) and not the ref, so the number is never
+// copied to a device; any other op reads the ref as usual.
+func (rt *Runtime) Constant(site Site, s ops.Scalar) *Ref {
+	r := rt.FromHost(site, s.Dense())
+	r.imm = true
+	return r
+}
+
+// immediate turns a binary op over a Constant and a tensor into its
+// scalar form: the attributes and the one input.
+func immediate(ins []*Ref) (any, []*Ref) {
+	k := 0
+	if ins[1].imm {
+		k = 1
+	}
+	return ops.ScalarOperand{Value: ops.ScalarOf(ins[k].host), Left: k == 0}, ins[1-k : 2-k]
 }
 
 // Lazy makes a ready ref whose data is loaded from disk by load on first
