@@ -78,9 +78,12 @@ func (*flow) Name() string { return "flow" }
 // behind it on the copy engine, later still; breaking Belady's order has
 // one too, the victim's copy again later. The prefetch breaks the order
 // only when, by the cost model, waiting would delay the window's ops by
-// more than half that copy's time, and only while the copies prefetched
-// out of order and not yet used stay within a lead of a sixth of the
-// capacity. Beyond the window (forecasts) the order is never broken.
+// more than half that copy's time, and, when the victim has a known next
+// use, only while the copies prefetched out of order and not yet used
+// stay within a lead of a sixth of the capacity (a victim with none may
+// never be copied again: in one pass over weights larger than a sixth of
+// the budget, waiting made every large weight late). Beyond the window
+// (forecasts) the order is never broken.
 //
 // The candidates are found in one walk of the resident refs, which also
 // lists the refs read before the prefetched one.
@@ -140,7 +143,7 @@ func (f *flow) decide(v *View, best *RefState, bestKey uint64, need int64, befor
 		return best
 	}
 	start := f.startOf(v, before)
-	if start < 0 || f.earlyBytes+f.fetching > v.Capacity()/leadDiv {
+	if start < 0 || bestKey != NoUse && f.earlyBytes+f.fetching > v.Capacity()/leadDiv {
 		return nil
 	}
 	wait := f.roomAt(v.Used() + need - v.Capacity())
