@@ -1,0 +1,82 @@
+package eval_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/refs"
+)
+
+// interruptAt is the cpu device interrupting its interpreter when the
+// k-th op starts (the ops after it then fail with "interrupted").
+type interruptAt struct {
+	cpu.Device
+	k, n int
+	in   *eval.Interpreter
+}
+
+func (x *interruptAt) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error {
+	x.n++
+	if x.n == x.k {
+		x.in.Interrupt()
+	}
+	return x.Device.Execute(rt, op, ahead)
+}
+
+// TestInterruptAnywhereLeaksNothing interrupts each chunk of the
+// gradient and optimizer conformance scripts at every op in turn (what
+// FuzzEval's wall-clock budget does at a random one) and checks that no
+// tensor is left alive.
+func TestInterruptAnywhereLeaksNothing(t *testing.T) {
+	files := []string{"autograd.tr", "optim.tr"}
+	if testing.Short() {
+		files = files[1:]
+	}
+	dir := t.TempDir()
+	for _, name := range files {
+		for ci, src := range chunksOf(t, filepath.Join("..", "..", "spec", name)) {
+			for k, la := 1, 0; la <= 8; k++ {
+				x := &interruptAt{k: k}
+				rt := refs.New(x, refs.Options{Lookahead: la, TrackRefs: true})
+				in := eval.NewInterpreter(eval.Config{RT: rt, Universe: fuzzUniverse(), Stdout: &cappedWriter{max: 1 << 16}})
+				x.in = in
+				err := in.RunSource(filepath.Join(dir, "f.tr"), src)
+				in.Close()
+				if n := rt.LiveRefs(); n != 0 {
+					var where []string
+					for _, r := range rt.Leaks() {
+						where = append(where, r.String()+" from "+r.Site().Pos.String())
+					}
+					t.Fatalf("%s chunk %d (lookahead %d) interrupted at op %d: %d refs alive (error: %v):\n%s", name, ci, la, k, n, err, strings.Join(where, "\n"))
+				}
+				if x.n < k || k > 400 {
+					// The run had fewer ops: every point was tried.
+					k, la = 0, la+8
+				}
+			}
+		}
+	}
+}
+
+// chunksOf splits a conformance script at its --- lines.
+func chunksOf(t *testing.T, path string) [][]byte {
+	var out [][]byte
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cur []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(l) == "---" {
+			out = append(out, []byte(strings.Join(cur, "\n")))
+			cur = nil
+			continue
+		}
+		cur = append(cur, l)
+	}
+	return append(out, []byte(strings.Join(cur, "\n")))
+}
