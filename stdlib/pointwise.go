@@ -9,9 +9,10 @@ import (
 )
 
 // Pointwise builtins beyond the arithmetic set: rounding, sign, erf, the
-// activations of torch.nn.functional with torch's argument names and
-// defaults, NaN/inf tests and nan_to_num. Dtype rules are the ops'
-// (runtime/ops/pointwise.go).
+// trigonometric and hyperbolic functions, the activations of
+// torch.nn.functional with torch's argument names and defaults, NaN/inf
+// tests and nan_to_num. Dtype rules are the ops' (runtime/ops/pointwise.go,
+// trig.go).
 
 var pointwiseDocs = map[ops.Op]string{
 	ops.Floor:       "floor(x): the largest integer <= x (integer tensors are copied)",
@@ -19,6 +20,15 @@ var pointwiseDocs = map[ops.Op]string{
 	ops.Trunc:       "trunc(x): x rounded toward zero (integer tensors are copied)",
 	ops.Sign:        "sign(x): -1, 0 or 1 by the sign of x, in x's dtype (sign(NaN) is 0, as torch)",
 	ops.Erf:         "erf(x): the error function (integers give float32)",
+	ops.Tan:         "tan(x): tangent (integers give float32)",
+	ops.Asin:        "asin(x): arcsine, NaN outside [-1, 1] (integers give float32)",
+	ops.Acos:        "acos(x): arccosine, NaN outside [-1, 1] (integers give float32)",
+	ops.Atan:        "atan(x): arctangent (integers give float32)",
+	ops.Sinh:        "sinh(x): hyperbolic sine (integers give float32)",
+	ops.Cosh:        "cosh(x): hyperbolic cosine (integers give float32)",
+	ops.Asinh:       "asinh(x): inverse hyperbolic sine (integers give float32)",
+	ops.Acosh:       "acosh(x): inverse hyperbolic cosine, NaN below 1 (integers give float32)",
+	ops.Atanh:       "atanh(x): inverse hyperbolic tangent, NaN outside [-1, 1] (integers give float32)",
 	ops.Isnan:       "isnan(x): true where x is NaN, a bool tensor",
 	ops.Isinf:       "isinf(x): true where x is +inf or -inf, a bool tensor",
 	ops.Hardsigmoid: "hardsigmoid(x): clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardsigmoid",

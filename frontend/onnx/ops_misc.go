@@ -7,13 +7,14 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Ops composed from the runtime's: the rest of the unary math, masks made
-// on the host (Trilu, EyeLike, OneHot), one-hot selections (Hardmax,
-// GatherElements, ScatterElements, the losses), rearrangements
-// (DepthToSpace, SpaceToDepth) and the shape arithmetic of Range.
+// The unary math that is one runtime op each, and ops composed from the
+// runtime's: masks made on the host (Trilu, EyeLike, OneHot), one-hot
+// selections (Hardmax, GatherElements, ScatterElements, the losses),
+// rearrangements (DepthToSpace, SpaceToDepth) and the shape arithmetic of
+// Range.
 
 func init() {
-	direct := map[string]ops.Op{"Erf": ops.Erf, "Round": ops.Round, "IsNaN": ops.Isnan, "Floor": ops.Floor, "Ceil": ops.Ceil, "Sign": ops.Sign}
+	direct := map[string]ops.Op{"Erf": ops.Erf, "Tan": ops.Tan, "Asin": ops.Asin, "Acos": ops.Acos, "Atan": ops.Atan, "Sinh": ops.Sinh, "Cosh": ops.Cosh, "Asinh": ops.Asinh, "Acosh": ops.Acosh, "Atanh": ops.Atanh, "Round": ops.Round, "IsNaN": ops.Isnan, "Floor": ops.Floor, "Ceil": ops.Ceil, "Sign": ops.Sign}
 	for onnxName, op := range direct {
 		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
 			if err := need(ins, 0); err != nil {
@@ -27,7 +28,6 @@ func init() {
 		})
 	}
 	lower([]string{"IsInf"}, lowerIsInf)
-	lower([]string{"Tan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}, lowerTrig)
 	lower([]string{"Trilu"}, lowerTrilu)
 	lower([]string{"EyeLike"}, lowerEyeLike)
 	lower([]string{"Range"}, lowerRange)
@@ -68,93 +68,6 @@ func lowerIsInf(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	return one(c.and(inf, side))
-}
-
-// lowerTrig composes the functions the runtime has no op for from exp,
-// log, sqrt, sin and cos.
-func lowerTrig(c *ctx, ins []*value) ([]*value, error) {
-	if err := need(ins, 0); err != nil {
-		return nil, err
-	}
-	x := ins[0]
-	s := func(v float64) *value { return c.scalar(x.meta.DType, v) }
-	chain := func(steps ...func(*value) (*value, error)) (*value, error) {
-		v := x
-		for _, f := range steps {
-			var err error
-			if v, err = f(v); err != nil {
-				return nil, err
-			}
-		}
-		return v, nil
-	}
-	bin := func(op ops.Op, a, b *value) (*value, error) { return c.op(op, nil, a, b) }
-	switch c.node.OpType {
-	case "Tan":
-		sn, err := c.op(ops.Sin, nil, x)
-		if err != nil {
-			return nil, err
-		}
-		cs, err := c.op(ops.Cos, nil, x)
-		if err != nil {
-			return nil, err
-		}
-		return one(bin(ops.Div, sn, cs))
-	case "Sinh", "Cosh":
-		e, err := c.op(ops.Exp, nil, x)
-		if err != nil {
-			return nil, err
-		}
-		nx, err := c.op(ops.Neg, nil, x)
-		if err != nil {
-			return nil, err
-		}
-		en, err := c.op(ops.Exp, nil, nx)
-		if err != nil {
-			return nil, err
-		}
-		op := ops.Sub
-		if c.node.OpType == "Cosh" {
-			op = ops.Add
-		}
-		d, err := bin(op, e, en)
-		if err != nil {
-			return nil, err
-		}
-		return one(bin(ops.Mul, d, s(0.5)))
-	case "Asinh", "Acosh":
-		// log(x + sqrt(x*x ± 1))
-		sign := 1.0
-		if c.node.OpType == "Acosh" {
-			sign = -1
-		}
-		v, err := chain(
-			func(v *value) (*value, error) { return bin(ops.Mul, v, x) },
-			func(v *value) (*value, error) { return bin(ops.Add, v, s(sign)) },
-			func(v *value) (*value, error) { return c.op(ops.Sqrt, nil, v) },
-			func(v *value) (*value, error) { return bin(ops.Add, v, x) },
-			func(v *value) (*value, error) { return c.op(ops.Log, nil, v) },
-		)
-		return one(v, err)
-	}
-	// Atanh: log((1 + x) / (1 - x)) / 2
-	num, err := bin(ops.Add, s(1), x)
-	if err != nil {
-		return nil, err
-	}
-	den, err := bin(ops.Sub, s(1), x)
-	if err != nil {
-		return nil, err
-	}
-	q, err := bin(ops.Div, num, den)
-	if err != nil {
-		return nil, err
-	}
-	l, err := c.op(ops.Log, nil, q)
-	if err != nil {
-		return nil, err
-	}
-	return one(bin(ops.Mul, l, s(0.5)))
 }
 
 // mask2d is a host bool constant [rows, cols] true where keep(i, j).

@@ -156,6 +156,13 @@ func gradCases() []gcase {
 	for _, name := range []string{"neg", "exp", "sin", "cos", "tanh", "sigmoid", "gelu", "silu", "abs", "relu", "erf", "gelu_tanh"} {
 		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{randn(2, 3)}})
 	}
+	// The trigonometric ops inside their domains: (-0.9, 0.9) for tan, asin,
+	// acos and atanh, above 1 for acosh.
+	unit := func(i int) float64 { return float64(i)*0.3 - 0.8 }
+	for _, name := range []string{"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh"} {
+		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, unit)}})
+	}
+	cs = append(cs, gcase{op: "acosh", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, func(i int) float64 { return 1.2 + float64(i)*0.7 })}})
 	for i := range cs {
 		if cs[i].name == "" {
 			cs[i].name = cs[i].op

@@ -51,10 +51,10 @@ func tensorI64(v []int64, s ...int) *tensor.Dense {
 	return d
 }
 
-// pointwiseCases are the table rows of runtime/ops/pointwise.go and order.go.
+// pointwiseCases are the table rows of runtime/ops/pointwise.go, trig.go and order.go.
 func pointwiseCases() []opCase {
 	var t []opCase
-	for _, op := range append(append([]ops.Op{ops.Round, ops.Sign, ops.Erf, ops.Isnan, ops.Isinf, ops.NanToNum}, ops.RoundingUnary...), ops.Activations...) {
+	for _, op := range append(append(append([]ops.Op{ops.Round, ops.Sign, ops.Erf, ops.Isnan, ops.Isinf, ops.NanToNum}, ops.RoundingUnary...), ops.Activations...), ops.Trig...) {
 		var attrs any
 		switch op {
 		case ops.Round:
@@ -92,5 +92,6 @@ func pointwiseCases() []opCase {
 		opCase{op: ops.Sign, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.Floor, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.Erf, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.Atan, in: []tensor.Meta{m(i64, 6)}},
 	)
 }

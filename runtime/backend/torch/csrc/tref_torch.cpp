@@ -293,6 +293,16 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"sigmoid", [](const Args &a) { return at::sigmoid(a.in(0)); }},
       {"relu", [](const Args &a) { return at::relu(a.in(0)); }},
       {"gelu", [](const Args &a) { return at::gelu(a.in(0)); }},
+      // trigonometric and hyperbolic ops of runtime/ops/trig.go
+      {"tan", [](const Args &a) { return at::tan(a.in(0)); }},
+      {"asin", [](const Args &a) { return at::asin(a.in(0)); }},
+      {"acos", [](const Args &a) { return at::acos(a.in(0)); }},
+      {"atan", [](const Args &a) { return at::atan(a.in(0)); }},
+      {"sinh", [](const Args &a) { return at::sinh(a.in(0)); }},
+      {"cosh", [](const Args &a) { return at::cosh(a.in(0)); }},
+      {"asinh", [](const Args &a) { return at::asinh(a.in(0)); }},
+      {"acosh", [](const Args &a) { return at::acosh(a.in(0)); }},
+      {"atanh", [](const Args &a) { return at::atanh(a.in(0)); }},
       // pointwise ops of runtime/ops/pointwise.go
       {"floor", [](const Args &a) { return at::floor(a.in(0)); }},
       {"ceil", [](const Args &a) { return at::ceil(a.in(0)); }},
