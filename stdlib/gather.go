@@ -18,6 +18,7 @@ func init() {
 	register("gather", "gather(x, dim, index): out[i][j] = x[i][index[i][j]] for dim 1 (torch.gather); the result has index's shape", gatherBuiltin)
 	register("scatter", "scatter(x, dim, index, src=none, value=none): x with src's elements (or the number value) written where index says along dim (torch.scatter; the last of repeated indices wins)", scatterBuiltin("scatter"))
 	register("scatter_add", "scatter_add(x, dim, index, src): x with src's elements added where index says along dim (torch.scatter_add)", scatterBuiltin("scatter_add"))
+	register("scatter_reduce", `scatter_reduce(x, dim, index, src, reduce, include_self=true): x with src's elements combined where index says along dim by reduce ("sum", "prod", "mean", "amax" or "amin"; x's own element too unless include_self is false) (torch.scatter_reduce)`, scatterReduceBuiltin)
 	register("index_select", "index_select(x, dim, index): the slices of x along dim that the 1-d int64 index names, in its order", indexSelectBuiltin)
 	register("masked_fill", "masked_fill(x, mask, value): x with value where the bool mask (broadcast to x's shape) is true, in x's dtype", maskedFillBuiltin)
 	register("one_hot", "one_hot(x, num_classes=-1): int64 class indices as one-hot int64 vectors in a new last dimension; -1 takes max(x) + 1 classes", oneHotBuiltin)
@@ -152,4 +153,15 @@ func oneHotBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		eval.Release(th.RT, m)
 	}
 	return th.Submit(ops.OneHot, ops.OneHotAttrs{NumClasses: n}, x)
+}
+
+func scatterReduceBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x, index, src *refs.Ref
+	var dim int
+	var reduce string
+	includeSelf := true
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim", &dim, "index", &index, "src", &src, "reduce", &reduce, "include_self?", &includeSelf); err != nil {
+		return nil, err
+	}
+	return th.Submit(ops.ScatterReduce, ops.ScatterReduceAttrs{Dim: dim, Reduce: reduce, IncludeSelf: includeSelf}, x, index, src)
 }

@@ -377,8 +377,9 @@ func (c *ctx) checkIndices(idx *value, n int) error {
 }
 
 // lowerScatterElements: data with data[.., idx[.., i, ..], ..] =
-// updates[.., i, ..] along axis (reduction none or add): the runtime's
-// scatter and scatter_add after negative indices are wrapped.
+// updates[.., i, ..] along axis (reduction none, add, mul, max or min):
+// the runtime's scatter, scatter_add or scatter_reduce after negative
+// indices are wrapped.
 func lowerScatterElements(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1, 2); err != nil {
 		return nil, err
@@ -388,13 +389,27 @@ func lowerScatterElements(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return one(c.scatter(ax, data, idx, upd))
+}
+
+// scatterReductions maps ONNX's reduction attribute of ScatterElements
+// and ScatterND to scatter_reduce's (the element's own value included).
+var scatterReductions = map[string]string{"mul": "prod", "max": "amax", "min": "amin"}
+
+// scatter is ScatterElements along ax by the node's reduction (none, add,
+// mul, max, min): the runtime's scatter, scatter_add or scatter_reduce.
+func (c *ctx) scatter(ax int, data, idx, upd *value) (*value, error) {
 	switch red := c.attrString("reduction", "none"); red {
 	case "none":
-		return one(c.op(ops.Scatter, ops.DimAttrs{Dim: ax}, data, idx, upd))
+		return c.op(ops.Scatter, ops.DimAttrs{Dim: ax}, data, idx, upd)
 	case "add":
-		return one(c.op(ops.ScatterAdd, ops.DimAttrs{Dim: ax}, data, idx, upd))
+		return c.op(ops.ScatterAdd, ops.DimAttrs{Dim: ax}, data, idx, upd)
 	default:
-		return nil, fmt.Errorf("reduction %q is not supported", red)
+		r, ok := scatterReductions[red]
+		if !ok {
+			return nil, fmt.Errorf("reduction %q is not supported", red)
+		}
+		return c.op(ops.ScatterReduce, ops.ScatterReduceAttrs{Dim: ax, Reduce: r, IncludeSelf: true}, data, idx, upd)
 	}
 }
 

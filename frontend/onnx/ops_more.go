@@ -499,7 +499,8 @@ func tupleRows(ds tensor.Shape, iv []int64, k int) ([]int64, error) {
 }
 
 // lowerScatterND writes updates at the index tuples of data (reduction
-// none or add): a scatter along the rows of data viewed as [rows, rest].
+// none, add, mul, max or min): a scatter along the rows of data viewed as
+// [rows, rest].
 func lowerScatterND(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1, 2); err != nil {
 		return nil, err
@@ -529,15 +530,7 @@ func lowerScatterND(c *ctx, ins []*value) ([]*value, error) {
 		}
 	}
 	idx := c.keep(&value{meta: d.Meta, c: d})
-	op := ops.Scatter
-	switch red := c.attrString("reduction", "none"); red {
-	case "none":
-	case "add":
-		op = ops.ScatterAdd
-	default:
-		return nil, fmt.Errorf("reduction %q is not supported", red)
-	}
-	out, err := c.op(op, ops.DimAttrs{Dim: 0}, view, idx, u)
+	out, err := c.scatter(0, view, idx, u)
 	if err != nil {
 		return nil, err
 	}

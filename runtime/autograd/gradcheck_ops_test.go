@@ -20,6 +20,11 @@ func gatherOrderCases() []gcase {
 		{op: "scatter", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), perm, randn(3, 2)}},
 		{name: "scatter_big_src", op: "scatter", attrs: ops.DimAttrs{Dim: -1}, ins: []*tensor.Dense{randn(3, 4), perm, randn(4, 3)}},
 		{op: "scatter_add", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
+		{op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "sum", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 6)}},
+		{name: "scatter_reduce_mean", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(3, 5, 4), randn(5, 4)}},
+		// random values: no ties between x's elements and src's
+		{name: "scatter_reduce_amax", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
+		{name: "scatter_reduce_amin", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amin", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
 		{op: "index_select", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3), ints(4, 6)}},
 		{name: "index_select_0d", op: "index_select", attrs: ops.DimAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2), ints(4)}},
 		{op: "trilu", attrs: ops.TriluAttrs{Diagonal: 1}, ins: []*tensor.Dense{randn(2, 3, 4)}},

@@ -115,13 +115,13 @@ func inferScatter(name string) InferFunc {
 		if src.DType != x.DType {
 			return tensor.Meta{}, fmt.Errorf("%s: src %v must have the input's dtype %v", name, src, x.DType)
 		}
-		if name == "scatter_add" && x.DType == tensor.Bool {
-			return tensor.Meta{}, fmt.Errorf("scatter_add is not supported on bool tensors; use astype first")
+		if name != "scatter" && x.DType == tensor.Bool {
+			return tensor.Meta{}, fmt.Errorf("%s is not supported on bool tensors; use astype first", name)
 		}
 		if rankOf(idx.Shape) != rankOf(x.Shape) {
 			return tensor.Meta{}, fmt.Errorf("%s: index %v and input %v must have the same number of dimensions", name, idx.Shape, x.Shape)
 		}
-		if len(src.Shape) > 0 || name == "scatter_add" {
+		if len(src.Shape) > 0 || name != "scatter" {
 			if rankOf(src.Shape) != rankOf(x.Shape) {
 				return tensor.Meta{}, fmt.Errorf("%s: src %v and input %v must have the same number of dimensions", name, src.Shape, x.Shape)
 			}
@@ -130,7 +130,7 @@ func inferScatter(name string) InferFunc {
 			if d != dim && dimSize(idx.Shape, d) > dimSize(x.Shape, d) {
 				return tensor.Meta{}, fmt.Errorf("%s: index %v is larger than input %v in dimension %d (only dimension %d may be)", name, idx.Shape, x.Shape, d, dim)
 			}
-			if (len(src.Shape) > 0 || name == "scatter_add") && dimSize(idx.Shape, d) > dimSize(src.Shape, d) {
+			if (len(src.Shape) > 0 || name != "scatter") && dimSize(idx.Shape, d) > dimSize(src.Shape, d) {
 				return tensor.Meta{}, fmt.Errorf("%s: index %v is larger than src %v in dimension %d", name, idx.Shape, src.Shape, d)
 			}
 		}

@@ -144,15 +144,10 @@ func scatterKernel(name string) Kernel {
 		if err != nil {
 			return err
 		}
-		dim, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1))
-		if err != nil {
+		dim, w, err := beginScatter(out, x, idx, a.Dim)
+		if w == nil {
 			return err
 		}
-		copyInto(out, x)
-		if idx.Numel() == 0 {
-			return nil
-		}
-		w := newAxisWalk(idx.Shape, out.Shape, dim)
 		var sw *axisWalk // nil: a 0-d src is one value
 		if len(src.Shape) > 0 {
 			sw = newAxisWalk(idx.Shape, src.Shape, dim)
@@ -183,6 +178,21 @@ func scatterKernel(name string) Kernel {
 		}
 		return fmt.Errorf("%s has no cpu kernel for %v", name, out.DType)
 	}
+}
+
+// beginScatter copies x into out and walks out along dim (d normalised)
+// at index's positions; the walk is nil when there is nothing to scatter
+// or err is set.
+func beginScatter(out, x, idx *tensor.Dense, d int) (int, *axisWalk, error) {
+	dim, err := tensor.NormDim(d, max(len(x.Shape), 1))
+	if err != nil {
+		return 0, nil, err
+	}
+	copyInto(out, x)
+	if idx.Numel() == 0 {
+		return dim, nil, nil
+	}
+	return dim, newAxisWalk(idx.Shape, out.Shape, dim), nil
 }
 
 func set[T any](dst *T, v T)    { *dst = v }

@@ -12,7 +12,7 @@ import (
 // gather.go; those that need in-range indices are gatherCases.
 
 // indexedOps are covered by TestConformanceIndexedOps (gatherCases).
-var indexedOps = []ops.Op{ops.Gather, ops.Scatter, ops.ScatterAdd, ops.IndexSelect, ops.OneHot}
+var indexedOps = []ops.Op{ops.Gather, ops.Scatter, ops.ScatterAdd, ops.ScatterReduce, ops.IndexSelect, ops.OneHot}
 
 // intsBelow makes an int64 tensor of shape s with values in [0, n).
 func intsBelow(r *rand.Rand, n int, s ...int) *tensor.Dense {
@@ -39,6 +39,9 @@ func gatherCases(r *rand.Rand) []struct {
 		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, tensorI64([]int64{3, 0, 2, 1}, 4, 1, 1), fill(r, m(f32, 4, 2, 2), false)}},
 		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, tensorI64([]int64{5, 1}, 1, 1, 2), fill(r, m(f32), false)}},
 		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax", IncludeSelf: true}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod"}}, []*tensor.Dense{x, intsBelow(r, 4, 6, 5, 6), fill(r, m(f32, 6, 5, 6), false)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: -1, Reduce: "mean", IncludeSelf: true}}, []*tensor.Dense{x, intsBelow(r, 6, 4, 5, 3), fill(r, m(f32, 4, 5, 3), false)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, intsBelow(r, 6, 8)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 3)}},
 		{opCase{op: ops.OneHot, attrs: ops.OneHotAttrs{NumClasses: 7}}, []*tensor.Dense{intsBelow(r, 7, 3, 4)}},

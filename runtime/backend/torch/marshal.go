@@ -2,6 +2,7 @@ package torch
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -96,6 +97,12 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return []int64{int64(a.Dim)}, nil, true
 	case ops.OneHotAttrs:
 		return []int64{int64(a.NumClasses)}, nil, true
+	case ops.ScatterReduceAttrs:
+		r := slices.Index(ops.ScatterReductions, a.Reduce)
+		if r < 0 {
+			return nil, nil, false
+		}
+		return []int64{int64(a.Dim), int64(r), b2i(a.IncludeSelf)}, nil, true
 	case ops.AttentionAttrs:
 		scale := a.Scale
 		if !a.HasScale {
@@ -161,6 +168,8 @@ func deref(a any) any {
 	case *ops.DimAttrs:
 		return *p
 	case *ops.OneHotAttrs:
+		return *p
+	case *ops.ScatterReduceAttrs:
 		return *p
 	case *ops.AttentionAttrs:
 		return *p

@@ -337,6 +337,13 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::scatter(a.in(0), a.i(0), a.in(1), src);
        }},
       {"scatter_add", [](const Args &a) { return at::scatter_add(a.in(0), a.i(0), a.in(1), a.in(2)); }},
+      // ia: dim, reduction (runtime/ops ScatterReductions' order), include_self
+      {"scatter_reduce", [](const Args &a) {
+         static const char *const reduce[] = {"sum", "prod", "mean", "amax", "amin"};
+         int64_t r = a.i(1);
+         if (r < 0 || r > 4) throw std::runtime_error("scatter_reduce: bad reduction");
+         return at::scatter_reduce(a.in(0), a.i(0), a.in(1), a.in(2), reduce[r], a.i(2) != 0);
+       }},
       {"index_select", [](const Args &a) { return at::index_select(a.in(0), a.i(0), a.in(1)); }},
       // ia: num_classes
       {"one_hot", [](const Args &a) { return at::one_hot(a.in(0), a.i(0)); }},

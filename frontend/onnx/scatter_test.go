@@ -1,0 +1,92 @@
+package onnx
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+func encAttrString(name, v string) []byte {
+	return fString(fVarint(fString(nil, 1, name), 20, int64(AttrString)), 4, v)
+}
+
+// TestScatterReductions runs ScatterElements (opset 18) and ScatterND
+// with each reduction on the ONNX operator docs' examples: repeated
+// indices combine with the element's own value.
+func TestScatterReductions(t *testing.T) {
+	data := []float32{1, 2, 3, 4, 5}
+	for _, c := range []struct {
+		op, red string
+		want    []float32
+	}{
+		{"ScatterElements", "max", []float32{1, 2.1, 3, 4, 5}},
+		{"ScatterElements", "min", []float32{1, 1.1, 3, 4, 5}},
+		{"ScatterElements", "mul", []float32{1, 2 * 1.1 * 2.1, 3, 4, 5}},
+		{"ScatterElements", "add", []float32{1, 2 + 1.1 + 2.1, 3, 4, 5}},
+		{"ScatterND", "max", []float32{1, 2.1, 3, 4, 5}},
+		{"ScatterND", "min", []float32{1, 1.1, 3, 4, 5}},
+		{"ScatterND", "mul", []float32{1, 2 * 1.1 * 2.1, 3, 4, 5}},
+	} {
+		t.Run(c.op+"/"+c.red, func(t *testing.T) {
+			var idx []byte
+			var attrs [][]byte
+			if c.op == "ScatterElements" {
+				// data [1, 5], indices [[1, 1]] along axis 1
+				idx = encTensorI64("i", []int64{1, 2}, []int64{1, 1})
+				attrs = append(attrs, encAttrInt("axis", 1))
+			} else {
+				// data [5], index tuples [[1], [1]]
+				idx = encTensorI64("i", []int64{2, 1}, []int64{1, 1})
+			}
+			attrs = append(attrs, encAttrString("reduction", c.red))
+			shape := []int64{1, 5}
+			upShape := []int64{1, 2}
+			if c.op == "ScatterND" {
+				shape, upShape = []int64{5}, []int64{2}
+			}
+			inits := [][]byte{idx, encTensorF32("u", upShape, []float32{1.1, 2.1})}
+			nodes := [][]byte{encNode(c.op, []string{"x", "i", "u"}, []string{"y"}, attrs...)}
+			model := encModel(18, encGraph(nodes, inits, [][]byte{encValue("x", Float, shape...)}, [][]byte{encValue("y", Float, shape...)}))
+			path := filepath.Join(t.TempDir(), "m.onnx")
+			if err := os.WriteFile(path, model, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
+			p, err := Compile(rt, refs.Site{}, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Release(rt)
+			ts := make(tensor.Shape, len(shape))
+			for i, d := range shape {
+				ts[i] = int(d)
+			}
+			x := tensor.NewDense(tensor.Meta{Shape: ts, DType: tensor.Float32})
+			copy(x.F32(), data)
+			in := rt.FromHost(refs.Site{}, x)
+			defer rt.Release(in)
+			outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rt.Release(outs[0])
+			got, err := rt.Read(outs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range c.want {
+				if g := got.At(i); float32(g) != w {
+					t.Errorf("element %d: got %v, want %v", i, g, w)
+				}
+			}
+		})
+	}
+}
