@@ -119,7 +119,7 @@ func TestParseCommandErrors(t *testing.T) {
 		msg  string
 	}{
 		{"run", nil, "missing script file"},
-		{"trace", []string{"a.tr", "b.tr"}, `unexpected argument "b.tr"`},
+		{"plan", []string{"--gpu", "t4", "a.tr", "b.tr"}, `unexpected argument "b.tr"`},
 		{"run", []string{"--mem", "lots", "a.tr"}, `invalid value "lots" for flag --mem`},
 		{"run", []string{"--strategy", "best", "a.tr"}, "want one of flow, lru, genoa, none"},
 		{"run", []string{"--bogus", "a.tr"}, "flag provided but not defined: --bogus"},

@@ -96,13 +96,17 @@ var commands = []*command{
 		doc: "Parse and resolve scripts without running them; report every static error.",
 		run: (*cli).check},
 	{name: "trace", summary: "run a script and dump every placement decision",
-		usage: "tref trace [flags] model.tr", flags: true, extra: traceFlags, minArgs: 1, maxArgs: 1,
+		usage: "tref trace [flags] model.tr [args...]", flags: true, extra: traceFlags, minArgs: 1, maxArgs: -1,
 		doc: "Run a script and dump every placement decision (ops, copies, evictions).\n" +
 			"--device auto (the default) traces the first GPU; with none it traces the simulated\n" +
 			"accelerator sim:0 (budget --mem, else 8GiB) and says so on stderr. Without -o the\n" +
 			"trace goes to stdout and the script's own output to stderr. --optimal adds the\n" +
-			"offline optimum of the same op stream and budget to the summary (opt_ns, opt_lower_ns).",
-		run: func(c *cli, cfg *Config, args []string) int { return c.trace(cfg, args[0]) }},
+			"offline optimum of the same op stream and budget to the summary (opt_ns, opt_lower_ns).\n" +
+			"The arguments after the script are its argv, as for tref run.",
+		run: func(c *cli, cfg *Config, args []string) int {
+			cfg.Argv = args[1:]
+			return c.trace(cfg, args[0])
+		}},
 	{name: "calibrate", summary: "measure a device and print the cost-model flags for it",
 		usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
 		doc: "Measure an accelerator (copy bandwidth, op latency, matmul and memory throughput)\n" +
