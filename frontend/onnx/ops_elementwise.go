@@ -12,7 +12,7 @@ import (
 // activations, as the runtime's elementwise ops or compositions of them.
 
 func init() {
-	binary := map[string]ops.Op{"Add": ops.Add, "Sub": ops.Sub, "Mul": ops.Mul, "Equal": ops.Eq, "Less": ops.Lt, "Greater": ops.Gt, "LessOrEqual": ops.Le, "GreaterOrEqual": ops.Ge}
+	binary := map[string]ops.Op{"Add": ops.Add, "Sub": ops.Sub, "Mul": ops.Mul, "Equal": ops.Eq, "Less": ops.Lt, "Greater": ops.Gt, "LessOrEqual": ops.Le, "GreaterOrEqual": ops.Ge, "BitwiseAnd": ops.BitwiseAnd, "BitwiseOr": ops.BitwiseOr, "BitwiseXor": ops.BitwiseXor}
 	for onnxName, op := range binary {
 		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
 			if err := need(ins, 0, 1); err != nil {
@@ -21,7 +21,7 @@ func init() {
 			return one(c.op(op, nil, ins[0], ins[1]))
 		})
 	}
-	unary := map[string]ops.Op{"Neg": ops.Neg, "Abs": ops.Abs, "Relu": ops.Relu, "Exp": ops.Exp, "Log": ops.Log, "Sqrt": ops.Sqrt, "Sigmoid": ops.Sigmoid, "Tanh": ops.Tanh, "Sin": ops.Sin, "Cos": ops.Cos, "Not": ops.LogicalNot}
+	unary := map[string]ops.Op{"Neg": ops.Neg, "Abs": ops.Abs, "Relu": ops.Relu, "Exp": ops.Exp, "Log": ops.Log, "Sqrt": ops.Sqrt, "Sigmoid": ops.Sigmoid, "Tanh": ops.Tanh, "Sin": ops.Sin, "Cos": ops.Cos, "Not": ops.LogicalNot, "BitwiseNot": ops.BitwiseNot}
 	for onnxName, op := range unary {
 		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
 			if err := need(ins, 0); err != nil {

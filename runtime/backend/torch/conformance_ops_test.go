@@ -96,5 +96,9 @@ func pointwiseCases() []opCase {
 		opCase{op: ops.Floor, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.Erf, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.Atan, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.BitwiseAnd, in: []tensor.Meta{m(i64, 3, 4), m(i64, 4)}},
+		opCase{op: ops.BitwiseOr, in: []tensor.Meta{m(i64, 5), m(i64, 5)}},
+		opCase{op: ops.BitwiseXor, in: []tensor.Meta{m(i64, 2, 3), m(i64, 2, 1)}},
+		opCase{op: ops.BitwiseNot, in: []tensor.Meta{m(i64, 7)}},
 	)
 }

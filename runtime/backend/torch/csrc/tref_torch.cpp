@@ -293,6 +293,11 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"sigmoid", [](const Args &a) { return at::sigmoid(a.in(0)); }},
       {"relu", [](const Args &a) { return at::relu(a.in(0)); }},
       {"gelu", [](const Args &a) { return at::gelu(a.in(0)); }},
+      // bitwise ops of runtime/ops/bitwise.go
+      {"bitwise_and", [](const Args &a) { return at::bitwise_and(a.in(0), a.in(1)); }},
+      {"bitwise_or", [](const Args &a) { return at::bitwise_or(a.in(0), a.in(1)); }},
+      {"bitwise_xor", [](const Args &a) { return at::bitwise_xor(a.in(0), a.in(1)); }},
+      {"bitwise_not", [](const Args &a) { return at::bitwise_not(a.in(0)); }},
       // trigonometric and hyperbolic ops of runtime/ops/trig.go
       {"tan", [](const Args &a) { return at::tan(a.in(0)); }},
       {"asin", [](const Args &a) { return at::asin(a.in(0)); }},

@@ -51,40 +51,88 @@ func TestScatterReductions(t *testing.T) {
 			inits := [][]byte{idx, encTensorF32("u", upShape, []float32{1.1, 2.1})}
 			nodes := [][]byte{encNode(c.op, []string{"x", "i", "u"}, []string{"y"}, attrs...)}
 			model := encModel(18, encGraph(nodes, inits, [][]byte{encValue("x", Float, shape...)}, [][]byte{encValue("y", Float, shape...)}))
-			path := filepath.Join(t.TempDir(), "m.onnx")
-			if err := os.WriteFile(path, model, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			f, err := Open(path, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
-			p, err := Compile(rt, refs.Site{}, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Release(rt)
 			ts := make(tensor.Shape, len(shape))
 			for i, d := range shape {
 				ts[i] = int(d)
 			}
 			x := tensor.NewDense(tensor.Meta{Shape: ts, DType: tensor.Float32})
 			copy(x.F32(), data)
-			in := rt.FromHost(refs.Site{}, x)
-			defer rt.Release(in)
-			outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rt.Release(outs[0])
-			got, err := rt.Read(outs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := runOneInput(t, model, x)
 			for i, w := range c.want {
 				if g := got.At(i); float32(g) != w {
 					t.Errorf("element %d: got %v, want %v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// runOneInput runs a one-input model on x with the cpu device and returns
+// its first output.
+func runOneInput(t *testing.T, model []byte, x *tensor.Dense) *tensor.Dense {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.onnx")
+	if err := os.WriteFile(path, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
+	p, err := Compile(rt, refs.Site{}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(rt)
+	in := rt.FromHost(refs.Site{}, x)
+	defer rt.Release(in)
+	outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Release(outs[0])
+	got, err := rt.Read(outs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Clone()
+}
+
+// TestBitwiseOps runs BitwiseAnd, BitwiseOr, BitwiseXor (against a
+// constant) and BitwiseNot (opset 18) on int32 values.
+func TestBitwiseOps(t *testing.T) {
+	xs := []int64{12, -7, 0, 255}
+	for _, c := range []struct {
+		op   string
+		want []int64
+	}{
+		{"BitwiseAnd", []int64{12 & 10, -7 & 10, 0, 255 & 10}},
+		{"BitwiseOr", []int64{12 | 10, -7 | 10, 10, 255 | 10}},
+		{"BitwiseXor", []int64{12 ^ 10, -7 ^ 10, 10, 255 ^ 10}},
+		{"BitwiseNot", []int64{^12, ^-7, ^0, ^255}},
+	} {
+		t.Run(c.op, func(t *testing.T) {
+			ins := []string{"x"}
+			var inits [][]byte
+			if c.op != "BitwiseNot" {
+				ins = append(ins, "k")
+				inits = append(inits, append(encTensorHead("k", Int32, nil), fVarint(nil, 5, 10)...))
+			}
+			nodes := [][]byte{encNode(c.op, ins, []string{"y"})}
+			model := encModel(18, encGraph(nodes, inits, [][]byte{encValue("x", Int32, 4)}, [][]byte{encValue("y", Int32, 4)}))
+			x := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{4}, DType: tensor.Int32})
+			for i, v := range xs {
+				x.I32()[i] = int32(v)
+			}
+			got := runOneInput(t, model, x)
+			if got.DType != tensor.Int32 {
+				t.Fatalf("got %v, want int32", got.Meta)
+			}
+			for i, w := range c.want {
+				if g := got.IntAt(i); g != w {
+					t.Errorf("element %d: got %d, want %d", i, g, w)
 				}
 			}
 		})
