@@ -419,9 +419,7 @@ func lowerPool(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0); err != nil {
 		return nil, err
 	}
-	if len(c.node.Outputs) > 1 && c.node.Outputs[1] != "" {
-		return nil, fmt.Errorf("the Indices output is not supported")
-	}
+	withIndices := len(c.node.Outputs) > 1 && c.node.Outputs[1] != ""
 	x := ins[0]
 	n, err := spatial(x)
 	if err != nil {
@@ -439,13 +437,116 @@ func lowerPool(c *ctx, ins []*value) ([]*value, error) {
 		}
 	}
 	if c.node.OpType == "MaxPool" {
-		return one(c.maxPool(x, win, out))
+		y, err := c.maxPool(x, win, out)
+		if err != nil || !withIndices {
+			return one(y, err)
+		}
+		idx, err := c.maxPoolIndices(x, y, win, out)
+		if err != nil {
+			return nil, err
+		}
+		return []*value{y, idx}, nil
 	}
 	include := c.attrInt("count_include_pad", 0) != 0
 	if v, ok, err := c.avgPool2d(x, win, out, ceil, include); ok || err != nil {
 		return one(v, err)
 	}
 	return one(c.avgPool(x, win, out, include))
+}
+
+// maxPoolIndices is MaxPool's Indices output for a 2-d pool: the flat
+// position in x ((n·C + c)·H·W + h·W + w, or + w·H + h with storage_order
+// 1) of each window's maximum y, the
+// first in the window's row-major order where several are equal. Each tap
+// of the window compares its strided view of the padded input with y.
+func (c *ctx) maxPoolIndices(x, y *value, win window, out []int) (*value, error) {
+	if len(win.kernel) != 2 {
+		return nil, fmt.Errorf("the Indices output of a %d-d pool is not supported", len(win.kernel))
+	}
+	colMajor := c.attrInt("storage_order", 0) != 0
+	xs := x.meta.Shape
+	h, w := xs[2], xs[3]
+	extra := win.extraHi(xs[2:], out)
+	lo := []int{0, 0, win.lo[0], win.lo[1]}
+	hi := []int{0, 0, win.hi[0] + extra[0], win.hi[1] + extra[1]}
+	fill := math.Inf(-1)
+	if !x.meta.DType.IsFloat() {
+		fill = math.MinInt64 / 2
+		if x.meta.DType == tensor.Uint8 {
+			fill = 0
+		}
+	}
+	xp, err := c.pad(x, lo, hi, "constant", fill)
+	if err != nil {
+		return nil, err
+	}
+	// pos: the in-plane position over the padded plane, -1 in the padding.
+	hp, wp := h+lo[2]+hi[2], w+lo[3]+hi[3]
+	pd := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{1, 1, hp, wp}, DType: tensor.Int64})
+	for i := range hp {
+		for j := range wp {
+			v := int64(-1)
+			if r, q := i-lo[2], j-lo[3]; r >= 0 && r < h && q >= 0 && q < w {
+				v = int64(r*w + q)
+				if colMajor {
+					v = int64(q*h + r)
+				}
+			}
+			pd.I64()[i*wp+j] = v
+		}
+	}
+	pos := c.keep(&value{meta: pd.Meta, c: pd})
+	tap := func(v *value, kh, kw int) (*value, error) {
+		s0, s1 := win.stride[0], win.stride[1]
+		a0, a1 := kh*win.dil[0], kw*win.dil[1]
+		v, err := c.slice(v, 2, a0, a0+(out[0]-1)*s0+1, s0)
+		if err != nil {
+			return nil, err
+		}
+		return c.slice(v, 3, a1, a1+(out[1]-1)*s1+1, s1)
+	}
+	var idx, found *value
+	for kh := range win.kernel[0] {
+		for kw := range win.kernel[1] {
+			xv, err := tap(xp, kh, kw)
+			if err != nil {
+				return nil, err
+			}
+			pv, err := tap(pos, kh, kw)
+			if err != nil {
+				return nil, err
+			}
+			eq, err := c.op(ops.Eq, nil, xv, y)
+			if err != nil {
+				return nil, err
+			}
+			if idx == nil {
+				if idx, err = c.op(ops.Where, nil, eq, pv, c.scalar(tensor.Int64, -1)); err != nil {
+					return nil, err
+				}
+				found = eq
+				continue
+			}
+			// the first tap equal to the maximum keeps its position
+			if idx, err = c.op(ops.Where, nil, found, idx, pv); err != nil {
+				return nil, err
+			}
+			if found, err = c.op(ops.Where, nil, found, found, eq); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// (n·C + c)·H·W added to the in-plane positions.
+	nc := xs[0] * xs[1]
+	base, err := c.reshape(c.iota(nc, 0, 1), tensor.Shape{xs[0], xs[1], 1, 1})
+	if err != nil {
+		return nil, err
+	}
+	off, err := c.op(ops.Mul, nil, base, c.scalar(tensor.Int64, float64(h*w)))
+	if err != nil {
+		return nil, err
+	}
+	return c.op(ops.Add, nil, idx, off)
 }
 
 // extraHi is how much padding beyond hi the windows of out need (ceil
