@@ -204,16 +204,20 @@ func (c *ctx) normalize(x, mean, variance, scale, bias *value, eps float64) (*va
 }
 
 // lowerBatchNorm is inference-mode batch normalization with the stored
-// mean and variance (training_mode and is_test=0 are not supported).
+// mean and variance, or from opset 14 training mode (batchNormTraining;
+// the training forms of earlier opsets are not supported).
 func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1, 2, 3, 4); err != nil {
 		return nil, err
 	}
-	if c.attrInt("training_mode", 0) != 0 || (c.opset < 7 && c.attr("is_test") != nil && c.attrInt("is_test", 0) == 0) || len(c.node.Outputs) > 1 {
-		return nil, fmt.Errorf("training mode is not supported")
-	}
 	x := ins[0]
 	eps := c.attrFloat("epsilon", 1e-5)
+	if c.opset >= 14 && c.attrInt("training_mode", 0) != 0 {
+		return c.batchNormTraining(ins, eps)
+	}
+	if c.attrInt("training_mode", 0) != 0 || (c.opset < 7 && c.attr("is_test") != nil && c.attrInt("is_test", 0) == 0) || len(c.node.Outputs) > 1 {
+		return nil, fmt.Errorf("training mode before opset 14 is not supported")
+	}
 	if x.meta.DType.IsFloat() && len(x.meta.Shape) >= 2 {
 		ok := true
 		for _, p := range ins[1:5] {
@@ -233,6 +237,64 @@ func lowerBatchNorm(c *ctx, ins []*value) ([]*value, error) {
 		p[i] = v
 	}
 	return one(c.normalize(x, p[2], p[3], p[0], p[1], eps))
+}
+
+// batchNormTraining normalizes x with the batch's own mean and biased
+// variance over every axis but 1, and gives the updated running
+// statistics as the optional outputs: stored·momentum + batch·(1 -
+// momentum), as ONNX's reference.
+func (c *ctx) batchNormTraining(ins []*value, eps float64) ([]*value, error) {
+	x := ins[0]
+	r := len(x.meta.Shape)
+	if r < 2 {
+		return nil, fmt.Errorf("needs an input of rank 2 or more, got %v", x.meta.Shape)
+	}
+	dims := []int{0}
+	for i := 2; i < r; i++ {
+		dims = append(dims, i)
+	}
+	mean, variance, err := c.moments(x, dims)
+	if err != nil {
+		return nil, err
+	}
+	scale, err := c.channel(ins[1], x)
+	if err != nil {
+		return nil, err
+	}
+	bias, err := c.channel(ins[2], x)
+	if err != nil {
+		return nil, err
+	}
+	y, err := c.normalize(x, mean, variance, scale, bias, eps)
+	if err != nil {
+		return nil, err
+	}
+	outs := []*value{y}
+	m := c.attrFloat("momentum", 0.9)
+	for i, batch := range []*value{mean, variance} {
+		if len(c.node.Outputs) <= 1+i {
+			break
+		}
+		stored := ins[3+i]
+		b, err := c.reshape(batch, stored.meta.Shape)
+		if err != nil {
+			return nil, err
+		}
+		sm, err := c.op(ops.Mul, nil, stored, c.scalar(stored.meta.DType, m))
+		if err != nil {
+			return nil, err
+		}
+		bm, err := c.op(ops.Mul, nil, b, c.scalar(b.meta.DType, 1-m))
+		if err != nil {
+			return nil, err
+		}
+		run, err := c.op(ops.Add, nil, sm, bm)
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, run)
+	}
+	return outs, nil
 }
 
 // invStd is 1 / sqrt(variance + eps).
