@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"sort"
@@ -568,71 +569,108 @@ func lowerNonZero(c *ctx, ins []*value) ([]*value, error) {
 	return []*value{c.keep(&value{meta: d.Meta, c: d})}, nil
 }
 
-// lowerUnique finds the unique elements (of the flattened input, or of
-// the slices along axis) read on the host, sorted or in order of first
-// occurrence, with their first indices, the inverse indices and counts.
+// lowerUnique finds the unique elements (of the flattened input, or the
+// unique slices along axis) read on the host, sorted (slices
+// lexicographically) or in order of first occurrence, with their first
+// indices, the inverse indices and counts.
 func lowerUnique(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0); err != nil {
 		return nil, err
 	}
 	x := ins[0]
-	if a := c.attr("axis"); a != nil {
-		return nil, fmt.Errorf("unique along an axis is not supported")
-	}
 	d, err := c.host(x)
 	if err != nil {
 		return nil, err
 	}
-	n := d.Numel()
+	// The input as [outer, n, inner]: slice k is d[:, k, :].
+	shape := tensor.Shape{d.Numel()}
+	ax := 0
+	if a := c.attr("axis"); a != nil {
+		if ax, err = axis(c.attrInt("axis", 0), len(d.Shape)); err != nil {
+			return nil, err
+		}
+		shape = d.Shape
+	}
+	n := shape[ax]
+	outer, inner := shape[:ax].Numel(), shape[ax+1:].Numel()
 	// Elements are told apart by value (every NaN alike, -0 as 0).
-	key := func(i int) float64 {
-		v := d.At(i)
+	norm := func(v float64) float64 {
 		if math.IsNaN(v) {
 			return math.NaN()
 		}
 		return v + 0
 	}
-	bits := func(v float64) uint64 {
-		if math.IsNaN(v) {
-			return math.Float64bits(math.NaN())
+	slice := func(k int) []float64 {
+		v := make([]float64, 0, outer*inner)
+		for o := range outer {
+			for i := range inner {
+				v = append(v, norm(d.At((o*n+k)*inner+i)))
+			}
 		}
-		return math.Float64bits(v)
+		return v
 	}
-	first := map[uint64]int{}
-	var order []float64
-	counts := map[uint64]int{}
-	for i := range n {
-		k := key(i)
-		if _, ok := first[bits(k)]; !ok {
-			first[bits(k)] = i
+	keyOf := func(v []float64) string {
+		b := make([]byte, 0, 8*len(v))
+		for _, f := range v {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(f))
+		}
+		return string(b)
+	}
+	first := map[string]int{}
+	counts := map[string]int{}
+	keys := make([]string, n)
+	var order []int // first occurrences
+	for k := range n {
+		key := keyOf(slice(k))
+		keys[k] = key
+		if _, ok := first[key]; !ok {
+			first[key] = k
 			order = append(order, k)
 		}
-		counts[bits(k)]++
+		counts[key]++
 	}
 	if c.attrInt("sorted", 1) != 0 {
-		sort.Float64s(order)
+		less := func(a, b float64) bool { return math.IsNaN(a) && !math.IsNaN(b) || a < b }
+		sort.SliceStable(order, func(p, q int) bool {
+			a, b := slice(order[p]), slice(order[q])
+			for i := range a {
+				if less(a[i], b[i]) {
+					return true
+				}
+				if less(b[i], a[i]) {
+					return false
+				}
+			}
+			return false
+		})
 	}
-	pos := map[uint64]int{}
+	pos := map[string]int{}
 	for i, k := range order {
-		pos[bits(k)] = i
+		pos[keys[k]] = i
 	}
 	u := len(order)
-	y := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{u}, DType: d.DType})
+	ys := append(shape[:ax:ax], u)
+	ys = append(ys, shape[ax+1:]...)
+	y := tensor.NewDense(tensor.Meta{Shape: ys, DType: d.DType})
 	idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{u}, DType: tensor.Int64})
 	cnt := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{u}, DType: tensor.Int64})
 	inv := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Int64})
-	for i, k := range order {
-		src := first[bits(k)]
-		if d.DType.IsFloat() {
-			y.Set(i, d.At(src))
-		} else {
-			y.SetInt(i, d.IntAt(src))
+	for j, k := range order {
+		for o := range outer {
+			for i := range inner {
+				src, dst := (o*n+k)*inner+i, (o*u+j)*inner+i
+				if d.DType.IsFloat() {
+					y.Set(dst, d.At(src))
+				} else {
+					y.SetInt(dst, d.IntAt(src))
+				}
+			}
 		}
-		idx.I64()[i] = int64(src)
-		cnt.I64()[i] = int64(counts[bits(k)])
+		idx.I64()[j] = int64(k)
+		cnt.I64()[j] = int64(counts[keys[k]])
 	}
-	for i := range n {
-		inv.I64()[i] = int64(pos[bits(key(i))])
+	for k := range n {
+		inv.I64()[k] = int64(pos[keys[k]])
 	}
 	outs := make([]*value, 4)
 	for i, t := range []*tensor.Dense{y, idx, inv, cnt} {
