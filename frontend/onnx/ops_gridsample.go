@@ -7,12 +7,13 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// GridSample for 2-d inputs in nearest and bilinear modes, composed from
-// the runtime's ops as torch's grid_sample computes it: the grid's
-// normalized coordinates unnormalized (align_corners), the padding mode
-// applied to them (border clamps, reflection reflects then clamps), and
-// each tap's value gathered from the flattened plane and weighted, zero
-// where the tap falls outside the input. bicubic is not supported.
+// GridSample for 2-d inputs in nearest, bilinear and bicubic modes,
+// composed from the runtime's ops as torch's grid_sample computes it: the
+// grid's normalized coordinates unnormalized (align_corners), the padding
+// mode applied to them (border clamps, reflection reflects then clamps;
+// bicubic applies it to each tap's coordinates), and each tap's value
+// gathered from the flattened plane and weighted, zero where the tap
+// falls outside the input.
 
 func init() {
 	lower([]string{"GridSample"}, lowerGridSample)
@@ -50,15 +51,18 @@ func (g *gs) clamp(v *value, lo, hi float64) *value {
 	return g.op(ops.Clamp, ops.ClampAttrs{Min: lo, Max: hi, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}, v)
 }
 
-// coord maps normalized coordinates to pixel ones along an axis of size n,
-// with the padding mode applied.
-func (g *gs) coord(v *value, n int, padding string) *value {
-	var x *value
+// unnormalize maps normalized coordinates to pixel ones along an axis of
+// size n.
+func (g *gs) unnormalize(v *value, n int) *value {
 	if g.align {
-		x = g.op(ops.Mul, nil, g.op(ops.Add, nil, v, g.s(1)), g.s(float64(n-1)/2))
-	} else {
-		x = g.op(ops.Mul, nil, g.op(ops.Sub, nil, g.op(ops.Mul, nil, g.op(ops.Add, nil, v, g.s(1)), g.s(float64(n))), g.s(1)), g.s(0.5))
+		return g.op(ops.Mul, nil, g.op(ops.Add, nil, v, g.s(1)), g.s(float64(n-1)/2))
 	}
+	return g.op(ops.Mul, nil, g.op(ops.Sub, nil, g.op(ops.Mul, nil, g.op(ops.Add, nil, v, g.s(1)), g.s(float64(n))), g.s(1)), g.s(0.5))
+}
+
+// pad applies the padding mode to pixel coordinates along an axis of
+// size n (zeros leaves them as they are).
+func (g *gs) pad(x *value, n int, padding string) *value {
 	switch padding {
 	case "border":
 		return g.clamp(x, 0, float64(n-1))
@@ -82,6 +86,25 @@ func (g *gs) coord(v *value, n int, padding string) *value {
 	return x
 }
 
+// cubic are the weights of the four taps at floor - 1 .. floor + 2 for the
+// fraction t, torch's cubic convolution with A = -0.75.
+func (g *gs) cubic(t *value) [4]*value {
+	const a = -0.75
+	// conv1(x) = ((a + 2)x - (a + 3))x² + 1 for |x| <= 1;
+	// conv2(x) = ((a·x - 5a)x + 8a)x - 4a for 1 < |x| < 2.
+	conv1 := func(x *value) *value {
+		p := g.op(ops.Sub, nil, g.op(ops.Mul, nil, x, g.s(a+2)), g.s(a+3))
+		return g.op(ops.Add, nil, g.op(ops.Mul, nil, g.op(ops.Mul, nil, p, x), x), g.s(1))
+	}
+	conv2 := func(x *value) *value {
+		p := g.op(ops.Sub, nil, g.op(ops.Mul, nil, x, g.s(a)), g.s(5*a))
+		p = g.op(ops.Add, nil, g.op(ops.Mul, nil, p, x), g.s(8*a))
+		return g.op(ops.Sub, nil, g.op(ops.Mul, nil, p, x), g.s(4*a))
+	}
+	u := g.op(ops.Sub, nil, g.s(1), t)
+	return [4]*value{conv2(g.op(ops.Add, nil, t, g.s(1))), conv1(t), conv1(u), conv2(g.op(ops.Add, nil, u, g.s(1)))}
+}
+
 func lowerGridSample(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1); err != nil {
 		return nil, err
@@ -96,7 +119,7 @@ func lowerGridSample(c *ctx, ins []*value) ([]*value, error) {
 	}
 	mode := c.attrString("mode", "bilinear")
 	padding := c.attrString("padding_mode", "zeros")
-	if mode != "bilinear" && mode != "nearest" {
+	if mode != "bilinear" && mode != "nearest" && mode != "bicubic" {
 		return nil, fmt.Errorf("mode %q is not supported", mode)
 	}
 	if padding != "zeros" && padding != "border" && padding != "reflection" {
@@ -117,8 +140,12 @@ func lowerGridSample(c *ctx, ins []*value) ([]*value, error) {
 		}
 		return r
 	}
-	ix := g.coord(axis(0), w, padding)
-	iy := g.coord(axis(1), h, padding)
+	// bicubic pads each tap's coordinates (torch's get_value_bounded); the
+	// other modes pad the sampling point.
+	ix, iy := g.unnormalize(axis(0), w), g.unnormalize(axis(1), h)
+	if mode != "bicubic" {
+		ix, iy = g.pad(ix, w, padding), g.pad(iy, h, padding)
+	}
 	if g.err != nil {
 		return nil, g.err
 	}
@@ -143,21 +170,34 @@ func lowerGridSample(c *ctx, ins []*value) ([]*value, error) {
 		return g.op(ops.Where, nil, valid, v, g.s(0))
 	}
 	var y *value
-	if mode == "nearest" {
+	add := func(v *value) {
+		if y == nil {
+			y = v
+		} else {
+			y = g.op(ops.Add, nil, y, v)
+		}
+	}
+	switch mode {
+	case "bicubic":
+		x0, y0 := g.op(ops.Floor, nil, ix), g.op(ops.Floor, nil, iy)
+		wx, wy := g.cubic(g.op(ops.Sub, nil, ix, x0)), g.cubic(g.op(ops.Sub, nil, iy, y0))
+		for j := range 4 {
+			ty := g.pad(g.op(ops.Add, nil, y0, g.s(float64(j-1))), h, padding)
+			for i := range 4 {
+				tx := g.pad(g.op(ops.Add, nil, x0, g.s(float64(i-1))), w, padding)
+				add(tap(tx, ty, g.op(ops.Mul, nil, wx[i], wy[j])))
+			}
+		}
+	case "nearest":
 		r := ops.RoundAttrs{}
 		y = tap(g.op(ops.Round, r, ix), g.op(ops.Round, r, iy), nil)
-	} else {
+	default:
 		x0, y0 := g.op(ops.Floor, nil, ix), g.op(ops.Floor, nil, iy)
 		x1, y1 := g.op(ops.Add, nil, x0, g.s(1)), g.op(ops.Add, nil, y0, g.s(1))
 		wx1, wy1 := g.op(ops.Sub, nil, ix, x0), g.op(ops.Sub, nil, iy, y0)
 		wx0, wy0 := g.op(ops.Sub, nil, g.s(1), wx1), g.op(ops.Sub, nil, g.s(1), wy1)
 		for _, t := range [][4]*value{{x0, y0, wx0, wy0}, {x1, y0, wx1, wy0}, {x0, y1, wx0, wy1}, {x1, y1, wx1, wy1}} {
-			v := tap(t[0], t[1], g.op(ops.Mul, nil, t[2], t[3]))
-			if y == nil {
-				y = v
-			} else {
-				y = g.op(ops.Add, nil, y, v)
-			}
+			add(tap(t[0], t[1], g.op(ops.Mul, nil, t[2], t[3])))
 		}
 	}
 	if g.err != nil {
