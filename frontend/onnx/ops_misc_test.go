@@ -138,3 +138,30 @@ func TestBitwiseOps(t *testing.T) {
 		})
 	}
 }
+
+// TestScanReverse runs Scan (opset 11) over X [3, 2] in reverse with a
+// running sum as state and the sums stacked along output axis 1.
+func TestScanReverse(t *testing.T) {
+	body := encGraph(
+		[][]byte{encNode("Add", []string{"s", "x"}, []string{"s2"}), encNode("Identity", []string{"s2"}, []string{"y"})},
+		nil,
+		[][]byte{encValue("s", Float, 2), encValue("x", Float, 2)},
+		[][]byte{encValue("s2", Float, 2), encValue("y", Float, 2)})
+	node := encNode("Scan", []string{"s0", "X"}, []string{"sf", "ys"},
+		encAttrGraph("body", body), encAttrInt("num_scan_inputs", 1),
+		encAttrInts("scan_input_directions", 1), encAttrInts("scan_output_axes", 1))
+	inits := [][]byte{encTensorF32("s0", []int64{2}, []float32{0, 0})}
+	model := encModel(11, encGraph([][]byte{node}, inits, [][]byte{encValue("X", Float, 3, 2)}, [][]byte{encValue("ys", Float, 2, 3)}))
+	x := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{3, 2}, DType: tensor.Float32})
+	copy(x.F32(), []float32{1, 2, 3, 4, 5, 6})
+	got := runOneInput(t, model, x)
+	want := []float64{5, 8, 9, 6, 10, 12}
+	if !got.Shape.Equal(tensor.Shape{2, 3}) {
+		t.Fatalf("got %v, want [2, 3]", got.Meta)
+	}
+	for i, w := range want {
+		if g := got.At(i); g != w {
+			t.Errorf("element %d: got %v, want %v", i, g, w)
+		}
+	}
+}
