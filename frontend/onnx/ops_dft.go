@@ -17,6 +17,7 @@ import (
 
 func init() {
 	lower([]string{"DFT"}, lowerDFT)
+	lower([]string{"STFT"}, lowerSTFT)
 }
 
 // maxDFT is the longest transform (its matrices 4096² elements each).
@@ -49,9 +50,16 @@ func lowerDFT(c *ctx, ins []*value) ([]*value, error) {
 	if size < 1 || size > maxDFT {
 		return nil, fmt.Errorf("a transform of length %d is not supported (1 to %d: tref multiplies by the transform's matrix)", size, maxDFT)
 	}
-	inverse := c.attrInt("inverse", 0) != 0
+	return one(c.dft(x, ax, size, c.attrInt("inverse", 0) != 0, c.attrInt("onesided", 0) != 0))
+}
+
+// dft transforms the signal x [.., 1 or 2] along ax to length size.
+func (c *ctx) dft(x *value, ax, size int, inverse, onesided bool) (*value, error) {
+	xs := x.meta.Shape
+	r := len(xs)
+	n := xs[ax]
 	m := size
-	if c.attrInt("onesided", 0) != 0 {
+	if onesided {
 		m = size/2 + 1
 	}
 	// the signal axis last, the complex axis dropped: [.., n]
@@ -135,5 +143,67 @@ func lowerDFT(c *ctx, ins []*value) ([]*value, error) {
 	for i, p := range perm {
 		inv[p] = i
 	}
-	return one(c.permute(y, inv))
+	return c.permute(y, inv)
+}
+
+// lowerSTFT frames the signal [batch, length, 1 or 2] (frame_step apart,
+// frame_length or the window's length long; a gather of host indices),
+// weights each frame by the window and transforms the frames (onesided
+// by default): [batch, frames, bins, 2].
+func lowerSTFT(c *ctx, ins []*value) ([]*value, error) {
+	if err := need(ins, 0, 1); err != nil {
+		return nil, err
+	}
+	x, window := ins[0], input(ins, 2)
+	xs := x.meta.Shape
+	if len(xs) != 3 || (xs[2] != 1 && xs[2] != 2) || !x.meta.DType.IsFloat() {
+		return nil, fmt.Errorf("needs a float signal [batch, length, 1 or 2], got %s", x.meta)
+	}
+	step, err := c.scalarOf(ins[1], "frame_step")
+	if err != nil {
+		return nil, err
+	}
+	length := -1
+	if v := input(ins, 3); v != nil {
+		l, err := c.scalarOf(v, "frame_length")
+		if err != nil {
+			return nil, err
+		}
+		length = int(l)
+	}
+	if window != nil {
+		if len(window.meta.Shape) != 1 || length >= 0 && window.meta.Shape[0] != length {
+			return nil, fmt.Errorf("a window of shape %v for frames of %d", window.meta.Shape, length)
+		}
+		length = window.meta.Shape[0]
+	}
+	if length < 1 || length > xs[1] || length > maxDFT || step < 1 {
+		return nil, fmt.Errorf("frames of %d every %v in a signal of %d", length, step, xs[1])
+	}
+	st := int(step)
+	frames := (xs[1]-length)/st + 1
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{frames * length}, DType: tensor.Int64})
+	for f := range frames {
+		for j := range length {
+			d.I64()[f*length+j] = int64(f*st + j)
+		}
+	}
+	idx := c.keep(&value{meta: d.Meta, c: d})
+	g, err := c.op(ops.IndexSelect, ops.DimAttrs{Dim: 1}, x, idx)
+	if err != nil {
+		return nil, err
+	}
+	if g, err = c.reshape(g, tensor.Shape{xs[0], frames, length, xs[2]}); err != nil {
+		return nil, err
+	}
+	if window != nil {
+		w, err := c.reshape(window, tensor.Shape{1, 1, length, 1})
+		if err != nil {
+			return nil, err
+		}
+		if g, err = c.op(ops.Mul, nil, g, w); err != nil {
+			return nil, err
+		}
+	}
+	return one(c.dft(g, 2, length, false, c.attrInt("onesided", 1) != 0))
 }
