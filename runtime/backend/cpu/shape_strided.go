@@ -139,7 +139,7 @@ func gatherTransposed[T uint8 | uint16 | uint32 | uint64](dst, src []T, v stride
 	blocks := (colsN + bj - 1) / bj
 	outer := len(dst) / (rowsN * colsN)
 	stridedParallel(outer*blocks, bj*rowsN, func(lo, hi int) {
-		buf := make([]T, transposeRun*bj)
+		buf := make([]T, min(transposeRun, rowsN)*bj) // a tile of at most rowsN source elements
 		for u := lo; u < hi; u++ {
 			o, blk := u/blocks, u%blocks
 			base := newOdometer(v.shape[:r-2], v.strides[:r-2], v.off, o).pos
