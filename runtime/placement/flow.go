@@ -82,7 +82,11 @@ func (*flow) Name() string { return "flow" }
 // use, only while the copies prefetched out of order and not yet used
 // stay within a lead of a sixth of the capacity (a victim with none may
 // never be copied again: in one pass over weights larger than a sixth of
-// the budget, waiting made every large weight late). Beyond the window
+// the budget, waiting made every large weight late). Within that lead it
+// also breaks the order when the copy is in time now and waiting would
+// make it late by more than a quarter of that threshold (see onTimeDiv:
+// at the top of each block a weight that waited for activations to die
+// arrived late and the next one missed). Beyond the window
 // (forecasts) the order is never broken.
 //
 // The candidates are found in one walk of the resident refs, which also
@@ -152,6 +156,14 @@ func (f *flow) decide(v *View, best *RefState, bestKey uint64, need int64, befor
 	arriveNow := max(best.Buffer().Release(), v.H2DFree()) + copyNs
 	arriveLater := max(wait, v.H2DFree()) + copyNs
 	threshold := p.CopyNs(best.Bytes(), p.H2D) / 2
+	if arriveNow <= start && arriveLater-start > threshold/onTimeDiv && f.earlyBytes+f.fetching <= v.Capacity()/leadDiv {
+		// On time now, late after waiting: the copies behind it follow
+		// it late too, a loss that comes back every time the block
+		// recurs (a weight at the top of each block that waits for the
+		// activations to die, arrives late, and the next weight misses).
+		f.early = true
+		return best
+	}
 	if arriveLater-max(start, arriveNow) > threshold {
 		// Late on its own already: the copies behind it only add.
 		f.early = true
@@ -351,6 +363,14 @@ func (q *copyQueue) sumThrough(seq uint64) int64 {
 // leadDiv bounds the copies prefetched out of Belady's order and not yet
 // used to a fraction of the capacity.
 const leadDiv = 6
+
+// onTimeDiv: a prefetch that arrives in time when it breaks Belady's
+// order now breaks it (within the lead of leadDiv) when waiting would
+// make it late by more than 1/onTimeDiv of decide's threshold (half the
+// victim's copy time). A quarter, measured on the offload workloads
+// (bench/RESULTS.md): a half keeps (c)'s 1.44x at 32 MiB; without the
+// lead bound, an eighth made (d) and a sixteenth (b) slower.
+const onTimeDiv = 4
 
 // startOf estimates when the op of sequence seq starts, -1 beyond the
 // window: the ops before it run back to back after the current one.
