@@ -154,23 +154,8 @@ func lowerLoop(c *ctx, ins []*value) ([]*value, error) {
 	scans := make([][]*value, nscan)
 	// The values of the current iteration hold one use each, so that
 	// they outlive the body's run that made them.
-	hold := func(vs []*value) {
-		for _, v := range vs {
-			v.uses++
-		}
-	}
-	release := func(vs []*value) {
-		for _, v := range vs {
-			drop(c.rt, v)
-		}
-	}
-	hold(carried)
-	defer func() {
-		release(carried)
-		for _, s := range scans {
-			release(s)
-		}
-	}()
+	holdAll(carried)
+	defer func() { dropLoop(c.rt, carried, scans) }()
 	for i := int64(0); cond && (trips < 0 || i < trips); i++ {
 		if i >= maxLoopIterations {
 			return nil, fmt.Errorf("more than %d iterations", maxLoopIterations)
@@ -186,11 +171,11 @@ func lowerLoop(c *ctx, ins []*value) ([]*value, error) {
 		if err != nil {
 			return nil, fmt.Errorf("iteration %d: %w", i, err)
 		}
-		hold(outs)
-		release(carried)
+		holdAll(outs)
+		dropAll(c.rt, carried)
 		cv, err := c.scalarOf(outs[0], "cond")
 		if err != nil {
-			release(outs)
+			dropAll(c.rt, outs)
 			return nil, err
 		}
 		cond = cv != 0
@@ -211,18 +196,8 @@ func lowerLoop(c *ctx, ins []*value) ([]*value, error) {
 		}
 		res = append(res, v)
 	}
-	// The results leave the loop with the uses they have outside it: the
-	// loop's holds go (a value may be both carried and scanned), the
-	// results kept through it.
-	hold(res)
-	release(carried)
-	for _, s := range scans {
-		release(s)
-	}
-	carried, scans = nil, nil
-	for _, v := range res {
-		v.uses--
-	}
+	leaveLoop(c.rt, res, carried, scans)
+	carried, scans = nil, nil // left: the deferred drop has nothing to do
 	return res, nil
 }
 

@@ -167,26 +167,11 @@ func (c *ctx) scan(body *Graph, states, scanIns []*value, inAxes, inDirs, outAxe
 		}
 		steps = l
 	}
-	hold := func(vs []*value) {
-		for _, v := range vs {
-			v.uses++
-		}
-	}
-	release := func(vs []*value) {
-		for _, v := range vs {
-			drop(c.rt, v)
-		}
-	}
 	n, k := len(states), len(body.Outputs)-len(states)
 	carried := append([]*value(nil), states...)
 	scans := make([][]*value, k)
-	hold(carried)
-	defer func() {
-		release(carried)
-		for _, s := range scans {
-			release(s)
-		}
-	}()
+	holdAll(carried)
+	defer func() { dropLoop(c.rt, carried, scans) }()
 	for t := range steps {
 		bound := map[string]*value{}
 		for j, v := range carried {
@@ -211,8 +196,8 @@ func (c *ctx) scan(body *Graph, states, scanIns []*value, inAxes, inDirs, outAxe
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", t, err)
 		}
-		hold(outs)
-		release(carried)
+		holdAll(outs)
+		dropAll(c.rt, carried)
 		carried = outs[:n]
 		for q := range scans {
 			scans[q] = append(scans[q], outs[n+q])
@@ -238,14 +223,7 @@ func (c *ctx) scan(body *Graph, states, scanIns []*value, inAxes, inDirs, outAxe
 		}
 		res = append(res, v)
 	}
-	hold(res)
-	release(carried)
-	for _, s := range scans {
-		release(s)
-	}
-	carried, scans = nil, nil
-	for _, v := range res {
-		v.uses--
-	}
+	leaveLoop(c.rt, res, carried, scans)
+	carried, scans = nil, nil // left: the deferred drop has nothing to do
 	return res, nil
 }
