@@ -334,9 +334,9 @@ func TestFirstOrderOnly(t *testing.T) {
 	}
 }
 
-// scalarGradCases check the rules of the binary ops with a number for one
-// operand (ops.ScalarOperand, on either side): the tensor gets its
-// gradient, the number none.
+// scalarGradCases check the rules of the binary ops and where with a
+// number for one value operand (ops.ScalarOperand, on either side): the
+// tensors get their gradients, the number none.
 func scalarGradCases() []gcase {
 	f := func(v float64) ops.Scalar { return ops.FloatScalar(v, tensor.Float64) }
 	right := func(v ops.Scalar) ops.ScalarOperand { return ops.ScalarOperand{Value: v} }
@@ -356,5 +356,7 @@ func scalarGradCases() []gcase {
 		{name: "scalar_pow", op: "pow", attrs: left(f(2)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "maximum_scalar", op: "maximum", attrs: right(f(0.1)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "scalar_minimum", op: "minimum", attrs: left(f(-0.2)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "where_scalar", op: "where", attrs: right(f(0)), ins: []*tensor.Dense{mask(2, 3), randn(2, 3)}},
+		{name: "where_scalar_first", op: "where", attrs: left(f(-1.5)), ins: []*tensor.Dense{mask(2, 3), randn(3)}},
 	}
 }

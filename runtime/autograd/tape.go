@@ -175,11 +175,11 @@ func (t *Tape) record(op *refs.Op, rule *ops.Grad) {
 		e.saved = make([]ops.T, len(op.Inputs))
 		sc, scalar := ops.ScalarSlot(op.Attrs)
 		for _, i := range rule.Saves {
-			if scalar { // Saves names operands: the tensor is input 0
-				if i == sc.Slot() {
+			if scalar { // Saves names operands, the scalar among them
+				var ok bool
+				if i, ok = sc.Input(i, len(op.Inputs)); !ok {
 					continue
 				}
-				i = 0
 			}
 			if i < len(op.Inputs) && e.saved[i] == nil {
 				t.rt.Retain(op.Inputs[i])
@@ -366,8 +366,9 @@ func (t *Tape) ruleVJP(e *entry, g *refs.Ref) ([]*refs.Ref, error) {
 		a = ops.ScalarGradArgs(a, sc)
 	}
 	gs := e.rule.VJP(b, a, g)
-	if scalar && b.Err() == nil && len(gs) == 2 {
-		gs = gs[1-sc.Slot() : 2-sc.Slot()] // the tensor's; a number has none
+	if scalar && b.Err() == nil && len(gs) == len(e.ins)+1 {
+		k := sc.Index(len(e.ins)) // the tensors'; a number has none
+		gs = append(gs[:k:k], gs[k+1:]...)
 	}
 	out := make([]*refs.Ref, len(e.ins))
 	if b.Err() == nil {

@@ -68,7 +68,7 @@ var (
 	// Astype converts to CastAttrs.To.
 	Astype = Register(&Def{Name: "astype", Infer: inferCast, Inplace: []int{0}})
 	// Where is where(cond, a, b), broadcasting all three.
-	Where = Register(&Def{Name: "where", Infer: inferWhere, Flops: perOutput, Inplace: []int{1, 2}})
+	Where = Register(&Def{Name: "where", Infer: inferWhere, Flops: perOutput, Inplace: []int{1, 2}, TakesScalar: true})
 )
 
 // BinaryArith lists the binary arithmetic ops.
@@ -264,7 +264,13 @@ func inferCast(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 	return tensor.Meta{Shape: in[0].Shape, DType: a.To}, nil
 }
 
-func inferWhere(in []tensor.Meta, _ any) (tensor.Meta, error) {
+func inferWhere(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if _, ok := ScalarSlot(attrs); ok {
+		if len(in) != 2 {
+			return tensor.Meta{}, fmt.Errorf("where with a scalar operand takes 2 tensors, got %d", len(in))
+		}
+		in = Operands(in, attrs, make([]tensor.Meta, 0, 3))
+	}
 	if err := wantInputs("where", in, 3); err != nil {
 		return tensor.Meta{}, err
 	}

@@ -164,8 +164,9 @@ func (b *Builder) immediates(op Op, attrs any, ins []T) (any, []T) {
 	if k == -1 {
 		return attrs, ins
 	}
-	if k >= 0 && attrs == nil && len(ins) == 2 && op.Def().TakesScalar {
-		return ScalarOperand{Value: ins[k].(Scalar), Left: k == 0}, []T{ins[1-k]}
+	if n := len(ins); k >= 0 && attrs == nil && n >= 2 && k >= n-2 && op.Def().TakesScalar {
+		out := make([]T, 0, n-1)
+		return ScalarOperand{Value: ins[k].(Scalar), Left: k == n-2}, append(append(out, ins[:k]...), ins[k+1:]...)
 	}
 	out := make([]T, len(ins))
 	for i, in := range ins {

@@ -61,9 +61,10 @@ type Def struct {
 	// result takes its buffer and nothing is copied. Its kernels must
 	// tolerate out aliasing input 0.
 	KeepsBytes bool
-	// TakesScalar marks a binary op that may take one tensor and a number
-	// (ScalarOperand attributes) in place of two tensors; its kernels
-	// take the number as an argument (scalar.go).
+	// TakesScalar marks an op whose last two operands are values one of
+	// which may be a number (ScalarOperand attributes) in place of a
+	// tensor: the binary elementwise ops and where. Its kernels take the
+	// number as an argument (scalar.go).
 	TakesScalar bool
 	// Grad is the op's gradient rule, or its mark as not differentiable
 	// (grad.go); set by defineGrads in the family's *_grad.go file.

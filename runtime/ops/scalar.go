@@ -11,11 +11,13 @@ import (
 // Scalar operands. A number in `x * 0.05` or `x + 1` is not a tensor of
 // the program: it travels with the op as an attribute (an immediate value,
 // a kernel argument), so it has no ref, takes no device memory and is
-// never copied. A binary elementwise op (Def.TakesScalar) with
-// ScalarOperand attributes takes one tensor, and the scalar stands for its
-// other operand. Its dtype and value are exactly those of the 0-d tensor
-// it replaces, so promotion and results are unchanged: the op sees the
-// metas [x, s] (or [s, x] when Left), s 0-d.
+// never copied. An op of Def.TakesScalar (a binary elementwise op, or
+// where) with ScalarOperand attributes takes one tensor fewer, and the
+// scalar stands for one of its two value operands (its last two: x and y
+// of x + y or of where(c, x, y)). Its dtype and value are exactly those
+// of the 0-d tensor it replaces, so promotion and results are unchanged:
+// the op sees the metas [x, s] (or [s, x] when Left; [c, x, s] or
+// [c, s, x] for where), s 0-d.
 
 // Scalar is a number of a given dtype, held as the bytes of a 0-d tensor
 // of that dtype would hold it.
@@ -106,20 +108,39 @@ func (s Scalar) String() string {
 	return fmt.Sprintf("%d:%v", s.Int(), s.DType)
 }
 
-// ScalarOperand are the attributes of a binary elementwise op one of
-// whose operands is a number: the op's only input is the tensor, and
-// Value stands for the other operand, the first when Left.
+// ScalarOperand are the attributes of an op of Def.TakesScalar one of
+// whose two value operands is a number: the op's inputs are its tensors,
+// and Value stands for the other value operand, the first of the two when
+// Left.
 type ScalarOperand struct {
 	Value Scalar
 	Left  bool
 }
 
-// Slot is the operand position of the scalar: 0 when Left, else 1.
+// Slot is the scalar's place among the two value operands: 0 when Left,
+// else 1.
 func (a ScalarOperand) Slot() int {
 	if a.Left {
 		return 0
 	}
 	return 1
+}
+
+// Index is the scalar's operand position in the op that takes tensors
+// tensor inputs besides it: the value operands are the op's last two.
+func (a ScalarOperand) Index(tensors int) int { return tensors - 1 + a.Slot() }
+
+// Input is the input index of operand j of an op that takes tensors
+// tensor inputs and this scalar, or false when operand j is the scalar.
+func (a ScalarOperand) Input(j, tensors int) (int, bool) {
+	k := a.Index(tensors)
+	switch {
+	case j == k:
+		return 0, false
+	case j > k:
+		return j - 1, true
+	}
+	return j, true
 }
 
 // ScalarSlot reports whether attrs carry a scalar operand, and which.
@@ -137,12 +158,13 @@ func ScalarSlot(attrs any) (ScalarOperand, bool) {
 // inserted at its slot when there is one. It reuses buf for the result.
 func Operands(in []tensor.Meta, attrs any, buf []tensor.Meta) []tensor.Meta {
 	a, ok := ScalarSlot(attrs)
-	if !ok || len(in) != 1 {
+	if !ok || len(in) < 1 || len(in) > 2 {
 		return in
 	}
-	out := append(buf[:0], in[0], in[0])
-	out[a.Slot()] = a.Value.Meta()
-	return out
+	k := a.Index(len(in))
+	out := append(buf[:0], in[:k]...)
+	out = append(out, a.Value.Meta())
+	return append(out, in[k:]...)
 }
 
 // binaryOperands is Operands for the inference of a two-operand op: the
@@ -164,22 +186,19 @@ func binaryOperands(name string, in []tensor.Meta, attrs any) (a, b tensor.Meta,
 }
 
 // ScalarGradArgs is the view of a recorded scalar form (attributes sc)
-// that the op's gradient rule is written for: two operands, the scalar
-// in its slot as an immediate T (a Scalar, which the Builder passes on as
+// that the op's gradient rule is written for: every operand, the scalar
+// in its place as an immediate T (a Scalar, which the Builder passes on as
 // a scalar operand again), and no cotangent wanted for it. The rule's
-// Attrs are the two-tensor op's (none).
+// Attrs are the all-tensor op's (none).
 func ScalarGradArgs(a *GradArgs, sc ScalarOperand) *GradArgs {
-	k := sc.Slot()
-	two := func(t, s T) []T {
-		out := []T{t, t}
-		out[k] = s
-		return out
-	}
+	n := len(a.In)
+	k := sc.Index(n)
 	w := &GradArgs{Out: a.Out, OutMeta: a.OutMeta}
 	w.In = Operands(a.In, sc, nil)
-	w.X = two(a.X[0], sc.Value)
-	w.Need = []bool{a.Need[0], a.Need[0]}
-	w.Need[k] = false
+	w.X = make([]T, 0, n+1)
+	w.X = append(append(append(w.X, a.X[:k]...), sc.Value), a.X[k:]...)
+	w.Need = make([]bool, 0, n+1)
+	w.Need = append(append(append(w.Need, a.Need[:k]...), false), a.Need[k:]...)
 	return w
 }
 

@@ -46,6 +46,40 @@ func TestScalarFormInfersAsZeroDTensor(t *testing.T) {
 	}
 }
 
+// where's scalar form infers what where over a 0-d tensor infers, the
+// number standing for either value, and maps operands to inputs.
+func TestWhereScalarForm(t *testing.T) {
+	c := tensor.Meta{Shape: tensor.Shape{3, 1}, DType: tensor.Bool}
+	for _, x := range []tensor.Meta{{Shape: tensor.Shape{4}, DType: tensor.Float32}, {Shape: tensor.Shape{3, 4}, DType: tensor.Int64}} {
+		for _, s := range []Scalar{FloatScalar(0, tensor.Float32), IntScalar(2), FloatScalar(-1.5, tensor.Float64)} {
+			for _, left := range []bool{false, true} {
+				three := []tensor.Meta{c, x, s.Meta()}
+				if left {
+					three = []tensor.Meta{c, s.Meta(), x}
+				}
+				want, werr := Where.Def().Infer(three, nil)
+				got, gerr := Where.Def().Infer([]tensor.Meta{c, x}, ScalarOperand{Value: s, Left: left})
+				if werr != nil || gerr != nil || got.DType != want.DType || !got.Shape.Equal(want.Shape) {
+					t.Errorf("where(%v, %v, %v, left=%v): scalar form %v (%v), 0-d tensor %v (%v)", c, x, s, left, got, gerr, want, werr)
+				}
+			}
+		}
+	}
+	if _, err := Where.Def().Infer([]tensor.Meta{c}, ScalarOperand{Value: IntScalar(1)}); err == nil {
+		t.Error("where accepted a condition and a scalar operand only")
+	}
+	a := ScalarOperand{Value: IntScalar(1), Left: true} // where(c, 1, x): inputs [c, x]
+	for j, want := range []int{0, -1, 1} {
+		got, ok := a.Input(j, 2)
+		if !ok {
+			got = -1
+		}
+		if got != want {
+			t.Errorf("operand %d of where(c, 1, x) is input %d, want %d", j, got, want)
+		}
+	}
+}
+
 func TestScalarValues(t *testing.T) {
 	big := int64(1)<<62 + 1
 	if s := IntScalar(big); s.Int() != big || s.Dense().I64()[0] != big {

@@ -160,8 +160,10 @@ type promise struct {
 // returned at once, before anything runs.
 func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, error) {
 	def := op.Def()
-	if def.TakesScalar && attrs == nil && len(ins) == 2 && ins[0].imm != ins[1].imm {
-		attrs, ins = immediate(ins)
+	if def.TakesScalar && attrs == nil {
+		if k := immediateAt(ins); k >= 0 {
+			attrs, ins = immediate(ins, k)
+		}
 	}
 	metas := rt.metas[:0]
 	for _, in := range ins {
@@ -347,14 +349,37 @@ func (rt *Runtime) Constant(site Site, s ops.Scalar) *Ref {
 	return r
 }
 
-// immediate turns a binary op over a Constant and a tensor into its
-// scalar form: the attributes and the one input.
-func immediate(ins []*Ref) (any, []*Ref) {
-	k := 0
-	if ins[1].imm {
-		k = 1
+// immediateAt is the position of the one Constant among the two value
+// operands of an op with a scalar form (its last two inputs), or -1 when
+// there is none, or two, or a Constant among its other inputs.
+func immediateAt(ins []*Ref) int {
+	n := len(ins)
+	if n < 2 || n > 3 {
+		return -1
 	}
-	return ops.ScalarOperand{Value: ops.ScalarOf(ins[k].host), Left: k == 0}, ins[1-k : 2-k]
+	k := -1
+	for i, in := range ins {
+		if in.imm {
+			if k >= 0 || i < n-2 {
+				return -1
+			}
+			k = i
+		}
+	}
+	return k
+}
+
+// immediate turns an op over a Constant (input k) and tensors into its
+// scalar form: the attributes and the other inputs.
+func immediate(ins []*Ref, k int) (any, []*Ref) {
+	a := ops.ScalarOperand{Value: ops.ScalarOf(ins[k].host), Left: k == len(ins)-2}
+	if k == 0 {
+		return a, ins[1:]
+	}
+	if k == len(ins)-1 {
+		return a, ins[:k]
+	}
+	return a, []*Ref{ins[0], ins[2]}
 }
 
 // Lazy makes a ready ref whose data is loaded from disk by load on first

@@ -36,25 +36,26 @@ func init() {
 	for _, op := range ops.Comparisons {
 		Register(op, withScalar(compareKernel(op.Name())))
 	}
-	Register(ops.Where, whereKernel)
+	Register(ops.Where, withScalar(whereKernel))
 }
 
-// withScalar lets a two-operand kernel take its op's scalar form
-// (ops.ScalarOperand): the number becomes a 0-d operand of the kernel,
-// which the row functions read as a constant, never a tensor of the
-// program.
+// withScalar lets the kernel of an op with a scalar form
+// (ops.ScalarOperand: a binary op, or where) take it: the number becomes
+// a 0-d operand of the kernel, which the row functions read as a
+// constant, never a tensor of the program.
 func withScalar(k Kernel) Kernel {
 	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		a, ok := ops.ScalarSlot(attrs)
 		if !ok {
 			return k(out, ins, attrs)
 		}
-		if len(ins) != 1 {
-			return fmt.Errorf("a scalar operand goes with 1 tensor, got %d", len(ins))
+		if len(ins) < 1 || len(ins) > 2 {
+			return fmt.Errorf("a scalar operand goes with 1 or 2 tensors, got %d", len(ins))
 		}
-		both := []*tensor.Dense{ins[0], ins[0]}
-		both[a.Slot()] = a.Value.Dense()
-		return k(out, both, nil)
+		var buf [3]*tensor.Dense
+		at := a.Index(len(ins))
+		all := append(append(append(buf[:0], ins[:at]...), a.Value.Dense()), ins[at:]...)
+		return k(out, all, nil)
 	}
 }
 

@@ -141,6 +141,11 @@ func scalarOperandCases() []opCase {
 			opCase{op: op, in: []tensor.Meta{m(i64, 5)}, attrs: sc(ops.FloatScalar(0.5, f32), true)},
 			opCase{op: op, in: []tensor.Meta{m(i64, 5)}, attrs: sc(ops.IntScalar(1), false)})
 	}
+	// where(c, x, s) and where(c, s, x), broadcasting and promoting
+	t = append(t, opCase{op: ops.Where, in: []tensor.Meta{m(bl, 3, 4), m(f32, 3, 4)}, attrs: sc(ops.FloatScalar(0, f32), false)},
+		opCase{op: ops.Where, in: []tensor.Meta{m(bl, 3, 1), m(f64, 4)}, attrs: sc(ops.FloatScalar(-1.5, f32), true)},
+		opCase{op: ops.Where, in: []tensor.Meta{m(bl, 5), m(i64, 5)}, attrs: sc(ops.FloatScalar(0.5, f32), false)},
+		opCase{op: ops.Where, in: []tensor.Meta{m(bl, 2, 3), m(i64, 3)}, attrs: sc(ops.IntScalar(7), true)})
 	return t
 }
 

@@ -94,7 +94,7 @@ func supports(lib *Lib, op *refs.Op) string {
 	if !lib.HasOp(op.Op) {
 		return "the torch plugin has no kernel for " + op.Op.Name()
 	}
-	if _, scalar := ops.ScalarSlot(op.Attrs); scalar && !lib.scalars {
+	if _, scalar := ops.ScalarSlot(op.Attrs); scalar && (lib.scalars < 1 || op.Op == ops.Where && lib.scalars < 2) {
 		return "the torch plugin " + lib.Path + " predates scalar operands (" + op.Op.Name() + "); rebuild it with scripts/build-torch.sh"
 	}
 	if _, _, ok := marshal(op); !ok {

@@ -36,9 +36,10 @@ type Lib struct {
 	fnDeviceCount, fnSync, fnThreads, fnToDevice                                   uintptr
 
 	errorText func() string
-	// scalars: tt_op takes a binary op's scalar operand in its
-	// attributes (tt_scalar_operands; plugins built before it lack it).
-	scalars bool
+	// scalars is what tt_scalar_operands returned: 1 when tt_op takes a
+	// binary op's scalar operand in its attributes, 2 when where's too;
+	// 0 for plugins built before it.
+	scalars int32
 
 	mu sync.Mutex
 	// cnames and has are indexed by op handle: each registered op's name
@@ -134,7 +135,7 @@ func load(paths []string) (*Lib, error) {
 	}
 	if sym, err := purego.Dlsym(h, "tt_scalar_operands"); err == nil {
 		r, _, _ := purego.SyscallN(sym)
-		l.scalars = int32(r) == 1
+		l.scalars = int32(r)
 	}
 	purego.RegisterLibFunc(&l.errorText, h, "tt_error")
 	var version func() string

@@ -238,13 +238,22 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
 // scalar", as mul(Tensor, Scalar) makes one), never as device memory; it
 // is not a wrapped number, so promotion is tref's: a 0-d operand of that
 // dtype.
-std::pair<at::Tensor, at::Tensor> operands(const Args &a) {
-  if (a.nin != 1) return {a.in(0), a.in(1)};
+// value_operands are the two value operands of an op whose tensor
+// operand x is given and whose other value operand is the scalar in its
+// attributes (ia: its dtype code, 1 when it comes first, its integer
+// value; fa: its float value), made as a 0-d tensor of its own dtype on
+// dev: a fill of that value (a kernel argument), never a copy.
+std::pair<at::Tensor, at::Tensor> value_operands(const Args &a, const at::Tensor &x, at::Device dev) {
   auto st = to_scalar(int(a.i(0)));
   at::Scalar v = at::isFloatingType(st) ? at::Scalar(a.f(0)) : st == at::kBool ? at::Scalar(a.i(2) != 0) : at::Scalar(a.i(2));
-  at::Tensor s = at::scalar_tensor(v, at::TensorOptions().dtype(st));
-  if (a.i(1) != 0) return {s, a.in(0)};
-  return {a.in(0), s};
+  at::Tensor s = at::scalar_tensor(v, at::TensorOptions().dtype(st).device(dev));
+  if (a.i(1) != 0) return {s, x};
+  return {x, s};
+}
+
+std::pair<at::Tensor, at::Tensor> operands(const Args &a) {
+  if (a.nin != 1) return {a.in(0), a.in(1)};
+  return value_operands(a, a.in(0), at::Device(at::kCPU));
 }
 
 // binary makes a registry entry of a binary op f(x, y) that takes a
@@ -279,7 +288,14 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"le", binary([](const at::Tensor &x, const at::Tensor &y) { return at::le(x, y); })},
       {"gt", binary([](const at::Tensor &x, const at::Tensor &y) { return at::gt(x, y); })},
       {"ge", binary([](const at::Tensor &x, const at::Tensor &y) { return at::ge(x, y); })},
-      {"where", [](const Args &a) { return at::where(a.in(0), a.in(1), a.in(2)); }},
+      // where(c, x, y); one of x, y may be a scalar operand, made on the
+      // condition's device (at::where wants one device)
+      {"where",
+       [](const Args &a) {
+         if (a.nin == 3) return at::where(a.in(0), a.in(1), a.in(2));
+         auto xy = value_operands(a, a.in(1), a.in(0).device());
+         return at::where(a.in(0), xy.first, xy.second);
+       }},
       // unary
       {"neg", [](const Args &a) { return at::neg(a.in(0)); }},
       {"abs", [](const Args &a) { return at::abs(a.in(0)); }},
@@ -652,7 +668,7 @@ int64_t tt_storage_bytes(tt_tensor t) { return int64_t(t->t.storage().nbytes());
 
 int tt_has_op(const char *op) { return find_op(op) ? 1 : 0; }
 
-int tt_scalar_operands(void) { return 1; }
+int tt_scalar_operands(void) { return 2; }
 
 tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia, int nia, const double *fa, int nfa) {
   return guard([&]() -> tt_tensor {

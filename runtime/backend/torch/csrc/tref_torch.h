@@ -51,11 +51,13 @@ int tt_has_op(const char *op);
  * in fa, in the order the op's marshaller on the Go side documents. */
 tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin,
                 const int64_t *ia, int nia, const double *fa, int nfa);
-/* tt_scalar_operands returns 1: tt_op and tt_op_into take a binary
- * elementwise op (add ... minimum, eq ... ge) with one input and a scalar
- * operand in its attributes: ia = {dtype, 1 when the scalar is the first
- * operand, its integer value}, fa = {its float value}. A plugin without
- * this function takes two tensors only. */
+/* tt_scalar_operands returns 2: tt_op and tt_op_into take a binary
+ * elementwise op (add ... minimum, eq ... ge) with one input, and where
+ * with two (the condition and one value), and a scalar operand in its
+ * attributes: ia = {dtype, 1 when the scalar is the first of the two
+ * value operands, its integer value}, fa = {its float value}. Plugins
+ * returning 1 take binary ops' scalars only; a plugin without this
+ * function takes tensors only. */
 int tt_scalar_operands(void);
 /* tt_wrap_memory is a tensor over memory tref owns (device memory of
  * tref's CUDA data plane, or host memory on device -1): libtorch neither
