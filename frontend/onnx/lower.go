@@ -56,22 +56,10 @@ func one(v *value, err error) ([]*value, error) {
 }
 
 // attr finds the node's attribute name.
-func (c *ctx) attr(name string) *Attr {
-	for _, a := range c.node.Attrs {
-		if a.Name == name {
-			return a
-		}
-	}
-	return nil
-}
+func (c *ctx) attr(name string) *Attr { return attrOf(c.node, name) }
 
 // attrInt is an INT attribute, or def when absent.
-func (c *ctx) attrInt(name string, def int64) int64 {
-	if a := c.attr(name); a != nil {
-		return a.I
-	}
-	return def
-}
+func (c *ctx) attrInt(name string, def int64) int64 { return attrIntOf(c.node, name, def) }
 
 // attrFloat is a FLOAT attribute, or def when absent.
 func (c *ctx) attrFloat(name string, def float64) float64 {

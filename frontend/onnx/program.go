@@ -25,6 +25,8 @@ type Program struct {
 	graph   *Graph
 	// consts are the initializers and Constant outputs, by name.
 	consts map[string]*value
+	// tensors are the stored tensors of the constants that have one.
+	tensors map[string]*Tensor
 	// lastUse is the index of the last node that reads each name.
 	lastUse map[string]int
 	holders int
@@ -41,6 +43,12 @@ const foldLimit = 1 << 12
 // site; each holds the file open until it is loaded or freed. The Program
 // holds one reference: Release it.
 func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
+	return compile(rt, site, f, true)
+}
+
+// compile is Compile, with the affine maps after convolutions folded
+// into them (foldAffine) when fold is set.
+func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, error) {
 	g := f.Model.Graph
 	opset, ok := f.Model.Opsets[""]
 	if !ok {
@@ -49,7 +57,7 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 	if bad := Unsupported(f.Model); len(bad) > 0 {
 		return nil, fmt.Errorf("%s: tref cannot run %s", f.Path, strings.Join(bad, "; "))
 	}
-	p := &Program{File: f, Opset: opset, graph: g, consts: map[string]*value{}, lastUse: map[string]int{}, holders: 1}
+	p := &Program{File: f, Opset: opset, graph: g, consts: map[string]*value{}, tensors: map[string]*Tensor{}, lastUse: map[string]int{}, holders: 1}
 	fail := func(err error) (*Program, error) {
 		p.Release(rt)
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -60,6 +68,7 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 			return fail(err)
 		}
 		p.consts[t.Name] = v
+		p.tensors[t.Name] = t
 	}
 	for _, in := range g.Inputs {
 		if _, ok := p.consts[in.Name]; !ok {
@@ -75,21 +84,34 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 			return fail(fmt.Errorf("%q holds %s: tref has no such tensors", vi.Name, vi.Type.Elem))
 		}
 	}
-	for i, n := range g.Nodes {
+	for _, n := range g.Nodes {
+		if n.OpType != "Constant" || n.Domain != "" {
+			continue
+		}
+		v, err := p.constantNode(rt, site, n)
+		if err != nil {
+			return fail(fmt.Errorf("node %q (Constant): %w", n.Name, err))
+		}
+		if len(n.Outputs) == 0 || n.Outputs[0] == "" {
+			releaseConst(rt, v) // nothing reads it
+			continue
+		}
+		if _, dup := p.consts[n.Outputs[0]]; dup {
+			releaseConst(rt, v)
+			return fail(fmt.Errorf("node %q (Constant): %q is already defined", n.Name, n.Outputs[0]))
+		}
+		p.consts[n.Outputs[0]] = v
+		if a := n.Attrs[0]; a.Name == "value" {
+			p.tensors[n.Outputs[0]] = a.T
+		}
+	}
+	if fold {
+		if err := p.foldAffine(rt, site); err != nil {
+			return fail(err)
+		}
+	}
+	for i, n := range p.graph.Nodes {
 		if n.OpType == "Constant" && n.Domain == "" {
-			v, err := p.constantNode(rt, site, n)
-			if err != nil {
-				return fail(fmt.Errorf("node %q (Constant): %w", n.Name, err))
-			}
-			if len(n.Outputs) == 0 || n.Outputs[0] == "" {
-				releaseConst(rt, v) // nothing reads it
-				continue
-			}
-			if _, dup := p.consts[n.Outputs[0]]; dup {
-				releaseConst(rt, v)
-				return fail(fmt.Errorf("node %q (Constant): %q is already defined", n.Name, n.Outputs[0]))
-			}
-			p.consts[n.Outputs[0]] = v
 			continue
 		}
 		for _, name := range n.Inputs {
@@ -97,31 +119,30 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 		}
 		if n.OpType == "Gradient" {
 			// It reads every value computed before it.
-			for _, m := range g.Nodes[:i] {
+			for _, m := range p.graph.Nodes[:i] {
 				for _, name := range append(m.Inputs, m.Outputs...) {
 					p.lastUse[name] = i
 				}
 			}
 		}
-		for _, a := range n.Attrs {
-			if a.G != nil {
-				markOuter(a.G, i, p.lastUse)
-			}
-		}
+		subgraphReads(n, func(name string) { p.lastUse[name] = i })
 	}
 	return p, nil
 }
 
-// markOuter records node i as a reader of every name subgraph g (an If
-// branch) reads.
-func markOuter(g *Graph, i int, lastUse map[string]int) {
-	for _, n := range g.Nodes {
-		for _, name := range n.Inputs {
-			lastUse[name] = i
-		}
-		for _, a := range n.Attrs {
-			if a.G != nil {
-				markOuter(a.G, i, lastUse)
+// subgraphReads calls f with every name the subgraphs of n's attributes
+// (an If's branches, a Loop's body) read, at any depth.
+func subgraphReads(n *Node, f func(name string)) {
+	for _, a := range n.Attrs {
+		for _, g := range append([]*Graph{a.G}, a.Graphs...) {
+			if g == nil {
+				continue
+			}
+			for _, m := range g.Nodes {
+				for _, name := range m.Inputs {
+					f(name)
+				}
+				subgraphReads(m, f)
 			}
 		}
 	}
