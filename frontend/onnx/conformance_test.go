@@ -126,10 +126,15 @@ func runCase(t *testing.T, set, dir string) (res caseResult) {
 		res.status, res.why = fail, "no test data"
 		return res
 	}
+	// Each data set runs twice: the second run replays the plan the
+	// first recorded (plan.go), and must agree with the stored outputs
+	// as well.
 	for _, ds := range sets {
-		if st, why := runDataSet(rt, p, ds); st != pass {
-			res.status, res.why = st, filepath.Base(ds)+": "+why
-			return res
+		for _, again := range []string{"", " (replayed)"} {
+			if st, why := runDataSet(rt, p, ds); st != pass {
+				res.status, res.why = st, filepath.Base(ds)+again+": "+why
+				return res
+			}
 		}
 	}
 	return res

@@ -1,7 +1,5 @@
 package onnx
 
-import "github.com/tref-lang/tref/runtime/refs"
-
 // A Loop's or Scan's values of the current iteration (the carried values
 // and the scan outputs so far) hold one use each, so that they outlive
 // the body's run that made them; holdAll takes those uses and dropAll
@@ -13,7 +11,7 @@ func holdAll(vs []*value) {
 	}
 }
 
-func dropAll(rt *refs.Runtime, vs []*value) {
+func dropAll(rt *runner, vs []*value) {
 	for _, v := range vs {
 		drop(rt, v)
 	}
@@ -21,7 +19,7 @@ func dropAll(rt *refs.Runtime, vs []*value) {
 
 // dropLoop gives back the uses a loop holds on its carried values and
 // scan outputs (on an error, or after leaveLoop with nothing left).
-func dropLoop(rt *refs.Runtime, carried []*value, scans [][]*value) {
+func dropLoop(rt *runner, carried []*value, scans [][]*value) {
 	dropAll(rt, carried)
 	for _, s := range scans {
 		dropAll(rt, s)
@@ -32,7 +30,7 @@ func dropLoop(rt *refs.Runtime, carried []*value, scans [][]*value) {
 // outside it: the loop's holds go (a value may be both carried and
 // scanned), the results kept through it. The caller's carried and scans
 // are then spent.
-func leaveLoop(rt *refs.Runtime, res, carried []*value, scans [][]*value) {
+func leaveLoop(rt *runner, res, carried []*value, scans [][]*value) {
 	holdAll(res)
 	dropLoop(rt, carried, scans)
 	for _, v := range res {

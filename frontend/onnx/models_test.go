@@ -75,6 +75,7 @@ func TestRealModels(t *testing.T) {
 			if n := rt.LiveRefs(); n != 0 {
 				t.Errorf("%d refs leaked", n)
 			}
+			checkReplay(t, filepath.Join(dir, mc.File), patternInput(mc.Input))
 		})
 	}
 }

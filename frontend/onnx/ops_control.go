@@ -35,7 +35,7 @@ func (c *ctx) runSubgraph(g *Graph, outer map[string]*value, bound map[string]*v
 	for name, v := range bound {
 		bind(name, v)
 	}
-	child := &ctx{rt: c.rt, site: c.site, opset: c.opset, prog: c.prog}
+	child := &ctx{rt: c.rt, opset: c.opset, prog: c.prog}
 	defer func() {
 		for name := range inner {
 			if v, ok := env[name]; ok {
@@ -44,9 +44,12 @@ func (c *ctx) runSubgraph(g *Graph, outer map[string]*value, bound map[string]*v
 		}
 	}()
 	for _, t := range g.Initializers {
-		v, err := c.prog.constant(c.rt, c.site, t)
+		v, err := c.prog.constant(c.rt.rt, c.rt.site, t)
 		if err != nil {
 			return nil, err
+		}
+		if v.ref != nil {
+			c.rt.unplannable() // a plan cannot remake a lazy ref
 		}
 		v.uses = 0
 		bind(t.Name, v)

@@ -13,9 +13,12 @@ import (
 
 func init() {
 	lower([]string{"Constant"}, func(c *ctx, _ []*value) ([]*value, error) {
-		v, err := c.prog.constantNode(c.rt, c.site, c.node)
+		v, err := c.prog.constantNode(c.rt.rt, c.rt.site, c.node)
 		if err != nil {
 			return nil, err
+		}
+		if v.ref != nil {
+			c.rt.unplannable() // a plan cannot remake a lazy ref
 		}
 		v.uses = 0
 		return []*value{c.keep(v)}, nil

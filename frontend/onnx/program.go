@@ -32,6 +32,8 @@ type Program struct {
 	holders int
 	// small caches the refs of small host constants ops take (smallRef).
 	small smallRefs
+	// plans are the recorded lowerings of the signatures run so far.
+	plans []*plan
 }
 
 // foldLimit bounds the elements of a constant read at load time and of
@@ -210,6 +212,7 @@ func (p *Program) Release(rt *refs.Runtime) {
 		releaseConst(rt, v)
 	}
 	p.consts = nil
+	p.plans = nil
 	p.releaseSmall()
 	p.File.Release()
 }

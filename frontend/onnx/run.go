@@ -32,8 +32,7 @@ type value struct {
 // on the host, and keeps the intermediate values the node makes so that
 // they are released when it is done.
 type ctx struct {
-	rt    *refs.Runtime
-	site  refs.Site
+	rt    *runner
 	opset int64
 	node  *Node
 	temps []*value
@@ -87,7 +86,7 @@ func (c *ctx) op(op ops.Op, attrs any, ins ...*value) (*value, error) {
 		}
 		rs[i] = in.ref
 	}
-	r, err := c.rt.Submit(c.site, op, attrs, rs...)
+	r, err := c.rt.Submit(op, attrs, rs...)
 	for _, t := range tmp {
 		c.rt.Release(t)
 	}
@@ -101,10 +100,14 @@ func (c *ctx) op(op ops.Op, attrs any, ins ...*value) (*value, error) {
 // program's cached one for a small constant, else a new one) with one
 // reference for the caller, who releases it.
 func (c *ctx) materialize(v *value) *value {
-	if r := c.prog.smallRef(c.rt, c.site, v.c); r != nil {
+	if r := c.prog.smallRef(c.rt.rt, c.rt.site, v.c); r != nil {
+		if c.rt.rec != nil {
+			// A replay takes the cached ref as the lowering did.
+			c.rt.rec.refStep(stepRetain, r)
+		}
 		return &value{meta: v.meta, ref: r, owned: true}
 	}
-	return &value{meta: v.meta, ref: c.rt.FromHost(c.site, v.c.Clone()), owned: true}
+	return &value{meta: v.meta, ref: c.rt.FromHost(v.c.Clone()), owned: true}
 }
 
 // keep records v as the node's intermediate, released when the node is
@@ -195,26 +198,50 @@ func (c *ctx) intsConst(xs []int64) *value {
 // returns one owned ref per graph output. Ops are submitted at site
 // under refs.Runtime.Hold: the whole graph is queued before any of it
 // runs, so the placement engine sees every tensor's future in its window.
+// The first run with a signature of inputs lowers the graph node by node
+// and records what it submits; later runs with that signature replay the
+// record (plan.go).
 func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*refs.Ref, error) {
 	if len(inputs) != len(p.Inputs) {
 		return nil, fmt.Errorf("the model takes %d inputs, got %d", len(p.Inputs), len(inputs))
-	}
-	env := make(map[string]*value, len(p.graph.Nodes)+len(p.consts))
-	for name, v := range p.consts {
-		env[name] = v
 	}
 	for i, in := range p.Inputs {
 		if err := checkInput(in, inputs[i].Meta()); err != nil {
 			return nil, err
 		}
+	}
+	pl := p.planFor(rt, inputs)
+	if pl != nil && !pl.dynamic {
+		if res, ok := pl.replay(rt, site, inputs); ok {
+			return res, nil
+		}
+	}
+	var rec *recording
+	if pl == nil {
+		rec = p.record(rt, inputs)
+	}
+	res, err := p.lower(&runner{rt: rt, site: site, rec: rec}, inputs)
+	if err == nil && rec != nil {
+		p.finish(rec, res)
+	}
+	return res, err
+}
+
+// lower runs the graph node by node on inputs, through r.
+func (p *Program) lower(r *runner, inputs []*refs.Ref) ([]*refs.Ref, error) {
+	env := make(map[string]*value, len(p.graph.Nodes)+len(p.consts))
+	for name, v := range p.consts {
+		env[name] = v
+	}
+	for i, in := range p.Inputs {
 		env[in.Name] = &value{meta: inputs[i].Meta(), ref: inputs[i], uses: 1}
 	}
-	c := &ctx{rt: rt, site: site, opset: p.Opset, prog: p}
-	defer rt.Hold()()
+	c := &ctx{rt: r, opset: p.Opset, prog: p}
+	defer r.rt.Hold()()
 	defer func() {
 		for name, v := range env {
 			if !p.isConst(name, v) {
-				drop(rt, v)
+				drop(r, v)
 			}
 		}
 	}()
@@ -229,22 +256,22 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 	for _, o := range p.Outputs {
 		v, ok := env[o.Name]
 		if !ok {
-			for _, r := range res {
-				rt.Release(r)
+			for _, x := range res {
+				r.Release(x)
 			}
 			return nil, fmt.Errorf("graph output %q is computed by no node", o.Name)
 		}
 		if v.isSeq {
-			for _, r := range res {
-				rt.Release(r)
+			for _, x := range res {
+				r.Release(x)
 			}
 			return nil, fmt.Errorf("graph output %q is a sequence; tref returns tensors only", o.Name)
 		}
 		if v.ref == nil {
-			res = append(res, rt.FromHost(site, v.c.Clone()))
+			res = append(res, r.FromHost(v.c.Clone()))
 			continue
 		}
-		rt.Retain(v.ref)
+		r.Retain(v.ref)
 		res = append(res, v.ref)
 	}
 	return res, nil
@@ -255,7 +282,7 @@ func (p *Program) Run(rt *refs.Runtime, site refs.Site, inputs []*refs.Ref) ([]*
 func (p *Program) isConst(name string, v *value) bool { return p.consts[name] == v }
 
 // drop releases one name's hold on v.
-func drop(rt *refs.Runtime, v *value) {
+func drop(rt *runner, v *value) {
 	if v.uses--; v.uses > 0 {
 		return
 	}

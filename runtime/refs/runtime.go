@@ -159,13 +159,25 @@ type promise struct {
 // reference for the caller. Shape and dtype are inferred now: a mismatch is
 // returned at once, before anything runs.
 func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, error) {
+	return rt.submit(site, op, attrs, tensor.Meta{}, false, ins)
+}
+
+// SubmitInferred is Submit for a caller that already knows the result's
+// meta out: a replay of ops whose metas were inferred by Submit on inputs
+// of the same metas (the ONNX frontend's plans). It skips the inference
+// (and out is not checked against the inputs); out's shape may be shared
+// by the results of every replay, as shapes are never modified.
+func (rt *Runtime) SubmitInferred(site Site, op ops.Op, attrs any, out tensor.Meta, ins ...*Ref) (*Ref, error) {
+	return rt.submit(site, op, attrs, out, true, ins)
+}
+
+func (rt *Runtime) submit(site Site, op ops.Op, attrs any, out tensor.Meta, known bool, ins []*Ref) (*Ref, error) {
 	def := op.Def()
 	if def.TakesScalar && attrs == nil {
 		if k := immediateAt(ins); k >= 0 {
 			attrs, ins = immediate(ins, k)
 		}
 	}
-	metas := rt.metas[:0]
 	for _, in := range ins {
 		if in.state == Freed {
 			return nil, fmt.Errorf("%s: input ref#%d was already freed", def.Name, in.id)
@@ -173,12 +185,18 @@ func (rt *Runtime) Submit(site Site, op ops.Op, attrs any, ins ...*Ref) (*Ref, e
 		if in.state == Failed {
 			return nil, in.err
 		}
-		metas = append(metas, in.meta)
 	}
-	out, err := def.Infer(metas, attrs)
-	rt.metas = metas[:0] // keeps the last op's metas (small) until reused
-	if err != nil {
-		return nil, err
+	if !known {
+		metas := rt.metas[:0]
+		for _, in := range ins {
+			metas = append(metas, in.meta)
+		}
+		var err error
+		out, err = def.Infer(metas, attrs)
+		rt.metas = metas[:0] // keeps the last op's metas (small) until reused
+		if err != nil {
+			return nil, err
+		}
 	}
 	if _, err := tensor.CheckedNumel(out.Shape); err != nil {
 		return nil, err
