@@ -82,14 +82,7 @@ func TestRealModels(t *testing.T) {
 
 // runModel runs a one-input model and returns its first output.
 func runModel(t testing.TB, rt *refs.Runtime, path string, x *tensor.Dense) *tensor.Dense {
-	f, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Compile(rt, refs.Site{}, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := loadModel(t, rt, path)
 	defer p.Release(rt)
 	in := rt.FromHost(refs.Site{}, x)
 	defer rt.Release(in)
@@ -171,14 +164,7 @@ func BenchmarkRealModels(b *testing.B) {
 				b.Skipf("not fetched: %v", err)
 			}
 			rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: refs.DefaultLookahead})
-			f, err := Open(path, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := Compile(rt, refs.Site{}, f)
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := loadModel(b, rt, path)
 			defer p.Release(rt)
 			in := rt.FromHost(refs.Site{}, patternInput(mc.Input))
 			defer rt.Release(in)

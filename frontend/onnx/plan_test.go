@@ -3,8 +3,6 @@ package onnx
 import (
 	"fmt"
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -170,15 +168,6 @@ func checkReplay(t *testing.T, path string, inputs ...*tensor.Dense) {
 	}
 }
 
-func writeTemp(t *testing.T, model []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "m.onnx")
-	if err := os.WriteFile(path, model, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func denseF32(shape tensor.Shape, vals ...float32) *tensor.Dense {
 	d := tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float32})
 	copy(d.F32(), vals)
@@ -186,13 +175,13 @@ func denseF32(shape tensor.Shape, vals ...float32) *tensor.Dense {
 }
 
 func TestPlanReplaysTheLowering(t *testing.T) {
-	checkReplay(t, writeTemp(t, mlpModel()), denseF32(tensor.Shape{2, 3}, 1, 2, 3, -5, 0, 0), denseF32(nil, 0.5))
+	checkReplay(t, writeModel(t, t.TempDir(), mlpModel()), denseF32(tensor.Shape{2, 3}, 1, 2, 3, -5, 0, 0), denseF32(nil, 0.5))
 }
 
 // TestPlanPerSignature runs the mlp with batches of 2, 4 and 2 rows: each
 // shape gets its own plan, and every result equals a fresh program's.
 func TestPlanPerSignature(t *testing.T) {
-	path := writeTemp(t, mlpModel())
+	path := writeModel(t, t.TempDir(), mlpModel())
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
 	p := loadModel(t, rt, path)
 	scale := rt.FromHost(refs.Site{}, denseF32(nil, 0.5))
@@ -235,7 +224,7 @@ func TestPlanNotForDataDependentGraphs(t *testing.T) {
 		[][]byte{encValue("x", Float, 2, 3), encValue("s", Int64, 2)},
 		[][]byte{encValue("y", Float)}))
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
-	p := loadModel(t, rt, writeTemp(t, model))
+	p := loadModel(t, rt, writeModel(t, t.TempDir(), model))
 	x := rt.FromHost(refs.Site{}, patternInput([]int{2, 3}))
 	for _, shape := range [][]int64{{3, 2}, {6, 1}, {1, 6}} {
 		s := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2}, DType: tensor.Int64})
@@ -263,7 +252,7 @@ func TestPlanNotForDataDependentGraphs(t *testing.T) {
 // TestPlanReplayFailure: a replay that the runtime refuses (a freed input)
 // gives back what it made and fails as lowering does, naming the node.
 func TestPlanReplayFailure(t *testing.T) {
-	path := writeTemp(t, mlpModel())
+	path := writeModel(t, t.TempDir(), mlpModel())
 	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
 	scale := rt.FromHost(refs.Site{}, denseF32(nil, 0.5))
 	errOf := func(p *Program) string {
