@@ -109,8 +109,11 @@ func (s *search) criticalPath(st *state) int64 {
 				}
 			}
 			he, de := hs+o.hostNs, never
-			if o.ws <= g.capacity {
+			if o.ws <= g.capacity && step.op+1 != s.hostOnly {
 				de = ds + o.devNs
+			}
+			if s.devOnly != nil && s.devOnly[step.op] {
+				he = never
 			}
 			r := o.out
 			s.onHost[r] = min(he, de+g.refs[r].outNs)

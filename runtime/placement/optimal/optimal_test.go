@@ -98,6 +98,15 @@ func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
 			if lb := s.bound(root); lb > brute.OptNs {
 				t.Fatalf("trial %d, capacity %d: root bound %d above the optimum %d", trial, capacity, lb, brute.OptNs)
 			}
+			if lb := s.flowshop(root); lb > brute.OptNs {
+				t.Fatalf("trial %d, capacity %d: flow-shop bound %d above the optimum %d", trial, capacity, lb, brute.OptNs)
+			}
+			// Conditional on beating an incumbent just above the
+			// optimum, the pinned ops and the bound still admit it.
+			s.pinDevice(root, brute.OptNs+1)
+			if lb := s.flowshop(root); lb > brute.OptNs {
+				t.Fatalf("trial %d, capacity %d: flow-shop bound %d with pinned ops above the optimum %d", trial, capacity, lb, brute.OptNs)
+			}
 		}
 	}
 	if solved < 100 {
@@ -147,5 +156,46 @@ func TestTooBigAndLimit(t *testing.T) {
 	}
 	if lim.Status() == "" || big.Status() == "" {
 		t.Fatal("no status")
+	}
+}
+
+// streamSteps is a chain of n ops, each reading the previous result and
+// a weight of its own that starts on the host: copies and kernels
+// pipelined, as the offload workloads are.
+func streamSteps(n int, weight, act, flops int64) []trace.Step {
+	var steps []trace.Step
+	x := trace.Use{Ref: 1, Bytes: act}
+	next := uint64(2)
+	for range n {
+		w := trace.Use{Ref: next, Bytes: weight}
+		out := trace.Use{Ref: next + 1, Bytes: act}
+		next += 2
+		steps = append(steps, trace.Step{Kind: trace.StepOp, Ins: []trace.Use{x, w}, Out: out, Inplace: -1,
+			Cost: trace.OpCost{Flops: flops, Bytes: weight + 2*act}},
+			trace.Step{Kind: trace.StepDeath, Out: x, Inplace: -1}, trace.Step{Kind: trace.StepDeath, Out: w, Inplace: -1})
+		x = out
+	}
+	return append(steps, trace.Step{Kind: trace.StepRead, Out: x, Inplace: -1}, trace.Step{Kind: trace.StepDeath, Out: x, Inplace: -1})
+}
+
+// TestFlowShopTight: on a stream of weights whose copies take longer
+// than the kernels, the flow-shop bound (the copies before an op plus the
+// time from its start on) is the optimum, which the critical path and
+// the load balance fall short of; the search proves it at the root.
+func TestFlowShopTight(t *testing.T) {
+	// Each weight's copy takes 100 + 2000 ns, each kernel 100 + 1000 ns
+	// on the device and 100000 ns on the host.
+	p := Problem{Steps: streamSteps(6, 2000, 16, 1_000_000), Capacity: 100_000, Cost: testCost}
+	res, err := Solve(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := compile(p)
+	root, _ := newState(g)
+	root.finishStep()
+	s := &search{g: g}
+	old, fs := s.bound(root), s.flowshop(root)
+	if !res.Solved || fs < res.OptNs-2 || old >= fs {
+		t.Fatalf("optimum %d (%s), flow-shop bound %d, the other bounds %d", res.OptNs, res.Status(), fs, old)
 	}
 }

@@ -108,6 +108,9 @@ type program struct {
 	refs     []refInfo
 	capacity int64
 	cost     device.Cost
+	// tailDev is, per op, the least time from its start on the
+	// accelerator to the end (tails).
+	tailDev []int64
 }
 
 // compile indexes p's refs and ops and times them with the cost model.
@@ -170,6 +173,7 @@ func compile(p Problem) (*program, error) {
 			return nil, fmt.Errorf("optimal: step %d has unknown kind %d", k, s.Kind)
 		}
 	}
+	g.tails()
 	return g, nil
 }
 

@@ -69,7 +69,17 @@ func Solve(p Problem, opts Options) (*Result, error) {
 		}
 	}
 	s.greedy, s.pol = false, bestPol
-	if !res.TooBig && s.err == nil {
+	if s.err == nil && s.best < math.MaxInt64 && !opts.exhaustive && !res.TooBig {
+		// The ops that a faster schedule must run on the accelerator,
+		// and the flow-shop bound that they sharpen: it holds for every
+		// schedule faster than the incumbent, so the optimum is at
+		// least the smaller of the two. Both cost a critical path per
+		// op: not for a trace too big to search.
+		s.pinDevice(root, s.best)
+		rootLB = max(rootLB, min(s.best, s.flowshop(root)))
+	}
+	solvedAtRoot := rootLB >= s.best
+	if !res.TooBig && s.err == nil && !solvedAtRoot {
 		// Every schedule one decision away from the best greedy one (a
 		// limited discrepancy search, which reaches the early decisions
 		// that depth-first search revisits last), on half the nodes; then
@@ -92,6 +102,9 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	switch {
 	case res.TooBig:
 		res.LowerNs = rootLB
+	case solvedAtRoot:
+		res.Solved = true
+		res.LowerNs = s.best
 	case !s.stopped:
 		res.Solved = true
 		res.LowerNs = s.best
@@ -131,6 +144,12 @@ type search struct {
 	hostItems, copyItems []pq
 	onHost, onDev        []int64
 	recent               []past
+	// hostOnly is one more than an op that criticalPath puts on the
+	// host (0: none);
+	// devOnly marks the ops that every schedule faster than the
+	// incumbent runs on the accelerator (pinDevice), nil before.
+	hostOnly int32
+	devOnly  []bool
 }
 
 func (s *search) fail(err error) {
@@ -254,6 +273,9 @@ const (
 func (s *search) placements(st *state, o *opInfo) []bool {
 	if o.ws > s.g.capacity {
 		return []bool{false}
+	}
+	if s.devOnly != nil && s.devOnly[s.g.steps[st.next].op] && !s.greedy {
+		return []bool{true}
 	}
 	switch s.pol {
 	case polHost:
