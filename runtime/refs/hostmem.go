@@ -262,7 +262,29 @@ func (p *HostPool) block(m tensor.Meta) (*tensor.Dense, error) {
 		buf = tensor.AlignedBytes(class)
 		p.stats.Misses++
 	}
-	return &tensor.Dense{Meta: tensor.Meta{Shape: m.Shape.Clone(), DType: m.DType}, Buf: buf[:n:class]}, nil
+	return newDense(m, buf[:n:class]), nil
+}
+
+// denseBlock is a Dense with room for its shape: a block's Dense and shape
+// are one allocation, not two (every op's result takes one).
+type denseBlock struct {
+	d    tensor.Dense
+	dims [4]int
+}
+
+// newDense is a Dense of meta m over buf, with a copy of m's shape.
+func newDense(m tensor.Meta, buf []byte) *tensor.Dense {
+	if len(m.Shape) > len(denseBlock{}.dims) {
+		return &tensor.Dense{Meta: tensor.Meta{Shape: m.Shape.Clone(), DType: m.DType}, Buf: buf}
+	}
+	b := &denseBlock{}
+	n := copy(b.dims[:], m.Shape)
+	var shape tensor.Shape
+	if n > 0 {
+		shape = b.dims[:n:n]
+	}
+	b.d = tensor.Dense{Meta: tensor.Meta{Shape: shape, DType: m.DType}, Buf: buf}
+	return &b.d
 }
 
 // Adopt accounts for a buffer allocated elsewhere (a loaded file, a literal)

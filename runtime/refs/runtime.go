@@ -62,6 +62,9 @@ type Runtime struct {
 	exec   Executor
 	host   *HostPool
 	window []*Op
+	// winBuf is the whole array the window lies in, which the window
+	// starts at again whenever it empties.
+	winBuf []*Op
 	// winBytes is the sum of pending result bytes in the window.
 	winBytes int64
 	nextID   uint64
@@ -223,7 +226,12 @@ func (rt *Runtime) submit(site Site, op ops.Op, attrs any, out tensor.Meta, know
 	if rt.rec != nil {
 		rt.rec.Submitted(q)
 	}
-	rt.window = append(rt.window, q)
+	if len(rt.window) == cap(rt.window) {
+		rt.window = append(rt.window, q)
+		rt.winBuf = rt.window[:cap(rt.window)]
+	} else {
+		rt.window = append(rt.window, q)
+	}
 	rt.winBytes += out.Bytes()
 	for (len(rt.window) > rt.opts.Lookahead && rt.holds == 0) || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
 		if err := rt.step(); err != nil {
@@ -239,7 +247,9 @@ func (rt *Runtime) step() error {
 	rt.window[0] = nil
 	rt.window = rt.window[1:]
 	if len(rt.window) == 0 {
-		rt.window = rt.window[:0:0]
+		// Start again at the front of the array (an empty window's
+		// executor sees no op that a new one could overwrite).
+		rt.window = rt.winBuf[:0]
 	}
 	out := op.Out
 	rt.winBytes -= out.meta.Bytes()
