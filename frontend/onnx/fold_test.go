@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -144,7 +145,7 @@ func TestFoldAffine(t *testing.T) {
 	want, plain := compileRun(t, path, false, x)
 	got, folded := compileRun(t, path, true, x)
 	wantTypes := []string{"Conv", "Relu", "ConvTranspose", "Conv", "Mul", "Conv", "Sub", "Add"}
-	if len(plain) != 14 || !equalStrings(folded, wantTypes) {
+	if len(plain) != 14 || !slices.Equal(folded, wantTypes) {
 		t.Fatalf("nodes %v (from %d), want %v", folded, len(plain), wantTypes)
 	}
 	for k := range want {
@@ -155,16 +156,4 @@ func TestFoldAffine(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -114,11 +114,7 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 			accumulate := bias != nil
 			if accumulate {
 				for o := range og {
-					row := dst[o*npos : o*npos+cols]
-					v := bias[gi*og+o]
-					for j := range row {
-						row[j] = v
-					}
+					fill(dst[o*npos:o*npos+cols], bias[gi*og+o])
 				}
 			}
 			wg := w[gi*og*kdim : (gi+1)*og*kdim]

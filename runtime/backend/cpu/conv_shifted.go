@@ -63,10 +63,7 @@ func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 			accumulate := bias != nil
 			if accumulate {
 				for o := range og {
-					row, v := acc[o*n:(o+1)*n], bias[gi*og+o]
-					for j := range row {
-						row[j] = v
-					}
+					fill(acc[o*n:(o+1)*n], bias[gi*og+o])
 				}
 			}
 			planes := pad[gi*cg*ph*pw : (gi+1)*cg*ph*pw]

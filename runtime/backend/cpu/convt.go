@@ -38,10 +38,7 @@ func convTranspose[T float32 | float64](d ops.ConvDims, a ops.ConvTranspose2dAtt
 			if bias != nil {
 				v = bias[c]
 			}
-			plane := dst[c*onum : (c+1)*onum]
-			for i := range plane {
-				plane[i] = v
-			}
+			fill(dst[c*onum:(c+1)*onum], v)
 		}
 		img := x[n*d.C*npos : (n+1)*d.C*npos]
 		for gi := range g {

@@ -202,10 +202,7 @@ func broadcastRows[T any](dst []T, dshape tensor.Shape, src []T, sshape tensor.S
 		}
 		row := dst[off : off+inner]
 		if rank == 0 || strides[rank-1] == 0 {
-			v := src[base]
-			for j := range row {
-				row[j] = v
-			}
+			fill(row, src[base])
 		} else {
 			copy(row, src[base:base+inner])
 		}
