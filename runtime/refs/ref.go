@@ -61,6 +61,8 @@ type Ref struct {
 	hostValid bool
 	// imm marks a constant made from a number (Runtime.Constant).
 	imm bool
+	// cid is the ref's ConstID, 0 for an op's result.
+	cid uint64
 	// lazy loads the host copy on first use (the disk tier); lazyDone,
 	// when set, is called once when the loader is no longer needed.
 	lazy     func() (*tensor.Dense, error)
@@ -74,6 +76,16 @@ type Ref struct {
 
 // ID is the ref's stable identity.
 func (r *Ref) ID() uint64 { return r.id }
+
+// ConstID is nonzero for a ref whose data was given when it was made
+// (FromHost, Lazy, Constant) rather than computed by an op: an identity
+// unique in the process and never reused, under which a backend may keep
+// what it derives from the data (a packed GEMM weight) across the ops
+// that read it. A ref's data never changes while the ref lives (an op
+// takes over an input's buffer only when that input dies), wherever the
+// placement engine moves it; 0 for an op's result, which is new on every
+// call.
+func (r *Ref) ConstID() uint64 { return r.cid }
 
 // Meta is the ref's shape and dtype, known from the moment it was created.
 func (r *Ref) Meta() tensor.Meta { return r.meta }

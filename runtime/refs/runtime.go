@@ -357,7 +357,7 @@ func (rt *Runtime) Read(r *Ref) (*tensor.Dense, error) {
 // loaded files). The runtime takes ownership of d.
 func (rt *Runtime) FromHost(site Site, d *tensor.Dense) *Ref {
 	r := rt.newRef(d.Meta, site)
-	r.state = Ready
+	r.state, r.cid = Ready, nextConstID.Add(1)
 	rt.host.Adopt(d)
 	r.host, r.hostValid = d, true
 	if rt.obs != nil {
@@ -410,11 +410,15 @@ func immediate(ins []*Ref, k int) (any, []*Ref) {
 	return a, []*Ref{ins[0], ins[2]}
 }
 
+// nextConstID numbers the refs made from data (Ref.ConstID) across every
+// runtime of the process.
+var nextConstID atomic.Uint64
+
 // Lazy makes a ready ref whose data is loaded from disk by load on first
 // use (the disk tier). load must return exactly meta m.
 func (rt *Runtime) Lazy(site Site, m tensor.Meta, load func() (*tensor.Dense, error)) *Ref {
 	r := rt.newRef(m, site)
-	r.state = Ready
+	r.state, r.cid = Ready, nextConstID.Add(1)
 	r.lazy = load
 	if rt.obs != nil {
 		rt.obs.Created(r, nil)

@@ -10,7 +10,9 @@ import (
 )
 
 func init() {
-	Register(ops.Conv2d, viaFloat32Inputs(convKernel("conv2d", ops.Conv2dLayout, convForward[float32], convForward[float64])))
+	conv := convKernel("conv2d", ops.Conv2dLayout, convForward[float32], convForward[float64])
+	Register(ops.Conv2d, viaFloat32Inputs(conv.plain()))
+	weightKernels[ops.Conv2d] = conv.packed()
 	Register(ops.MaxPool2d, maxPool2dKernel)
 }
 
@@ -25,11 +27,13 @@ const (
 
 // convKernel is the kernel of a convolution-like op over x, a weight and
 // an optional bias: layout checks the shapes and lays out the result, run
-// computes it in float32 or float64 with the matching GEMM.
+// computes it in float32 or float64 with the matching GEMM, and in
+// float32 with the weight's packed matrices kept (packedMM) when the
+// weight is a constant (id, its refs.Ref.ConstID, nonzero).
 func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.Shape, a A) (ops.ConvDims, error),
-	run32 func(d ops.ConvDims, a A, x, w, bias, out []float32, mm mmFunc[float32]),
-	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64])) Kernel {
-	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	run32 func(d ops.ConvDims, a A, x, w, bias, out []float32, mm mmFunc[float32], pm packedMM[float32]),
+	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64], pm packedMM[float64])) WeightKernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
 		a, err := ops.AttrsAs[A](name, attrs)
 		if err != nil {
 			return err
@@ -51,13 +55,13 @@ func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.
 			if len(ins) == 3 {
 				b = matF32(ins[2])
 			}
-			run32(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM)
+			run32(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM, packedFor(id))
 		case tensor.Float64:
 			var b []float64
 			if len(ins) == 3 {
 				b = matF64(ins[2])
 			}
-			run64(d, a, matF64(ins[0]), matF64(ins[1]), b, out.F64(), gemm.GemmWorkers[float64])
+			run64(d, a, matF64(ins[0]), matF64(ins[1]), b, out.F64(), gemm.GemmWorkers[float64], nil)
 		default:
 			return fmt.Errorf("%s: no kernel for %s", name, out.DType)
 		}
@@ -65,11 +69,28 @@ func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.
 	}
 }
 
+// plain is the kernel without a constant weight.
+func (k WeightKernel) plain() Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error { return k(out, ins, attrs, 0) }
+}
+
+// packed is k for float32 results and the plain kernel (through float32
+// for half precisions) for others.
+func (k WeightKernel) packed() WeightKernel {
+	plain := viaFloat32Inputs(k.plain())
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
+		if out.DType != tensor.Float32 {
+			return plain(out, ins, attrs)
+		}
+		return k(out, ins, attrs, id)
+	}
+}
+
 // convForward lowers each image (a chunk of output positions at a time)
 // with im2col and multiplies by the weight matrix of each group, writing
 // straight into the NCHW result. Images and chunks are spread over the
 // cores; a 1×1, stride 1, unpadded convolution reads x in place.
-func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, bias, out []T, mm mmFunc[T]) {
+func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, bias, out []T, mm mmFunc[T], pm packedMM[T]) {
 	g := a.Groups
 	cg, og := d.C/g, d.OutC/g
 	kdim := cg * d.KH * d.KW
@@ -82,7 +103,7 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 		return
 	}
 	if useShifted(d, a) {
-		convShifted(d, a, x, w, bias, out, mm)
+		convShifted(d, a, x, w, bias, out, mm, pm)
 		return
 	}
 	pointwise := d.KH == 1 && d.KW == 1 && a.Stride == [2]int{1, 1} && a.PadLo == [2]int{} && a.PadHi == [2]int{}
@@ -118,12 +139,16 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 				}
 			}
 			wg := w[gi*og*kdim : (gi+1)*og*kdim]
+			weight := func() ([]T, int) { return wg, kdim }
+			b, ldb := col, cols
 			if pointwise {
-				mm(inner, false, false, og, cols, kdim, wg, kdim, img[gi*cg*npos+j0:], npos, accumulate, dst, npos)
-				continue
+				b, ldb = img[gi*cg*npos+j0:], npos
+			} else {
+				im2col(col[:kdim*cols], img[gi*cg*d.H*d.W:(gi+1)*cg*d.H*d.W], d, a, cg, j0, cols)
 			}
-			im2col(col[:kdim*cols], img[gi*cg*d.H*d.W:(gi+1)*cg*d.H*d.W], d, a, cg, j0, cols)
-			mm(inner, false, false, og, cols, kdim, wg, kdim, col, cols, accumulate, dst, npos)
+			if pm == nil || !pm(inner, groupPart(gi), og, cols, kdim, weight, b, ldb, accumulate, dst, npos) {
+				mm(inner, false, false, og, cols, kdim, wg, kdim, b, ldb, accumulate, dst, npos)
+			}
 		}
 	})
 }

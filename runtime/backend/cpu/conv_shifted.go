@@ -25,7 +25,7 @@ func useShifted(d ops.ConvDims, a ops.Conv2dAttrs) bool {
 // scratch of PW-wide rows whose first OW columns are then the output.
 // This skips im2col's copy of every pixel KH·KW times, which cost as
 // much as the products on the OCR detector's 3×3 convolutions.
-func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, bias, out []T, mm mmFunc[T]) {
+func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, bias, out []T, mm mmFunc[T], pm packedMM[T]) {
 	g := a.Groups
 	cg, og := d.C/g, d.OutC/g
 	dh, dw := a.Dilation[0], a.Dilation[1]
@@ -50,15 +50,24 @@ func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 			padPlane(pad[c*ph*pw:(c+1)*ph*pw], img[c*d.H*d.W:(c+1)*d.H*d.W], d.H, d.W, ph, pw, a.PadLo[0], a.PadLo[1])
 		}
 		for gi := range g {
-			// The group's weights tap by tap: wt[tap][o][c].
+			// The group's weights tap by tap, wt[tap][o][c], laid out
+			// when a tap's product first needs them (a constant
+			// weight's packed taps may all be kept).
 			wg := w[gi*og*cg*taps : (gi+1)*og*cg*taps]
-			for o := range og {
-				for c := range cg {
-					src := wg[(o*cg+c)*taps : (o*cg+c+1)*taps]
-					for t, v := range src {
-						wt[(t*og+o)*cg+c] = v
+			laid := false
+			tap := func(t int) ([]T, int) {
+				if !laid {
+					for o := range og {
+						for c := range cg {
+							src := wg[(o*cg+c)*taps : (o*cg+c+1)*taps]
+							for t, v := range src {
+								wt[(t*og+o)*cg+c] = v
+							}
+						}
 					}
+					laid = true
 				}
+				return wt[t*og*cg : (t+1)*og*cg], cg
 			}
 			accumulate := bias != nil
 			if accumulate {
@@ -71,7 +80,11 @@ func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 				for kj := range d.KW {
 					t := ki*d.KW + kj
 					shifted := planes[ki*dh*pw+kj*dw:]
-					mm(inner, false, false, og, n, cg, wt[t*og*cg:(t+1)*og*cg], cg, shifted, ph*pw, accumulate, acc, n)
+					weight := func() ([]T, int) { return tap(t) }
+					if pm == nil || !pm(inner, tapPart(gi, taps, t), og, n, cg, weight, shifted, ph*pw, accumulate, acc, n) {
+						a, lda := tap(t)
+						mm(inner, false, false, og, n, cg, a, lda, shifted, ph*pw, accumulate, acc, n)
+					}
 					accumulate = true
 				}
 			}

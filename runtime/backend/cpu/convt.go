@@ -3,7 +3,7 @@ package cpu
 import "github.com/tref-lang/tref/runtime/ops"
 
 func init() {
-	Register(ops.ConvTranspose2d, viaFloat32Inputs(convKernel("conv_transpose2d", ops.ConvTranspose2dLayout, convTranspose[float32], convTranspose[float64])))
+	Register(ops.ConvTranspose2d, viaFloat32Inputs(convKernel("conv_transpose2d", ops.ConvTranspose2dLayout, convTranspose[float32], convTranspose[float64]).plain()))
 }
 
 // convTranspose computes, per image and group, the columns Wᵀ·X (one row
@@ -11,7 +11,7 @@ func init() {
 // the GEMM, a chunk of input positions at a time, and scatters them into
 // the output (col2im, the adjoint of conv2d's im2col). Images are spread
 // over the cores.
-func convTranspose[T float32 | float64](d ops.ConvDims, a ops.ConvTranspose2dAttrs, x, w, bias, out []T, mm mmFunc[T]) {
+func convTranspose[T float32 | float64](d ops.ConvDims, a ops.ConvTranspose2dAttrs, x, w, bias, out []T, mm mmFunc[T], _ packedMM[T]) {
 	g := a.Groups
 	cg, og := d.C/g, d.OutC/g
 	rows := og * d.KH * d.KW

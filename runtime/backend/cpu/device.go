@@ -59,11 +59,24 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 			return ins, err
 		}
 	}
-	if err := Run(op.Op, out, ins, op.Attrs); err != nil {
+	if err := runOp(op, out, ins); err != nil {
 		return ins, err
 	}
 	rt.SetHostValid(op.Out, true)
 	return ins, nil
+}
+
+// runOp runs op's kernel, the WeightKernel when the op has one and its
+// weight is a constant.
+func runOp(op *refs.Op, out *tensor.Dense, ins []*tensor.Dense) error {
+	if len(op.Inputs) > 1 {
+		if id := op.Inputs[1].ConstID(); id != 0 {
+			if wk := weightKernels[op.Op]; wk != nil {
+				return wk(out, ins, op.Attrs, id)
+			}
+		}
+	}
+	return Run(op.Op, out, ins, op.Attrs)
 }
 
 // stealInput gives op's result the host buffer of an input that dies at

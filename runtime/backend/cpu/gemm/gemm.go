@@ -82,25 +82,36 @@ func sgemm(mach machine, workers int, transA, transB bool, m, n, k int, alpha fl
 	checkOperand("A", transA, m, k, len(a), lda)
 	checkOperand("B", transB, k, n, len(b), ldb)
 	checkOperand("C", false, m, n, len(c), ldc)
-	if m == 0 || n == 0 {
+	accum, ok := startC(m, n, k, alpha, beta, c, ldc)
+	if !ok {
 		return
-	}
-	if k == 0 || alpha == 0 {
-		if beta != 1 {
-			scaleC(m, n, beta, c, ldc)
-		}
-		return
-	}
-	if beta != 0 && beta != 1 {
-		scaleC(m, n, beta, c, ldc)
-		beta = 1
 	}
 	p := &problem{
 		transA: transA, transB: transB, m: m, n: n, k: k,
 		alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
 		mach: mach,
 	}
-	p.run(max(1, workers), beta != 0)
+	p.run(max(1, workers), accum)
+}
+
+// startC applies beta to C ahead of a product: it reports whether there
+// is a product to add (ok) and whether it adds to C (accum) or
+// overwrites it. An empty product only scales C.
+func startC(m, n, k int, alpha, beta float32, c []float32, ldc int) (accum, ok bool) {
+	if m == 0 || n == 0 {
+		return false, false
+	}
+	if k == 0 || alpha == 0 {
+		if beta != 1 {
+			scaleC(m, n, beta, c, ldc)
+		}
+		return false, false
+	}
+	if beta != 0 && beta != 1 {
+		scaleC(m, n, beta, c, ldc)
+		beta = 1
+	}
+	return beta != 0, true
 }
 
 // checkOperand verifies that a rows×cols matrix (cols×rows when trans) with
@@ -151,6 +162,8 @@ type problem struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	mach           machine
+	// packed is op(A) packed ahead (SgemmPackedA), else nil.
+	packed *PackedA
 }
 
 // run walks the Goto loop nest: column panels of C (NC), then depth blocks
@@ -201,8 +214,11 @@ func (p *problem) multiply(workers int, bp []float32, jc, ncur, pc, kcur int, ac
 
 	var next atomic.Int64
 	work := func() {
-		ap := getBuf(mcur * kcur)
-		defer putBuf(ap)
+		var ap *buf
+		if p.packed == nil {
+			ap = getBuf(mcur * kcur)
+			defer putBuf(ap)
+		}
 		var tile [mr * nr]float32
 		packed := -1
 		for {
@@ -213,12 +229,19 @@ func (p *problem) multiply(workers int, bp []float32, jc, ncur, pc, kcur int, ac
 			rb, cb := t/colChunks, t%colChunks
 			i0 := rb * mcur
 			rows := min(mcur, p.m-i0)
-			if packed != rb {
-				p.packA(ap.s, i0, rows, pc, kcur)
-				packed = rb
+			var as []float32
+			if p.packed != nil {
+				// i0 is a multiple of MR: its panels start i0·kcur in.
+				as = p.packed.block(pc, kcur)[i0*kcur:]
+			} else {
+				if packed != rb {
+					p.packA(ap.s, i0, rows, pc, kcur)
+					packed = rb
+				}
+				as = ap.s
 			}
 			q0, q1 := cb*chunk, min(panels, (cb+1)*chunk)
-			p.macroKernel(ap.s, bp, i0, rows, jc, ncur, q0, q1, kcur, accum, &tile)
+			p.macroKernel(as, bp, i0, rows, jc, ncur, q0, q1, kcur, accum, &tile)
 		}
 	}
 	if workers == 1 || tasks == 1 {

@@ -1,0 +1,208 @@
+package cpu
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// kept counts the packed matrices the process cache holds for weight id.
+func kept(id uint64) int {
+	packs.mu.Lock()
+	defer packs.mu.Unlock()
+	n := 0
+	for k := range packs.byKey {
+		if k.id == id {
+			n++
+		}
+	}
+	return n
+}
+
+// convOnRuntime runs conv2d(x, w, b) on rt as a script would: x a fresh
+// ref, w and b the given ones.
+func convOnRuntime(t *testing.T, rt *refs.Runtime, a ops.Conv2dAttrs, x *tensor.Dense, w, b *refs.Ref) *tensor.Dense {
+	t.Helper()
+	xr := rt.FromHost(refs.Site{}, x.Clone())
+	defer rt.Release(xr)
+	ins := []*refs.Ref{xr, w}
+	if b != nil {
+		ins = append(ins, b)
+	}
+	y, err := rt.Submit(refs.Site{}, ops.Conv2d, a, ins...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Release(y)
+	d, err := rt.Read(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Clone()
+}
+
+func sameBits(t *testing.T, what string, got, want *tensor.Dense) {
+	t.Helper()
+	g, w := got.F32(), want.F32()
+	for i := range w {
+		if g[i] != w[i] {
+			t.Fatalf("%s: element %d = %v, want %v", what, i, g[i], w[i])
+		}
+	}
+}
+
+// TestPackedConvWeights runs convolutions over constant weights (refs
+// made from data) several times: from the second call their packed
+// matrices come from the cache, and every result is the plain kernel's,
+// bit for bit. A new weight of the same shape (a new identity) and a
+// weight computed by an op (no identity) never take another's packing.
+func TestPackedConvWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	one := [2]int{1, 1}
+	for _, tc := range []struct {
+		name string
+		x, w []int
+		a    ops.Conv2dAttrs
+	}{
+		{"im2col-chunked", []int{2, 16, 40, 40}, []int{8, 16, 3, 3}, ops.Conv2dAttrs{Stride: [2]int{2, 2}, PadLo: one, PadHi: one, Dilation: one, Groups: 1}},
+		{"im2col-groups", []int{3, 4, 17, 19}, []int{6, 2, 3, 3}, ops.Conv2dAttrs{Stride: [2]int{2, 3}, PadLo: [2]int{2, 1}, PadHi: [2]int{2, 1}, Dilation: [2]int{2, 1}, Groups: 2}},
+		{"pointwise-groups", []int{3, 8, 7, 9}, []int{12, 2, 1, 1}, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 4}},
+		{"pointwise-deep", []int{1, 300, 6, 7}, []int{20, 300, 1, 1}, ops.Conv2dAttrs{Stride: one, Dilation: one, Groups: 1}},
+		{"shifted-groups", []int{2, 32, 9, 11}, []int{6, 16, 3, 2}, ops.Conv2dAttrs{Stride: one, PadLo: [2]int{2, 1}, PadHi: [2]int{1, 0}, Dilation: [2]int{2, 1}, Groups: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := refs.New(&Device{}, refs.Options{Lookahead: 4, TrackRefs: true})
+			x := randDense(r, tensor.Float32, tc.x...)
+			w := randDense(r, tensor.Float32, tc.w...)
+			b := randDense(r, tensor.Float32, tc.w[0])
+			wr, br := rt.FromHost(refs.Site{}, w.Clone()), rt.FromHost(refs.Site{}, b.Clone())
+			want := execShapeOp(t, "conv2d", tc.a, x, w, b)
+			for call := range 3 {
+				sameBits(t, "call "+string(rune('1'+call)), convOnRuntime(t, rt, tc.a, x, wr, br), want)
+			}
+			if kept(wr.ConstID()) == 0 {
+				t.Errorf("weight %d: nothing kept after three calls", wr.ConstID())
+			}
+			// Another weight of the same shape.
+			w2 := randDense(r, tensor.Float32, tc.w...)
+			w2r := rt.FromHost(refs.Site{}, w2.Clone())
+			if w2r.ConstID() == wr.ConstID() {
+				t.Fatalf("two weights share ConstID %d", wr.ConstID())
+			}
+			want2 := execShapeOp(t, "conv2d", tc.a, x, w2, b)
+			for range 3 {
+				sameBits(t, "second weight", convOnRuntime(t, rt, tc.a, x, w2r, br), want2)
+			}
+			// A weight computed by an op: a new result on every call,
+			// never kept.
+			twoD := tensor.NewDense(tensor.Meta{DType: tensor.Float32})
+			twoD.F32()[0] = 2
+			two := rt.FromHost(refs.Site{}, twoD)
+			for range 3 {
+				w3, err := rt.Submit(refs.Site{}, ops.Mul, nil, wr, two)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w3.ConstID() != 0 {
+					t.Fatalf("an op's result has ConstID %d", w3.ConstID())
+				}
+				w3d := w.Clone()
+				for i, v := range w3d.F32() {
+					w3d.F32()[i] = 2 * v
+				}
+				sameBits(t, "computed weight", convOnRuntime(t, rt, tc.a, x, w3, br), execShapeOp(t, "conv2d", tc.a, x, w3d, b))
+				rt.Release(w3)
+			}
+			for _, ref := range []*refs.Ref{wr, br, w2r, two} {
+				rt.Release(ref)
+			}
+			if n := rt.LiveRefs(); n != 0 {
+				t.Errorf("%d refs leaked", n)
+			}
+		})
+	}
+}
+
+// TestPackCacheBudget checks the cache's bound: a matrix is kept the
+// second time it is asked for, the least recently used go first, and a
+// matrix over the whole budget is packed but never kept.
+func TestPackCacheBudget(t *testing.T) {
+	a := make([]float32, 12*10)
+	for i := range a {
+		a[i] = float32(i)
+	}
+	mat := func() ([]float32, int) { return a, 10 }
+	size := gemm.PackA(false, 12, 10, a, 10).Bytes()
+	c := &packCache{budget: 3 * size}
+	for id := uint64(1); id <= 4; id++ {
+		if c.get(id, 0, 12, 10, mat) != nil {
+			t.Fatalf("weight %d kept the first time it was seen", id)
+		}
+		if c.get(id, 0, 12, 10, mat) == nil {
+			t.Fatalf("weight %d: no packing the second time", id)
+		}
+		if id == 3 {
+			c.get(1, 0, 12, 10, mat) // 1 is now more recent than 2
+		}
+	}
+	if c.bytes > c.budget || len(c.byKey) != 3 {
+		t.Fatalf("%d bytes in %d entries, budget %d", c.bytes, len(c.byKey), c.budget)
+	}
+	for id, want := range map[uint64]bool{1: true, 2: false, 3: true, 4: true} {
+		if _, ok := c.byKey[packKey{id, 0, 12, 10}]; ok != want {
+			t.Errorf("weight %d kept = %v, want %v", id, ok, want)
+		}
+	}
+	small := &packCache{budget: size - 1}
+	small.get(9, 0, 12, 10, mat)
+	if pa := small.get(9, 0, 12, 10, mat); pa == nil || len(small.byKey) != 0 || small.bytes != 0 {
+		t.Errorf("a matrix over the budget: %v, %d kept, %d bytes", pa, len(small.byKey), small.bytes)
+	}
+	// The same weight in another layout (other dimensions) is another
+	// entry.
+	c.get(1, 0, 6, 20, func() ([]float32, int) { return a, 20 })
+	if pa := c.get(1, 0, 6, 20, func() ([]float32, int) { return a, 20 }); pa == nil || pa.Rows() != 6 || pa.Depth() != 20 {
+		t.Errorf("weight 1 as 6×20: got %v", pa)
+	}
+}
+
+// TestPackCacheConcurrent has goroutines ask for the same matrices at
+// once (run with -race): each gets a packing of the right matrix.
+func TestPackCacheConcurrent(t *testing.T) {
+	c := &packCache{budget: 1 << 20}
+	a := make([]float32, 40*30)
+	for i := range a {
+		a[i] = float32(i % 7)
+	}
+	b := make([]float32, 30*5)
+	for i := range b {
+		b[i] = 1
+	}
+	want := make([]float32, 40*5)
+	gemm.SgemmWorkers(1, false, false, 40, 5, 30, 1, a, 30, b, 5, 0, want, 5)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 50 {
+				pa := c.get(uint64(1+i%3), g%2, 40, 30, func() ([]float32, int) { return a, 30 })
+				if pa == nil {
+					continue
+				}
+				got := make([]float32, 40*5)
+				gemm.SgemmPackedA(1, pa, false, 5, b, 5, 0, got, 5)
+				for j := range want {
+					if got[j] != want[j] {
+						t.Errorf("element %d = %v, want %v", j, got[j], want[j])
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
