@@ -48,9 +48,9 @@ func optimumTable(dir, only string, lookahead int, flops float64, nodes int) err
 					first = res
 				}
 				ratios = append(ratios, fmt.Sprintf("%.2f", trace.Ratio(tot.TimeNs, res.OptNs)))
-				fmt.Fprintf(os.Stderr, "(%s) 1/%d %s: %d ns (%d fallbacks, %s h2d, %s d2h, %d evictions); optimum %d..%d (%s; best: %d host ops, %d prefetches, %d evictions, %s h2d, %s d2h), %.1fs\n",
+				fmt.Fprintf(os.Stderr, "(%s) 1/%d %s: %d ns (%d fallbacks, %s h2d, %s d2h, %d evictions); optimum %d..%d (%s; best: %d host ops %v, %d prefetches, %d evictions, %s h2d, %s d2h), %.1fs\n",
 					w.id, frac, st, tot.TimeNs, tot.Fallbacks, trace.FormatBytes(tot.BytesH2D), trace.FormatBytes(tot.BytesD2H), tot.Evictions,
-					res.LowerNs, res.OptNs, res.Status(), res.Best.HostOps, res.Best.Prefetches, res.Best.Evictions,
+					res.LowerNs, res.OptNs, res.Status(), res.Best.HostOps, res.HostOps, res.Best.Prefetches, res.Best.Evictions,
 					trace.FormatBytes(res.Best.H2D), trace.FormatBytes(res.Best.D2H), time.Since(start).Seconds())
 			}
 			solved := "yes"

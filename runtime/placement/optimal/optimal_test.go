@@ -2,6 +2,7 @@ package optimal
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/device"
@@ -88,6 +89,10 @@ func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
 			if !bb.Solved || bb.OptNs != brute.OptNs {
 				t.Fatalf("trial %d, capacity %d: branch and bound %+v, brute force %+v", trial, capacity, bb, brute)
 			}
+			if len(bb.HostOps) != bb.Best.HostOps || !slices.IsSorted(bb.HostOps) ||
+				len(bb.HostOps) > 0 && (bb.HostOps[0] < 0 || bb.HostOps[len(bb.HostOps)-1] >= bb.Ops) {
+				t.Fatalf("trial %d, capacity %d: host ops %v, tally %+v, %d ops", trial, capacity, bb.HostOps, bb.Best, bb.Ops)
+			}
 			if bb.Nodes > brute.Nodes {
 				t.Errorf("trial %d: branch and bound tried %d nodes, brute force %d", trial, bb.Nodes, brute.Nodes)
 			}
@@ -111,6 +116,29 @@ func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
 	}
 	if solved < 100 {
 		t.Fatalf("only %d of 180 cases were enumerated", solved)
+	}
+}
+
+// TestHostOps: the best schedule's placements. Op 0 reads a 10000-byte
+// weight (10 us to copy in) and does no arithmetic (1 us on the host), and
+// the host reads its result: it runs on the host. Op 1 does 10^6 flops (1
+// us on the accelerator, 100 us on the host) over a small operand: it runs
+// on the accelerator.
+func TestHostOps(t *testing.T) {
+	w, x := trace.Use{Ref: 1, Bytes: 10000}, trace.Use{Ref: 2, Bytes: 64}
+	a, b := trace.Use{Ref: 3, Bytes: 64}, trace.Use{Ref: 4, Bytes: 64}
+	steps := []trace.Step{
+		{Kind: trace.StepOp, Ins: []trace.Use{w}, Out: a, Inplace: -1, Cost: trace.OpCost{Bytes: 10064}},
+		{Kind: trace.StepRead, Out: a, Inplace: -1},
+		{Kind: trace.StepOp, Ins: []trace.Use{x}, Out: b, Inplace: -1, Cost: trace.OpCost{Flops: 1_000_000, Bytes: 128}},
+		{Kind: trace.StepRead, Out: b, Inplace: -1},
+	}
+	res, err := Solve(Problem{Steps: steps, Capacity: 20000, Cost: testCost}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Solved || !slices.Equal(res.HostOps, []int{0}) || res.Best.HostOps != 1 {
+		t.Fatalf("solved %v, host ops %v (tally %+v), want op 0 alone on the host", res.Solved, res.HostOps, res.Best)
 	}
 }
 

@@ -15,8 +15,11 @@ type Result struct {
 	// Solved.
 	OptNs, LowerNs int64
 	Found, Solved  bool
-	// Best counts what the best schedule does.
-	Best Tally
+	// Best counts what the best schedule does, and HostOps lists the ops
+	// it runs on the host (their indices among the trace's op steps, in
+	// order; the others run on the accelerator).
+	Best    Tally
+	HostOps []int
 	// TooBig says the trace has more ops than MaxOps: the search made
 	// one greedy schedule instead of searching.
 	TooBig bool
@@ -97,7 +100,7 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	res.Nodes = s.nodes
 	res.Found = s.best < math.MaxInt64
 	if res.Found {
-		res.OptNs, res.Best = s.best, s.bestTally
+		res.OptNs, res.Best, res.HostOps = s.best, s.bestTally, s.bestHost.ascending()
 	}
 	switch {
 	case res.TooBig:
@@ -119,10 +122,11 @@ func Solve(p Problem, opts Options) (*Result, error) {
 type search struct {
 	g   *program
 	opt Options
-	// best is the shortest schedule's time so far (MaxInt64: none), and
-	// bestTally what it did.
+	// best is the shortest schedule's time so far (MaxInt64: none),
+	// bestTally what it did and bestHost the ops it ran on the host.
 	best      int64
 	bestTally Tally
+	bestHost  *opList
 	// nodes counts the states tried; stopped is set when it reached the
 	// limit, and pending is then the least lower bound of the
 	// alternatives left unexplored.
@@ -223,7 +227,7 @@ func (s *search) run(st *state) {
 	}
 	if int(st.next) == len(s.g.steps) {
 		if t := st.m.Now(); t < s.best {
-			s.best, s.bestTally = t, st.tally
+			s.best, s.bestTally, s.bestHost = t, st.tally, st.onHost
 		}
 		s.found = true
 		return

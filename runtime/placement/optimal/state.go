@@ -2,6 +2,7 @@ package optimal
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tref-lang/tref/runtime/device"
 )
@@ -29,8 +30,10 @@ type state struct {
 	clock   int32
 	// lb is the lower bound of the last op step begun (see bound).
 	lb int64
-	// tally counts what the schedule did so far.
-	tally Tally
+	// tally counts what the schedule did so far, and onHost lists the
+	// ops it ran on the host, the latest first.
+	tally  Tally
+	onHost *opList
 	// disc is how many more alternatives other than the first this path
 	// may take in a limited discrepancy search.
 	disc int
@@ -69,6 +72,7 @@ func (s *state) clone() *state {
 		touched:   append([]int32(nil), s.touched...),
 		clock:     s.clock,
 		tally:     s.tally,
+		onHost:    s.onHost,
 		disc:      s.disc,
 	}
 	for i, b := range s.buf {
@@ -152,6 +156,7 @@ func (s *state) runHost(o *opInfo) error {
 	}
 	span := s.m.HostOp(o.flops, o.bytes, ready)
 	s.tally.HostOps++
+	s.onHost = &opList{op: s.g.steps[s.next].op, prev: s.onHost}
 	s.hostValid[o.out] = true
 	s.hostReady[o.out] = span.End
 	return nil
@@ -213,4 +218,21 @@ func (s *state) finishStep() error {
 		s.next++
 	}
 	return nil
+}
+
+// opList is a list of ops shared by the states that a schedule's prefix
+// leads to: each adds to its front.
+type opList struct {
+	op   int32
+	prev *opList
+}
+
+// ascending is the list's ops in ascending order.
+func (l *opList) ascending() []int {
+	var ops []int
+	for ; l != nil; l = l.prev {
+		ops = append(ops, int(l.op))
+	}
+	slices.Reverse(ops)
+	return ops
 }
