@@ -1,6 +1,7 @@
 package optimal
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -225,5 +226,62 @@ func TestFlowShopTight(t *testing.T) {
 	old, fs := s.bound(root), s.flowshop(root)
 	if !res.Solved || fs < res.OptNs-2 || old >= fs {
 		t.Fatalf("optimum %d (%s), flow-shop bound %d, the other bounds %d", res.OptNs, res.Status(), fs, old)
+	}
+}
+
+// TestBeladyGreedy: on a stream of weights read twice, with room for
+// two, the greedy schedule that prefetches as early as Belady keeps the
+// copy and makes room only from refs used no more (polBeladyFree) is the
+// optimum that brute force finds, and copies Belady's minimum; prefetching
+// into room taken from refs used later (polBelady) evicts a weight that
+// demand paging keeps and copies it twice.
+func TestBeladyGreedy(t *testing.T) {
+	steps := streamSteps(4, 1000, 16, 200_000)
+	// A second pass over the same weights.
+	var again []trace.Step
+	x := steps[len(steps)-2].Out
+	next := uint64(100)
+	for _, st := range steps {
+		if st.Kind != trace.StepOp {
+			continue
+		}
+		out := trace.Use{Ref: next, Bytes: x.Bytes}
+		next++
+		again = append(again, trace.Step{Kind: trace.StepOp, Ins: []trace.Use{x, st.Ins[1]}, Out: out, Inplace: -1, Cost: st.Cost})
+		x = out
+	}
+	var pass1 []trace.Step
+	for _, st := range steps {
+		if st.Kind == trace.StepDeath && st.Out.Bytes == 1000 || st.Kind == trace.StepRead || st.Kind == trace.StepDeath && st.Out.Ref == steps[len(steps)-1].Out.Ref {
+			continue // the weights and the result live on
+		}
+		pass1 = append(pass1, st)
+	}
+	all := append(pass1, again...)
+	all = append(all, trace.Step{Kind: trace.StepRead, Out: x, Inplace: -1})
+	p := Problem{Steps: all, Capacity: 2200, Cost: testCost}
+	brute, err := Solve(p, Options{Window: 3, exhaustive: true, MaxNodes: 5_000_000})
+	if err != nil || !brute.Solved {
+		t.Fatalf("brute force: %v %+v", err, brute)
+	}
+	g, err := compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	greedy := func(pol policy) *search {
+		root, _ := newState(g)
+		s := &search{g: g, opt: Options{Window: 3}.withDefaults(), best: math.MaxInt64, greedy: true, pol: pol}
+		s.run(root)
+		if s.err != nil {
+			t.Fatal(s.err)
+		}
+		return s
+	}
+	free, eager := greedy(polBeladyFree), greedy(polBelady)
+	if free.best != brute.OptNs || free.bestTally.H2D != brute.Best.H2D {
+		t.Fatalf("polBeladyFree: %d ns, %+v; the optimum: %d ns, %+v", free.best, free.bestTally, brute.OptNs, brute.Best)
+	}
+	if eager.bestTally.H2D <= brute.Best.H2D {
+		t.Fatalf("polBelady copies %d bytes, the optimum %d", eager.bestTally.H2D, brute.Best.H2D)
 	}
 }

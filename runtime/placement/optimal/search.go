@@ -63,7 +63,7 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	res.TooBig = len(g.ops) > opts.MaxOps
 	s.greedy = true
 	bestPol := polMyopic
-	for _, pol := range []policy{polMyopic, polHost, polDevice, polDeviceLazy, polMyopicClean, polDeviceLazyClean, polLRU} {
+	for _, pol := range []policy{polMyopic, polHost, polDevice, polDeviceLazy, polMyopicClean, polDeviceLazyClean, polLRU, polBelady, polBeladyMyopic, polBeladyFree} {
 		before := s.best
 		s.pol, s.found = pol, false
 		s.run(root.clone())
@@ -270,7 +270,22 @@ const (
 	// polLRU is the lru strategy: the accelerator first, no prefetch
 	// first, the least recently used ref evicted first.
 	polLRU
+	// polBelady and polBeladyMyopic (the place as polMyopic chooses)
+	// evict by Belady's rule and prefetch the refs of the next
+	// beladyWindow ops in order of use, each as early as Belady's rule
+	// keeps it until its use (beladyKeeps): a copy that the ops before
+	// its use would evict again is not issued, and the refs used after
+	// it wait for it.
+	polBelady
+	polBeladyMyopic
+	// polBeladyFree is polBelady making room for a prefetch only from
+	// refs that no later step uses: it never evicts a ref that Belady's
+	// demand paging would keep.
+	polBeladyFree
 )
+
+// beladyWindow is how many ops ahead the Belady policies prefetch.
+const beladyWindow = 64
 
 // placements lists where op may run, in the policy's order: on the
 // accelerator when its working set fits, and on the host.
@@ -284,7 +299,7 @@ func (s *search) placements(st *state, o *opInfo) []bool {
 	switch s.pol {
 	case polHost:
 		return []bool{false, true}
-	case polDevice, polDeviceLazy, polDeviceLazyClean, polLRU:
+	case polDevice, polDeviceLazy, polDeviceLazyClean, polLRU, polBelady, polBeladyFree:
 		return []bool{true, false}
 	}
 	dev, host := o.devNs, o.hostNs
@@ -327,8 +342,11 @@ func (s *search) operands(c *state, o *opInfo, j int) {
 func (s *search) prefetch(c *state, o *opInfo, dev bool) {
 	var cands []int32
 	seen := map[int32]bool{}
-	ops := 0
-	for k := c.next + 1; int(k) < len(s.g.steps) && ops < s.opt.Window; k++ {
+	ops, window := 0, s.opt.Window
+	if s.belady() {
+		window = max(window, beladyWindow)
+	}
+	for k := c.next + 1; int(k) < len(s.g.steps) && ops < window; k++ {
 		st := s.g.steps[k]
 		if st.kind != stepOp {
 			continue
@@ -350,6 +368,10 @@ func (s *search) prefetchFrom(c *state, o *opInfo, dev bool, cands []int32, k in
 		return
 	}
 	r := cands[k]
+	if s.belady() && !s.beladyKeeps(c, r) {
+		s.issue(c, o, dev) // the later refs wait for r
+		return
+	}
 	skip := 1
 	if s.pol == polDeviceLazy || s.pol == polHost || s.pol == polDeviceLazyClean || s.pol == polLRU {
 		skip = 0
@@ -359,7 +381,11 @@ func (s *search) prefetchFrom(c *state, o *opInfo, dev bool, cands []int32, k in
 			s.issue(c, o, dev)
 			return
 		}
-		s.room(c, s.g.refs[r].bytes, s.g.nextUse(r, c.next), func(c *state) {
+		after := s.g.nextUse(r, c.next)
+		if s.pol == polBeladyFree && s.belady() {
+			after = math.MaxInt32 - 1 // only refs used no more
+		}
+		s.room(c, s.g.refs[r].bytes, after, func(c *state) {
 			if err := c.copyIn(r); err != nil {
 				s.fail(err)
 				return
@@ -489,4 +515,91 @@ func (s *search) victims(c *state, after int32) []int32 {
 		out[i] = x.r
 	}
 	return out
+}
+
+// belady says the Belady policies' prefetch rule applies: in the greedy
+// schedules and the discrepancy search, never in the exhaustive search
+// (whose decision space it would narrow).
+func (s *search) belady() bool {
+	return (s.pol == polBelady || s.pol == polBeladyMyopic || s.pol == polBeladyFree) && (s.greedy || s.lds)
+}
+
+// beladyKeeps says whether r, copied in now, stays resident until its
+// next use when every op until then runs on the accelerator (when it
+// fits) and room is made by evicting the ref used furthest ahead
+// (Belady's rule): room must be found now among the refs used after r,
+// and r must never be the one evicted.
+func (s *search) beladyKeeps(c *state, r int32) bool {
+	g := s.g
+	u := g.nextUse(r, c.next)
+	if u < 0 {
+		return false
+	}
+	res := map[int32]bool{r: true}
+	used := g.refs[r].bytes
+	for x, b := range c.buf {
+		if b != nil {
+			res[int32(x)] = true
+			used += g.refs[x].bytes
+		}
+	}
+	// evict makes room for need bytes at step t, keeping keep; false
+	// when it would evict r or cannot.
+	evict := func(t int32, need int64, keep []int32) bool {
+		for used+need > g.capacity {
+			victim, far := int32(-1), int32(-1)
+			for x := range res {
+				if slices.Contains(keep, x) {
+					continue
+				}
+				nx := g.nextUse(x, t)
+				if nx < 0 {
+					nx = math.MaxInt32
+				}
+				if nx > far || nx == far && x < victim {
+					victim, far = x, nx
+				}
+			}
+			if victim < 0 || victim == r {
+				return false
+			}
+			delete(res, victim)
+			used -= g.refs[victim].bytes
+		}
+		return true
+	}
+	if !evict(c.next, 0, nil) {
+		return false
+	}
+	for t := c.next; t < u; t++ {
+		st := g.steps[t]
+		switch st.kind {
+		case stepDeath:
+			if res[st.ref] {
+				delete(res, st.ref)
+				used -= g.refs[st.ref].bytes
+			}
+		case stepOp:
+			o := &g.ops[st.op]
+			if o.ws > g.capacity {
+				continue
+			}
+			keep := append(slices.Clone(o.ins), o.out)
+			for _, in := range o.ins {
+				if !res[in] {
+					if !evict(t, g.refs[in].bytes, keep) {
+						return false
+					}
+					res[in] = true
+					used += g.refs[in].bytes
+				}
+			}
+			if !evict(t, g.refs[o.out].bytes, keep) {
+				return false
+			}
+			res[o.out] = true
+			used += g.refs[o.out].bytes
+		}
+	}
+	return true
 }
