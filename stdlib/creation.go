@@ -10,10 +10,12 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Creation builtins. Every tensor is built on the host and handed to the
-// runtime ready (refs.Runtime.FromHost); random ones draw from the thread's
-// stream (eval.Thread.Rand), so a seed gives the same numbers on every
-// device.
+// Creation builtins. zeros, ones, full and their _like forms are the op
+// full (ops.Full), which the placement engine runs where the tensor is
+// wanted; every other tensor is built on the host and handed to the
+// runtime ready (refs.Runtime.FromHost). Random ones draw from the
+// thread's stream (eval.Thread.Rand), so a seed gives the same numbers on
+// every device.
 func init() {
 	register("tensor", "tensor(data, dtype=none): a tensor from a nested list of numbers (dtype inferred like torch.tensor: bool, int64, else float32)", builtinTensor)
 	register("zeros", "zeros(shape, dtype=\"float32\"): a tensor of zeros; shape is a list of ints, one int, or several ints (zeros(2, 3))", builtinFill(0))
@@ -45,35 +47,6 @@ func newHost(th *eval.Thread, fname string, shape tensor.Shape, dt tensor.DType)
 // hostResult hands a host tensor to the runtime as an owned value.
 func hostResult(th *eval.Thread, d *tensor.Dense) eval.Value {
 	return eval.Tensor{Ref: th.RT.FromHost(th.Site(), d)}
-}
-
-// fill sets every element of d to v.
-func fill(d *tensor.Dense, v float64) {
-	if v == 0 {
-		clear(d.Buf)
-		return
-	}
-	switch d.DType {
-	case tensor.Float32:
-		f := d.F32()
-		for i := range f {
-			f[i] = float32(v)
-		}
-	case tensor.Float64:
-		f := d.F64()
-		for i := range f {
-			f[i] = v
-		}
-	case tensor.Int64:
-		f := d.I64()
-		for i := range f {
-			f[i] = int64(v)
-		}
-	default:
-		for i := range d.Numel() {
-			d.Set(i, v)
-		}
-	}
 }
 
 // optDType reads an optional dtype argument (none or absent: ok is false).
@@ -141,13 +114,24 @@ func builtinFill(v float64) eval.BuiltinFunc {
 		if err != nil {
 			return nil, err
 		}
-		d, err := newHost(th, b.Name, shape, dt)
-		if err != nil {
-			return nil, err
-		}
-		fill(d, v)
-		return hostResult(th, d), nil
+		return submitFull(th, b.Name, shape, ops.FloatScalar(v, dt))
 	}
+}
+
+// submitFull submits the op that fills shape with v (ops.Full): the
+// placement engine makes it where it is wanted, on an accelerator a fill
+// of device memory rather than a host tensor copied over.
+func submitFull(th *eval.Thread, fname string, shape tensor.Shape, v ops.Scalar) (eval.Value, error) {
+	n, err := tensor.CheckedNumel(shape)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", fname, err)
+	}
+	// As a host tensor would be, it is refused before anything runs when
+	// it cannot fit under the host limit (it may have to live there).
+	if err := th.RT.HostPool().Check(int64(n) * int64(v.DType.Size())); err != nil {
+		return nil, fmt.Errorf("%s: a tensor of shape %v (%s): %v", fname, shape, v.DType, err)
+	}
+	return th.Submit(ops.Full, ops.FullAttrs{Shape: shape.Clone(), Value: v})
 }
 
 func builtinFull(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -178,22 +162,10 @@ func builtinFull(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []e
 	}
 	if dt == tensor.Int64 {
 		if n, ok := th.AsInt(value); ok {
-			d, err := newHost(th, "full", shape, dt)
-			if err != nil {
-				return nil, err
-			}
-			for i := range d.I64() {
-				d.I64()[i] = int64(n) // exact beyond 2^53
-			}
-			return hostResult(th, d), nil
+			return submitFull(th, "full", shape, ops.IntScalar(int64(n))) // exact beyond 2^53
 		}
 	}
-	d, err := newHost(th, "full", shape, dt)
-	if err != nil {
-		return nil, err
-	}
-	fill(d, v)
-	return hostResult(th, d), nil
+	return submitFull(th, "full", shape, ops.FloatScalar(v, dt))
 }
 
 // nested is the flattened content of tensor()'s nested list.

@@ -243,11 +243,11 @@ func (t *Tape) release(e *entry) {
 // out's (a one-element float tensor, seeded with 1). It returns owned refs
 // by leaf; a leaf out does not depend on is absent. The tape is consumed.
 func (t *Tape) Backward(out *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
-	seed := tensor.NewDense(out.Meta())
-	for i := range seed.Numel() {
-		seed.Set(i, 1)
+	m := out.Meta()
+	s, err := t.rt.Submit(out.Site(), ops.Full, ops.FullAttrs{Shape: m.Shape, Value: ops.FloatScalar(1, m.DType)})
+	if err != nil {
+		return nil, err
 	}
-	s := t.rt.FromHost(out.Site(), seed)
 	defer t.rt.Release(s)
 	return t.BackwardFrom(out, s)
 }

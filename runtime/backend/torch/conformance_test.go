@@ -55,6 +55,13 @@ func conformanceTable() []opCase {
 			opCase{op: op, in: []tensor.Meta{m(i64, 4), m(i64)}})
 	}
 	t = append(t, scalarOperandCases()...)
+	// full: no input; every dtype width, an empty and a 0-d result, an
+	// int64 beyond 2^53
+	t = append(t, opCase{op: ops.Full, attrs: ops.FullAttrs{Shape: tensor.Shape{3, 5}, Value: ops.FloatScalar(0.25, f32)}},
+		opCase{op: ops.Full, attrs: ops.FullAttrs{Shape: tensor.Shape{2, 0, 3}, Value: ops.FloatScalar(1, f64)}},
+		opCase{op: ops.Full, attrs: ops.FullAttrs{Shape: tensor.Shape{4}, Value: ops.IntScalar(1<<60 + 3)}},
+		opCase{op: ops.Full, attrs: ops.FullAttrs{Value: ops.FloatScalar(1, bl)}},
+		opCase{op: ops.Full, attrs: ops.FullAttrs{Shape: tensor.Shape{7}, Value: ops.FloatScalar(200, tensor.Uint8)}})
 	for _, op := range append(append([]ops.Op{}, ops.FloatUnary...), ops.KeepUnary...) {
 		pos := op == ops.Log || op == ops.Sqrt || op == ops.Rsqrt
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, positive: pos},

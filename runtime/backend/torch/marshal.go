@@ -97,6 +97,14 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return []int64{int64(a.Dim)}, nil, true
 	case ops.OneHotAttrs:
 		return []int64{int64(a.NumClasses)}, nil, true
+	case ops.FullAttrs:
+		// ia: the value's dtype, its integer value, the shape's rank and dims; fa:
+		// its float value.
+		v := a.Value
+		if !holds(v.DType) {
+			return nil, nil, false
+		}
+		return append([]int64{int64(v.DType), v.Int()}, ints(a.Shape)...), []float64{v.Float()}, true
 	case ops.ScatterReduceAttrs:
 		r := slices.Index(ops.ScatterReductions, a.Reduce)
 		if r < 0 {
@@ -166,6 +174,8 @@ func deref(a any) any {
 	case *ops.VectorNormAttrs:
 		return *p
 	case *ops.DimAttrs:
+		return *p
+	case *ops.FullAttrs:
 		return *p
 	case *ops.OneHotAttrs:
 		return *p

@@ -8,7 +8,11 @@ import (
 
 	"github.com/tref-lang/tref/runtime/backend/cuda"
 	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/trace"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // fakeTorchKernels runs libtorch's CPU kernels (through the plugin's
@@ -116,5 +120,56 @@ func TestPlaneDifferential(t *testing.T) {
 	}
 	if evictions == 0 {
 		t.Fatal("no evictions")
+	}
+}
+
+// TestPlaneFull: full on the CUDA data plane fills the plane's own memory
+// in place (the plugin's tt_op_into with the output given) and copies
+// nothing to the device: zeros + ones, read back, is ones, and the only
+// copy is the result's way home.
+func TestPlaneFull(t *testing.T) {
+	if _, err := newPlaneKernels(plugin(t), -1); err != nil {
+		t.Skip(err)
+	}
+	rec := trace.NewRecorder()
+	ex, err := placement.NewExecutor(placement.Config{Device: "torchfake:0", Strategy: "flow", Trace: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := ex.(*placement.Engine)
+	rt := refs.New(eng, refs.Options{Lookahead: 8})
+	full := func(v ops.Scalar) *refs.Ref {
+		r, err := rt.Submit(refs.Site{}, ops.Full, ops.FullAttrs{Shape: tensor.Shape{64, 33}, Value: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := full(ops.FloatScalar(0, tensor.Float32)), full(ops.FloatScalar(1, tensor.Float32))
+	sum, err := rt.Submit(refs.Site{}, ops.Add, nil, a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Release(a)
+	rt.Release(b)
+	d, err := rt.Read(sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range d.F32() {
+		if v != 1 {
+			t.Fatalf("element %d is %v, want 1", i, v)
+		}
+	}
+	rt.Release(sum)
+	tot, err := eng.Finish()
+	if err == nil {
+		err = eng.Accelerator().Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.BytesH2D != 0 || tot.BytesD2H != 64*33*4 {
+		t.Errorf("moved %d bytes in and %d out, want 0 and %d", tot.BytesH2D, tot.BytesD2H, 64*33*4)
 	}
 }

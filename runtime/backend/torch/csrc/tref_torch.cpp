@@ -92,6 +92,9 @@ struct Args {
   int nia;
   const double *fa;
   int nfa;
+  // out is the tensor tt_op_into writes, when an op (full) makes its
+  // result in place on out's device; nullptr for tt_op.
+  at::Tensor *out = nullptr;
 
   const at::Tensor &in(int i) const {
     if (i >= nin || ins[i] == nullptr) throw std::runtime_error("missing input " + std::to_string(i));
@@ -368,6 +371,18 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"index_select", [](const Args &a) { return at::index_select(a.in(0), a.i(0), a.in(1)); }},
       // ia: num_classes
       {"one_hot", [](const Args &a) { return at::one_hot(a.in(0), a.i(0)); }},
+      // full: ia = {dtype, integer value, rank, dims...}, fa = {float value};
+      // into an output, a fill of its memory on its device (the value a
+      // kernel argument), else a new CPU tensor
+      {"full",
+       [](const Args &a) {
+         auto st = to_scalar(int(a.i(0)));
+         at::Scalar v = at::isFloatingType(st) ? at::Scalar(a.f(0)) : st == at::kBool ? at::Scalar(a.i(1) != 0) : at::Scalar(a.i(1));
+         if (a.out != nullptr) return a.out->fill_(v);
+         if (a.nia < 3 || a.i(2) < 0 || a.i(2) > a.nia - 3) throw std::runtime_error("full: the shape is longer than its attributes");
+         std::vector<int64_t> dims(a.ia + 3, a.ia + 3 + a.i(2));
+         return at::full(dims, v, at::TensorOptions().dtype(st));
+       }},
       // scans, logsumexp, norms, sorting (runtime/ops/order.go)
       // ia: dim
       {"cumsum", [](const Args &a) { return at::cumsum(a.in(0), a.i(0)); }},
@@ -700,8 +715,9 @@ int tt_op_into(const char *op, const tt_tensor *ins, int nin, const int64_t *ia,
   return guard([&] {
     const OpFn *fn = find_op(op);
     if (fn == nullptr) throw std::runtime_error(std::string("the torch backend has no op ") + op);
-    Args a{ins, nin, ia, nia, fa, nfa};
+    Args a{ins, nin, ia, nia, fa, nfa, &out->t};
     at::Tensor r = (*fn)(a);
+    if (r.is_same(out->t)) return 0;
     if (r.sizes() != out->t.sizes() || r.scalar_type() != out->t.scalar_type())
       throw std::runtime_error(std::string("tt_op_into: ") + op + " gave another shape or dtype than its output");
     out->t.copy_(r);
