@@ -49,7 +49,8 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 }
 
 // compile is Compile, with the affine maps after convolutions folded
-// into them (foldAffine) when fold is set.
+// into them (foldAffine) and hard-swish chains fused (fuseHardswish) when
+// fold is set.
 func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, error) {
 	g := f.Model.Graph
 	opset, ok := f.Model.Opsets[""]
@@ -111,6 +112,7 @@ func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, er
 		if err := p.foldAffine(rt, site); err != nil {
 			return fail(err)
 		}
+		p.fuseHardswish(rt)
 	}
 	for i, n := range p.graph.Nodes {
 		if n.OpType == "Constant" && n.Domain == "" {

@@ -330,3 +330,22 @@ func simdClampF32(lo, hi float32, generic func(o, a []float32)) func(o, a []floa
 		generic(o[m:], a[m:])
 	}
 }
+
+// simdHardswishF32 returns hardswish's vectorised block (hardswishF32),
+// or nil: o = x·clamp(x+3, 0, 6)/6 over lengths that are multiples of 8,
+// t a scratch of the same length.
+func simdHardswishF32() func(o, x, t []float32) {
+	if !simdAVX2 {
+		return nil
+	}
+	return func(o, x, t []float32) {
+		n := len(o)
+		if n == 0 {
+			return
+		}
+		addVSF32(&t[0], &x[0], 3, n)
+		clampF32AVX2(&t[0], &t[0], 0, 6, n)
+		mulVVF32(&o[0], &x[0], &t[0], n)
+		divVSF32(&o[0], &o[0], 6, n)
+	}
+}

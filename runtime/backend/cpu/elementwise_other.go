@@ -20,3 +20,6 @@ func simdCompareF32(string, func(o []uint8, a, b []float32) error) func(o []uint
 func simdWhereU32(func(o []uint32, c []uint8, a, b []uint32)) func(o []uint32, c []uint8, a, b []uint32) {
 	return nil
 }
+
+// simdHardswishF32 has no vectorised block on this platform.
+func simdHardswishF32() func(o, x, t []float32) { return nil }

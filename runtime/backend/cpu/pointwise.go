@@ -236,6 +236,10 @@ func activationKernel(name string) Kernel {
 		case "hardsigmoid":
 			f = func(x float64) float64 { return min(max(x+3, 0), 6) / 6 }
 		case "hardswish":
+			if out.DType == tensor.Float32 && ins[0].DType == tensor.Float32 {
+				hardswishF32(out.F32(), ins[0].F32())
+				return nil
+			}
 			// torch multiplies before it divides, in the tensor's
 			// precision: float32 products beyond its range are inf.
 			round := func(v float64) float64 { return v }
