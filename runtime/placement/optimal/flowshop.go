@@ -63,8 +63,9 @@ func (s *search) flowshop(st *state) int64 {
 	}
 	capable := func(j int32) bool { return g.ops[g.steps[pos[j]].op].ws <= g.capacity }
 	first := make([]float64, n) // first copies assigned to each op
-	// The gaps, and first copies.
-	var gaps []gap
+	// The gaps, first copies, and the refs that ops will make (made: b
+	// makes it, a is its first reader).
+	var gaps, made []gap
 	for r := range g.refs {
 		ri := &g.refs[r]
 		var readers []int32
@@ -89,6 +90,9 @@ func (s *search) flowshop(st *state) int64 {
 		case ri.prod >= st.next:
 			if j := idx[ri.prod]; capable(j) {
 				b = j
+				if readers[0] > j {
+					made = append(made, gap{a: readers[0], b: j, in: in, bytes: ri.bytes})
+				}
 			}
 		}
 		for _, a := range readers {
@@ -174,6 +178,13 @@ func (s *search) flowshop(st *state) int64 {
 	}
 	save := make([]float64, n)
 	order := make([]int32, 0, n)
+	fs := make([]float64, n) // full at each k, -Inf where k cannot be k
+	for k := range fs {
+		fs[k] = math.Inf(-1)
+	}
+	// saving marks the ops whose move to the host takes time off fs[k]
+	// for some k after them.
+	saving := make([]bool, n)
 	best := 0.0
 	for k := range n {
 		if !capable(int32(k)) {
@@ -210,11 +221,27 @@ func (s *search) flowshop(st *state) int64 {
 				}
 			}
 		}
+		// A ref made on the host and read on the accelerator is copied
+		// in between: in·(x_a - x_b) (taken where b has a first copy,
+		// whose saving it offsets: elsewhere it would credit a for a
+		// copy that b on the accelerator does not need).
+		for _, gp := range made {
+			if int(gp.a) <= k && first[gp.b] > 0 {
+				save[gp.a] += gp.in
+				save[gp.b] -= gp.in
+			}
+		}
 		full := konst
-		order = order[:0]
 		for j := range k + 1 {
 			full += save[j]
-			if capable(int32(j)) && j < k {
+			if j < k && save[j] > 0 {
+				saving[j] = true
+			}
+		}
+		fs[k] = full
+		order = order[:0]
+		for j := range k {
+			if capable(int32(j)) {
 				order = append(order, int32(j))
 			}
 		}
@@ -228,7 +255,7 @@ func (s *search) flowshop(st *state) int64 {
 			if d >= delta[k] {
 				break
 			}
-			left -= save[j]
+			left -= max(save[j], 0)
 			if i+1 < len(order) && delta[order[i+1]] == d {
 				continue
 			}
@@ -237,7 +264,65 @@ func (s *search) flowshop(st *state) int64 {
 		v = min(v, float64(cp)+delta[k])
 		best = max(best, v)
 	}
+	best = max(best, s.firstMove(pos, fs, saving, delta, float64(cp)))
 	return int64(math.Floor(best*(1-1e-12))) - 1
+}
+
+// firstMove is the other half of flowshop's bound, which looks at the
+// first op j that a schedule runs on the host and that saves a copy
+// (saving[j]; moving the others saves nothing in fs). If there is none,
+// every saving op k is on the accelerator and T >= fs[k], and a
+// non-saving k is too or T >= cp + delta[k]. If it is j, T >= cp +
+// delta[j], and for every k < j the same holds with the tail from k
+// lengthened by j on the host (the critical path from k is monotone in
+// the ops forced to a side, and no op before k saves). The bound is the
+// least over the cases; for each j the three ks before it with the
+// largest fs are tried.
+func (s *search) firstMove(pos []int32, fs []float64, saving []bool, delta []float64, cp float64) float64 {
+	g := s.g
+	n := len(pos)
+	at := func(k int, plus float64) float64 {
+		if saving[k] {
+			return fs[k] + plus
+		}
+		return min(fs[k]+plus, cp+delta[k])
+	}
+	lb := math.Inf(-1)
+	for k := range n {
+		lb = max(lb, at(k, 0))
+	}
+	onHost, onDev := make([]int64, len(g.refs)), make([]int64, len(g.refs))
+	var top [3]int // the ks before j with the largest fs, -1: none
+	top = [3]int{-1, -1, -1}
+	for j := range n {
+		if lb <= cp {
+			break // no case can lift it
+		}
+		if saving[j] && cp+delta[j] < lb {
+			v := cp + delta[j]
+			op := g.steps[pos[j]].op
+			for _, k := range top {
+				if k < 0 || v >= lb {
+					continue
+				}
+				tk := float64(g.tailDev[g.steps[pos[k]].op])
+				tp := float64(g.tailFrom(pos[k], op, onHost, onDev)) - tk
+				v = max(v, at(k, tp))
+			}
+			lb = min(lb, v)
+		}
+		// j joins the candidates for the ops after it.
+		if !math.IsInf(fs[j], -1) {
+			for i := range top {
+				if top[i] < 0 || fs[j] > fs[top[i]] {
+					copy(top[i+1:], top[i:len(top)-1])
+					top[i] = j
+					break
+				}
+			}
+		}
+	}
+	return lb
 }
 
 // gap is a stretch over which a ref must stay on the accelerator or be
@@ -287,47 +372,50 @@ func knapsack(gs []gap, c int64) float64 {
 // before it (so an op on the host that does not depend on it may end
 // before it starts, and counts for nothing).
 func (g *program) tails() {
-	const early = -never
-	onHost, onDev := make([]int64, len(g.refs)), make([]int64, len(g.refs))
 	g.tailDev = make([]int64, len(g.ops))
+	onHost, onDev := make([]int64, len(g.refs)), make([]int64, len(g.refs))
 	for q := range g.steps {
-		st := g.steps[q]
-		if st.kind != stepOp {
-			continue
+		if st := g.steps[q]; st.kind == stepOp {
+			g.tailDev[st.op] = g.tailFrom(int32(q), -1, onHost, onDev)
 		}
-		o := &g.ops[st.op]
-		if o.ws > g.capacity {
-			g.tailDev[st.op] = never
-			continue
-		}
-		for r := range onHost {
-			onHost[r], onDev[r] = early, early
-		}
-		end, serial := o.devNs, o.devNs
-		onDev[o.out], onHost[o.out] = o.devNs, o.devNs+g.refs[o.out].outNs
-		for k := q + 1; k < len(g.steps); k++ {
-			step := g.steps[k]
-			switch step.kind {
-			case stepRead:
-				end = max(end, onHost[step.ref])
-			case stepOp:
-				p := &g.ops[step.op]
-				hs, ds := early, serial
-				for _, in := range p.ins {
-					hs, ds = max(hs, onHost[in]), max(ds, onDev[in])
-				}
-				he, de := hs+p.hostNs, never
-				if p.ws <= g.capacity {
-					de = ds + p.devNs
-				}
-				onHost[p.out] = min(he, de+g.refs[p.out].outNs)
-				onDev[p.out] = min(de, he+g.refs[p.out].inNs)
-				end = max(end, min(he, de))
-				serial = max(serial, min(he, de))
-			}
-		}
-		g.tailDev[st.op] = end
 	}
+}
+
+// tailFrom is the tail of tails from the op at step q, with op hostOnly
+// (-1: none) on the host; onHost and onDev are scratch, one per ref.
+func (g *program) tailFrom(q, hostOnly int32, onHost, onDev []int64) int64 {
+	const early = -never
+	o := &g.ops[g.steps[q].op]
+	if o.ws > g.capacity {
+		return never
+	}
+	for r := range onHost {
+		onHost[r], onDev[r] = early, early
+	}
+	end, serial := o.devNs, o.devNs
+	onDev[o.out], onHost[o.out] = o.devNs, o.devNs+g.refs[o.out].outNs
+	for k := q + 1; int(k) < len(g.steps); k++ {
+		step := g.steps[k]
+		switch step.kind {
+		case stepRead:
+			end = max(end, onHost[step.ref])
+		case stepOp:
+			p := &g.ops[step.op]
+			hs, ds := early, serial
+			for _, in := range p.ins {
+				hs, ds = max(hs, onHost[in]), max(ds, onDev[in])
+			}
+			he, de := hs+p.hostNs, never
+			if p.ws <= g.capacity && step.op != hostOnly {
+				de = ds + p.devNs
+			}
+			onHost[p.out] = min(he, de+g.refs[p.out].outNs)
+			onDev[p.out] = min(de, he+g.refs[p.out].inNs)
+			end = max(end, min(he, de))
+			serial = max(serial, min(he, de))
+		}
+	}
+	return end
 }
 
 // pinDevice sets s.devOnly: the ops that run on the accelerator in every

@@ -70,7 +70,7 @@ func randomSteps(rng *rand.Rand, n int) []trace.Step {
 // schedule of the decision space, and its root bound is below it.
 func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	solved := 0
+	solved, sharper := 0, 0
 	for trial := range 60 {
 		steps := randomSteps(rng, 2+rng.IntN(4))
 		for _, capacity := range []int64{1100, 2100, 4000} {
@@ -106,6 +106,8 @@ func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
 			}
 			if lb := s.flowshop(root); lb > brute.OptNs {
 				t.Fatalf("trial %d, capacity %d: flow-shop bound %d above the optimum %d", trial, capacity, lb, brute.OptNs)
+			} else if lb > s.bound(root) {
+				sharper++
 			}
 			// Conditional on beating an incumbent just above the
 			// optimum, the pinned ops and the bound still admit it.
@@ -117,6 +119,9 @@ func TestBranchAndBoundEqualsBruteForce(t *testing.T) {
 	}
 	if solved < 100 {
 		t.Fatalf("only %d of 180 cases were enumerated", solved)
+	}
+	if sharper < 10 {
+		t.Fatalf("the flow-shop bound is above the others in only %d of %d cases", sharper, solved)
 	}
 }
 
