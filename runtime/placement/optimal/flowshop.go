@@ -21,8 +21,8 @@ import (
 // in D's indicator x (1 on the accelerator):
 //
 //   - a first copy: a ref that the host holds and the accelerator does
-//     not is copied in before its first reader there: in_r·x_j for its
-//     first reader j that may run there;
+//     not is copied in before its first reader there: in_r·x_j for any
+//     one reader j <= k (the one whose move to the host costs most);
 //   - a copy again: a gap of ref r is two consecutive events of r, b (a
 //     reader, its producer, or "now" if resident now: x_b = 1) and a
 //     (its next reader); a cut at op t inside the gap (b < t < a) sees r
@@ -62,7 +62,12 @@ func (s *search) flowshop(st *state) int64 {
 		return m.Now()
 	}
 	capable := func(j int32) bool { return g.ops[g.steps[pos[j]].op].ws <= g.capacity }
-	first := make([]float64, n) // first copies assigned to each op
+	// The refs to copy in a first time, and their readers.
+	type firstCopy struct {
+		in      float64
+		readers []int32
+	}
+	var firsts []firstCopy
 	// The gaps, first copies, and the refs that ops will make (made: b
 	// makes it, a is its first reader).
 	var gaps, made []gap
@@ -86,7 +91,7 @@ func (s *search) flowshop(st *state) int64 {
 		case st.buf[r] != nil:
 			b = -1
 		case st.hostValid[r]:
-			first[readers[0]] += in
+			firsts = append(firsts, firstCopy{in, readers})
 		case ri.prod >= st.next:
 			if j := idx[ri.prod]; capable(j) {
 				b = j
@@ -177,6 +182,7 @@ func (s *search) flowshop(st *state) int64 {
 		s.hostOnly = 0
 	}
 	save := make([]float64, n)
+	firstAt := make([]bool, n) // a first copy's save is at j
 	order := make([]int32, 0, n)
 	fs := make([]float64, n) // full at each k, -Inf where k cannot be k
 	for k := range fs {
@@ -194,10 +200,23 @@ func (s *search) flowshop(st *state) int64 {
 		// op on the accelerator; what running op j on the host takes
 		// off them is save[j].
 		konst := h2d0 + float64(g.tailDev[g.steps[pos[k]].op])
-		for j := range n {
-			save[j] = 0
-			if j <= k {
-				save[j] = first[j]
+		// A first copy is lost only when every reader up to k runs on
+		// the host: its save goes to the reader whose move costs most.
+		clear(save)
+		clear(firstAt)
+		for _, f := range firsts {
+			j := int32(-1)
+			for _, r := range f.readers {
+				if int(r) > k {
+					break
+				}
+				if j < 0 || delta[r] > delta[j] {
+					j = r
+				}
+			}
+			if j >= 0 {
+				save[j] += f.in
+				firstAt[j] = true
 			}
 		}
 		for ci, cs := range cutSteps {
@@ -226,7 +245,7 @@ func (s *search) flowshop(st *state) int64 {
 		// whose saving it offsets: elsewhere it would credit a for a
 		// copy that b on the accelerator does not need).
 		for _, gp := range made {
-			if int(gp.a) <= k && first[gp.b] > 0 {
+			if int(gp.a) <= k && firstAt[gp.b] {
 				save[gp.a] += gp.in
 				save[gp.b] -= gp.in
 			}
