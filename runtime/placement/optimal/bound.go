@@ -93,7 +93,7 @@ func (s *search) criticalPath(st *state) int64 {
 		s.onDev[r] = min(s.onDev[r], max(s.onHost[r], h)+g.refs[r].inNs)
 	}
 	end, serial := m.Now(), comp
-	recent := s.recent[:0]
+	var recent ring
 	for k := st.next; int(k) < len(g.steps); k++ {
 		step := g.steps[k]
 		switch step.kind {
@@ -105,7 +105,7 @@ func (s *search) criticalPath(st *state) int64 {
 			for _, in := range o.ins {
 				hs, ds = max(hs, s.onHost[in]), max(ds, s.onDev[in])
 				if st.buf[in] == nil && g.refs[in].prod < st.next {
-					ds = max(ds, s.conflict(recent, in))
+					ds = max(ds, s.conflict(&recent, in))
 				}
 			}
 			he, de := hs+o.hostNs, never
@@ -120,21 +120,32 @@ func (s *search) criticalPath(st *state) int64 {
 			s.onDev[r] = min(de, he+g.refs[r].inNs)
 			end = max(end, min(he, de))
 			serial = max(serial, min(he, de))
-			if len(recent) == cap(recent) && len(recent) > 0 {
-				recent = append(recent[:0], recent[1:]...)
-			}
-			recent = append(recent, past{op: o, he: he, de: de})
+			recent.push(past{op: step.op, he: he, de: de})
 		}
 	}
-	s.recent = recent
 	return end
 }
 
 // past is an op whose earliest ends criticalPath computed.
 type past struct {
-	op     *opInfo
+	op     int32
 	he, de int64
 }
+
+// ring holds the last recentOps pasts.
+type ring struct {
+	buf     [recentOps]past
+	n, next int
+}
+
+func (r *ring) push(p past) {
+	r.buf[r.next] = p
+	r.next = (r.next + 1) % recentOps
+	r.n = min(r.n+1, recentOps)
+}
+
+// at is the i'th latest (0: the latest).
+func (r *ring) at(i int) past { return r.buf[(r.next-1-i+2*recentOps)%recentOps] }
 
 // recentOps is how many earlier ops conflict looks back over.
 const recentOps = 8
@@ -145,11 +156,12 @@ const recentOps = 8
 // after that op ends if it ran on the accelerator, and in any case not
 // before it ends if it ran on the host (the host issues later work only
 // after it). 0 when none conflicts.
-func (s *search) conflict(recent []past, r int32) int64 {
+func (s *search) conflict(recent *ring, r int32) int64 {
 	g := s.g
-	for i := len(recent) - 1; i >= 0; i-- {
-		p := recent[i]
-		if p.op.ws+g.refs[r].bytes <= g.capacity || slices.Contains(p.op.ins, r) {
+	for i := range recent.n {
+		p := recent.at(i)
+		o := &g.ops[p.op]
+		if o.ws+g.refs[r].bytes <= g.capacity || slices.Contains(o.ins, r) {
 			continue
 		}
 		return min(p.he, p.de+g.refs[r].inNs)

@@ -52,7 +52,7 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &search{g: g, opt: opts, best: math.MaxInt64, pending: math.MaxInt64, recent: make([]past, 0, recentOps)}
+	s := &search{g: g, opt: opts, best: math.MaxInt64, pending: math.MaxInt64}
 	res := &Result{Ops: len(g.ops), MaxNodes: opts.MaxNodes, MaxOps: opts.MaxOps}
 	if err := root.finishStep(); err != nil {
 		return nil, err
@@ -147,7 +147,6 @@ type search struct {
 	// scratch for bound.
 	hostItems, copyItems []pq
 	onHost, onDev        []int64
-	recent               []past
 	// hostOnly is one more than an op that criticalPath puts on the
 	// host (0: none);
 	// devOnly marks the ops that every schedule faster than the
