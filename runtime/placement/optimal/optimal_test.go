@@ -290,3 +290,53 @@ func TestBeladyGreedy(t *testing.T) {
 		t.Fatalf("polBelady copies %d bytes, the optimum %d", eager.bestTally.H2D, brute.Best.H2D)
 	}
 }
+
+// TestBeladyBig: a table read at the start and the end of each of two
+// steps, weights streamed in between through the room it leaves: Belady
+// evicts the table for the weights (its next use is the furthest) and
+// copies it again each time; polBeladyBig keeps it, copies it once, and
+// is faster.
+func TestBeladyBig(t *testing.T) {
+	table := trace.Use{Ref: 1, Bytes: 4000}
+	var steps []trace.Step
+	next := uint64(10)
+	op := func(ins ...trace.Use) trace.Use {
+		out := trace.Use{Ref: next, Bytes: 16}
+		next++
+		var bytes int64 = 16
+		for _, in := range ins {
+			bytes += in.Bytes
+		}
+		steps = append(steps, trace.Step{Kind: trace.StepOp, Ins: ins, Out: out, Inplace: -1,
+			Cost: trace.OpCost{Flops: 1_000_000, Bytes: bytes}})
+		return out
+	}
+	ids := trace.Use{Ref: 2, Bytes: 16}
+	for range 2 {
+		x := op(ids, table)
+		for w := range 4 {
+			x = op(x, trace.Use{Ref: uint64(3 + w), Bytes: 1000})
+		}
+		ids = op(x, table)
+	}
+	steps = append(steps, trace.Step{Kind: trace.StepRead, Out: ids, Inplace: -1})
+	p := Problem{Steps: steps, Capacity: 6100, Cost: testCost}
+	g, err := compile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(pol policy) *search {
+		root, _ := newState(g)
+		s := &search{g: g, opt: Options{Window: 3}.withDefaults(), best: math.MaxInt64, greedy: true, pol: pol}
+		s.run(root)
+		if s.err != nil {
+			t.Fatal(s.err)
+		}
+		return s
+	}
+	big, belady := run(polBeladyBig), run(polBelady)
+	weights := int64(4 * 1000 * 2) // each weight twice: no room for them all
+	if big.bestTally.H2D != 4000+16+weights || belady.bestTally.H2D <= big.bestTally.H2D || big.best >= belady.best {
+		t.Fatalf("polBeladyBig: %d ns, %+v; polBelady: %d ns, %+v", big.best, big.bestTally, belady.best, belady.bestTally)
+	}
+}

@@ -63,7 +63,7 @@ func Solve(p Problem, opts Options) (*Result, error) {
 	res.TooBig = len(g.ops) > opts.MaxOps
 	s.greedy = true
 	bestPol := polMyopic
-	for _, pol := range []policy{polMyopic, polHost, polDevice, polDeviceLazy, polMyopicClean, polDeviceLazyClean, polLRU, polBelady, polBeladyMyopic, polBeladyFree} {
+	for _, pol := range []policy{polMyopic, polHost, polDevice, polDeviceLazy, polMyopicClean, polDeviceLazyClean, polLRU, polBelady, polBeladyMyopic, polBeladyFree, polBeladyBig} {
 		before := s.best
 		s.pol, s.found = pol, false
 		s.run(root.clone())
@@ -281,6 +281,11 @@ const (
 	// refs that no later step uses: it never evicts a ref that Belady's
 	// demand paging would keep.
 	polBeladyFree
+	// polBeladyBig is polBelady evicting a large ref (a quarter of the
+	// capacity or more) that a later step uses only when nothing else
+	// makes room: keeping it resident between far uses can cost less
+	// than copying it again.
+	polBeladyBig
 )
 
 // beladyWindow is how many ops ahead the Belady policies prefetch.
@@ -298,7 +303,7 @@ func (s *search) placements(st *state, o *opInfo) []bool {
 	switch s.pol {
 	case polHost:
 		return []bool{false, true}
-	case polDevice, polDeviceLazy, polDeviceLazyClean, polLRU, polBelady, polBeladyFree:
+	case polDevice, polDeviceLazy, polDeviceLazyClean, polLRU, polBelady, polBeladyFree, polBeladyBig:
 		return []bool{true, false}
 	}
 	dev, host := o.devNs, o.hostNs
@@ -487,6 +492,11 @@ func (s *search) victims(c *state, after int32) []int32 {
 	lru := s.pol == polLRU
 	slices.SortFunc(cs, func(a, b cand) int {
 		switch {
+		case s.pol == polBeladyBig && s.keptBig(a.r, a.next) != s.keptBig(b.r, b.next):
+			if s.keptBig(b.r, b.next) {
+				return -1
+			}
+			return 1
 		case lru && c.touched[a.r] != c.touched[b.r]:
 			return int(c.touched[a.r] - c.touched[b.r])
 		case cleanFirst && a.clean != b.clean:
@@ -520,7 +530,7 @@ func (s *search) victims(c *state, after int32) []int32 {
 // schedules and the discrepancy search, never in the exhaustive search
 // (whose decision space it would narrow).
 func (s *search) belady() bool {
-	return (s.pol == polBelady || s.pol == polBeladyMyopic || s.pol == polBeladyFree) && (s.greedy || s.lds)
+	return (s.pol == polBelady || s.pol == polBeladyMyopic || s.pol == polBeladyFree || s.pol == polBeladyBig) && (s.greedy || s.lds)
 }
 
 // beladyKeeps says whether r, copied in now, stays resident until its
@@ -555,7 +565,10 @@ func (s *search) beladyKeeps(c *state, r int32) bool {
 				if nx < 0 {
 					nx = math.MaxInt32
 				}
-				if nx > far || nx == far && x < victim {
+				if s.pol == polBeladyBig && s.keptBig(x, nx) {
+					nx = -1 // evicted last
+				}
+				if victim < 0 || nx > far || nx == far && x < victim {
 					victim, far = x, nx
 				}
 			}
@@ -601,4 +614,10 @@ func (s *search) beladyKeeps(c *state, r int32) bool {
 		}
 	}
 	return true
+}
+
+// keptBig says polBeladyBig evicts r, used next at step next
+// (MaxInt32: never), last.
+func (s *search) keptBig(r, next int32) bool {
+	return next != math.MaxInt32 && s.g.refs[r].bytes*4 >= s.g.capacity
 }
