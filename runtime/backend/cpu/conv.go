@@ -11,8 +11,8 @@ import (
 
 func init() {
 	conv := convKernel("conv2d", ops.Conv2dLayout, convForward[float32], convForward[float64])
-	Register(ops.Conv2d, viaFloat32Inputs(conv.plain()))
-	weightKernels[ops.Conv2d] = conv.packed()
+	Register(ops.Conv2d, viaFloat32Inputs(plainKernel(conv)))
+	weightKernels[ops.Conv2d] = packedKernel(conv)
 	Register(ops.MaxPool2d, maxPool2dKernel)
 }
 
@@ -32,7 +32,7 @@ const (
 // weight is a constant (id, its refs.Ref.ConstID, nonzero).
 func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.Shape, a A) (ops.ConvDims, error),
 	run32 func(d ops.ConvDims, a A, x, w, bias, out []float32, mm mmFunc[float32], pm packedMM[float32]),
-	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64], pm packedMM[float64])) WeightKernel {
+	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64], pm packedMM[float64])) func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
 	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
 		a, err := ops.AttrsAs[A](name, attrs)
 		if err != nil {
@@ -69,20 +69,19 @@ func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.
 	}
 }
 
-// plain is the kernel without a constant weight.
-func (k WeightKernel) plain() Kernel {
+// plainKernel is a convKernel without a constant weight.
+func plainKernel(k func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error) Kernel {
 	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error { return k(out, ins, attrs, 0) }
 }
 
-// packed is k for float32 results and the plain kernel (through float32
-// for half precisions) for others.
-func (k WeightKernel) packed() WeightKernel {
-	plain := viaFloat32Inputs(k.plain())
-	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
+// packedKernel is a convKernel as a WeightKernel: float32 results only
+// (the registered kernel runs the others).
+func packedKernel(k func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error) WeightKernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) (bool, error) {
 		if out.DType != tensor.Float32 {
-			return plain(out, ins, attrs)
+			return false, nil
 		}
-		return k(out, ins, attrs, id)
+		return true, k(out, ins, attrs, id)
 	}
 }
 

@@ -3,7 +3,7 @@ package cpu
 import "github.com/tref-lang/tref/runtime/ops"
 
 func init() {
-	Register(ops.ConvTranspose2d, viaFloat32Inputs(convKernel("conv_transpose2d", ops.ConvTranspose2dLayout, convTranspose[float32], convTranspose[float64]).plain()))
+	Register(ops.ConvTranspose2d, viaFloat32Inputs(plainKernel(convKernel("conv_transpose2d", ops.ConvTranspose2dLayout, convTranspose[float32], convTranspose[float64]))))
 }
 
 // convTranspose computes, per image and group, the columns Wᵀ·X (one row

@@ -72,7 +72,9 @@ func runOp(op *refs.Op, out *tensor.Dense, ins []*tensor.Dense) error {
 	if len(op.Inputs) > 1 {
 		if id := op.Inputs[1].ConstID(); id != 0 {
 			if wk := weightKernels[op.Op]; wk != nil {
-				return wk(out, ins, op.Attrs, id)
+				if done, err := wk(out, ins, op.Attrs, id); done || err != nil {
+					return err
+				}
 			}
 		}
 	}

@@ -10,7 +10,9 @@ import (
 
 func init() {
 	Register(ops.Matmul, matmulKernel)
+	weightKernels[ops.Matmul] = matmulPacked
 	Register(ops.Linear, linearKernel)
+	weightKernels[ops.Linear] = linearPacked
 	Register(ops.Outer, outerKernel)
 	Register(ops.MatmulTN, matmulTNKernel)
 }
@@ -29,6 +31,29 @@ func matmulKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 		func(in [][]int64, c []int64) { matmulBatched(d, in[0], in[1], c, gemm.GemmWorkers[int64]) },
 	)
 	return nil
+}
+
+// matmulPacked is matmul by a constant matrix (id nonzero) shared by the
+// whole batch ([..., m, k] @ [k, n]): in float32 the batch's rows
+// multiply B packed from the cache (packCache.getB).
+func matmulPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (bool, error) {
+	if len(ins) != 2 || out.DType != tensor.Float32 || ins[0].DType != tensor.Float32 || ins[1].DType != tensor.Float32 || len(ins[1].Shape) != 2 {
+		return false, nil
+	}
+	d, err := ops.MatmulLayout(ins[0].Shape, ins[1].Shape)
+	if err != nil {
+		return false, nil // the kernel reports it
+	}
+	rows := d.BatchCount() * d.M
+	if d.BBatch.Numel() != 1 || rows == 0 || d.N == 0 {
+		return false, nil
+	}
+	pb := packs.getB(id, matmulPart, d.K, d.N, ins[1].F32())
+	if pb == nil {
+		return false, nil
+	}
+	gemm.SgemmPackedB(gemm.Workers(linalgWorkers(), rows, d.N, d.K), false, rows, ins[0].F32(), d.K, pb, 0, out.F32(), d.N)
+	return true, nil
 }
 
 // batchParallelWork is the size of one product (m·n·k) below which a
@@ -112,6 +137,39 @@ func linearKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 		func(in [][]int64, c []int64) { linearRows(d, ins, in, c, out.Shape, gemm.GemmWorkers[int64]) },
 	)
 	return nil
+}
+
+// linearPacked is linear with a constant weight (id nonzero): in
+// float32 with a matrix weight, Wᵀ is multiplied packed from the cache
+// (packCache.getB) rather than packed on every call.
+func linearPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (bool, error) {
+	f32 := out.DType == tensor.Float32
+	for _, in := range ins {
+		f32 = f32 && in.DType == tensor.Float32
+	}
+	if !f32 || len(ins) < 2 || len(ins) > 3 || len(ins[1].Shape) != 2 {
+		return false, nil
+	}
+	var bias *tensor.Shape
+	if len(ins) == 3 {
+		bias = &ins[2].Shape
+	}
+	d, err := ops.LinearLayout(ins[0].Shape, ins[1].Shape, bias)
+	if err != nil {
+		return false, nil // the kernel reports it
+	}
+	pb := packs.getB(id, linearPart, d.In, d.Out, ins[1].F32())
+	if pb == nil {
+		return false, nil
+	}
+	c := out.F32()
+	var beta float32
+	if len(ins) == 3 {
+		broadcastRows(c, out.Shape, ins[2].F32(), ins[2].Shape)
+		beta = 1
+	}
+	gemm.SgemmPackedB(gemm.Workers(linalgWorkers(), d.Rows, d.Out, d.In), false, d.Rows, ins[0].F32(), d.In, pb, beta, c, d.Out)
+	return true, nil
 }
 
 // linearRows computes C[rows, out] = X[rows, in]·Wᵀ (+ bias), reading W in

@@ -29,8 +29,9 @@ const packBudget = 64 << 20
 const seenMax = 4096
 
 // packKey is one packed matrix: a weight's identity, which of its
-// matrices (part: a group's rows as stored, or one kernel tap of a group
-// laid out by convShifted; see the part functions) and its dimensions.
+// matrices (part: a group's rows as stored, one kernel tap of a group
+// laid out by convShifted, a linear layer's weight transposed; see the
+// part functions) and its dimensions.
 type packKey struct {
 	id         uint64
 	part, m, k int
@@ -41,9 +42,12 @@ type packKey struct {
 func groupPart(g int) int        { return 2 * g }
 func tapPart(g, taps, t int) int { return 2*(g*taps+t) + 1 }
 
+// packedMatrix is a kept packing: a *gemm.PackedA or *gemm.PackedB.
+type packedMatrix interface{ Bytes() int }
+
 type packEntry struct {
-	key packKey
-	pa  *gemm.PackedA
+	key    packKey
+	packed packedMatrix
 }
 
 // packCache is the process's cache of packed weights.
@@ -58,17 +62,54 @@ type packCache struct {
 
 var packs = &packCache{budget: packBudget}
 
-// get returns the packed m×k matrix part of weight id, packing what a
-// returns (the matrix and its row stride) when it is not kept; nil when
-// the weight is seen for the first time (the caller multiplies as usual).
+// get returns the packed m×k matrix part of weight id as a left operand,
+// packing what a returns (the matrix and its row stride) when it is not
+// kept; nil when the weight is seen for the first time (the caller
+// multiplies as usual).
 func (c *packCache) get(id uint64, part, m, k int, a func() ([]float32, int)) *gemm.PackedA {
-	key := packKey{id, part, m, k}
+	pm := c.lookup(packKey{id, part, m, k}, func() packedMatrix {
+		mat, lda := a()
+		return gemm.PackA(false, m, k, mat, lda)
+	})
+	if pm == nil {
+		return nil
+	}
+	return pm.(*gemm.PackedA)
+}
+
+// linearPart is the part of a linear layer's weight W [n, k] kept as the
+// right operand Wᵀ (k×n); matmulPart a matrix product's right operand
+// B [k, n] as it is stored.
+const (
+	linearPart = -1
+	matmulPart = -2
+)
+
+// getB is get for a weight w as the right operand of k×n products: a
+// linear layer's [n, k] transposed (part linearPart), a product's [k,
+// n] (matmulPart).
+func (c *packCache) getB(id uint64, part, k, n int, w []float32) *gemm.PackedB {
+	pm := c.lookup(packKey{id, part, k, n}, func() packedMatrix {
+		if part == linearPart {
+			return gemm.PackB(true, k, n, w, k)
+		}
+		return gemm.PackB(false, k, n, w, n)
+	})
+	if pm == nil {
+		return nil
+	}
+	return pm.(*gemm.PackedB)
+}
+
+// lookup returns the packing kept under key, making it with pack the
+// second time key is asked for; nil the first time.
+func (c *packCache) lookup(key packKey, pack func() packedMatrix) packedMatrix {
 	c.mu.Lock()
 	if e, ok := c.byKey[key]; ok {
 		c.lru.MoveToFront(e)
-		pa := e.Value.(*packEntry).pa
+		pm := e.Value.(*packEntry).packed
 		c.mu.Unlock()
-		return pa
+		return pm
 	}
 	if c.byKey == nil {
 		c.byKey, c.seen = map[packKey]*list.Element{}, map[packKey]bool{}
@@ -82,27 +123,26 @@ func (c *packCache) get(id uint64, part, m, k int, a func() ([]float32, int)) *g
 		return nil
 	}
 	c.mu.Unlock()
-	mat, lda := a()
-	pa := gemm.PackA(false, m, k, mat, lda)
+	pm := pack()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byKey[key]; ok { // packed meanwhile by another worker
-		return e.Value.(*packEntry).pa
+		return e.Value.(*packEntry).packed
 	}
-	if pa.Bytes() > c.budget {
-		return pa
+	if pm.Bytes() > c.budget {
+		return pm
 	}
 	delete(c.seen, key)
-	c.byKey[key] = c.lru.PushFront(&packEntry{key, pa})
-	c.bytes += pa.Bytes()
+	c.byKey[key] = c.lru.PushFront(&packEntry{key, pm})
+	c.bytes += pm.Bytes()
 	for c.bytes > c.budget {
 		e := c.lru.Back()
 		old := e.Value.(*packEntry)
 		c.lru.Remove(e)
 		delete(c.byKey, old.key)
-		c.bytes -= old.pa.Bytes()
+		c.bytes -= old.packed.Bytes()
 	}
-	return pa
+	return pm
 }
 
 // packedMM multiplies a part of a constant weight (the m×k matrix a
@@ -130,10 +170,11 @@ func packedFor(id uint64) packedMM[float32] {
 	}
 }
 
-// A WeightKernel is a kernel that keeps work derived from its weight
-// (input 1) across calls when the weight is a constant: id is its
-// refs.Ref.ConstID, 0 when it is not one.
-type WeightKernel func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error
+// A WeightKernel runs an op whose weight (input 1) is a constant with
+// the work derived from the weight kept across calls: id is its
+// refs.Ref.ConstID. It reports false when it did nothing (other dtypes,
+// shapes, a weight seen for the first time): the op's kernel then runs.
+type WeightKernel func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) (bool, error)
 
 // weightKernels are the WeightKernels by op; ExecuteOnHost runs them.
 var weightKernels = map[ops.Op]WeightKernel{}

@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -205,4 +206,79 @@ func TestPackCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestPackedLinearWeights is TestPackedConvWeights for linear: a
+// constant weight's Wᵀ is multiplied packed from the second call, with
+// the plain kernel's bits; another weight of the same shape is not
+// confused with it.
+func TestPackedLinearWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	rt := refs.New(&Device{}, refs.Options{Lookahead: 4, TrackRefs: true})
+	for _, rows := range []int{1, 5} {
+		x := randDense(r, tensor.Float32, rows, 300)
+		var prev uint64
+		for range 2 {
+			w := randDense(r, tensor.Float32, 40, 300)
+			b := randDense(r, tensor.Float32, 40)
+			wr, br := rt.FromHost(refs.Site{}, w.Clone()), rt.FromHost(refs.Site{}, b.Clone())
+			if wr.ConstID() == prev {
+				t.Fatalf("two weights share ConstID %d", prev)
+			}
+			prev = wr.ConstID()
+			threeCalls(t, rt, ops.Linear, execShapeOp(t, "linear", nil, x, w, b), x, wr, br)
+			if kept(wr.ConstID()) != 1 {
+				t.Errorf("weight %d: %d packings kept, want 1", wr.ConstID(), kept(wr.ConstID()))
+			}
+			rt.Release(wr)
+			rt.Release(br)
+		}
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs leaked", n)
+	}
+}
+
+// TestPackedMatmulWeights: a batch of rows times a constant matrix
+// multiplies it packed from the second call, with the plain kernel's
+// bits; a batched B (not one matrix) and an op's result are left alone.
+func TestPackedMatmulWeights(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	rt := refs.New(&Device{}, refs.Options{Lookahead: 4, TrackRefs: true})
+	for _, tc := range []struct{ x, w []int }{
+		{[]int{2, 3, 300}, []int{300, 40}},
+		{[]int{300}, []int{300, 7}},
+		{[]int{2, 5, 20}, []int{2, 20, 6}}, // batched B: not kept
+	} {
+		x, w := randDense(r, tensor.Float32, tc.x...), randDense(r, tensor.Float32, tc.w...)
+		wr := rt.FromHost(refs.Site{}, w.Clone())
+		threeCalls(t, rt, ops.Matmul, execShapeOp(t, "matmul", nil, x, w), x, wr)
+		if want := len(tc.w) == 2; (kept(wr.ConstID()) == 1) != want {
+			t.Errorf("%v @ %v: %d packings kept", tc.x, tc.w, kept(wr.ConstID()))
+		}
+		rt.Release(wr)
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs leaked", n)
+	}
+}
+
+// threeCalls runs op(x, weights...) three times on rt, x a fresh ref
+// each time: every result must be want, bit for bit.
+func threeCalls(t *testing.T, rt *refs.Runtime, op ops.Op, want, x *tensor.Dense, weights ...*refs.Ref) {
+	t.Helper()
+	for call := range 3 {
+		xr := rt.FromHost(refs.Site{}, x.Clone())
+		y, err := rt.Submit(refs.Site{}, op, nil, append([]*refs.Ref{xr}, weights...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := rt.Read(y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameBits(t, fmt.Sprintf("%s call %d", op, call+1), got, want)
+		rt.Release(y)
+		rt.Release(xr)
+	}
 }

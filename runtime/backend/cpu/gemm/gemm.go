@@ -162,25 +162,31 @@ type problem struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	mach           machine
-	// packed is op(A) packed ahead (SgemmPackedA), else nil.
-	packed *PackedA
+	// packed is op(A) packed ahead (SgemmPackedA), packedB op(B)
+	// (SgemmPackedB), else nil.
+	packed  *PackedA
+	packedB *PackedB
 }
 
 // run walks the Goto loop nest: column panels of C (NC), then depth blocks
 // (KC), packing each KC×NC panel of B once (in parallel) and sharing it
 // among workers that each pack and multiply their own MC×KC blocks of A.
 func (p *problem) run(workers int, accumInit bool) {
-	ncMax := min(p.n, ncBlock)
-	kcMax := min(p.k, kcBlock)
-	bp := getBuf(kcMax * roundUp(ncMax, nr))
-	defer putBuf(bp)
-
+	var bp *buf
+	if p.packedB == nil {
+		bp = getBuf(min(p.k, kcBlock) * roundUp(min(p.n, ncBlock), nr))
+		defer putBuf(bp)
+	}
 	for jc := 0; jc < p.n; jc += ncBlock {
 		ncur := min(ncBlock, p.n-jc)
 		panels := (ncur + nr - 1) / nr
 		for pc := 0; pc < p.k; pc += kcBlock {
 			kcur := min(kcBlock, p.k-pc)
 			accum := accumInit || pc > 0
+			if p.packedB != nil {
+				p.multiply(workers, p.packedB.block(jc, ncur, pc, kcur), jc, ncur, pc, kcur, accum)
+				continue
+			}
 			parallel(min(workers, panels), panels, func(lo, hi int) {
 				p.packB(bp.s, pc, kcur, jc, ncur, lo, hi)
 			})
