@@ -105,7 +105,7 @@ func (s *search) criticalPath(st *state) int64 {
 			for _, in := range o.ins {
 				hs, ds = max(hs, s.onHost[in]), max(ds, s.onDev[in])
 				if st.buf[in] == nil && g.refs[in].prod < st.next {
-					ds = max(ds, s.conflict(&recent, in))
+					ds = max(ds, g.conflict(&recent, in))
 				}
 			}
 			he, de := hs+o.hostNs, never
@@ -156,8 +156,7 @@ const recentOps = 8
 // after that op ends if it ran on the accelerator, and in any case not
 // before it ends if it ran on the host (the host issues later work only
 // after it). 0 when none conflicts.
-func (s *search) conflict(recent *ring, r int32) int64 {
-	g := s.g
+func (g *program) conflict(recent *ring, r int32) int64 {
 	for i := range recent.n {
 		p := recent.at(i)
 		o := &g.ops[p.op]
