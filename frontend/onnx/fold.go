@@ -54,23 +54,7 @@ func (p *Program) foldAffine(rt *refs.Runtime, site refs.Site) error {
 	if len(chains) == 0 {
 		return nil
 	}
-	names := map[string]bool{}
-	for name := range p.consts {
-		names[name] = true
-	}
-	for _, n := range g.Nodes {
-		for _, name := range append(n.Inputs, n.Outputs...) {
-			names[name] = true
-		}
-	}
-	fresh := func(base string) string {
-		name := base
-		for k := 1; names[name]; k++ {
-			name = fmt.Sprintf("%s_%d", base, k)
-		}
-		names[name] = true
-		return name
-	}
+	fresh := p.namer()
 	drop := map[int]bool{}
 	replace := map[int]*Node{}
 	for _, ch := range chains {
@@ -89,6 +73,36 @@ func (p *Program) foldAffine(rt *refs.Runtime, site refs.Site) error {
 			drop[j] = true
 		}
 	}
+	p.rewrite(rt, drop, replace)
+	return nil
+}
+
+// namer returns a function making names no value of the program has.
+func (p *Program) namer() func(base string) string {
+	names := map[string]bool{}
+	for name := range p.consts {
+		names[name] = true
+	}
+	for _, n := range p.graph.Nodes {
+		for _, name := range append(n.Inputs, n.Outputs...) {
+			names[name] = true
+		}
+	}
+	return func(base string) string {
+		name := base
+		for k := 1; names[name]; k++ {
+			name = fmt.Sprintf("%s_%d", base, k)
+		}
+		names[name] = true
+		return name
+	}
+}
+
+// rewrite gives the program a copy of its graph without the nodes in
+// drop and with those in replace swapped, and releases the constants
+// nothing reads any more.
+func (p *Program) rewrite(rt *refs.Runtime, drop map[int]bool, replace map[int]*Node) {
+	g := p.graph
 	ng := *g
 	ng.Nodes = make([]*Node, 0, len(g.Nodes)-len(drop))
 	for i, n := range g.Nodes {
@@ -102,7 +116,6 @@ func (p *Program) foldAffine(rt *refs.Runtime, site refs.Site) error {
 	}
 	p.graph = &ng
 	p.dropUnread(rt)
-	return nil
 }
 
 // readersOf maps each name to the indices of g's nodes that read it
@@ -122,6 +135,17 @@ func readersOf(g *Graph) map[string][]int {
 	return readers
 }
 
+// producersOf maps each value g's nodes compute to the node's index.
+func producersOf(g *Graph) map[string]int {
+	producer := map[string]int{}
+	for i, n := range g.Nodes {
+		for _, o := range n.Outputs {
+			producer[o] = i
+		}
+	}
+	return producer
+}
+
 // dropUnread releases the constants nothing reads any more, and removes
 // the Constant nodes that made them.
 func (p *Program) dropUnread(rt *refs.Runtime) {
@@ -132,6 +156,7 @@ func (p *Program) dropUnread(rt *refs.Runtime) {
 			releaseConst(rt, v)
 			delete(p.consts, name)
 			delete(p.tensors, name)
+			delete(p.loaders, v)
 			gone[name] = true
 		}
 	}
@@ -310,7 +335,8 @@ func perChannel(s tensor.Shape, rank, m int) bool {
 }
 
 // foldedParams makes the folded convolution's weight (a lazy ref that
-// loads the stored weight and scales it) and bias (s·b + t, at once).
+// loads the stored weight and scales it) and bias (s·b + t, at once),
+// with their loaders for later folds (p.loaders).
 func (p *Program) foldedParams(rt *refs.Runtime, site refs.Site, n *Node, ch *affineChain) (w, b *value, err error) {
 	wv := p.consts[n.Inputs[1]]
 	m := len(ch.s)
@@ -326,15 +352,16 @@ func (p *Program) foldedParams(rt *refs.Runtime, site refs.Site, n *Node, ch *af
 	for o := range m {
 		bd.Set(o, bias[o]*ch.s[o]+ch.t[o])
 	}
-	b = &value{meta: bd.Meta, ref: rt.FromHost(site, bd), owned: true, uses: 1}
-	load := p.constLoader(n.Inputs[1])
+	b = &value{meta: bd.Meta, ref: rt.FromHost(site, bd.Clone()), owned: true, uses: 1}
+	p.loaders[b] = func() (*tensor.Dense, error) { return bd, nil }
+	orig := p.constLoader(n.Inputs[1])
 	groups := 1
 	if n.OpType == "ConvTranspose" {
 		groups = int(attrIntOf(n, "group", 1))
 	}
 	s, meta := ch.s, wv.meta
 	scaled := func() (*tensor.Dense, error) {
-		d, err := load()
+		d, err := orig()
 		if err != nil {
 			return nil, err
 		}
@@ -342,9 +369,9 @@ func (p *Program) foldedParams(rt *refs.Runtime, site refs.Site, n *Node, ch *af
 		scaleChannels(d, s, groups, n.OpType == "ConvTranspose")
 		return d, nil
 	}
-	p.File.Retain()
-	r := rt.LazyWithDone(site, meta, scaled, func() { p.File.Release() })
-	return &value{meta: meta, ref: r, owned: true, uses: 1}, b, nil
+	w = p.lazyConst(rt, site, meta, scaled)
+	p.loaders[w] = scaled
+	return w, b, nil
 }
 
 // scaleChannels multiplies each output channel o of a convolution weight
@@ -384,6 +411,9 @@ func (p *Program) constLoader(name string) func() (*tensor.Dense, error) {
 	if t := p.tensors[name]; t != nil {
 		return func() (*tensor.Dense, error) { return p.File.Load(t) }
 	}
+	if load := p.loaders[v]; load != nil {
+		return load
+	}
 	return func() (*tensor.Dense, error) { return nil, fmt.Errorf("constant %q has no stored data", name) }
 }
 
@@ -412,4 +442,12 @@ func attrIntOf(n *Node, name string, def int64) int64 {
 		return a.I
 	}
 	return def
+}
+
+// lazyConst is a constant computed by load when first used (a lazy ref
+// holding the file open until then).
+func (p *Program) lazyConst(rt *refs.Runtime, site refs.Site, meta tensor.Meta, load func() (*tensor.Dense, error)) *value {
+	p.File.Retain()
+	r := rt.LazyWithDone(site, meta, load, func() { p.File.Release() })
+	return &value{meta: meta, ref: r, owned: true, uses: 1}
 }

@@ -17,13 +17,7 @@ import (
 // nodes and releases the constants nothing reads any more.
 func (p *Program) fuseHardswish(rt *refs.Runtime) {
 	g := p.graph
-	readers := readersOf(g)
-	producer := map[string]int{}
-	for i, n := range g.Nodes {
-		for _, o := range n.Outputs {
-			producer[o] = i
-		}
-	}
+	readers, producer := readersOf(g), producersOf(g)
 	// only returns the node producing name when node i alone reads it.
 	only := func(name string, i int, op string) (int, *Node) {
 		j, ok := producer[name]
@@ -67,19 +61,7 @@ func (p *Program) fuseHardswish(rt *refs.Runtime) {
 	if len(replace) == 0 {
 		return
 	}
-	ng := *g
-	ng.Nodes = make([]*Node, 0, len(g.Nodes)-len(drop))
-	for i, n := range g.Nodes {
-		if drop[i] {
-			continue
-		}
-		if m := replace[i]; m != nil {
-			n = m
-		}
-		ng.Nodes = append(ng.Nodes, n)
-	}
-	p.graph = &ng
-	p.dropUnread(rt)
+	p.rewrite(rt, drop, replace)
 }
 
 // isScalar reports whether name is a 0-d float32 constant equal to x

@@ -25,8 +25,10 @@ type Program struct {
 	graph   *Graph
 	// consts are the initializers and Constant outputs, by name.
 	consts map[string]*value
-	// tensors are the stored tensors of the constants that have one.
+	// tensors are the stored tensors of the constants that have one;
+	// loaders read the constants folding made (foldAffine), by value.
 	tensors map[string]*Tensor
+	loaders map[*value]func() (*tensor.Dense, error)
 	// lastUse is the index of the last node that reads each name.
 	lastUse map[string]int
 	holders int
@@ -49,7 +51,8 @@ func Compile(rt *refs.Runtime, site refs.Site, f *File) (*Program, error) {
 }
 
 // compile is Compile, with the affine maps after convolutions folded
-// into them (foldAffine) and hard-swish chains fused (fuseHardswish) when
+// into them (foldAffine), hard-swish chains fused (fuseHardswish) and the
+// affine maps before unpadded convolutions folded (foldAffineBefore) when
 // fold is set.
 func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, error) {
 	g := f.Model.Graph
@@ -60,7 +63,7 @@ func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, er
 	if bad := Unsupported(f.Model); len(bad) > 0 {
 		return nil, fmt.Errorf("%s: tref cannot run %s", f.Path, strings.Join(bad, "; "))
 	}
-	p := &Program{File: f, Opset: opset, graph: g, consts: map[string]*value{}, tensors: map[string]*Tensor{}, lastUse: map[string]int{}, holders: 1}
+	p := &Program{File: f, Opset: opset, graph: g, consts: map[string]*value{}, tensors: map[string]*Tensor{}, loaders: map[*value]func() (*tensor.Dense, error){}, lastUse: map[string]int{}, holders: 1}
 	fail := func(err error) (*Program, error) {
 		p.Release(rt)
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
@@ -113,6 +116,9 @@ func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, er
 			return fail(err)
 		}
 		p.fuseHardswish(rt)
+		if err := p.foldAffineBefore(rt, site); err != nil {
+			return fail(err)
+		}
 	}
 	for i, n := range p.graph.Nodes {
 		if n.OpType == "Constant" && n.Domain == "" {
