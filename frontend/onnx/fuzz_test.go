@@ -80,6 +80,9 @@ func FuzzRun(f *testing.F) {
 		encNode("MaxPool", []string{"c"}, []string{"y"}, encAttrInts("kernel_shape", 2, 2), encAttrInts("strides", 2, 2)),
 	}, [][]byte{encTensorF32("w", []int64{2, 1, 3, 3}, make([]float32, 18))},
 		[][]byte{encValue("x", Float, 1, 1, 4, 4)}, [][]byte{encValue("y", Float, 1, 2, 2, 2)})))
+	// The compile-time folds and fusions (fold.go, fuse.go).
+	f.Add(foldModel())
+	f.Add(hardswishModel(9))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Decode(b, 0)
 		if err != nil {
