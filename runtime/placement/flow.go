@@ -45,6 +45,8 @@ type flow struct {
 	// onHost are the window's ops whose operands the prefetch scans left
 	// on the host because the op will run there (hostWins), for tests.
 	onHost []uint64
+	// hostOuts are those ops' results: on the host when computed.
+	hostOuts []*refs.Ref
 	// lostUse is the earliest next use of a ref that an op of the window
 	// may read and that is not on the accelerator although it was when
 	// the prefetch scan last looked (it reset lostUse to NoUse): an
@@ -458,9 +460,7 @@ func (f *flow) Prefetch(v *View) error {
 			f.earlyBytes += s.Bytes()
 		}
 	}
-	if n := len(f.onHost); n > 0 && f.onHost[n-1] <= v.CurSeq() {
-		f.onHost = f.onHost[:0] // all run
-	}
+	f.dropRun(v.CurSeq())
 	f.strict = true
 	defer func() { f.strict = false }()
 	for j := f.scanFrom(v, win); j < len(win); j++ {
@@ -469,7 +469,10 @@ func (f *flow) Prefetch(v *View) error {
 			continue
 		}
 		if f.hostWins(v, o, j+1) {
-			f.onHost = append(f.onHost, o.Seq)
+			if !slices.Contains(f.onHost, o.Seq) {
+				f.onHost = append(f.onHost, o.Seq)
+				f.hostOuts = append(f.hostOuts, o.Out)
+			}
 			continue // its operands stay on the host
 		}
 		for _, in := range opInputs(o, buf[:]) {
@@ -515,6 +518,20 @@ func (f *flow) Prefetch(v *View) error {
 		// back at once a ref it evicted for s.
 		v.PopPredicted()
 	}
+}
+
+// dropRun forgets the ops of onHost (and their hostOuts) up to the
+// current op of sequence cur: they have run.
+func (f *flow) dropRun(cur uint64) {
+	k := 0
+	for i, seq := range f.onHost {
+		if seq > cur {
+			f.onHost[k], f.hostOuts[k] = seq, f.hostOuts[i]
+			k++
+		}
+	}
+	clear(f.hostOuts[k:])
+	f.onHost, f.hostOuts = f.onHost[:k], f.hostOuts[:k]
 }
 
 // ReadsPredictions marks flow as a reader of the forecast's queue

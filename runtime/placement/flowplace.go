@@ -1,52 +1,106 @@
 package placement
 
 import (
+	"slices"
+
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/refs"
 )
 
-// OnDevice decides where op runs, by cost. An op with an operand on the
-// accelerator runs there. One whose operands are all on the host runs on
+// OnDevice decides where op runs, by cost. An op whose operands are all
+// on the accelerator runs there. One with an operand on the host runs on
 // the host when that costs less than moving: on the accelerator it costs
-// its kernel, the copies in of its operands that die at op (one read
-// later would be copied anyway), and the result's write-back
-// when it would be evicted while alive: before its next read in the
-// window (the refs the window needs before that read leave it no room:
-// Belady's policy would evict it first), or at any time when the script
-// holds it beyond the window and the window's refs do not fit with it.
-// On the host it costs the host's kernel, and the result's copy in for
-// its next read when it would have stayed until then. Only an op whose
-// bytes moved in vain are bandwidth-bound goes (see bandwidthBound). The
-// host is the cpu backend on every device, so the output is the same
-// wherever the op runs.
+// its kernel, the copies in of its operands on the host that die at op,
+// or that are read again but would be evicted before that read (Belady's
+// policy: the refs the window needs until then leave no room for them),
+// so that the copy serves op alone (one that stays is not charged: its
+// copy would be made anyway), and the result's copy back when its next
+// reader runs on the host, or its write-back when it would be evicted
+// while alive: before its next read in the window, or at any time when
+// the script holds it beyond the window and the window's refs do not fit
+// with it. On the host it costs the host's kernel, the copies back of
+// the operands only the accelerator holds, and the result's copy in for
+// its next read when that reader runs on the accelerator and the result
+// would have stayed there until then. Whether the next reader runs on the
+// host is the same question asked of it (one op ahead), so that a chain
+// of ops over weights streamed through too small a memory moves to the
+// host together. Only an op whose bytes moved in vain are bandwidth-bound
+// goes (see bandwidthBound). The host is the cpu backend on every device,
+// so the output is the same wherever the op runs.
 func (f *flow) OnDevice(v *View, op *refs.Op) bool { return !f.hostWins(v, op, 0) }
 
 // hostWins reports whether op, the current op (from 0) or the window's
 // op before index from, runs on the host: its operands are all computed
-// and on the host only, and running it there costs less (see OnDevice).
-// The prefetch scan asks it too, and brings no operand of such an op.
+// (or computed on the host by an op of the window that the prefetch scan
+// left there), at least one is on the host only, and running it there
+// costs less (see OnDevice). The prefetch scan asks it too, and brings
+// no operand of such an op.
 func (f *flow) hostWins(v *View, op *refs.Op, from int) bool {
-	for _, in := range op.Inputs {
-		if in.State() != refs.Ready {
-			return false // computed by an op of the window
-		}
-		if s := v.State(in); s != nil && s.Resident() {
-			return false
-		}
+	if !f.hostOperands(v, op, nil, from) {
+		return false
 	}
-	return f.hostCheaper(v, op, from)
+	return f.hostCheaper(v, op, from, true)
 }
 
-// hostCheaper is hostWins for an op whose operands are all on the host
-// only.
-func (f *flow) hostCheaper(v *View, op *refs.Op, from int) bool {
+// hostOperands reports whether op's operands other than skip are all
+// computed, or computed on the host by an op of the window that the
+// prefetch scan left there (from > 0), and at least one of them (skip
+// counts) is on the host only.
+func (f *flow) hostOperands(v *View, op *refs.Op, skip *refs.Ref, from int) bool {
+	host := skip != nil
+	for _, in := range op.Inputs {
+		switch {
+		case in == skip:
+		case in.State() != refs.Ready:
+			if from == 0 || !slices.Contains(f.hostOuts, in) {
+				return false // computed by an op of the window
+			}
+			host = true
+		default:
+			if s := v.State(in); s == nil || !s.Resident() {
+				host = true
+			}
+		}
+	}
+	return host
+}
+
+// readerOnHost reports whether the window's op of sequence next, which
+// reads op's result, would run on the host if that result were computed
+// there: its other operands are computed, at least one is on the host,
+// and running it there costs less (without looking further ahead), or it
+// falls back.
+func (f *flow) readerOnHost(v *View, op *refs.Op, next uint64) bool {
+	win := v.Window()
+	if len(win) == 0 || next < win[0].Seq || next-win[0].Seq >= uint64(len(win)) {
+		return false
+	}
+	k := int(next - win[0].Seq)
+	r := win[k]
+	if r.Seq != next || r.Cancelled() {
+		return false
+	}
+	if _, ws := v.Cum(r); ws > v.Capacity() {
+		return true // it falls back
+	}
+	return f.hostOperands(v, r, op.Out, k+1) && f.hostCheaper(v, r, k+1, false)
+}
+
+// hostCheaper is hostWins's comparison of costs, for an op whose
+// operands are all computed (see hostOperands); look says whether to ask
+// where the result's next reader runs (readerOnHost).
+func (f *flow) hostCheaper(v *View, op *refs.Op, from int, look bool) bool {
 	var buf [4]*refs.Ref
 	ins := opInputs(op, buf[:])
-	// moved is the bytes the accelerator's side moves for op alone: the
-	// operands that die at op (the copy of one read later is not
-	// charged: it would be made anyway), and below the result's
-	// write-back when it is evicted while alive.
-	var moved, inBytes int64
+	p := v.Cost()
+	// moved is the bytes the accelerator's side copies in for op alone:
+	// the operands on the host that die at op; those read again (again,
+	// their bytes) count when they would be evicted before that read
+	// (copiedAgain); and below the result's write-back when it is
+	// evicted while alive. back is what the host's side waits for the
+	// operands only the accelerator holds.
+	var moved, again, inBytes, back int64
+	copies, agains := 0, 0
 	for _, in := range ins {
 		s := v.State(in)
 		var b int64
@@ -56,8 +110,17 @@ func (f *flow) hostCheaper(v *View, op *refs.Op, from int) bool {
 			b = in.Bytes()
 		}
 		inBytes += b
-		if in.Count() == 1 {
+		switch {
+		case s != nil && s.Resident():
+			if s.Dirty() {
+				back += p.CopyNs(b, p.D2H)
+			}
+		case in.Count() == 1:
 			moved += b
+			copies++
+		case s != nil:
+			again += b
+			agains++
 		}
 	}
 	out := v.State(op.Out)
@@ -67,23 +130,28 @@ func (f *flow) hostCheaper(v *View, op *refs.Op, from int) bool {
 	} else {
 		outBytes = op.Out.Bytes()
 	}
-	p := v.Cost()
-	if !bandwidthBound(p, moved+outBytes) {
-		return false // even with its result's write-back
-	}
 	devNs := v.EstNs(op)
 	if devNs == 0 {
 		devNs = p.OpNs(v.Flops(op), inBytes+outBytes)
 	}
-	devNs += p.CopyNs(moved, p.H2D) - p.LatencyNs
-	for _, in := range ins {
-		if in.Count() == 1 {
-			devNs += p.LatencyNs // a copy each
+	hostNs := p.HostOpNs(v.Flops(op), inBytes+outBytes) + back
+	if hostNs >= devNs+copyNs(p, moved+again, copies+agains)+p.CopyNs(outBytes, p.D2H) {
+		return false // the device wins even if it copies every operand and its result back
+	}
+	if agains > 0 {
+		for _, in := range ins {
+			if s := v.State(in); s != nil && !s.Resident() && in.Count() != 1 && f.copiedAgain(v, s, s.Bytes(), op, from) {
+				moved += s.Bytes()
+				copies++
+			}
 		}
 	}
-	hostNs := p.HostOpNs(v.Flops(op), inBytes+outBytes)
-	if hostNs >= devNs {
-		return false // the device wins even if its result stays
+	if !bandwidthBound(p, moved+outBytes) {
+		return false // even with its result's write-back
+	}
+	devNs += copyNs(p, moved, copies)
+	if hostNs >= devNs+p.CopyNs(outBytes, p.D2H) {
+		return false // the device wins even if its result goes back
 	}
 	next, predicted, uses := NoUse, false, 0
 	if out != nil {
@@ -99,9 +167,26 @@ func (f *flow) hostCheaper(v *View, op *refs.Op, from int) bool {
 		}
 	}
 	stays := next != NoUse && !predicted && f.staysUntil(v, outBytes, next, from)
-	if stays {
+	switch {
+	case uses > 0 && look && f.readerOnHost(v, op, next):
+		// Its reader runs on the host: it copies the result back from
+		// the accelerator, which holds no dirty copy afterwards.
+		devNs += p.CopyNs(outBytes, p.D2H)
+		moved += outBytes
+	case stays:
 		hostNs += p.CopyNs(outBytes, p.H2D) // its read would find it there
+		fallthrough
+	default:
+		devNs, moved = f.writeBack(v, op, outBytes, uses, stays, from, devNs, moved)
 	}
+	return hostNs < devNs && bandwidthBound(p, moved)
+}
+
+// writeBack adds to devNs and moved the write-back of op's result
+// (outBytes, read by uses ops of the window) when it would be evicted
+// while alive on the accelerator.
+func (f *flow) writeBack(v *View, op *refs.Op, outBytes int64, uses int, stays bool, from int, devNs, moved int64) (int64, int64) {
+	p := v.Cost()
 	switch {
 	case int(op.Out.Count()) > uses:
 		// The script holds it beyond the window: on the accelerator it
@@ -115,7 +200,16 @@ func (f *flow) hostCheaper(v *View, op *refs.Op, from int) bool {
 		devNs += p.CopyNs(outBytes, p.D2H) // evicted before its read
 		moved += outBytes
 	}
-	return hostNs < devNs && bandwidthBound(p, moved)
+	return devNs, moved
+}
+
+// copyNs is the time of n copies of bytes in all to the accelerator, a
+// latency each.
+func copyNs(p device.Cost, bytes int64, n int) int64 {
+	if n == 0 {
+		return 0
+	}
+	return p.CopyNs(bytes, p.H2D) + int64(n-1)*p.LatencyNs
 }
 
 // bandwidthBound reports whether moving n bytes takes the link longer
@@ -206,4 +300,17 @@ func lastBefore(uses []*refs.Op, next, first uint64, j int) int {
 		}
 	}
 	return last
+}
+
+// copiedAgain reports whether s (bytes), an operand of op (the current
+// op, or the window's op before index from) that is read again after
+// op, would be evicted before that read, so that its copy in for op
+// serves op alone: the refs the window needs until that read (until the
+// window's end when it lies beyond) leave it no room.
+func (f *flow) copiedAgain(v *View, s *RefState, bytes int64, op *refs.Op, from int) bool {
+	next := v.NextKeyAfter(s, op.Seq)
+	if next == NoUse {
+		return false // its copy may serve the script's later ops
+	}
+	return !f.staysUntil(v, bytes, min(next, v.WindowEnd()+1), from)
 }
