@@ -138,14 +138,13 @@ func convForward[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 				}
 			}
 			wg := w[gi*og*kdim : (gi+1)*og*kdim]
-			weight := func() ([]T, int) { return wg, kdim }
 			b, ldb := col, cols
 			if pointwise {
 				b, ldb = img[gi*cg*npos+j0:], npos
 			} else {
 				im2col(col[:kdim*cols], img[gi*cg*d.H*d.W:(gi+1)*cg*d.H*d.W], d, a, cg, j0, cols)
 			}
-			if pm == nil || !pm(inner, groupPart(gi), og, cols, kdim, weight, b, ldb, accumulate, dst, npos) {
+			if pm == nil || !pm(inner, groupPart(gi), og, cols, kdim, wg, kdim, nil, b, ldb, accumulate, dst, npos) {
 				mm(inner, false, false, og, cols, kdim, wg, kdim, b, ldb, accumulate, dst, npos)
 			}
 		}

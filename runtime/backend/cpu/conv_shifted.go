@@ -55,19 +55,19 @@ func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 			// weight's packed taps may all be kept).
 			wg := w[gi*og*cg*taps : (gi+1)*og*cg*taps]
 			laid := false
-			tap := func(t int) ([]T, int) {
-				if !laid {
-					for o := range og {
-						for c := range cg {
-							src := wg[(o*cg+c)*taps : (o*cg+c+1)*taps]
-							for t, v := range src {
-								wt[(t*og+o)*cg+c] = v
-							}
+			lay := func() {
+				if laid {
+					return
+				}
+				for o := range og {
+					for c := range cg {
+						src := wg[(o*cg+c)*taps : (o*cg+c+1)*taps]
+						for t, v := range src {
+							wt[(t*og+o)*cg+c] = v
 						}
 					}
-					laid = true
 				}
-				return wt[t*og*cg : (t+1)*og*cg], cg
+				laid = true
 			}
 			accumulate := bias != nil
 			if accumulate {
@@ -80,10 +80,10 @@ func convShifted[T float32 | float64](d ops.ConvDims, a ops.Conv2dAttrs, x, w, b
 				for kj := range d.KW {
 					t := ki*d.KW + kj
 					shifted := planes[ki*dh*pw+kj*dw:]
-					weight := func() ([]T, int) { return tap(t) }
-					if pm == nil || !pm(inner, tapPart(gi, taps, t), og, n, cg, weight, shifted, ph*pw, accumulate, acc, n) {
-						a, lda := tap(t)
-						mm(inner, false, false, og, n, cg, a, lda, shifted, ph*pw, accumulate, acc, n)
+					wtap := wt[t*og*cg : (t+1)*og*cg]
+					if pm == nil || !pm(inner, tapPart(gi, taps, t), og, n, cg, wtap, cg, lay, shifted, ph*pw, accumulate, acc, n) {
+						lay()
+						mm(inner, false, false, og, n, cg, wtap, cg, shifted, ph*pw, accumulate, acc, n)
 					}
 					accumulate = true
 				}

@@ -331,21 +331,18 @@ func simdClampF32(lo, hi float32, generic func(o, a []float32)) func(o, a []floa
 	}
 }
 
-// simdHardswishF32 returns hardswish's vectorised block (hardswishF32),
-// or nil: o = x·clamp(x+3, 0, 6)/6 over lengths that are multiples of 8,
-// t a scratch of the same length.
-func simdHardswishF32() func(o, x, t []float32) {
+// hardswishSIMD sets o = x·clamp(x+3, 0, 6)/6 (hardswishF32's block, a
+// multiple of 8 long; t a scratch of the same length) and reports
+// whether it could.
+func hardswishSIMD(o, x, t []float32) bool {
 	if !simdAVX2 {
-		return nil
+		return false
 	}
-	return func(o, x, t []float32) {
-		n := len(o)
-		if n == 0 {
-			return
-		}
+	if n := len(o); n > 0 {
 		addVSF32(&t[0], &x[0], 3, n)
 		clampF32AVX2(&t[0], &t[0], 0, 6, n)
 		mulVVF32(&o[0], &x[0], &t[0], n)
 		divVSF32(&o[0], &o[0], 6, n)
 	}
+	return true
 }

@@ -21,5 +21,5 @@ func simdWhereU32(func(o []uint32, c []uint8, a, b []uint32)) func(o []uint32, c
 	return nil
 }
 
-// simdHardswishF32 has no vectorised block on this platform.
-func simdHardswishF32() func(o, x, t []float32) { return nil }
+// hardswishSIMD has no vectorised block on this platform.
+func hardswishSIMD(_, _, _ []float32) bool { return false }

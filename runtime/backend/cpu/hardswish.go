@@ -10,14 +10,12 @@ const hardswishChunk = 1024
 // o may be x.
 func hardswishF32(o, x []float32) {
 	x = x[:len(o)]
-	simd := simdHardswishF32()
 	var t [hardswishChunk]float32
 	for lo := 0; lo < len(o); lo += hardswishChunk {
 		hi := min(len(o), lo+hardswishChunk)
 		m := lo
-		if simd != nil {
-			m = lo + (hi-lo)&^7
-			simd(o[lo:m], x[lo:m], t[:m-lo])
+		if m8 := lo + (hi-lo)&^7; hardswishSIMD(o[lo:m8], x[lo:m8], t[:m8-lo]) {
+			m = m8
 		}
 		for i := m; i < hi; i++ {
 			v := x[i]

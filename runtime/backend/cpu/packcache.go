@@ -63,13 +63,15 @@ type packCache struct {
 var packs = &packCache{budget: packBudget}
 
 // get returns the packed m×k matrix part of weight id as a left operand,
-// packing what a returns (the matrix and its row stride) when it is not
-// kept; nil when the weight is seen for the first time (the caller
-// multiplies as usual).
-func (c *packCache) get(id uint64, part, m, k int, a func() ([]float32, int)) *gemm.PackedA {
+// packing a (row stride lda; lay, when not nil, writes a first) when it
+// is not kept; nil when the weight is seen for the first time (the
+// caller multiplies as usual).
+func (c *packCache) get(id uint64, part, m, k int, a []float32, lda int, lay func()) *gemm.PackedA {
 	pm := c.lookup(packKey{id, part, m, k}, func() packedMatrix {
-		mat, lda := a()
-		return gemm.PackA(false, m, k, mat, lda)
+		if lay != nil {
+			lay()
+		}
+		return gemm.PackA(false, m, k, a, lda)
 	})
 	if pm == nil {
 		return nil
@@ -145,19 +147,20 @@ func (c *packCache) lookup(key packKey, pack func() packedMatrix) packedMatrix {
 	return pm
 }
 
-// packedMM multiplies a part of a constant weight (the m×k matrix a
-// returns) by B into C as mmFunc does, from the cache when the weight is
-// kept there; it reports false when it did nothing (the caller then
-// multiplies as usual).
-type packedMM[T any] func(workers, part, m, n, k int, a func() ([]T, int), b []T, ldb int, accumulate bool, c []T, ldc int) bool
+// packedMM multiplies a part of a constant weight (the m×k matrix a,
+// row stride lda, which lay writes first when it is not nil) by B into C
+// as mmFunc does, from the cache when the weight is kept there; it
+// reports false when it did nothing (the caller then multiplies as
+// usual).
+type packedMM[T any] func(workers, part, m, n, k int, a []T, lda int, lay func(), b []T, ldb int, accumulate bool, c []T, ldc int) bool
 
 // packedFor is the packedMM of the weight with identity id (0: none).
 func packedFor(id uint64) packedMM[float32] {
 	if id == 0 {
 		return nil
 	}
-	return func(workers, part, m, n, k int, a func() ([]float32, int), b []float32, ldb int, accumulate bool, c []float32, ldc int) bool {
-		pa := packs.get(id, part, m, k, a)
+	return func(workers, part, m, n, k int, a []float32, lda int, lay func(), b []float32, ldb int, accumulate bool, c []float32, ldc int) bool {
+		pa := packs.get(id, part, m, k, a, lda, lay)
 		if pa == nil {
 			return false
 		}

@@ -137,18 +137,17 @@ func TestPackCacheBudget(t *testing.T) {
 	for i := range a {
 		a[i] = float32(i)
 	}
-	mat := func() ([]float32, int) { return a, 10 }
 	size := gemm.PackA(false, 12, 10, a, 10).Bytes()
 	c := &packCache{budget: 3 * size}
 	for id := uint64(1); id <= 4; id++ {
-		if c.get(id, 0, 12, 10, mat) != nil {
+		if c.get(id, 0, 12, 10, a, 10, nil) != nil {
 			t.Fatalf("weight %d kept the first time it was seen", id)
 		}
-		if c.get(id, 0, 12, 10, mat) == nil {
+		if c.get(id, 0, 12, 10, a, 10, nil) == nil {
 			t.Fatalf("weight %d: no packing the second time", id)
 		}
 		if id == 3 {
-			c.get(1, 0, 12, 10, mat) // 1 is now more recent than 2
+			c.get(1, 0, 12, 10, a, 10, nil) // 1 is now more recent than 2
 		}
 	}
 	if c.bytes > c.budget || len(c.byKey) != 3 {
@@ -160,14 +159,14 @@ func TestPackCacheBudget(t *testing.T) {
 		}
 	}
 	small := &packCache{budget: size - 1}
-	small.get(9, 0, 12, 10, mat)
-	if pa := small.get(9, 0, 12, 10, mat); pa == nil || len(small.byKey) != 0 || small.bytes != 0 {
+	small.get(9, 0, 12, 10, a, 10, nil)
+	if pa := small.get(9, 0, 12, 10, a, 10, nil); pa == nil || len(small.byKey) != 0 || small.bytes != 0 {
 		t.Errorf("a matrix over the budget: %v, %d kept, %d bytes", pa, len(small.byKey), small.bytes)
 	}
 	// The same weight in another layout (other dimensions) is another
 	// entry.
-	c.get(1, 0, 6, 20, func() ([]float32, int) { return a, 20 })
-	if pa := c.get(1, 0, 6, 20, func() ([]float32, int) { return a, 20 }); pa == nil || pa.Rows() != 6 || pa.Depth() != 20 {
+	c.get(1, 0, 6, 20, a, 20, nil)
+	if pa := c.get(1, 0, 6, 20, a, 20, nil); pa == nil || pa.Rows() != 6 || pa.Depth() != 20 {
 		t.Errorf("weight 1 as 6×20: got %v", pa)
 	}
 }
@@ -190,7 +189,7 @@ func TestPackCacheConcurrent(t *testing.T) {
 	for g := range 8 {
 		wg.Go(func() {
 			for i := range 50 {
-				pa := c.get(uint64(1+i%3), g%2, 40, 30, func() ([]float32, int) { return a, 30 })
+				pa := c.get(uint64(1+i%3), g%2, 40, 30, a, 30, nil)
 				if pa == nil {
 					continue
 				}
