@@ -220,12 +220,16 @@ func (p *problem) multiply(workers int, bp []float32, jc, ncur, pc, kcur int, ac
 
 	var next atomic.Int64
 	work := func() {
-		var ap *buf
-		if p.packed == nil {
-			ap = getBuf(mcur * kcur)
-			defer putBuf(ap)
+		// The pooled scratch holds the packed A block (unless A comes
+		// packed) and, after it, the edge tile, which would otherwise
+		// escape to the heap on every call (the kernel is a func value).
+		aSize := mcur * kcur
+		if p.packed != nil {
+			aSize = 0
 		}
-		var tile [mr * nr]float32
+		ap := getBuf(aSize + mr*nr)
+		defer putBuf(ap)
+		tile := (*[mr * nr]float32)(ap.s[aSize:])
 		packed := -1
 		for {
 			t := int(next.Add(1) - 1)
@@ -247,7 +251,7 @@ func (p *problem) multiply(workers int, bp []float32, jc, ncur, pc, kcur int, ac
 				as = ap.s
 			}
 			q0, q1 := cb*chunk, min(panels, (cb+1)*chunk)
-			p.macroKernel(as, bp, i0, rows, jc, ncur, q0, q1, kcur, accum, &tile)
+			p.macroKernel(as, bp, i0, rows, jc, ncur, q0, q1, kcur, accum, tile)
 		}
 	}
 	if workers == 1 || tasks == 1 {
