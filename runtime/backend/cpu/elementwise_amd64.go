@@ -331,18 +331,17 @@ func simdClampF32(lo, hi float32, generic func(o, a []float32)) func(o, a []floa
 	}
 }
 
+//go:noescape
+func hardswishF32AVX2(o, x *float32, n int, three, six float32)
+
 // hardswishSIMD sets o = x·clamp(x+3, 0, 6)/6 (hardswishF32's block, a
-// multiple of 8 long; t a scratch of the same length) and reports
-// whether it could.
-func hardswishSIMD(o, x, t []float32) bool {
+// multiple of 8 long) and reports whether it could.
+func hardswishSIMD(o, x []float32) bool {
 	if !simdAVX2 {
 		return false
 	}
 	if n := len(o); n > 0 {
-		addVSF32(&t[0], &x[0], 3, n)
-		clampF32AVX2(&t[0], &t[0], 0, 6, n)
-		mulVVF32(&o[0], &x[0], &t[0], n)
-		divVSF32(&o[0], &o[0], 6, n)
+		hardswishF32AVX2(&o[0], &x[0], n, 3, 6)
 	}
 	return true
 }

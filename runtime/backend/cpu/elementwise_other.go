@@ -22,4 +22,4 @@ func simdWhereU32(func(o []uint32, c []uint8, a, b []uint32)) func(o []uint32, c
 }
 
 // hardswishSIMD has no vectorised block on this platform.
-func hardswishSIMD(_, _, _ []float32) bool { return false }
+func hardswishSIMD(_, _ []float32) bool { return false }

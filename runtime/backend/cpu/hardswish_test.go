@@ -13,8 +13,8 @@ func TestHardswishF32(t *testing.T) {
 		for i := range x {
 			x[i] = float32(i%97-48) * 0.173
 		}
-		if n > 3 {
-			x[0], x[1], x[2] = float32(math.Inf(1)), 3e38, -3
+		if n > 4 {
+			x[0], x[1], x[2], x[3] = float32(math.Inf(1)), 3e38, -3, float32(math.NaN())
 		}
 		o := make([]float32, n)
 		hardswishF32(o, x)
