@@ -30,11 +30,10 @@ import (
 func (f *flow) OnDevice(v *View, op *refs.Op) bool { return !f.hostWins(v, op, 0) }
 
 // hostWins reports whether op, the current op (from 0) or the window's
-// op before index from, runs on the host: its operands are all computed
-// (or computed on the host by an op of the window that the prefetch scan
-// left there), at least one is on the host only, and running it there
-// costs less (see OnDevice). The prefetch scan asks it too, and brings
-// no operand of such an op.
+// op before index from, runs on the host: at least one of its operands
+// is on the host only (see hostOperands), and running it there costs
+// less (see OnDevice). The prefetch scan asks it too, and brings no
+// operand of such an op.
 func (f *flow) hostWins(v *View, op *refs.Op, from int) bool {
 	if !f.hostOperands(v, op, nil, from) {
 		return false
@@ -42,20 +41,24 @@ func (f *flow) hostWins(v *View, op *refs.Op, from int) bool {
 	return f.hostCheaper(v, op, from, true)
 }
 
-// hostOperands reports whether op's operands other than skip are all
-// computed, or computed on the host by an op of the window that the
-// prefetch scan left there (from > 0), and at least one of them (skip
-// counts) is on the host only.
+// hostOperands reports whether at least one of op's operands (skip,
+// which the caller assumes computed on the host, counts) is on the host
+// only. For the current op (from 0) every operand is computed; for a
+// window op, one that an op of the window computes is on the host when
+// the prefetch scan left that op there (hostOuts), else on the
+// accelerator (hostCheaper charges its copy back).
 func (f *flow) hostOperands(v *View, op *refs.Op, skip *refs.Ref, from int) bool {
 	host := skip != nil
 	for _, in := range op.Inputs {
 		switch {
 		case in == skip:
 		case in.State() != refs.Ready:
-			if from == 0 || !slices.Contains(f.hostOuts, in) {
-				return false // computed by an op of the window
+			if from == 0 {
+				return false // failed
 			}
-			host = true
+			// Computed by an op of the window: on the host when the
+			// scan left that op there, else on the accelerator.
+			host = host || slices.Contains(f.hostOuts, in)
 		default:
 			if s := v.State(in); s == nil || !s.Resident() {
 				host = true
@@ -111,6 +114,8 @@ func (f *flow) hostCheaper(v *View, op *refs.Op, from int, look bool) bool {
 		}
 		inBytes += b
 		switch {
+		case in.State() != refs.Ready && !slices.Contains(f.hostOuts, in):
+			back += p.CopyNs(b, p.D2H) // to be computed on the accelerator
 		case s != nil && s.Resident():
 			if s.Dirty() {
 				back += p.CopyNs(b, p.D2H)
