@@ -191,14 +191,18 @@ func im2col[T float32 | float64](col, img []T, d ops.ConvDims, a ops.Conv2dAttrs
 						clear(seg[hi:])
 						continue
 					}
-					for q := range seg {
-						iw := iw0 + q*sw
-						if iw >= 0 && iw < d.W {
-							seg[q] = row[iw]
-						} else {
-							seg[q] = 0
-						}
+					// Strided: the columns q with 0 <= iw0 + q·sw < W,
+					// zero outside them.
+					lo := 0
+					if iw0 < 0 {
+						lo = min(n, (-iw0+sw-1)/sw)
 					}
+					hi := max(lo, min(n, (d.W-iw0+sw-1)/sw))
+					clear(seg[:lo])
+					for q, iw := lo, iw0+lo*sw; q < hi; q, iw = q+1, iw+sw {
+						seg[q] = row[iw]
+					}
+					clear(seg[hi:])
 				}
 			}
 		}
