@@ -82,9 +82,13 @@ func (*flow) Name() string { return "flow" }
 // only when, by the cost model, waiting would delay the window's ops by
 // more than half that copy's time, and, when the victim has a known next
 // use, only while the copies prefetched out of order and not yet used
-// stay within a lead of a sixth of the capacity (a victim with none may
-// never be copied again: in one pass over weights larger than a sixth of
-// the budget, waiting made every large weight late). Within that lead it
+// stay within a lead of a sixth of the capacity, or this copy is the only
+// one (a victim with none may never be copied again: in one pass over
+// weights larger than a sixth of the budget, waiting made every large
+// weight late; once the forecast gave the victims a next use, a weight
+// larger than the lead could never go ahead of its block's dying
+// activations, and every pass but the first stalled on it). Within that
+// lead it
 // also breaks the order when the copy is in time now and waiting would
 // make it late by more than a quarter of that threshold (see onTimeDiv:
 // at the top of each block a weight that waited for activations to die
@@ -149,7 +153,7 @@ func (f *flow) decide(v *View, best *RefState, bestKey uint64, need int64, befor
 		return best
 	}
 	start := f.startOf(v, before)
-	if start < 0 || bestKey != NoUse && f.earlyBytes+f.fetching > v.Capacity()/leadDiv {
+	if start < 0 || bestKey != NoUse && f.earlyBytes > 0 && f.earlyBytes+f.fetching > v.Capacity()/leadDiv {
 		return nil
 	}
 	wait := f.roomAt(v.Used() + need - v.Capacity())
