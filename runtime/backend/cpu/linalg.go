@@ -132,7 +132,7 @@ func linearKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 		return err
 	}
 	linalgCompute(out, ins,
-		func(in [][]float32, c []float32) { linearRows(d, ins, in, c, out.Shape, sgemmMM) },
+		func(in [][]float32, c []float32) { linearRows(d, ins, in, c, out.Shape, linearMM) },
 		func(in [][]float64, c []float64) { linearRows(d, ins, in, c, out.Shape, gemm.GemmWorkers[float64]) },
 		func(in [][]int64, c []int64) { linearRows(d, ins, in, c, out.Shape, gemm.GemmWorkers[int64]) },
 	)
