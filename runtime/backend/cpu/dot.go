@@ -12,7 +12,7 @@ import "github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 // (m = 1, transB), or rows against a vector weight (n = 1), that would run
 // in one goroutine, are dot products; anything else goes to the GEMM.
 func linearMM(workers int, transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, accumulate bool, c []float32, ldc int) {
-	if transA || k == 0 || gemm.Workers(workers, m, n, k) != 1 || (m != 1 || !transB) && (n != 1 || transB || ldb != 1) {
+	if transA || !linearDots(workers, m, n, k, transB, ldb) {
 		sgemmMM(workers, transA, transB, m, n, k, a, lda, b, ldb, accumulate, c, ldc)
 		return
 	}
@@ -33,6 +33,15 @@ func linearMM(workers int, transA, transB bool, m, n, k int, a []float32, lda in
 		}
 		c[i*ldc] = s
 	}
+}
+
+// linearDots reports whether linearMM computes a product (op(B) k×n with
+// row stride ldb) as dot products: one row against a transposed weight, or
+// rows against a vector, in one goroutine. linearPacked leaves such
+// products to it: packing the weight would not pay, and every call must
+// round the same way.
+func linearDots(workers, m, n, k int, transB bool, ldb int) bool {
+	return k > 0 && gemm.Workers(workers, m, n, k) == 1 && (m == 1 && transB || n == 1 && !transB && ldb == 1)
 }
 
 // dotF32Go is the dot product of x and y (of one length) in eight running

@@ -158,6 +158,9 @@ func linearPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (boo
 	if err != nil {
 		return false, nil // the kernel reports it
 	}
+	if linearDots(linalgWorkers(), d.Rows, d.Out, d.In, true, d.In) {
+		return false, nil
+	}
 	pb := packs.getB(id, linearPart, d.In, d.Out, ins[1].F32())
 	if pb == nil {
 		return false, nil
