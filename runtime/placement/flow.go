@@ -79,8 +79,10 @@ func (*flow) Name() string { return "flow" }
 // op should start, and the copies after it in order of need, which queue
 // behind it on the copy engine, later still; breaking Belady's order has
 // one too, the victim's copy again later. The prefetch breaks the order
-// only when, by the cost model, waiting would delay the window's ops by
-// more than half that copy's time, and, when the victim has a known next
+// only when, by the cost model, waiting would make it late by more than
+// half that copy's time, or delay the window's ops, its own and the
+// ones whose copies queue behind it, by more than a third of it (see
+// queueDiv), and, when the victim has a known next
 // use, only while the copies prefetched out of order and not yet used
 // stay within a lead of a sixth of the capacity, or this copy is the only
 // one (a victim with none may never be copied again: in one pass over
@@ -175,7 +177,7 @@ func (f *flow) decide(v *View, best *RefState, bestKey uint64, need int64, befor
 		f.early = true
 		return best
 	}
-	if !f.queueLate(v, before, start, arriveNow, arriveLater, threshold) {
+	if !f.queueLate(v, before, start, arriveNow, arriveLater, p.CopyNs(best.Bytes(), p.H2D)/queueDiv) {
 		return nil // waiting costs less than fetching best again
 	}
 	f.early = true
@@ -377,6 +379,21 @@ const leadDiv = 6
 // (bench/RESULTS.md): a half keeps (c)'s 1.44x at 32 MiB; without the
 // lead bound, an eighth made (d) and a sixteenth (b) slower.
 const onTimeDiv = 4
+
+// queueDiv: a prefetch breaks Belady's order when waiting would delay
+// the window's ops (its own and those whose copies queue behind it on the
+// copy engine) by more than 1/queueDiv of the victim's copy time. A
+// delay is a stall of the compute engine; the victim's copy again is
+// time on the copy engine, which stalls nothing while that engine keeps
+// ahead, and often is no copy at all: in a pass over weights that do not
+// stay, the victim and the ref Belady would evict first both leave
+// before their next use, and the order only says which goes first. A
+// half kept (c) at 32 MiB at 1.13x its bound (each block's w1 and w2
+// queued 42 and 26 µs late behind a weight that waited 92 µs, an
+// estimated 76 µs delay against a threshold of 86); a third and a quarter
+// give the same times on every offload workload at 6-64 MiB; an eighth
+// moves more than 1.05x belady_bytes at (d) 24 and 48 MiB.
+const queueDiv = 3
 
 // startOf estimates when the op of sequence seq starts, -1 beyond the
 // window: the ops before it run back to back after the current one.
