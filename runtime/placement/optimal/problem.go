@@ -36,6 +36,10 @@ const (
 	DefaultWindow   = 16
 )
 
+// flowshopMaxOps is the most ops whose trace gets the flow-shop bound
+// (a critical path per op: quadratic), searched or not.
+const flowshopMaxOps = 2000
+
 // Options bound the search.
 type Options struct {
 	// MaxOps is the most ops the exact search takes on (DefaultMaxOps

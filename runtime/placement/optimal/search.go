@@ -72,12 +72,12 @@ func Solve(p Problem, opts Options) (*Result, error) {
 		}
 	}
 	s.greedy, s.pol = false, bestPol
-	if s.err == nil && s.best < math.MaxInt64 && !opts.exhaustive && !res.TooBig {
+	if s.err == nil && s.best < math.MaxInt64 && !opts.exhaustive && len(g.ops) <= flowshopMaxOps {
 		// The ops that a faster schedule must run on the accelerator,
 		// and the flow-shop bound that they sharpen: it holds for every
 		// schedule faster than the incumbent, so the optimum is at
 		// least the smaller of the two. Both cost a critical path per
-		// op: not for a trace too big to search.
+		// op: not for a trace of more than flowshopMaxOps.
 		s.pinDevice(root, s.best)
 		rootLB = max(rootLB, min(s.best, s.flowshop(root)))
 	}
