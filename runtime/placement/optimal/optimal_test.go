@@ -278,16 +278,7 @@ func TestBeladyGreedy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	greedy := func(pol policy) *search {
-		root, _ := newState(g)
-		s := &search{g: g, opt: Options{Window: 3}.withDefaults(), best: math.MaxInt64, greedy: true, pol: pol}
-		s.run(root)
-		if s.err != nil {
-			t.Fatal(s.err)
-		}
-		return s
-	}
-	free, eager := greedy(polBeladyFree), greedy(polBelady)
+	free, eager := runGreedy(t, g, polBeladyFree), runGreedy(t, g, polBelady)
 	if free.best != brute.OptNs || free.bestTally.H2D != brute.Best.H2D {
 		t.Fatalf("polBeladyFree: %d ns, %+v; the optimum: %d ns, %+v", free.best, free.bestTally, brute.OptNs, brute.Best)
 	}
@@ -330,18 +321,21 @@ func TestBeladyBig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(pol policy) *search {
-		root, _ := newState(g)
-		s := &search{g: g, opt: Options{Window: 3}.withDefaults(), best: math.MaxInt64, greedy: true, pol: pol}
-		s.run(root)
-		if s.err != nil {
-			t.Fatal(s.err)
-		}
-		return s
-	}
-	big, belady := run(polBeladyBig), run(polBelady)
+	big, belady := runGreedy(t, g, polBeladyBig), runGreedy(t, g, polBelady)
 	weights := int64(4 * 1000 * 2) // each weight twice: no room for them all
 	if big.bestTally.H2D != 4000+16+weights || belady.bestTally.H2D <= big.bestTally.H2D || big.best >= belady.best {
 		t.Fatalf("polBeladyBig: %d ns, %+v; polBelady: %d ns, %+v", big.best, big.bestTally, belady.best, belady.bestTally)
 	}
+}
+
+// runGreedy runs the greedy schedule of policy pol on g (a window of 3).
+func runGreedy(t *testing.T, g *program, pol policy) *search {
+	t.Helper()
+	root, _ := newState(g)
+	s := &search{g: g, opt: Options{Window: 3}.withDefaults(), best: math.MaxInt64, greedy: true, pol: pol}
+	s.run(root)
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	return s
 }
