@@ -466,17 +466,7 @@ func (c *ctx) maxPoolIndices(x, y *value, win window, out []int) (*value, error)
 	colMajor := c.attrInt("storage_order", 0) != 0
 	xs := x.meta.Shape
 	h, w := xs[2], xs[3]
-	extra := win.extraHi(xs[2:], out)
-	lo := []int{0, 0, win.lo[0], win.lo[1]}
-	hi := []int{0, 0, win.hi[0] + extra[0], win.hi[1] + extra[1]}
-	fill := math.Inf(-1)
-	if !x.meta.DType.IsFloat() {
-		fill = math.MinInt64 / 2
-		if x.meta.DType == tensor.Uint8 {
-			fill = 0
-		}
-	}
-	xp, err := c.pad(x, lo, hi, "constant", fill)
+	xp, lo, hi, err := c.padForMax(x, win, out)
 	if err != nil {
 		return nil, err
 	}
@@ -560,13 +550,13 @@ func (w window) extraHi(in []int, out []int) []int {
 	return e
 }
 
-// maxPool pads x with -inf explicitly (the runtime's max_pool2d pads
-// symmetrically) and takes maxima of 2-d pools; depth is reduced with
-// maximum over the kernel's planes.
-func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
+// padForMax pads x's spatial dims for the pooling window win with a value
+// below every element (-inf, or the dtype's low end for integers), so the
+// padding never wins a maximum; lo and hi are the pads per dim of x.
+func (c *ctx) padForMax(x *value, win window, out []int) (xp *value, lo, hi []int, err error) {
 	n := len(win.kernel)
 	extra := win.extraHi(x.meta.Shape[2:], out)
-	lo, hi := make([]int, n+2), make([]int, n+2)
+	lo, hi = make([]int, n+2), make([]int, n+2)
 	for i := range n {
 		lo[2+i], hi[2+i] = win.lo[i], win.hi[i]+extra[i]
 	}
@@ -577,7 +567,16 @@ func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
 			fill = 0
 		}
 	}
-	xp, err := c.pad(x, lo, hi, "constant", fill)
+	xp, err = c.pad(x, lo, hi, "constant", fill)
+	return xp, lo, hi, err
+}
+
+// maxPool pads x with -inf explicitly (the runtime's max_pool2d pads
+// symmetrically) and takes maxima of 2-d pools; depth is reduced with
+// maximum over the kernel's planes.
+func (c *ctx) maxPool(x *value, win window, out []int) (*value, error) {
+	n := len(win.kernel)
+	xp, _, _, err := c.padForMax(x, win, out)
 	if err != nil {
 		return nil, err
 	}
