@@ -253,19 +253,7 @@ func (c *ctx) batchNormTraining(ins []*value, eps float64) ([]*value, error) {
 	for i := 2; i < r; i++ {
 		dims = append(dims, i)
 	}
-	mean, variance, err := c.moments(x, dims)
-	if err != nil {
-		return nil, err
-	}
-	scale, err := c.channel(ins[1], x)
-	if err != nil {
-		return nil, err
-	}
-	bias, err := c.channel(ins[2], x)
-	if err != nil {
-		return nil, err
-	}
-	y, err := c.normalize(x, mean, variance, scale, bias, eps)
+	y, mean, variance, err := c.normalizeOver(x, dims, ins[1], ins[2], eps)
 	if err != nil {
 		return nil, err
 	}
@@ -333,19 +321,25 @@ func lowerInstanceNorm(c *ctx, ins []*value) ([]*value, error) {
 	for i := 2; i < len(x.meta.Shape); i++ {
 		dims = append(dims, i)
 	}
-	mean, variance, err := c.moments(x, dims)
-	if err != nil {
-		return nil, err
+	y, _, _, err := c.normalizeOver(x, dims, ins[1], ins[2], c.attrFloat("epsilon", 1e-5))
+	return one(y, err)
+}
+
+// normalizeOver normalizes x by its own mean and biased variance over
+// dims, then scales and shifts it per channel (axis 1) by scale and bias;
+// it gives the moments too.
+func (c *ctx) normalizeOver(x *value, dims []int, scale, bias *value, eps float64) (y, mean, variance *value, err error) {
+	if mean, variance, err = c.moments(x, dims); err != nil {
+		return nil, nil, nil, err
 	}
-	scale, err := c.channel(ins[1], x)
-	if err != nil {
-		return nil, err
+	if scale, err = c.channel(scale, x); err != nil {
+		return nil, nil, nil, err
 	}
-	bias, err := c.channel(ins[2], x)
-	if err != nil {
-		return nil, err
+	if bias, err = c.channel(bias, x); err != nil {
+		return nil, nil, nil, err
 	}
-	return one(c.normalize(x, mean, variance, scale, bias, c.attrFloat("epsilon", 1e-5)))
+	y, err = c.normalize(x, mean, variance, scale, bias, eps)
+	return y, mean, variance, err
 }
 
 // lowerLayerNorm normalizes over the axes from axis on; the optional
