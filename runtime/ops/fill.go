@@ -20,23 +20,15 @@ type FullAttrs struct {
 	Value Scalar
 }
 
-func fullAttrs(attrs any) (FullAttrs, bool) {
+// FullOf is attrs (by value or pointer) as FullAttrs, for the kernels.
+func FullOf(attrs any) (FullAttrs, error) {
 	switch a := attrs.(type) {
 	case FullAttrs:
-		return a, true
+		return a, nil
 	case *FullAttrs:
-		return *a, true
+		return *a, nil
 	}
-	return FullAttrs{}, false
-}
-
-// FullOf is attrs as FullAttrs, for the kernels.
-func FullOf(attrs any) (FullAttrs, error) {
-	a, ok := fullAttrs(attrs)
-	if !ok {
-		return a, fmt.Errorf("full: attributes %T are not FullAttrs", attrs)
-	}
-	return a, nil
+	return FullAttrs{}, fmt.Errorf("full: attributes %T are not FullAttrs", attrs)
 }
 
 func inferFull(in []tensor.Meta, attrs any) (tensor.Meta, error) {
