@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/tref-lang/tref/frontend/onnx"
 	"github.com/tref-lang/tref/lang/eval"
@@ -12,7 +14,7 @@ import (
 // load_onnx: ONNX models as callable values whose graphs run as ordinary
 // runtime ops (frontend/onnx).
 func init() {
-	register("load_onnx", `load_onnx(path): load an ONNX model; m(x, ...) runs it with inputs given in order or by name and gives its output (a list when it has several); m.inputs and m.outputs describe them ({name, dtype, shape}, symbolic dimensions as strings). Weights are read from the file on first use. A relative path is resolved against the calling script's directory`, builtinLoadONNX)
+	register("load_onnx", `load_onnx(path): load an ONNX model; m(x, ...) runs it with inputs given in order or by name (keywords, or one record m({"onnx::x": x}) for names that are not identifiers) and gives its output (a list when it has several); m.inputs and m.outputs describe them ({name, dtype, shape}, symbolic dimensions as strings). Weights are read from the file on first use. A relative path is resolved against the calling script's directory`, builtinLoadONNX)
 }
 
 func builtinLoadONNX(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -97,9 +99,17 @@ func describePorts(ports []*onnx.ValueInfo) eval.Value {
 }
 
 // Call runs the model: inputs by position, then by name; every input is
-// required.
+// required. One record argument gives inputs by name too, for the names
+// exporters write that are not identifiers: m({"onnx::Flatten_0": x}).
 func (m *onnxModel) Call(th *eval.Thread, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	ins := m.prog.Inputs
+	if r, ok := soleRecord(args); ok {
+		named := make([]eval.Kwarg, 0, len(r.Keys)+len(kwargs))
+		for i, k := range r.Keys {
+			named = append(named, eval.Kwarg{Name: k, Value: r.Values[i]})
+		}
+		args, kwargs = nil, append(named, kwargs...)
+	}
 	given := make([]eval.Value, len(ins))
 	if len(args) > len(ins) {
 		return nil, fmt.Errorf("%s takes %d inputs, got %d", m, len(ins), len(args))
@@ -114,7 +124,15 @@ func (m *onnxModel) Call(th *eval.Thread, args []eval.Value, kwargs []eval.Kwarg
 		}
 		switch {
 		case i < 0:
-			return nil, fmt.Errorf("%s has no input %q", m, kw.Name)
+			if len(ins) == 0 {
+				return nil, fmt.Errorf("%s has no input %q (it takes none)", m, kw.Name)
+			}
+			names := make([]string, len(ins))
+			for j, in := range ins {
+				names[j] = strconv.Quote(in.Name)
+			}
+			return nil, fmt.Errorf("%s has no input %q (its inputs: %s; a name that is not an identifier goes in a record, m({%s: x}))",
+				m, kw.Name, strings.Join(names, ", "), names[0])
 		case given[i] != nil:
 			return nil, fmt.Errorf("%s: input %q given twice", m, kw.Name)
 		}
@@ -143,4 +161,14 @@ func (m *onnxModel) Call(th *eval.Thread, args []eval.Value, kwargs []eval.Kwarg
 		vals[i] = eval.Tensor{Ref: r}
 	}
 	return eval.NewList(vals), nil
+}
+
+// soleRecord is args' one argument when it is a record of named values
+// (not an op's positional result).
+func soleRecord(args []eval.Value) (*eval.Record, bool) {
+	if len(args) != 1 {
+		return nil, false
+	}
+	r, ok := args[0].(*eval.Record)
+	return r, ok && !r.Positional
 }
