@@ -23,7 +23,7 @@ func fullKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 }
 
 // fillBytes repeats the element e over buf (whose length is a multiple of
-// e's).
+// e's), as fill does for a typed slice.
 func fillBytes(buf, e []byte) {
 	if len(buf) == 0 || len(e) == 0 {
 		return
@@ -36,8 +36,5 @@ func fillBytes(buf, e []byte) {
 		clear(buf)
 		return
 	}
-	n := copy(buf, e)
-	for n < len(buf) {
-		n += copy(buf[n:], buf[:n])
-	}
+	repeatPrefix(buf, copy(buf, e))
 }

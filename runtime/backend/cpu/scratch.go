@@ -48,6 +48,12 @@ func fill[T any](s []T, v T) {
 	for i := range k {
 		s[i] = v
 	}
+	repeatPrefix(s, k)
+}
+
+// repeatPrefix fills s[k:] with copies of s[:k] (k > 0), doubling the
+// filled prefix with each copy (memmove).
+func repeatPrefix[T any](s []T, k int) {
 	for ; k < len(s); k *= 2 {
 		copy(s[k:], s[:k])
 	}
