@@ -226,11 +226,10 @@ func (rt *Runtime) submit(site Site, op ops.Op, attrs any, out tensor.Meta, know
 	if rt.rec != nil {
 		rt.rec.Submitted(q)
 	}
-	if len(rt.window) == cap(rt.window) {
-		rt.window = append(rt.window, q)
+	moves := len(rt.window) == cap(rt.window) // append moves the window to a new array
+	rt.window = append(rt.window, q)
+	if moves {
 		rt.winBuf = rt.window[:cap(rt.window)]
-	} else {
-		rt.window = append(rt.window, q)
 	}
 	rt.winBytes += out.Bytes()
 	for (len(rt.window) > rt.opts.Lookahead && rt.holds == 0) || (rt.winBytes > rt.opts.WindowBytes && len(rt.window) > 0) {
