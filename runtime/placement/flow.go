@@ -74,28 +74,26 @@ func (*flow) Name() string { return "flow" }
 // policy would pick when the prefetched ref is needed: when a ref read
 // before then will next be read after the victim (or neither has a known
 // use and it is read later), Belady would evict that ref instead once its
-// read is done, and the prefetch waits until such refs have freed the
-// room it lacks. Waiting has a price when the copy then arrives after its
-// op should start, and the copies after it in order of need, which queue
+// read is done, and the prefetch waits until such refs have freed the room
+// it lacks. Waiting has a price when the copy then arrives after its op
+// should start, and the copies after it in order of need, which queue
 // behind it on the copy engine, later still; breaking Belady's order has
 // one too, the victim's copy again later. The prefetch breaks the order
 // only when, by the cost model, waiting would make it late by more than
-// half that copy's time, or delay the window's ops, its own and the
-// ones whose copies queue behind it, by more than a third of it (see
-// queueDiv), and, when the victim has a known next
-// use, only while the copies prefetched out of order and not yet used
-// stay within a lead of a sixth of the capacity, or this copy is the only
-// one (a victim with none may never be copied again: in one pass over
-// weights larger than a sixth of the budget, waiting made every large
-// weight late; once the forecast gave the victims a next use, a weight
-// larger than the lead could never go ahead of its block's dying
-// activations, and every pass but the first stalled on it). Within that
-// lead it
-// also breaks the order when the copy is in time now and waiting would
-// make it late by more than a quarter of that threshold (see onTimeDiv:
-// at the top of each block a weight that waited for activations to die
-// arrived late and the next one missed). Beyond the window
-// (forecasts) the order is never broken.
+// half that copy's time, or delay the window's ops, its own and the ones
+// whose copies queue behind it, by more than a third of it (see queueDiv),
+// and, when the victim has a known next use, only while the copies
+// prefetched out of order and not yet used stay within a lead of a sixth
+// of the capacity, or this copy is the only one (a victim with none may
+// never be copied again: in one pass over weights larger than a sixth of
+// the budget, waiting made every large weight late; once the forecast gave
+// the victims a next use, a weight larger than the lead could never go
+// ahead of its block's dying activations, and every pass but the first
+// stalled on it). Within that lead it also breaks the order when the copy
+// is in time now and waiting would make it late by more than a quarter of
+// that threshold (see onTimeDiv: at the top of each block a weight that
+// waited for activations to die arrived late and the next one missed).
+// Beyond the window (forecasts) the order is never broken.
 //
 // The candidates are found in one walk of the resident refs, which also
 // lists the refs read before the prefetched one.
