@@ -1,6 +1,7 @@
 package optimal
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -266,7 +267,7 @@ func (s *search) flowshop(st *state) int64 {
 		}
 		// The least over δ of max(cp + δ, full - the saves of the ops
 		// before k with delta <= δ), void once op k itself may move.
-		slices.SortFunc(order, func(x, y int32) int { return cmpFloat(delta[x], delta[y]) })
+		slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(delta[x], delta[y]) })
 		v := max(float64(cp), full) // δ = 0 and no op moved
 		left := full
 		for i, j := range order {
@@ -469,14 +470,4 @@ func (s *search) pinDevice(st *state, ub int64) {
 		s.hostOnly = 0
 	}
 	s.devOnly = pin
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
