@@ -173,7 +173,7 @@ func (p *Program) dropUnread(rt *refs.Runtime) {
 // affineAfter finds the affine chain after node i when it is a
 // convolution that can take one; nil when there is none.
 func (p *Program) affineAfter(i int, n *Node, readers map[string][]int) (*affineChain, error) {
-	if (n.OpType != "Conv" && n.OpType != "ConvTranspose") || (n.Domain != "" && n.Domain != "ai.onnx") {
+	if (n.OpType != "Conv" && n.OpType != "ConvTranspose") || !n.standard() {
 		return nil, nil
 	}
 	if len(n.Inputs) < 2 || len(n.Outputs) != 1 || n.Outputs[0] == "" {
@@ -232,7 +232,7 @@ func (p *Program) affineAfter(i int, n *Node, readers map[string][]int) (*affine
 // it is an affine map of it per channel with constant parameters of
 // dtype dt; it reports whether it was.
 func (p *Program) composeAffine(ch *affineChain, n *Node, dt tensor.DType, rank int) (bool, error) {
-	if (n.Domain != "" && n.Domain != "ai.onnx") || len(n.Outputs) < 1 || n.Outputs[0] == "" {
+	if !n.standard() || len(n.Outputs) < 1 || n.Outputs[0] == "" {
 		return false, nil
 	}
 	m := len(ch.s)

@@ -55,7 +55,7 @@ func (p *Program) foldAffineBefore(rt *refs.Runtime, site refs.Site) error {
 // chain's source (what the convolution reads instead) and ch.s, ch.t
 // its map per input channel; nil when there is none.
 func (p *Program) affineBefore(i int, n *Node, readers map[string][]int, producer map[string]int) *affineChain {
-	if n.OpType != "Conv" || (n.Domain != "" && n.Domain != "ai.onnx") || len(n.Inputs) < 2 || len(n.Outputs) != 1 {
+	if n.OpType != "Conv" || !n.standard() || len(n.Inputs) < 2 || len(n.Outputs) != 1 {
 		return nil
 	}
 	if ap := attrOf(n, "auto_pad"); ap != nil && string(ap.S) != "NOTSET" && string(ap.S) != "VALID" {
@@ -123,7 +123,7 @@ func (p *Program) affineBefore(i int, n *Node, readers map[string][]int, produce
 // of dtype dt (a Mul, Add, Sub or Div with one constant operand, or an
 // inference BatchNormalization); ok is false for any other node.
 func affineSource(p *Program, n *Node, dt tensor.DType) (string, bool) {
-	if (n.Domain != "" && n.Domain != "ai.onnx") || len(n.Outputs) < 1 || n.Outputs[0] == "" {
+	if !n.standard() || len(n.Outputs) < 1 || n.Outputs[0] == "" {
 		return "", false
 	}
 	switch n.OpType {

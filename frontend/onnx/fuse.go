@@ -25,7 +25,7 @@ func (p *Program) fuseHardswish(rt *refs.Runtime) {
 			return -1, nil
 		}
 		n := g.Nodes[j]
-		if n.OpType != op || (n.Domain != "" && n.Domain != "ai.onnx") || len(n.Outputs) != 1 {
+		if n.OpType != op || !n.standard() || len(n.Outputs) != 1 {
 			return -1, nil
 		}
 		return j, n
@@ -33,7 +33,7 @@ func (p *Program) fuseHardswish(rt *refs.Runtime) {
 	drop := map[int]bool{}
 	replace := map[int]*Node{}
 	for i, div := range g.Nodes {
-		if div.OpType != "Div" || (div.Domain != "" && div.Domain != "ai.onnx") || len(div.Inputs) != 2 || len(div.Outputs) != 1 || !p.isScalar(div.Inputs[1], 6) {
+		if div.OpType != "Div" || !div.standard() || len(div.Inputs) != 2 || len(div.Outputs) != 1 || !p.isScalar(div.Inputs[1], 6) {
 			continue
 		}
 		im, mul := only(div.Inputs[0], i, "Mul")

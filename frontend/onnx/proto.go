@@ -63,6 +63,10 @@ type Node struct {
 	Attrs   []*Attr
 }
 
+// standard reports whether n is an op of the default ONNX domain ("",
+// which decoding writes for "ai.onnx" too).
+func (n *Node) standard() bool { return n.Domain == "" || n.Domain == "ai.onnx" }
+
 // AttrType is AttributeProto.AttributeType.
 type AttrType int32
 
