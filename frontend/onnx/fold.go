@@ -338,40 +338,67 @@ func perChannel(s tensor.Shape, rank, m int) bool {
 // loads the stored weight and scales it) and bias (s·b + t, at once),
 // with their loaders for later folds (p.loaders).
 func (p *Program) foldedParams(rt *refs.Runtime, site refs.Site, n *Node, ch *affineChain) (w, b *value, err error) {
-	wv := p.consts[n.Inputs[1]]
 	m := len(ch.s)
-	bias := make([]float64, m)
-	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
-		d, err := p.constData(n.Inputs[2])
-		if err != nil {
-			return nil, nil, err
-		}
-		copy(bias, floats(d))
+	bias, err := p.convBias(n, m)
+	if err != nil {
+		return nil, nil, err
 	}
-	bd := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: wv.meta.DType})
 	for o := range m {
-		bd.Set(o, bias[o]*ch.s[o]+ch.t[o])
+		bias[o] = bias[o]*ch.s[o] + ch.t[o]
 	}
-	b = &value{meta: bd.Meta, ref: rt.FromHost(site, bd.Clone()), owned: true, uses: 1}
-	p.loaders[b] = func() (*tensor.Dense, error) { return bd, nil }
-	orig := p.constLoader(n.Inputs[1])
 	groups := 1
 	if n.OpType == "ConvTranspose" {
 		groups = int(attrIntOf(n, "group", 1))
 	}
-	s, meta := ch.s, wv.meta
-	scaled := func() (*tensor.Dense, error) {
+	b = p.foldedConst(rt, site, p.consts[n.Inputs[1]].meta.DType, bias)
+	s, transposed := ch.s, n.OpType == "ConvTranspose"
+	w = p.changedConst(rt, site, n.Inputs[1], func(d *tensor.Dense) { scaleChannels(d, s, groups, transposed) })
+	return w, b, nil
+}
+
+// convBias reads convolution n's bias (input 2) as m float64s, zeros
+// when it has none.
+func (p *Program) convBias(n *Node, m int) ([]float64, error) {
+	bias := make([]float64, m)
+	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
+		d, err := p.constData(n.Inputs[2])
+		if err != nil {
+			return nil, err
+		}
+		copy(bias, floats(d))
+	}
+	return bias, nil
+}
+
+// foldedConst makes a 1-d constant of dtype dt holding vals, with its
+// loader for later folds (p.loaders).
+func (p *Program) foldedConst(rt *refs.Runtime, site refs.Site, dt tensor.DType, vals []float64) *value {
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(vals)}, DType: dt})
+	for i, v := range vals {
+		d.Set(i, v)
+	}
+	c := &value{meta: d.Meta, ref: rt.FromHost(site, d.Clone()), owned: true, uses: 1}
+	p.loaders[c] = func() (*tensor.Dense, error) { return d, nil }
+	return c
+}
+
+// changedConst makes a lazy constant that loads constant name's data
+// and changes a copy of it with change, with its loader for later folds
+// (p.loaders).
+func (p *Program) changedConst(rt *refs.Runtime, site refs.Site, name string, change func(*tensor.Dense)) *value {
+	orig := p.constLoader(name)
+	load := func() (*tensor.Dense, error) {
 		d, err := orig()
 		if err != nil {
 			return nil, err
 		}
 		d = d.Clone()
-		scaleChannels(d, s, groups, n.OpType == "ConvTranspose")
+		change(d)
 		return d, nil
 	}
-	w = p.lazyConst(rt, site, meta, scaled)
-	p.loaders[w] = scaled
-	return w, b, nil
+	c := p.lazyConst(rt, site, p.consts[name].meta, load)
+	p.loaders[c] = load
+	return c
 }
 
 // scaleChannels multiplies each output channel o of a convolution weight

@@ -163,13 +163,9 @@ func (p *Program) foldedParamsBefore(rt *refs.Runtime, site refs.Site, n *Node, 
 	if err != nil {
 		return nil, nil, err
 	}
-	bias := make([]float64, ws[0])
-	if len(n.Inputs) > 2 && n.Inputs[2] != "" {
-		d, err := p.constData(n.Inputs[2])
-		if err != nil {
-			return nil, nil, err
-		}
-		copy(bias, floats(d))
+	bias, err := p.convBias(n, ws[0])
+	if err != nil {
+		return nil, nil, err
 	}
 	for o := range ws[0] {
 		gi := o / og
@@ -181,19 +177,9 @@ func (p *Program) foldedParamsBefore(rt *refs.Runtime, site refs.Site, n *Node, 
 			}
 		}
 	}
-	bd := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{ws[0]}, DType: wv.meta.DType})
-	for o, v := range bias {
-		bd.Set(o, v)
-	}
-	b = &value{meta: bd.Meta, ref: rt.FromHost(site, bd.Clone()), owned: true, uses: 1}
-	p.loaders[b] = func() (*tensor.Dense, error) { return bd, nil }
-	orig, s, meta := p.constLoader(n.Inputs[1]), ch.s, wv.meta
-	scaled := func() (*tensor.Dense, error) {
-		d, err := orig()
-		if err != nil {
-			return nil, err
-		}
-		d = d.Clone()
+	b = p.foldedConst(rt, site, wv.meta.DType, bias)
+	s := ch.s
+	w = p.changedConst(rt, site, n.Inputs[1], func(d *tensor.Dense) {
 		for o := range ws[0] {
 			gi := o / og
 			for c := range cg {
@@ -203,9 +189,6 @@ func (p *Program) foldedParamsBefore(rt *refs.Runtime, site refs.Site, n *Node, 
 				}
 			}
 		}
-		return d, nil
-	}
-	w = p.lazyConst(rt, site, meta, scaled)
-	p.loaders[w] = scaled
+	})
 	return w, b, nil
 }
