@@ -83,11 +83,21 @@ func (c *ctx) windowOf(in []int, kernel []int) (window, error) {
 	return w, nil
 }
 
+// ones is n ones (a window's unit strides).
 func ones(n int) []int {
 	s := make([]int, n)
 	for i := range s {
 		s[i] = 1
 	}
+	return s
+}
+
+// alongAxis is the rank-r shape whose axis ax has n elements and every
+// other axis one: n values laid along ax of a rank-r tensor,
+// broadcasting over the others.
+func alongAxis(r, ax, n int) tensor.Shape {
+	s := tensor.Shape(ones(r))
+	s[ax] = n
 	return s
 }
 

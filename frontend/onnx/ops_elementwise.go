@@ -433,13 +433,8 @@ func lowerActivation(c *ctx, ins []*value) ([]*value, error) {
 			slope = ins[1]
 			// Before opset 7 a slope of shape [C] applies along axis 1.
 			if xs := x.meta.Shape; c.opset < 7 && len(slope.meta.Shape) == 1 && len(xs) > 2 && slope.meta.Shape[0] == xs[1] && xs[1] != xs[len(xs)-1] {
-				s := make(tensor.Shape, len(xs)-1)
-				for i := range s {
-					s[i] = 1
-				}
-				s[0] = xs[1]
 				var err error
-				if slope, err = c.reshape(slope, s); err != nil {
+				if slope, err = c.reshape(slope, alongAxis(len(xs)-1, 0, xs[1])); err != nil {
 					return nil, err
 				}
 			}

@@ -70,11 +70,7 @@ func lowerConvInteger(c *ctx, ins []*value) ([]*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	perChannel := append(tensor.Shape{ws[0]}, make(tensor.Shape, n+1)...)
-	for i := 1; i < len(perChannel); i++ {
-		perChannel[i] = 1
-	}
-	wf, err := c.shifted(w, input(ins, 3), perChannel)
+	wf, err := c.shifted(w, input(ins, 3), alongAxis(n+2, 0, ws[0]))
 	if err != nil {
 		return nil, err
 	}
@@ -199,10 +195,6 @@ func lowerQLinearConv(c *ctx, ins []*value) ([]*value, error) {
 			return nil, err
 		}
 	}
-	at := make(tensor.Shape, len(y.meta.Shape))
-	for i := range at {
-		at[i] = 1
-	}
-	at[1] = y.meta.Shape[1]
+	at := alongAxis(len(y.meta.Shape), 1, y.meta.Shape[1])
 	return one(c.requantize(y, ins[1], ins[4], ins[6], ins[7], at))
 }

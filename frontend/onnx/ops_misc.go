@@ -190,12 +190,7 @@ func lowerRange(c *ctx, ins []*value) ([]*value, error) {
 // iota is the host constant [0, 1, ..., n-1] of dtype int64, shaped to
 // lie along axis ax of a rank-r tensor.
 func (c *ctx) iota(n, ax, r int) *value {
-	s := make(tensor.Shape, r)
-	for i := range s {
-		s[i] = 1
-	}
-	s[ax] = n
-	d := tensor.NewDense(tensor.Meta{Shape: s, DType: tensor.Int64})
+	d := tensor.NewDense(tensor.Meta{Shape: alongAxis(r, ax, n), DType: tensor.Int64})
 	for i := range n {
 		d.I64()[i] = int64(i)
 	}

@@ -41,12 +41,7 @@ func (c *ctx) perAxis(p, x *value) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := make(tensor.Shape, r)
-	for i := range s {
-		s[i] = 1
-	}
-	s[ax] = p.meta.Shape.Numel()
-	return c.reshape(p, s)
+	return c.reshape(p, alongAxis(r, ax, p.meta.Shape.Numel()))
 }
 
 // saturate clamps v to dt's range and converts it.

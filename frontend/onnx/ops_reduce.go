@@ -172,12 +172,7 @@ func (c *ctx) channel(p *value, x *value) (*value, error) {
 	if r < 2 {
 		return p, nil
 	}
-	s := make(tensor.Shape, r-1)
-	for i := range s {
-		s[i] = 1
-	}
-	s[0] = p.meta.Shape.Numel()
-	return c.reshape(p, s)
+	return c.reshape(p, alongAxis(r-1, 0, p.meta.Shape.Numel()))
 }
 
 // normalize is (x - mean) / sqrt(var + eps) * scale + bias with every
