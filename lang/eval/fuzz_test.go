@@ -155,20 +155,7 @@ func fuzzSeeds(t testing.TB) [][]byte {
 		t.Fatal("no seed scripts found")
 	}
 	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cur []string
-		for _, l := range strings.Split(string(data), "\n") {
-			if strings.TrimSpace(l) == "---" {
-				seeds = append(seeds, []byte(strings.Join(cur, "\n")))
-				cur = nil
-				continue
-			}
-			cur = append(cur, l)
-		}
-		seeds = append(seeds, []byte(strings.Join(cur, "\n")))
+		seeds = append(seeds, chunksOf(t, name)...)
 	}
 	return seeds
 }

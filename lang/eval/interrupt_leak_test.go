@@ -63,7 +63,7 @@ func TestInterruptAnywhereLeaksNothing(t *testing.T) {
 }
 
 // chunksOf splits a conformance script at its --- lines.
-func chunksOf(t *testing.T, path string) [][]byte {
+func chunksOf(t testing.TB, path string) [][]byte {
 	var out [][]byte
 	data, err := os.ReadFile(path)
 	if err != nil {
