@@ -63,6 +63,14 @@ at::ScalarType to_scalar(int dtype) {
   throw std::runtime_error("unknown dtype code " + std::to_string(dtype));
 }
 
+// scalar_value is a number of dtype st as tref passes it: its float value
+// f for a floating dtype, else its integer value i (exact beyond 2^53).
+at::Scalar scalar_value(at::ScalarType st, int64_t i, double f) {
+  if (at::isFloatingType(st)) return at::Scalar(f);
+  if (st == at::kBool) return at::Scalar(i != 0);
+  return at::Scalar(i);
+}
+
 int from_scalar(at::ScalarType s) {
   switch (s) {
   case at::kBool: return 1;
@@ -248,7 +256,7 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
 // dev: a fill of that value (a kernel argument), never a copy.
 std::pair<at::Tensor, at::Tensor> value_operands(const Args &a, const at::Tensor &x, at::Device dev) {
   auto st = to_scalar(int(a.i(0)));
-  at::Scalar v = at::isFloatingType(st) ? at::Scalar(a.f(0)) : st == at::kBool ? at::Scalar(a.i(2) != 0) : at::Scalar(a.i(2));
+  at::Scalar v = scalar_value(st, a.i(2), a.f(0));
   at::Tensor s = at::scalar_tensor(v, at::TensorOptions().dtype(st).device(dev));
   if (a.i(1) != 0) return {s, x};
   return {x, s};
@@ -377,7 +385,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"full",
        [](const Args &a) {
          auto st = to_scalar(int(a.i(0)));
-         at::Scalar v = at::isFloatingType(st) ? at::Scalar(a.f(0)) : st == at::kBool ? at::Scalar(a.i(1) != 0) : at::Scalar(a.i(1));
+         at::Scalar v = scalar_value(st, a.i(1), a.f(0));
          if (a.out != nullptr) return a.out->fill_(v);
          if (a.nia < 3 || a.i(2) < 0 || a.i(2) > a.nia - 3) throw std::runtime_error("full: the shape is longer than its attributes");
          std::vector<int64_t> dims(a.ia + 3, a.ia + 3 + a.i(2));
