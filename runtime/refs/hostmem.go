@@ -36,6 +36,24 @@ type HostPool struct {
 	// reserved is host memory held outside the pool that counts against
 	// Limit: a device's pinned staging buffers (Reserve).
 	reserved int64
+	// kept is host memory a backend keeps only to save work, counted
+	// against Limit and shrunk before an allocation fails (SetKept).
+	kept Kept
+}
+
+// Kept is host memory a backend keeps only to save work (the cpu
+// backend's packed constant weights). The pool counts it against Limit
+// beside the live and reserved bytes, has it give memory up before an
+// allocation would fail, and tells it when a constant ref dies.
+type Kept interface {
+	// Bytes is the memory held.
+	Bytes() int64
+	// Shrink gives memory up, least recently used first, until at most
+	// keep bytes are held.
+	Shrink(keep int64)
+	// Forget drops what was derived from the constant ref whose ConstID
+	// is id: the ref died.
+	Forget(id uint64)
 }
 
 // PoolStats are a device allocator's counters, in bytes of tensor storage.
@@ -62,6 +80,10 @@ type PoolStats struct {
 	// ReservedBytes is host memory held outside the pool's blocks and
 	// counted against its limit: a device's pinned staging buffers.
 	ReservedBytes int64
+	// KeptBytes is host memory a backend keeps to save work (packed
+	// constant weights), counted against the limit and given up before
+	// an allocation fails (Kept).
+	KeptBytes int64
 }
 
 // HitRate is the fraction of allocations served from the cache.
@@ -116,9 +138,15 @@ func sizeClass(n int) int {
 }
 
 // Check reports whether n more live bytes fit under the limit, with the
-// reserved bytes (Reserve) counted as live.
+// reserved (Reserve) and kept (SetKept) bytes counted as live; kept
+// memory is given up first to make room.
 func (p *HostPool) Check(n int64) error {
-	if used := p.stats.LiveBytes + p.reserved; p.Limit > 0 && used+n > p.Limit {
+	if p.Limit > 0 && p.kept != nil {
+		if over := p.held() + n - p.Limit; over > 0 {
+			p.kept.Shrink(max(p.kept.Bytes()-over, 0))
+		}
+	}
+	if used := p.held(); p.Limit > 0 && used+n > p.Limit {
 		if p.reserved > 0 {
 			return fmt.Errorf("allocating %s would exceed the host memory limit (%s live, %s pinned for device copies, of %s)",
 				FormatBytes(n), FormatBytes(p.stats.LiveBytes), FormatBytes(p.reserved), FormatBytes(p.Limit))
@@ -129,13 +157,46 @@ func (p *HostPool) Check(n int64) error {
 	return p.checkAddressSpace(n)
 }
 
+// held is the memory counted against Limit besides the cached blocks:
+// live, reserved and kept bytes.
+func (p *HostPool) held() int64 {
+	n := p.stats.LiveBytes + p.reserved
+	if p.kept != nil {
+		n += p.kept.Bytes()
+	}
+	return n
+}
+
+// SetKept hands the pool the memory a backend keeps to save work, to
+// count against Limit (one per pool; nil removes it).
+func (p *HostPool) SetKept(k Kept) { p.kept = k }
+
+// Kept returns what SetKept gave, or nil.
+func (p *HostPool) Kept() Kept { return p.kept }
+
+// KeptRoom is how many more bytes the kept memory may take now: what
+// Limit leaves beside the held and cached bytes, or -1 without a limit.
+func (p *HostPool) KeptRoom() int64 {
+	if p.Limit <= 0 {
+		return -1
+	}
+	return max(p.Limit-p.held()-p.stats.CachedBytes, 0)
+}
+
+// forget tells the kept memory that the constant ref id died.
+func (p *HostPool) forget(id uint64) {
+	if p.kept != nil && id != 0 {
+		p.kept.Forget(id)
+	}
+}
+
 // Reserve counts n bytes that a device allocates outside the pool (pinned
 // staging memory) against the limit, failing before the device allocates
 // when they do not fit; the cache is trimmed first to make room, as for a
 // block of the pool's own. Unreserve gives them back.
 func (p *HostPool) Reserve(n int64) error {
-	if p.Limit > 0 && p.stats.LiveBytes+p.reserved+p.stats.CachedBytes+n > p.Limit {
-		p.trim(p.Limit - p.stats.LiveBytes - p.reserved - n)
+	if p.Limit > 0 && p.held()+p.stats.CachedBytes+n > p.Limit {
+		p.trim(p.Limit - p.held() - n)
 	}
 	if err := p.Check(n); err != nil {
 		return err
@@ -254,10 +315,10 @@ func (p *HostPool) block(m tensor.Meta) (*tensor.Dense, error) {
 		p.stats.CachedBytes -= int64(class)
 		p.stats.Hits++
 	} else {
-		if p.Limit > 0 && p.stats.LiveBytes+p.reserved+p.stats.CachedBytes+int64(class) > p.Limit {
+		if p.Limit > 0 && p.held()+p.stats.CachedBytes+int64(class) > p.Limit {
 			// Cached blocks of other sizes count against the machine's
 			// memory too: give them back before taking more.
-			p.trim(p.Limit - p.stats.LiveBytes - p.reserved - int64(class))
+			p.trim(p.Limit - p.held() - int64(class))
 		}
 		buf = tensor.AlignedBytes(class)
 		p.stats.Misses++
@@ -289,13 +350,17 @@ func newDense(m tensor.Meta, buf []byte) *tensor.Dense {
 
 // Adopt accounts for a buffer allocated elsewhere (a loaded file, a literal)
 // or by Take as live storage of this pool; it is recycled like any other
-// on Free.
+// on Free. A buffer from elsewhere is memory taken beside the cache:
+// cached blocks that no longer fit under Limit with it are given back.
 func (p *HostPool) Adopt(d *tensor.Dense) {
 	n := len(d.Buf)
 	if p.taken != nil && cap(d.Buf) > 0 && unsafe.SliceData(d.Buf[:cap(d.Buf)]) == p.taken {
 		p.taken = nil
 	} else {
 		p.stats.Adopted++
+		if p.Limit > 0 && p.stats.CachedBytes > 0 && p.held()+int64(n)+p.stats.CachedBytes > p.Limit {
+			p.trim(p.Limit - p.held() - int64(n))
+		}
 	}
 	p.stats.LiveRefs++
 	p.stats.LiveBytes += int64(n)
@@ -351,7 +416,13 @@ func (p *HostPool) trim(keep int64) {
 }
 
 // Stats returns the counters.
-func (p *HostPool) Stats() PoolStats { return p.stats }
+func (p *HostPool) Stats() PoolStats {
+	s := p.stats
+	if p.kept != nil {
+		s.KeptBytes = p.kept.Bytes()
+	}
+	return s
+}
 
 // FormatBytes prints a byte count with a binary unit ("1.5 GiB").
 func FormatBytes(n int64) string {

@@ -238,3 +238,110 @@ func TestHostPoolTake(t *testing.T) {
 		t.Error("taking 4 MiB under a 1 MiB limit succeeded")
 	}
 }
+
+// keptBlocks is a refs.Kept of blocks of memory under ids, least
+// recently added first, recording what it was told.
+type keptBlocks struct {
+	ids     []uint64
+	sizes   []int64
+	forgot  []uint64
+	shrunks []int64
+}
+
+func (k *keptBlocks) add(id uint64, n int64) { k.ids, k.sizes = append(k.ids, id), append(k.sizes, n) }
+
+func (k *keptBlocks) Bytes() int64 {
+	var n int64
+	for _, s := range k.sizes {
+		n += s
+	}
+	return n
+}
+
+func (k *keptBlocks) Shrink(keep int64) {
+	k.shrunks = append(k.shrunks, keep)
+	for len(k.sizes) > 0 && k.Bytes() > keep {
+		k.ids, k.sizes = k.ids[1:], k.sizes[1:]
+	}
+}
+
+func (k *keptBlocks) Forget(id uint64) {
+	k.forgot = append(k.forgot, id)
+	for i := 0; i < len(k.ids); i++ {
+		if k.ids[i] == id {
+			k.ids, k.sizes = append(k.ids[:i], k.ids[i+1:]...), append(k.sizes[:i], k.sizes[i+1:]...)
+			i--
+		}
+	}
+}
+
+// Kept memory (a backend's packed weights) counts against the limit
+// beside live and reserved bytes, takes only the room they and the
+// cached blocks leave, gives up what an allocation needs (oldest first)
+// before the allocation fails, and is told when a constant ref dies.
+func TestHostPoolKept(t *testing.T) {
+	p := newPool()
+	if p.KeptRoom() != -1 {
+		t.Errorf("KeptRoom without a limit = %d, want -1", p.KeptRoom())
+	}
+	p.Limit = 10000
+	k := &keptBlocks{}
+	p.SetKept(k)
+	k.add(1, 3000)
+	k.add(2, 3000)
+	a := alloc(t, p, 2048)
+	p.Free(a) // 2048 cached
+	if got, want := p.KeptRoom(), int64(10000-6000-2048); got != want {
+		t.Errorf("KeptRoom = %d, want %d", got, want)
+	}
+	if s := p.Stats(); s.KeptBytes != 6000 {
+		t.Errorf("Stats.KeptBytes = %d, want 6000", s.KeptBytes)
+	}
+	b := alloc(t, p, 3000) // 6000 kept + 3000 live fits: nothing given up
+	if len(k.ids) != 2 {
+		t.Fatalf("an allocation that fit gave kept memory up: %v", k.ids)
+	}
+	c := alloc(t, p, 2000) // 11000 > 10000: the oldest block goes
+	if len(k.ids) != 1 || k.ids[0] != 2 {
+		t.Fatalf("after an allocation past the limit, kept %v; want [2]", k.ids)
+	}
+	if s := p.Stats(); s.LiveBytes+s.KeptBytes > p.Limit {
+		t.Errorf("live %d + kept %d over the limit %d", s.LiveBytes, s.KeptBytes, p.Limit)
+	}
+	// Too big even with nothing kept: an error, and the kept memory is
+	// gone (it could not have helped anyway).
+	if _, err := p.Alloc(bytesMeta(6000)); err == nil || !strings.Contains(err.Error(), "would exceed the host memory limit") {
+		t.Errorf("allocating past the limit with kept memory: %v", err)
+	}
+	p.Free(b)
+	p.Free(c)
+
+	// A dying constant ref is forgotten; an op's result is not.
+	rt := refs.New(&cpu.Device{}, refs.Options{})
+	k2 := &keptBlocks{}
+	rt.HostPool().SetKept(k2)
+	w := rt.FromHost(refs.Site{}, tensor.NewDense(bytesMeta(16)))
+	k2.add(w.ConstID(), 100)
+	rt.Release(w)
+	if len(k2.forgot) != 1 || k2.forgot[0] != w.ConstID() || k2.Bytes() != 0 {
+		t.Errorf("releasing constant %d: forgot %v, %d bytes kept", w.ConstID(), k2.forgot, k2.Bytes())
+	}
+}
+
+// A buffer made outside the pool and adopted is memory beside the
+// cache: cached blocks that no longer fit under the limit with it are
+// given back.
+func TestHostPoolAdoptTrims(t *testing.T) {
+	p := newPool()
+	p.Limit = 8192
+	a := alloc(t, p, 4096)
+	p.Free(a)
+	p.Adopt(tensor.NewDense(bytesMeta(2048))) // 2048 + 4096 cached fits
+	if s := p.Stats(); s.CachedBytes != 4096 {
+		t.Fatalf("after adopting what fits: %+v", s)
+	}
+	p.Adopt(tensor.NewDense(bytesMeta(4000))) // 6048 live + 4096 cached does not
+	if s := p.Stats(); s.CachedBytes != 0 || s.LiveBytes != 6048 {
+		t.Errorf("after adopting past the limit: %+v; want the cache given back", s)
+	}
+}

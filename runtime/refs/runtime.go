@@ -530,6 +530,7 @@ func (rt *Runtime) Release(r *Ref) {
 		rt.host.Free(r.host)
 		r.host, r.hostValid = nil, false
 	}
+	rt.host.forget(r.cid)
 	rt.dropLazy(r)
 	r.state = Freed
 	rt.live--

@@ -29,11 +29,11 @@ const (
 // an optional bias: layout checks the shapes and lays out the result, run
 // computes it in float32 or float64 with the matching GEMM, and in
 // float32 with the weight's packed matrices kept (packedMM) when the
-// weight is a constant (id, its refs.Ref.ConstID, nonzero).
+// weight is a constant (w.id nonzero).
 func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.Shape, a A) (ops.ConvDims, error),
 	run32 func(d ops.ConvDims, a A, x, w, bias, out []float32, mm mmFunc[float32], pm packedMM[float32]),
-	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64], pm packedMM[float64])) func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
-	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error {
+	run64 func(d ops.ConvDims, a A, x, w, bias, out []float64, mm mmFunc[float64], pm packedMM[float64])) func(out *tensor.Dense, ins []*tensor.Dense, attrs any, w weight) error {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, w weight) error {
 		a, err := ops.AttrsAs[A](name, attrs)
 		if err != nil {
 			return err
@@ -55,7 +55,7 @@ func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.
 			if len(ins) == 3 {
 				b = matF32(ins[2])
 			}
-			run32(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM, packedFor(id))
+			run32(d, a, matF32(ins[0]), matF32(ins[1]), b, out.F32(), sgemmMM, packedFor(w))
 		case tensor.Float64:
 			var b []float64
 			if len(ins) == 3 {
@@ -70,18 +70,18 @@ func convKernel[A any](name string, layout func(x, w tensor.Shape, bias *tensor.
 }
 
 // plainKernel is a convKernel without a constant weight.
-func plainKernel(k func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error) Kernel {
-	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error { return k(out, ins, attrs, 0) }
+func plainKernel(k func(out *tensor.Dense, ins []*tensor.Dense, attrs any, w weight) error) Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error { return k(out, ins, attrs, weight{}) }
 }
 
 // packedKernel is a convKernel as a WeightKernel: float32 results only
 // (the registered kernel runs the others).
-func packedKernel(k func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) error) WeightKernel {
-	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) (bool, error) {
+func packedKernel(k func(out *tensor.Dense, ins []*tensor.Dense, attrs any, w weight) error) WeightKernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any, w weight) (bool, error) {
 		if out.DType != tensor.Float32 {
 			return false, nil
 		}
-		return true, k(out, ins, attrs, id)
+		return true, k(out, ins, attrs, w)
 	}
 }
 

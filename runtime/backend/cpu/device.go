@@ -59,7 +59,7 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 			return ins, err
 		}
 	}
-	if err := runOp(op, out, ins); err != nil {
+	if err := runOp(rt.HostPool(), op, out, ins); err != nil {
 		return ins, err
 	}
 	rt.SetHostValid(op.Out, true)
@@ -67,13 +67,15 @@ func executeOnHost(rt *refs.Runtime, op *refs.Op, inplace bool, ins []*tensor.De
 }
 
 // runOp runs op's kernel, the WeightKernel when the op has one and its
-// weight is a constant.
-func runOp(op *refs.Op, out *tensor.Dense, ins []*tensor.Dense) error {
+// weight is a constant (with the packings kept in host's memory).
+func runOp(host *refs.HostPool, op *refs.Op, out *tensor.Dense, ins []*tensor.Dense) error {
 	if len(op.Inputs) > 1 {
 		if id := op.Inputs[1].ConstID(); id != 0 {
 			if wk := weightKernels[op.Op]; wk != nil {
-				if done, err := wk(out, ins, op.Attrs, id); done || err != nil {
-					return err
+				if c := packsOf(host); c != nil {
+					if done, err := wk(out, ins, op.Attrs, weight{id, c}); done || err != nil {
+						return err
+					}
 				}
 			}
 		}

@@ -33,10 +33,10 @@ func matmulKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 	return nil
 }
 
-// matmulPacked is matmul by a constant matrix (id nonzero) shared by the
+// matmulPacked is matmul by a constant matrix (w) shared by the
 // whole batch ([..., m, k] @ [k, n]): in float32 the batch's rows
 // multiply B packed from the cache (packCache.getB).
-func matmulPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (bool, error) {
+func matmulPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, w weight) (bool, error) {
 	if len(ins) != 2 || out.DType != tensor.Float32 || ins[0].DType != tensor.Float32 || ins[1].DType != tensor.Float32 || len(ins[1].Shape) != 2 {
 		return false, nil
 	}
@@ -48,7 +48,7 @@ func matmulPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (boo
 	if d.BBatch.Numel() != 1 || rows == 0 || d.N == 0 {
 		return false, nil
 	}
-	pb := packs.getB(id, matmulPart, d.K, d.N, ins[1].F32())
+	pb := w.packs.getB(w.id, matmulPart, d.K, d.N, ins[1].F32())
 	if pb == nil {
 		return false, nil
 	}
@@ -139,10 +139,10 @@ func linearKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 	return nil
 }
 
-// linearPacked is linear with a constant weight (id nonzero): in
+// linearPacked is linear with a constant weight (w): in
 // float32 with a matrix weight, Wᵀ is multiplied packed from the cache
 // (packCache.getB) rather than packed on every call.
-func linearPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (bool, error) {
+func linearPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, w weight) (bool, error) {
 	f32 := out.DType == tensor.Float32
 	for _, in := range ins {
 		f32 = f32 && in.DType == tensor.Float32
@@ -161,7 +161,7 @@ func linearPacked(out *tensor.Dense, ins []*tensor.Dense, _ any, id uint64) (boo
 	if linearDots(linalgWorkers(), d.Rows, d.Out, d.In, true, d.In) {
 		return false, nil
 	}
-	pb := packs.getB(id, linearPart, d.In, d.Out, ins[1].F32())
+	pb := w.packs.getB(w.id, linearPart, d.In, d.Out, ins[1].F32())
 	if pb == nil {
 		return false, nil
 	}

@@ -3,9 +3,11 @@ package cpu
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -14,15 +16,17 @@ import (
 // every call: for a model's constant weights the same copy each time (9%
 // of the OCR detector's time). A weight whose ref holds data given when
 // it was made (refs.Ref.ConstID) never changes while the ref lives, so
-// its packed panels are kept here under that identity, which is never
-// reused: a freed weight's entry is never found again and ages out. The
-// cache is shared by every runtime of the process (a mutex guards it;
-// a PackedA is immutable once made) and bounded in bytes, least recently
-// used first out. A weight is packed into the cache the second time it
-// is seen, so that weights made for one call (a script's fresh tensors)
-// do not churn it.
+// its packed panels are kept under that identity, which is never reused,
+// until the ref dies. Each runtime keeps its own cache as its host pool's
+// kept memory (refs.Kept): the packings count against the host limit,
+// take only the room the limit leaves, and are given up, least recently
+// used first, before a tensor allocation would fail. A mutex guards the
+// cache (a kernel's workers ask for packings at once; a PackedA is
+// immutable once made). A weight is packed into the cache the second
+// time it is seen, so that weights made for one call (a script's fresh
+// tensors) do not churn it.
 
-// packBudget bounds the bytes of packed weights kept.
+// packBudget bounds the bytes of packed weights a runtime keeps.
 const packBudget = 64 << 20
 
 // seenMax bounds the weights remembered as seen once.
@@ -50,17 +54,99 @@ type packEntry struct {
 	packed packedMatrix
 }
 
-// packCache is the process's cache of packed weights.
+// packCache is a runtime's cache of packed weights.
 type packCache struct {
-	mu     sync.Mutex
-	budget int
-	bytes  int
-	lru    list.List // of *packEntry, most recent first
-	byKey  map[packKey]*list.Element
-	seen   map[packKey]bool
+	mu sync.Mutex
+	// budget bounds bytes always; limit, at most budget, is the bound
+	// while an op runs: what its host pool left room for (setRoom).
+	budget, limit int
+	bytes         int
+	// size mirrors bytes for Bytes, which the host pool asks on every
+	// allocation, without the lock.
+	size  atomic.Int64
+	lru   list.List // of *packEntry, most recent first
+	byKey map[packKey]*list.Element
+	seen  map[packKey]bool
+	// held counts the kept entries of each weight (Forget's fast path).
+	held map[uint64]int
 }
 
-var packs = &packCache{budget: packBudget}
+func newPackCache(budget int) *packCache {
+	return &packCache{budget: budget, limit: budget}
+}
+
+// packsOf returns the cache of the runtime whose host pool is p, made
+// on first use, its bound set to the room p leaves; nil when p keeps
+// memory of another kind.
+func packsOf(p *refs.HostPool) *packCache {
+	c, ok := p.Kept().(*packCache)
+	if !ok {
+		if p.Kept() != nil {
+			return nil
+		}
+		c = newPackCache(packBudget)
+		p.SetKept(c)
+	}
+	c.setRoom(p.KeptRoom())
+	return c
+}
+
+// setRoom bounds the cache by what it holds and room bytes more (-1:
+// no bound but the budget).
+func (c *packCache) setRoom(room int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit = c.budget
+	if room >= 0 {
+		c.limit = int(min(int64(c.budget), int64(c.bytes)+room))
+	}
+}
+
+// Bytes is the memory the packings hold (refs.Kept).
+func (c *packCache) Bytes() int64 { return c.size.Load() }
+
+// Shrink drops packings, least recently used first, until at most keep
+// bytes are held (refs.Kept).
+func (c *packCache) Shrink(keep int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.limit = int(min(int64(c.limit), max(keep, 0)))
+	c.evict()
+}
+
+// Forget drops the packings of weight id, whose ref died (refs.Kept).
+func (c *packCache) Forget(id uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.held[id] == 0 {
+		return
+	}
+	for key, e := range c.byKey {
+		if key.id == id {
+			c.remove(e)
+		}
+	}
+}
+
+// evict drops the least recently used packings until the cache is
+// within its limit.
+func (c *packCache) evict() {
+	for c.bytes > c.limit {
+		c.remove(c.lru.Back())
+	}
+}
+
+// remove drops one kept packing.
+func (c *packCache) remove(e *list.Element) {
+	old := e.Value.(*packEntry)
+	c.lru.Remove(e)
+	delete(c.byKey, old.key)
+	if c.held[old.key.id]--; c.held[old.key.id] == 0 {
+		delete(c.held, old.key.id)
+	}
+	c.bytes -= old.packed.Bytes()
+	c.size.Store(int64(c.bytes))
+}
 
 // get returns the packed m×k matrix part of weight id as a left operand,
 // packing a (row stride lda; lay, when not nil, writes a first) when it
@@ -114,7 +200,7 @@ func (c *packCache) lookup(key packKey, pack func() packedMatrix) packedMatrix {
 		return pm
 	}
 	if c.byKey == nil {
-		c.byKey, c.seen = map[packKey]*list.Element{}, map[packKey]bool{}
+		c.byKey, c.seen, c.held = map[packKey]*list.Element{}, map[packKey]bool{}, map[uint64]int{}
 	}
 	if !c.seen[key] {
 		if len(c.seen) >= seenMax {
@@ -131,19 +217,15 @@ func (c *packCache) lookup(key packKey, pack func() packedMatrix) packedMatrix {
 	if e, ok := c.byKey[key]; ok { // packed meanwhile by another worker
 		return e.Value.(*packEntry).packed
 	}
-	if pm.Bytes() > c.budget {
+	if pm.Bytes() > c.limit {
 		return pm
 	}
 	delete(c.seen, key)
 	c.byKey[key] = c.lru.PushFront(&packEntry{key, pm})
+	c.held[key.id]++
 	c.bytes += pm.Bytes()
-	for c.bytes > c.budget {
-		e := c.lru.Back()
-		old := e.Value.(*packEntry)
-		c.lru.Remove(e)
-		delete(c.byKey, old.key)
-		c.bytes -= old.packed.Bytes()
-	}
+	c.size.Store(int64(c.bytes))
+	c.evict()
 	return pm
 }
 
@@ -154,13 +236,20 @@ func (c *packCache) lookup(key packKey, pack func() packedMatrix) packedMatrix {
 // usual).
 type packedMM[T any] func(workers, part, m, n, k int, a []T, lda int, lay func(), b []T, ldb int, accumulate bool, c []T, ldc int) bool
 
-// packedFor is the packedMM of the weight with identity id (0: none).
-func packedFor(id uint64) packedMM[float32] {
-	if id == 0 {
+// weight is a constant weight as a WeightKernel sees it: its identity
+// (refs.Ref.ConstID; 0 for none) and its runtime's cache of packings.
+type weight struct {
+	id    uint64
+	packs *packCache
+}
+
+// packedFor is the packedMM of weight w (nil when it has none).
+func packedFor(w weight) packedMM[float32] {
+	if w.id == 0 || w.packs == nil {
 		return nil
 	}
 	return func(workers, part, m, n, k int, a []float32, lda int, lay func(), b []float32, ldb int, accumulate bool, c []float32, ldc int) bool {
-		pa := packs.get(id, part, m, k, a, lda, lay)
+		pa := w.packs.get(w.id, part, m, k, a, lda, lay)
 		if pa == nil {
 			return false
 		}
@@ -174,10 +263,10 @@ func packedFor(id uint64) packedMM[float32] {
 }
 
 // A WeightKernel runs an op whose weight (input 1) is a constant with
-// the work derived from the weight kept across calls: id is its
-// refs.Ref.ConstID. It reports false when it did nothing (other dtypes,
-// shapes, a weight seen for the first time): the op's kernel then runs.
-type WeightKernel func(out *tensor.Dense, ins []*tensor.Dense, attrs any, id uint64) (bool, error)
+// the work derived from the weight kept across calls in w's cache. It
+// reports false when it did nothing (other dtypes, shapes, a weight seen
+// for the first time): the op's kernel then runs.
+type WeightKernel func(out *tensor.Dense, ins []*tensor.Dense, attrs any, w weight) (bool, error)
 
 // weightKernels are the WeightKernels by op; ExecuteOnHost runs them.
 var weightKernels = map[ops.Op]WeightKernel{}

@@ -12,12 +12,16 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// kept counts the packed matrices the process cache holds for weight id.
-func kept(id uint64) int {
-	packs.mu.Lock()
-	defer packs.mu.Unlock()
+// kept counts the packed matrices rt's cache holds for weight id.
+func kept(rt *refs.Runtime, id uint64) int {
+	c, _ := rt.HostPool().Kept().(*packCache)
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	n := 0
-	for k := range packs.byKey {
+	for k := range c.byKey {
 		if k.id == id {
 			n++
 		}
@@ -86,7 +90,7 @@ func TestPackedConvWeights(t *testing.T) {
 			for call := range 3 {
 				sameBits(t, "call "+string(rune('1'+call)), convOnRuntime(t, rt, tc.a, x, wr, br), want)
 			}
-			if kept(wr.ConstID()) == 0 {
+			if kept(rt, wr.ConstID()) == 0 {
 				t.Errorf("weight %d: nothing kept after three calls", wr.ConstID())
 			}
 			// Another weight of the same shape.
@@ -125,6 +129,10 @@ func TestPackedConvWeights(t *testing.T) {
 			if n := rt.LiveRefs(); n != 0 {
 				t.Errorf("%d refs leaked", n)
 			}
+			// The weights died: their packings went with them.
+			if n := rt.HostPool().Stats().KeptBytes; n != 0 {
+				t.Errorf("%d bytes of packings kept after every weight died", n)
+			}
 		})
 	}
 }
@@ -138,7 +146,7 @@ func TestPackCacheBudget(t *testing.T) {
 		a[i] = float32(i)
 	}
 	size := gemm.PackA(false, 12, 10, a, 10).Bytes()
-	c := &packCache{budget: 3 * size}
+	c := newPackCache(3 * size)
 	for id := uint64(1); id <= 4; id++ {
 		if c.get(id, 0, 12, 10, a, 10, nil) != nil {
 			t.Fatalf("weight %d kept the first time it was seen", id)
@@ -158,7 +166,7 @@ func TestPackCacheBudget(t *testing.T) {
 			t.Errorf("weight %d kept = %v, want %v", id, ok, want)
 		}
 	}
-	small := &packCache{budget: size - 1}
+	small := newPackCache(size - 1)
 	small.get(9, 0, 12, 10, a, 10, nil)
 	if pa := small.get(9, 0, 12, 10, a, 10, nil); pa == nil || len(small.byKey) != 0 || small.bytes != 0 {
 		t.Errorf("a matrix over the budget: %v, %d kept, %d bytes", pa, len(small.byKey), small.bytes)
@@ -174,7 +182,7 @@ func TestPackCacheBudget(t *testing.T) {
 // TestPackCacheConcurrent has goroutines ask for the same matrices at
 // once (run with -race): each gets a packing of the right matrix.
 func TestPackCacheConcurrent(t *testing.T) {
-	c := &packCache{budget: 1 << 20}
+	c := newPackCache(1 << 20)
 	a := make([]float32, 40*30)
 	for i := range a {
 		a[i] = float32(i % 7)
@@ -230,8 +238,8 @@ func TestPackedLinearWeights(t *testing.T) {
 			if rows == 1 {
 				want = 0 // dot products with W's rows (linearMM): nothing packed
 			}
-			if kept(wr.ConstID()) != want {
-				t.Errorf("weight %d, %d rows: %d packings kept, want %d", wr.ConstID(), rows, kept(wr.ConstID()), want)
+			if kept(rt, wr.ConstID()) != want {
+				t.Errorf("weight %d, %d rows: %d packings kept, want %d", wr.ConstID(), rows, kept(rt, wr.ConstID()), want)
 			}
 			rt.Release(wr)
 			rt.Release(br)
@@ -256,8 +264,8 @@ func TestPackedMatmulWeights(t *testing.T) {
 		x, w := randDense(r, tensor.Float32, tc.x...), randDense(r, tensor.Float32, tc.w...)
 		wr := rt.FromHost(refs.Site{}, w.Clone())
 		threeCalls(t, rt, ops.Matmul, execShapeOp(t, "matmul", nil, x, w), x, wr)
-		if want := len(tc.w) == 2; (kept(wr.ConstID()) == 1) != want {
-			t.Errorf("%v @ %v: %d packings kept", tc.x, tc.w, kept(wr.ConstID()))
+		if want := len(tc.w) == 2; (kept(rt, wr.ConstID()) == 1) != want {
+			t.Errorf("%v @ %v: %d packings kept", tc.x, tc.w, kept(rt, wr.ConstID()))
 		}
 		rt.Release(wr)
 	}
@@ -284,4 +292,82 @@ func threeCalls(t *testing.T, rt *refs.Runtime, op ops.Op, want, x *tensor.Dense
 		rt.Release(y)
 		rt.Release(xr)
 	}
+}
+
+// TestPackedWeightsUnderHostLimit checks that packings are host memory
+// like any other: they count against the host limit (Stats.KeptBytes),
+// take only the room it leaves, are given up before an allocation would
+// fail, and the results never change.
+func TestPackedWeightsUnderHostLimit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	one := [2]int{1, 1}
+	a := ops.Conv2dAttrs{Stride: one, PadLo: one, PadHi: one, Dilation: one, Groups: 1}
+	x := randDense(r, tensor.Float32, 1, 64, 16, 16)
+	w := randDense(r, tensor.Float32, 64, 64, 3, 3)
+	b := randDense(r, tensor.Float32, 64)
+	want := execShapeOp(t, "conv2d", a, x, w, b)
+	run := func(t *testing.T, limit int64) (*refs.Runtime, *refs.Ref, *refs.Ref) {
+		rt := refs.New(&Device{}, refs.Options{Lookahead: 4})
+		rt.HostPool().Limit = limit
+		wr, br := rt.FromHost(refs.Site{}, w.Clone()), rt.FromHost(refs.Site{}, b.Clone())
+		for call := range 3 {
+			sameBits(t, fmt.Sprintf("call %d", call+1), convOnRuntime(t, rt, a, x, wr, br), want)
+		}
+		return rt, wr, br
+	}
+	weights := int64(len(w.Buf) + len(b.Buf))
+	io := int64(len(x.Buf) + len(want.Buf))
+	var packed int64 // the packings' bytes without a limit
+
+	t.Run("room", func(t *testing.T) {
+		rt, wr, br := run(t, 0)
+		s := rt.HostPool().Stats()
+		packed = s.KeptBytes
+		if packed == 0 || kept(rt, wr.ConstID()) == 0 {
+			t.Fatalf("no limit: %d bytes kept in %d packings", s.KeptBytes, kept(rt, wr.ConstID()))
+		}
+		// A limit that leaves no room besides the live tensors and the
+		// kept packings: an allocation gives up as many packings as it
+		// needs (least recently used first) rather than fail.
+		pool := rt.HostPool()
+		pool.Limit = s.LiveBytes + s.KeptBytes
+		if err := pool.Check(packed / 2); err != nil {
+			t.Fatalf("an allocation the packings make room for: %v", err)
+		}
+		if k := pool.Stats().KeptBytes; k > packed-packed/2 || k == 0 {
+			t.Errorf("%d of %d bytes kept after an allocation needed %d", k, packed, packed/2)
+		}
+		if err := pool.Check(packed + 1); err == nil {
+			t.Errorf("an allocation over the limit with nothing kept passed")
+		}
+		rt.Release(wr)
+		rt.Release(br)
+	})
+	t.Run("no-room", func(t *testing.T) {
+		// Room for the weights, the input and the result, not for a
+		// packing: nothing is kept and the results are the same.
+		rt, wr, br := run(t, weights+io+packed/2)
+		if s := rt.HostPool().Stats(); s.KeptBytes != 0 || s.LiveBytes+s.KeptBytes > rt.HostPool().Limit {
+			t.Errorf("limit %d: %d bytes kept, %d live", rt.HostPool().Limit, s.KeptBytes, s.LiveBytes)
+		}
+		rt.Release(wr)
+		rt.Release(br)
+	})
+	t.Run("just-room", func(t *testing.T) {
+		// Room for the packings beside the weights, an input and a
+		// result live and another cached.
+		rt, wr, br := run(t, weights+2*io+packed+4096)
+		s := rt.HostPool().Stats()
+		if s.KeptBytes != packed {
+			t.Errorf("limit %d: %d bytes kept, want %d", rt.HostPool().Limit, s.KeptBytes, packed)
+		}
+		if held := s.LiveBytes + s.KeptBytes + s.CachedBytes; held > rt.HostPool().Limit {
+			t.Errorf("%d bytes held over the limit %d", held, rt.HostPool().Limit)
+		}
+		rt.Release(wr)
+		rt.Release(br)
+		if n := rt.HostPool().Stats().KeptBytes; n != 0 {
+			t.Errorf("%d bytes kept after the weight died", n)
+		}
+	})
 }
