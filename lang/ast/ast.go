@@ -266,6 +266,18 @@ type IndexExpr struct {
 	Indices []Expr
 }
 
+// IndexSetExpr is the new value of x in `x[...] = v` and `x[...] op= v`:
+// x with the elements Index selects replaced by Value (Op "=") or by
+// `x[...] op Value` (Op "+=", "-=", ...). The parser makes it the Value
+// of an AssignStmt whose Target is x (Index.X), so x is read, then
+// rebound: nothing else that holds the old value sees a change.
+type IndexSetExpr struct {
+	At    Pos
+	Index *IndexExpr
+	Op    string
+	Value Expr
+}
+
 // FieldExpr is `x.name`.
 type FieldExpr struct {
 	At   Pos
@@ -304,36 +316,37 @@ type Binding struct {
 	Index int // slot in the function's frame or the module's globals
 }
 
-func (s *Block) Span() Pos      { return s.At }
-func (s *LetStmt) Span() Pos    { return s.At }
-func (s *AssignStmt) Span() Pos { return s.At }
-func (s *UnpackStmt) Span() Pos { return s.At }
-func (s *FnStmt) Span() Pos     { return s.At }
-func (s *ReturnStmt) Span() Pos { return s.At }
-func (s *IfStmt) Span() Pos     { return s.At }
-func (s *ForStmt) Span() Pos    { return s.At }
-func (s *WhileStmt) Span() Pos  { return s.At }
-func (s *BranchStmt) Span() Pos { return s.At }
-func (s *TestStmt) Span() Pos   { return s.At }
-func (s *AssertStmt) Span() Pos { return s.At }
-func (s *ImportStmt) Span() Pos { return s.At }
-func (s *DelStmt) Span() Pos    { return s.At }
-func (s *ExprStmt) Span() Pos   { return s.At }
-func (e *Ident) Span() Pos      { return e.At }
-func (e *NumberLit) Span() Pos  { return e.At }
-func (e *StringLit) Span() Pos  { return e.At }
-func (e *BoolLit) Span() Pos    { return e.At }
-func (e *NoneLit) Span() Pos    { return e.At }
-func (e *ListExpr) Span() Pos   { return e.At }
-func (e *RecordExpr) Span() Pos { return e.At }
-func (e *FnExpr) Span() Pos     { return e.At }
-func (e *BinaryExpr) Span() Pos { return e.At }
-func (e *UnaryExpr) Span() Pos  { return e.At }
-func (e *CallExpr) Span() Pos   { return e.At }
-func (e *SliceExpr) Span() Pos  { return e.At }
-func (e *IndexExpr) Span() Pos  { return e.At }
-func (e *FieldExpr) Span() Pos  { return e.At }
-func (e *ParenExpr) Span() Pos  { return e.At }
+func (s *Block) Span() Pos        { return s.At }
+func (s *LetStmt) Span() Pos      { return s.At }
+func (s *AssignStmt) Span() Pos   { return s.At }
+func (s *UnpackStmt) Span() Pos   { return s.At }
+func (s *FnStmt) Span() Pos       { return s.At }
+func (s *ReturnStmt) Span() Pos   { return s.At }
+func (s *IfStmt) Span() Pos       { return s.At }
+func (s *ForStmt) Span() Pos      { return s.At }
+func (s *WhileStmt) Span() Pos    { return s.At }
+func (s *BranchStmt) Span() Pos   { return s.At }
+func (s *TestStmt) Span() Pos     { return s.At }
+func (s *AssertStmt) Span() Pos   { return s.At }
+func (s *ImportStmt) Span() Pos   { return s.At }
+func (s *DelStmt) Span() Pos      { return s.At }
+func (s *ExprStmt) Span() Pos     { return s.At }
+func (e *Ident) Span() Pos        { return e.At }
+func (e *NumberLit) Span() Pos    { return e.At }
+func (e *StringLit) Span() Pos    { return e.At }
+func (e *BoolLit) Span() Pos      { return e.At }
+func (e *NoneLit) Span() Pos      { return e.At }
+func (e *ListExpr) Span() Pos     { return e.At }
+func (e *RecordExpr) Span() Pos   { return e.At }
+func (e *FnExpr) Span() Pos       { return e.At }
+func (e *BinaryExpr) Span() Pos   { return e.At }
+func (e *UnaryExpr) Span() Pos    { return e.At }
+func (e *CallExpr) Span() Pos     { return e.At }
+func (e *SliceExpr) Span() Pos    { return e.At }
+func (e *IndexExpr) Span() Pos    { return e.At }
+func (e *IndexSetExpr) Span() Pos { return e.At }
+func (e *FieldExpr) Span() Pos    { return e.At }
+func (e *ParenExpr) Span() Pos    { return e.At }
 
 func (*Block) stmt()      {}
 func (*LetStmt) stmt()    {}
@@ -351,18 +364,19 @@ func (*ImportStmt) stmt() {}
 func (*DelStmt) stmt()    {}
 func (*ExprStmt) stmt()   {}
 
-func (*Ident) expr()      {}
-func (*NumberLit) expr()  {}
-func (*StringLit) expr()  {}
-func (*BoolLit) expr()    {}
-func (*NoneLit) expr()    {}
-func (*ListExpr) expr()   {}
-func (*RecordExpr) expr() {}
-func (*FnExpr) expr()     {}
-func (*BinaryExpr) expr() {}
-func (*UnaryExpr) expr()  {}
-func (*CallExpr) expr()   {}
-func (*SliceExpr) expr()  {}
-func (*IndexExpr) expr()  {}
-func (*FieldExpr) expr()  {}
-func (*ParenExpr) expr()  {}
+func (*Ident) expr()        {}
+func (*NumberLit) expr()    {}
+func (*StringLit) expr()    {}
+func (*BoolLit) expr()      {}
+func (*NoneLit) expr()      {}
+func (*ListExpr) expr()     {}
+func (*RecordExpr) expr()   {}
+func (*FnExpr) expr()       {}
+func (*BinaryExpr) expr()   {}
+func (*UnaryExpr) expr()    {}
+func (*CallExpr) expr()     {}
+func (*SliceExpr) expr()    {}
+func (*IndexExpr) expr()    {}
+func (*IndexSetExpr) expr() {}
+func (*FieldExpr) expr()    {}
+func (*ParenExpr) expr()    {}

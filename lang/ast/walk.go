@@ -94,6 +94,9 @@ func Children(n Node, f func(Node)) {
 		for _, x := range n.Indices {
 			expr(x)
 		}
+	case *IndexSetExpr:
+		f(n.Index)
+		expr(n.Value)
 	case *FieldExpr:
 		expr(n.X)
 	case *ParenExpr:

@@ -41,6 +41,8 @@ func (c *compiler) expr(e ast.Expr) exprFn {
 		return c.call(e)
 	case *ast.IndexExpr:
 		return c.index(e)
+	case *ast.IndexSetExpr:
+		return c.indexSet(e)
 	case *ast.FieldExpr:
 		return c.field(e)
 	case nil:

@@ -185,6 +185,27 @@ type indexItem struct {
 
 func (c *compiler) index(e *ast.IndexExpr) exprFn {
 	x := c.expr(e.X)
+	items := c.indexItems(e)
+	site := newSite(e.At)
+	return func(fr *frame) (Value, error) {
+		v, err := x(fr)
+		if err != nil {
+			return nil, err
+		}
+		vals, err := fr.indexVals(items)
+		if err != nil {
+			Release(fr.th.RT, v)
+			return nil, err
+		}
+		r, err := fr.indexValue(v, items, vals, site)
+		releaseAll(fr.th.RT, vals)
+		Release(fr.th.RT, v)
+		return r, err
+	}
+}
+
+// indexItems compiles the indices of x[...].
+func (c *compiler) indexItems(e *ast.IndexExpr) []indexItem {
 	items := make([]indexItem, len(e.Indices))
 	for i, ix := range e.Indices {
 		if s, ok := ix.(*ast.SliceExpr); ok && s.Ellipsis {
@@ -206,41 +227,35 @@ func (c *compiler) index(e *ast.IndexExpr) exprFn {
 			items[i] = indexItem{at: c.expr(ix)}
 		}
 	}
-	site := newSite(e.At)
-	return func(fr *frame) (Value, error) {
-		v, err := x(fr)
-		if err != nil {
-			return nil, err
+	return items
+}
+
+// indexVals evaluates every index value in order: one per index, three
+// per slice (nil where a bound is not written), none for `...`.
+func (fr *frame) indexVals(items []indexItem) ([]Value, error) {
+	vals := make([]Value, 0, 3*len(items))
+	for _, it := range items {
+		fns := [3]exprFn{it.at}
+		n := 1
+		if it.slice {
+			fns, n = [3]exprFn{it.lo, it.hi, it.step}, 3
+		} else if it.ellipsis {
+			n = 0
 		}
-		// Evaluate every index value in order, then index.
-		vals := make([]Value, 0, 3*len(items))
-		for _, it := range items {
-			fns := [3]exprFn{it.at}
-			n := 1
-			if it.slice {
-				fns, n = [3]exprFn{it.lo, it.hi, it.step}, 3
-			} else if it.ellipsis {
-				n = 0
+		for _, f := range fns[:n] {
+			if f == nil {
+				vals = append(vals, nil)
+				continue
 			}
-			for _, f := range fns[:n] {
-				if f == nil {
-					vals = append(vals, nil)
-					continue
-				}
-				iv, err := f(fr)
-				if err != nil {
-					releaseAll(fr.th.RT, vals)
-					Release(fr.th.RT, v)
-					return nil, err
-				}
-				vals = append(vals, iv)
+			iv, err := f(fr)
+			if err != nil {
+				releaseAll(fr.th.RT, vals)
+				return nil, err
 			}
+			vals = append(vals, iv)
 		}
-		r, err := fr.indexValue(v, items, vals, site)
-		releaseAll(fr.th.RT, vals)
-		Release(fr.th.RT, v)
-		return r, err
 	}
+	return vals, nil
 }
 
 // intIndex reads an index value as an int.

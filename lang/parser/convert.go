@@ -450,8 +450,11 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 			c.errorf(ix.At, "a line starting with [ continues the expression above; to unpack into names, put ; before the [")
 			return nil
 		}
+		if ix, isIndex := s.X.(*ast.IndexExpr); isIndex && !ok {
+			return c.indexAssign(posOf(s.Pos), ix, s.Op, s.Value)
+		}
 		if !ok {
-			c.errorf(posOf(s.Pos), "cannot assign to %s; only a plain name can be assigned (tensors, lists and records are immutable)", describeExpr(s.X))
+			c.errorf(posOf(s.Pos), "cannot assign to %s; only a plain name or name[...] can be assigned", describeExpr(s.X))
 			return nil
 		}
 		return &ast.AssignStmt{At: posOf(s.Pos), Target: target, Op: s.Op, Value: s.Value}
@@ -477,6 +480,19 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 		return nil
 	}
 	return &ast.ExprStmt{At: posOf(s.Pos), X: s.X}
+}
+
+// indexAssign converts `x[...] = v` and `x[...] op= v` into the
+// assignment of x's new value to x (ast.IndexSetExpr): x must be a plain
+// name, since the statement rebinds it.
+func (c *converter) indexAssign(at ast.Pos, ix *ast.IndexExpr, op string, value ast.Expr) ast.Stmt {
+	id, ok := ix.X.(*ast.Ident)
+	if !ok {
+		c.errorf(at, "cannot assign into an index of %s; only name[...] can be assigned (it rebinds the name: bind the part to a name first)", describeExpr(ix.X))
+		return nil
+	}
+	target := &ast.Ident{At: id.At, Name: id.Name}
+	return &ast.AssignStmt{At: at, Target: target, Op: "=", Value: &ast.IndexSetExpr{At: ix.At, Index: ix, Op: op, Value: value}}
 }
 
 // describeExpr names the kind of an expression for messages.

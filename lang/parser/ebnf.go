@@ -16,7 +16,8 @@ func Grammar() string {
 	b.WriteString("   Tokens (<ident>, <number>, <string>) are defined in spec/syntax.md.\n")
 	b.WriteString("   The productions accept slightly more than the language; the parser then\n")
 	b.WriteString("   rejects, with a message: an empty item between commas, an empty index,\n")
-	b.WriteString("   an assignment target or keyword argument name that is not a plain name,\n")
+	b.WriteString("   an assignment target that is not a plain name or name[...], a keyword\n")
+	b.WriteString("   argument name that is not a plain name,\n")
 	b.WriteString("   and an expression statement that is not a call (outside the REPL). *)\n\n")
 	seen := map[string]bool{}
 	emit := func(ebnf string) {

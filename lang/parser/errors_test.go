@@ -85,10 +85,11 @@ var errorTests = []struct{ src, want string }{
 	{"x.y", "t.tr:1:1: expression statement must be a call; did you mean `let x = ...`?"},
 	{"let y = 1 2", `t.tr:1:11: unexpected "2" at end of statement`},
 	{"f(1) x", `t.tr:1:6: unexpected "x" at end of statement`},
-	{"x.y = 3", `t.tr:1:1: cannot assign to a field; only a plain name can be assigned (tensors, lists and records are immutable)`},
-	{"x[0] = 3", `t.tr:1:1: cannot assign to an index expression; only a plain name can be assigned (tensors, lists and records are immutable)`},
-	{"f(x) = 3", `t.tr:1:1: cannot assign to a call; only a plain name can be assigned (tensors, lists and records are immutable)`},
-	{"1 = x", `t.tr:1:1: cannot assign to a literal; only a plain name can be assigned (tensors, lists and records are immutable)`},
+	{"x.y = 3", `t.tr:1:1: cannot assign to a field; only a plain name or name[...] can be assigned`},
+	{"x.y[0] = 3", `t.tr:1:1: cannot assign into an index of a field; only name[...] can be assigned (it rebinds the name: bind the part to a name first)`},
+	{"x[0][1] = 3", `t.tr:1:1: cannot assign into an index of an index expression; only name[...] can be assigned (it rebinds the name: bind the part to a name first)`},
+	{"f(x) = 3", `t.tr:1:1: cannot assign to a call; only a plain name or name[...] can be assigned`},
+	{"1 = x", `t.tr:1:1: cannot assign to a literal; only a plain name or name[...] can be assigned`},
 	{"x = = 2", `t.tr:1:5: expected expression after '=', found "="`},
 	{"x += ", `t.tr:1:6: expected expression after '+=', found end of file`},
 	{"x **= 2", `t.tr:1:5: expected expression after '**', found "=" (the compound assignments are += -= *= /=)`},
@@ -194,7 +195,7 @@ func TestMultipleErrors(t *testing.T) {
 	src := "x\nlet a = 1\ny.z = 2\nf()\n1"
 	_, err := ParseFile("m.tr", []byte(src))
 	want := "m.tr:1:1: expression statement must be a call; did you mean `let x = ...`?\n" +
-		"m.tr:3:1: cannot assign to a field; only a plain name can be assigned (tensors, lists and records are immutable)\n" +
+		"m.tr:3:1: cannot assign to a field; only a plain name or name[...] can be assigned\n" +
 		"m.tr:5:1: expression statement must be a call; did you mean `let x = ...`?"
 	if err == nil || err.Error() != want {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)

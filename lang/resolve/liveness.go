@@ -374,6 +374,9 @@ func (l *live) expr(e ast.Expr, out set) set {
 			out = l.expr(e.Indices[i], out)
 		}
 		return l.expr(e.X, out)
+	case *ast.IndexSetExpr:
+		// x, the indices, then the value: read in that order.
+		return l.expr(e.Index, l.expr(e.Value, out))
 	case *ast.FieldExpr:
 		return l.expr(e.X, out)
 	case *ast.ParenExpr:

@@ -566,6 +566,9 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		for _, x := range e.Indices {
 			r.expr(s, x)
 		}
+	case *ast.IndexSetExpr:
+		r.expr(s, e.Index)
+		r.expr(s, e.Value)
 	case *ast.FieldExpr:
 		r.expr(s, e.X)
 	case *ast.ParenExpr:

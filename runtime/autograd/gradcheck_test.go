@@ -109,6 +109,8 @@ func gradCases() []gcase {
 		{op: "cat", attrs: ops.CatAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 3), randn(2, 2), randn(0)}},
 		{op: "stack", attrs: ops.CatAttrs{Dim: -1}, ins: []*tensor.Dense{randn(2, 3), randn(2, 3)}},
 		{op: "index", attrs: ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: -1}, slice(4, 0, -2)}}, ins: []*tensor.Dense{randn(3, 5)}},
+		{name: "index_assign", op: "index_assign", attrs: ops.IndexAttrs{Items: []ops.IndexItem{slice(0, 3, 2), {Kind: ops.IndexAt, At: -2}}}, ins: []*tensor.Dense{randn(4, 3), randn(2)}},
+		{name: "index_assign broadcast", op: "index_assign", attrs: ops.IndexAttrs{Items: []ops.IndexItem{slice(3, 0, -1)}}, ins: []*tensor.Dense{randn(4, 3), randn(1, 3)}},
 		{op: "index_backward", attrs: ops.IndexBackwardAttrs{Items: []ops.IndexItem{slice(0, 3, 2)}, Shape: tensor.Shape{4, 2}}, ins: []*tensor.Dense{randn(2, 2)}},
 		{op: "conv2d", attrs: ops.Conv2dAttrs{Stride: [2]int{1, 1}, PadLo: [2]int{1, 0}, PadHi: [2]int{1, 2}, Dilation: [2]int{1, 1}, Groups: 1}, ins: []*tensor.Dense{randn(2, 2, 4, 4), randn(3, 2, 3, 2), randn(3)}},
 		{name: "conv2d_groups", op: "conv2d", attrs: ops.Conv2dAttrs{Stride: [2]int{2, 1}, Dilation: [2]int{1, 2}, Groups: 2}, ins: []*tensor.Dense{randn(2, 5, 5), randn(4, 1, 2, 2)}},

@@ -17,6 +17,12 @@ type IndexRange struct {
 // Index is x[...] with IndexAttrs: integers, slices and new axes.
 var Index = Register(&Def{Name: "index", Infer: inferIndex})
 
+// IndexAssign(x, v) with IndexAttrs is x with the elements x[...] reads
+// replaced by v, which has x's dtype and broadcasts to their shape: the
+// value `x[...] = v` gives x. When x dies at the op its buffer becomes
+// the result's and only the assigned elements are written.
+var IndexAssign = Register(&Def{Name: "index_assign", Infer: inferIndexAssign, Inplace: []int{0}})
+
 // ResolveIndex maps the items of x[...] onto a tensor of shape s, one range
 // per dimension (dimensions without an item are taken whole). Integer
 // indices may be negative and must be in range; slice bounds are clamped
@@ -115,4 +121,26 @@ func inferIndex(in []tensor.Meta, attrs any) (tensor.Meta, error) {
 		}
 	}
 	return tensor.Meta{Shape: s, DType: x.DType}, nil
+}
+
+func inferIndexAssign(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if err := wantInputs("index_assign", in, 2); err != nil {
+		return tensor.Meta{}, err
+	}
+	a, err := AttrsAs[IndexAttrs]("index_assign", attrs)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	x, v := in[0], in[1]
+	region, err := inferIndex(in[:1], a)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	if v.DType != x.DType {
+		return tensor.Meta{}, fmt.Errorf("index_assign: the value is %s, the tensor %s", v.DType, x.DType)
+	}
+	if b, err := tensor.Broadcast(v.Shape, region.Shape); err != nil || !b.Equal(region.Shape) {
+		return tensor.Meta{}, fmt.Errorf("cannot assign a value of shape %v to the %v elements the index selects", v.Shape, region.Shape)
+	}
+	return tensor.Meta{Shape: x.Shape, DType: x.DType}, nil
 }

@@ -41,6 +41,15 @@ func init() {
 			ia, _ := AttrsAs[IndexAttrs]("index", a.Attrs)
 			return []T{b.Op(IndexBackward, IndexBackwardAttrs{Items: ia.Items, Shape: a.In[0].Shape}, g)}
 		}},
+		// index_assign passes g on to x where x was kept and to v (summed
+		// over its broadcast) where v was written.
+		IndexAssign: {VJP: func(b *Builder, a *GradArgs, g T) []T {
+			ia, _ := AttrsAs[IndexAttrs]("index_assign", a.Attrs)
+			return []T{
+				needed(a, 0, func() T { return b.Op(IndexAssign, IndexAttrs{Items: ia.Items}, g, b.Zero(g)) }),
+				needed(a, 1, func() T { return b.Fit(b.Op(Index, IndexAttrs{Items: ia.Items}, g), a.In[1]) }),
+			}
+		}},
 		// index_backward is linear: its cotangent is the same index.
 		IndexBackward: {VJP: func(b *Builder, a *GradArgs, g T) []T {
 			ia, _ := AttrsAs[IndexBackwardAttrs]("index_backward", a.Attrs)

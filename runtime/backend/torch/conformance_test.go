@@ -98,6 +98,12 @@ func conformanceTable() []opCase {
 			{Kind: ops.IndexAt, At: -1}, {Kind: ops.IndexSlice, Start: 1, Stop: 4, HasStart: true, HasStop: true, Step: 2}}}},
 		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
 			{Kind: ops.IndexSlice, Step: -1}, {Kind: ops.IndexSlice, Start: -2, HasStart: true, Step: -2}}}},
+		opCase{op: ops.IndexAssign, in: []tensor.Meta{m(f32, 4, 5, 6), m(f32, 2, 6)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+			{Kind: ops.IndexAt, At: -1}, {Kind: ops.IndexSlice, Start: 1, Stop: 4, HasStart: true, HasStop: true, Step: 2}}}},
+		opCase{op: ops.IndexAssign, in: []tensor.Meta{m(f32, 4, 5), m(f32, 1, 3)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+			{Kind: ops.IndexSlice, Step: -1}, {Kind: ops.IndexSlice, Start: -1, HasStart: true, Step: -2}}}},
+		opCase{op: ops.IndexAssign, in: []tensor.Meta{m(i64, 3, 4), m(i64)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
+			{Kind: ops.IndexSlice, Start: 1, HasStart: true, Step: 1}}}},
 		opCase{op: ops.Reshape, in: []tensor.Meta{m(f32, 4, 6)}, attrs: ops.ReshapeAttrs{Shape: tensor.Shape{3, -1, 2}}},
 		opCase{op: ops.Permute, in: []tensor.Meta{m(f32, 2, 3, 4)}, attrs: ops.PermuteAttrs{Dims: []int{2, 0, 1}}},
 		opCase{op: ops.Expand, in: []tensor.Meta{m(f32, 3, 1)}, attrs: ops.ExpandAttrs{Shape: tensor.Shape{2, 3, 4}}},

@@ -496,6 +496,37 @@ const std::unordered_map<std::string, OpFn> &registry() {
          }
          return x.contiguous();
        }},
+      // x[...] = v: inputs x, v (x's dtype, broadcasting to the part); ia as index.
+      // A negative step is written through the positive-step view of the same
+      // elements with v flipped along that dimension.
+      {"index_assign", [](const Args &a) {
+         at::Tensor out = a.in(0).clone();
+         at::Tensor view = out;
+         std::vector<int64_t> flips;
+         int64_t n = a.i(0), dim = 0;
+         for (int64_t k = 0; k < n; k++) {
+           int base = 1 + int(k) * 4;
+           int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
+           if (!keep) {
+             view = view.select(dim, start);
+             continue;
+           }
+           if (count == 0) {
+             view = view.slice(dim, 0, 0);
+           } else if (step > 0) {
+             view = view.slice(dim, start, start + (count - 1) * step + 1, step);
+           } else {
+             int64_t lo = start + (count - 1) * step;
+             view = view.slice(dim, lo, start + 1, -step);
+             flips.push_back(dim);
+           }
+           dim++;
+         }
+         at::Tensor v = a.in(1).expand(view.sizes());
+         if (!flips.empty()) v = v.flip(flips);
+         view.copy_(v);
+         return out;
+       }},
       // ia: ndims, dims...
       {"permute", [](const Args &a) { return a.in(0).permute(a.dims(0)).contiguous(); }},
       {"reshape", [](const Args &a) { return a.in(0).reshape(a.dims(0)).contiguous(); }},
