@@ -30,7 +30,8 @@ func init() {
 	register("int", "int(v): a string parsed as an int (Python's int(s)), a number truncated toward zero to an int64 number (Python's int(x)), or a tensor with dimensions converted to int32 (torch's x.int())", builtinInt)
 	register("bool", "bool(input): input converted to bool (nonzero is true), as torch's x.bool()", builtinConvert("bool", tensor.Bool))
 	register("to", "to(input, dtype): input converted to dtype (a name, or another tensor's dtype); a device name (\"cpu\", \"cuda\", \"cuda:0\", ...) returns input unchanged, since the runtime places tensors itself", builtinTo)
-	register("clone", "clone(input): input itself (tensors are immutable, so a copy is never needed)", builtinClone)
+	register("clone", "clone(input): input itself (tensors are immutable, so a copy is never needed)", builtinIdentity)
+	register("contiguous", "contiguous(input): input itself (tref's tensors are always contiguous), so that torch code calling x.contiguous() runs unchanged", builtinIdentity)
 	register("tolist", "tolist(input): input's elements as nested lists of numbers (a number for a 0-d tensor), as torch's x.tolist()", builtinTolist)
 }
 
@@ -217,9 +218,11 @@ func isDeviceName(s string) bool {
 	return err == nil
 }
 
-func builtinClone(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+// builtinIdentity returns its tensor argument: clone and contiguous,
+// which immutable contiguous tensors make no-ops.
+func builtinIdentity(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
-	if err := eval.UnpackArgs(th, "clone", args, kwargs, "input", &x); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input", &x); err != nil {
 		return nil, err
 	}
 	th.RT.Retain(x)

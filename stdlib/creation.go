@@ -27,7 +27,7 @@ func init() {
 	register("rand", "rand(shape, dtype=\"float32\"): uniform random values in [0, 1)", builtinRand)
 	register("randn", "randn(shape, dtype=\"float32\"): standard normal random values", builtinRandn)
 	register("randint", "randint(lo, hi, shape, dtype=\"int64\"): uniform random integers in [lo, hi)", builtinRandint)
-	register("seed", "seed(n): restart the random stream of rand, randn, randint and dropout from seed n", builtinSeed)
+	register("seed", "seed(n): restart the random stream of rand, randn, randint, randperm, multinomial and dropout from seed n", builtinSeed)
 }
 
 // newHost takes a zeroed host tensor from the host pool (so creation in a

@@ -361,8 +361,13 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 	default:
 		return nil, fr.errorf(pos, "cannot index %s", Describe(v))
 	}
-	if t, ok := v.(Tensor); ok && specialIndex(items, vals) {
-		return fr.indexTensor(t.Ref, items, vals, site)
+	if t, ok := v.(Tensor); ok {
+		if err := fr.listIndices(items, vals, site); err != nil {
+			return nil, err
+		}
+		if specialIndex(items, vals) {
+			return fr.indexTensor(t.Ref, items, vals, site)
+		}
 	}
 	ix, err := fr.indexItems(items, vals, site)
 	if err != nil {

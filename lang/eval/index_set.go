@@ -183,6 +183,9 @@ func (fr *frame) copyList(l *List) *List {
 
 // setTensorIndex is x with x[items] replaced by v.
 func (fr *frame) setTensorIndex(x *refs.Ref, items []indexItem, vals []Value, v Value, site *callSite) (Value, error) {
+	if err := fr.listIndices(items, vals, site); err != nil {
+		return nil, err
+	}
 	parts, err := fr.indexParts(x.Shape(), items, vals, site)
 	if err != nil {
 		return nil, err

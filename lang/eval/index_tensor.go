@@ -66,6 +66,43 @@ func specialIndex(items []indexItem, vals []Value) bool {
 	return false
 }
 
+// listIndices turns each list among the index values of x[...] into
+// the tensor index torch makes of it (x[[0, 2]] is x[tensor([0, 2])],
+// an empty list an empty int64 index), in place in vals.
+func (fr *frame) listIndices(items []indexItem, vals []Value, site *callSite) error {
+	k := 0
+	for _, it := range items {
+		switch {
+		case it.ellipsis:
+			continue
+		case it.slice:
+			k += 3
+			continue
+		}
+		l, ok := vals[k].(*List)
+		if !ok {
+			k++
+			continue
+		}
+		mk := fr.th.builtin("tensor")
+		if mk == nil {
+			return fr.errorf(site.pos, "a list index needs the tensor builtin")
+		}
+		var kw []Kwarg
+		if len(l.Elems) == 0 {
+			kw = []Kwarg{{Name: "dtype", Value: String("int64")}}
+		}
+		vals[k] = nil // the call consumes the list
+		t, err := fr.th.callBuiltin(fr, mk, []Value{l}, kw, site)
+		if err != nil {
+			return err
+		}
+		vals[k] = t
+		k++
+	}
+	return nil
+}
+
 func isTensorIndex(v Value) bool {
 	t, ok := v.(Tensor)
 	return ok && (len(t.Ref.Shape()) > 0 || t.Ref.DType() == tensor.Bool)
