@@ -1,0 +1,121 @@
+package stdlib
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+func init() {
+	register("clip_grad_norm", "clip_grad_norm(grads, max_norm, norm_type=2.0, error_if_nonfinite=false): {grads, total_norm}: the gradient tree scaled by min(1, max_norm / (total_norm + 1e-6)), where total_norm is the norm of the float leaves' norms, as torch.nn.utils.clip_grad_norm_ (which scales the .grad fields in place and returns total_norm); norm_type may be inf", clipGradNormBuiltin)
+}
+
+func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var grads eval.Value
+	var maxNorm float64
+	p := 2.0
+	nonfinite := false
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "grads|parameters", &grads, "max_norm", &maxNorm, "norm_type?", &p, "error_if_nonfinite?", &nonfinite); err != nil {
+		return nil, err
+	}
+	if math.IsNaN(p) || math.IsNaN(maxNorm) {
+		return nil, fmt.Errorf("%s: max_norm and norm_type must be numbers, got %v and %v", b.Name, maxNorm, p)
+	}
+	c := &clipper{th: th}
+	defer c.free()
+	// The float leaves, in the order the tree is walked.
+	var leaves []*refs.Ref
+	walked, err := zipTrees(th, []eval.Value{grads}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
+		if t, ok := xs[0].(eval.Tensor); ok && t.Ref.DType().IsFloat() {
+			leaves = append(leaves, t.Ref)
+		}
+		return eval.None, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	}
+	eval.Release(th.RT, walked)
+	if len(leaves) == 0 {
+		eval.Retain(th.RT, grads)
+		zero := th.RT.Constant(th.Site(), ops.FloatScalar(0, tensor.Float32))
+		return eval.NewResult([]string{"grads", "total_norm"}, []eval.Value{grads, eval.Tensor{Ref: zero}}), nil
+	}
+	norms := make([]*refs.Ref, len(leaves))
+	for i, g := range leaves {
+		norms[i] = c.op(ops.Norm, ops.VectorNormAttrs{P: p}, g)
+	}
+	total := c.op(ops.Norm, ops.VectorNormAttrs{P: p}, c.op(ops.Stack, ops.CatAttrs{Dim: 0}, norms...))
+	// coef = min(max_norm / (total + 1e-6), 1)
+	coef := c.op(ops.Clamp, ops.ClampAttrs{Max: 1, HasMax: true},
+		c.op(ops.Div, nil, c.scalar(maxNorm, total), c.op(ops.Add, nil, total, c.scalar(1e-6, total))))
+	if c.err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, c.err)
+	}
+	if nonfinite {
+		d, err := th.RT.Read(total)
+		if err != nil {
+			return nil, err
+		}
+		if v := d.At(0); math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s: the total norm of order %v of the gradients is %v (error_if_nonfinite=true)", b.Name, p, v)
+		}
+	}
+	clipped, err := zipTrees(th, []eval.Value{grads}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
+		if t, ok := xs[0].(eval.Tensor); ok && t.Ref.DType().IsFloat() {
+			return th.Submit(ops.Mul, nil, t.Ref, coef)
+		}
+		eval.Retain(th.RT, xs[0])
+		return xs[0], nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	}
+	th.RT.Retain(total)
+	return eval.NewResult([]string{"grads", "total_norm"}, []eval.Value{clipped, eval.Tensor{Ref: total}}), nil
+}
+
+// clipper submits the ops of clip_grad_norm, keeping the first error and
+// every result until free.
+type clipper struct {
+	th    *eval.Thread
+	err   error
+	temps []*refs.Ref
+}
+
+func (c *clipper) op(op ops.Op, attrs any, ins ...*refs.Ref) *refs.Ref {
+	if c.err != nil {
+		return nil
+	}
+	for _, in := range ins {
+		if in == nil {
+			return nil
+		}
+	}
+	r, err := c.th.RT.Submit(c.th.Site(), op, attrs, ins...)
+	if err != nil {
+		c.err = err
+		return nil
+	}
+	c.temps = append(c.temps, r)
+	return r
+}
+
+// scalar is the number v as a 0-d constant of x's dtype.
+func (c *clipper) scalar(v float64, x *refs.Ref) *refs.Ref {
+	if x == nil {
+		return nil
+	}
+	r := c.th.RT.Constant(c.th.Site(), ops.FloatScalar(v, x.DType()))
+	c.temps = append(c.temps, r)
+	return r
+}
+
+func (c *clipper) free() {
+	for _, r := range c.temps {
+		c.th.RT.Release(r)
+	}
+}
