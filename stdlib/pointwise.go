@@ -9,10 +9,10 @@ import (
 )
 
 // Pointwise builtins beyond the arithmetic set: rounding, sign, erf, the
-// trigonometric and hyperbolic functions, the activations of
-// torch.nn.functional with torch's argument names and defaults, NaN/inf
-// tests and nan_to_num. Dtype rules are the ops' (runtime/ops/pointwise.go,
-// trig.go).
+// trigonometric and hyperbolic functions, log1p, expm1, log2, log10 and
+// reciprocal, the activations of torch.nn.functional with torch's
+// argument names and defaults, NaN/inf tests and nan_to_num. Dtype rules
+// are the ops' (runtime/ops/pointwise.go, trig.go, logexp.go).
 
 var pointwiseDocs = map[ops.Op]string{
 	ops.Floor:       "floor(x): the largest integer <= x (integer tensors are copied)",
@@ -29,6 +29,11 @@ var pointwiseDocs = map[ops.Op]string{
 	ops.Asinh:       "asinh(x): inverse hyperbolic sine (integers give float32)",
 	ops.Acosh:       "acosh(x): inverse hyperbolic cosine, NaN below 1 (integers give float32)",
 	ops.Atanh:       "atanh(x): inverse hyperbolic tangent, NaN outside [-1, 1] (integers give float32)",
+	ops.Log1p:       "log1p(x): log(1 + x), precise near 0 (integers give float32)",
+	ops.Expm1:       "expm1(x): exp(x) - 1, precise near 0 (integers give float32)",
+	ops.Log2:        "log2(x): base-2 logarithm (integers give float32)",
+	ops.Log10:       "log10(x): base-10 logarithm (integers give float32)",
+	ops.Reciprocal:  "reciprocal(x): 1 / x (integers give float32)",
 	ops.Isnan:       "isnan(x): true where x is NaN, a bool tensor",
 	ops.Isinf:       "isinf(x): true where x is +inf or -inf, a bool tensor",
 	ops.Hardsigmoid: "hardsigmoid(x): clamp(x + 3, 0, 6) / 6 (float tensors), as F.hardsigmoid",

@@ -59,7 +59,7 @@ func init() {
 		if err := need(ins, 0); err != nil {
 			return nil, err
 		}
-		return one(c.op(ops.Div, nil, c.scalar(ins[0].meta.DType, 1), ins[0]))
+		return one(c.op(ops.Reciprocal, nil, ins[0]))
 	})
 	lower([]string{"Softplus", "Softsign", "Elu", "Selu", "LeakyRelu", "HardSigmoid", "HardSwish", "ThresholdedRelu", "Celu", "PRelu", "Shrink"}, lowerActivation)
 }

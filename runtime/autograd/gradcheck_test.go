@@ -164,6 +164,14 @@ func gradCases() []gcase {
 	for _, name := range []string{"tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "atanh"} {
 		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, unit)}})
 	}
+	// The log/exp family where defined: log1p above -1, the logarithms
+	// and the reciprocal away from 0.
+	for _, name := range []string{"log1p", "expm1"} {
+		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, unit)}})
+	}
+	for _, name := range []string{"log2", "log10", "reciprocal"} {
+		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{pos(2, 3)}})
+	}
 	cs = append(cs, gcase{op: "acosh", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, func(i int) float64 { return 1.2 + float64(i)*0.7 })}})
 	for i := range cs {
 		if cs[i].name == "" {

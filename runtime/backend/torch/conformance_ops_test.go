@@ -3,6 +3,7 @@ package torch
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -54,10 +55,10 @@ func tensorI64(v []int64, s ...int) *tensor.Dense {
 	return d
 }
 
-// pointwiseCases are the table rows of runtime/ops/pointwise.go, trig.go and order.go.
+// pointwiseCases are the table rows of runtime/ops/pointwise.go, trig.go, logexp.go and order.go.
 func pointwiseCases() []opCase {
 	var t []opCase
-	for _, op := range append(append(append([]ops.Op{ops.Round, ops.Sign, ops.Erf, ops.Isnan, ops.Isinf, ops.NanToNum}, ops.RoundingUnary...), ops.Activations...), ops.Trig...) {
+	for _, op := range slices.Concat([]ops.Op{ops.Round, ops.Sign, ops.Erf, ops.Isnan, ops.Isinf, ops.NanToNum}, ops.RoundingUnary, ops.Activations, ops.Trig, ops.LogExp) {
 		var attrs any
 		switch op {
 		case ops.Round:
@@ -96,6 +97,7 @@ func pointwiseCases() []opCase {
 		opCase{op: ops.Floor, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.Erf, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.Atan, in: []tensor.Meta{m(i64, 6)}},
+		opCase{op: ops.Reciprocal, in: []tensor.Meta{m(i64, 6)}},
 		opCase{op: ops.BitwiseAnd, in: []tensor.Meta{m(i64, 3, 4), m(i64, 4)}},
 		opCase{op: ops.BitwiseOr, in: []tensor.Meta{m(i64, 5), m(i64, 5)}},
 		opCase{op: ops.BitwiseXor, in: []tensor.Meta{m(i64, 2, 3), m(i64, 2, 1)}},

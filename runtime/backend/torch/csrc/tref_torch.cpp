@@ -325,6 +325,12 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"bitwise_or", [](const Args &a) { return at::bitwise_or(a.in(0), a.in(1)); }},
       {"bitwise_xor", [](const Args &a) { return at::bitwise_xor(a.in(0), a.in(1)); }},
       {"bitwise_not", [](const Args &a) { return at::bitwise_not(a.in(0)); }},
+      // logarithms, exponentials and the reciprocal of runtime/ops/logexp.go
+      {"log1p", [](const Args &a) { return at::log1p(a.in(0)); }},
+      {"expm1", [](const Args &a) { return at::expm1(a.in(0)); }},
+      {"log2", [](const Args &a) { return at::log2(a.in(0)); }},
+      {"log10", [](const Args &a) { return at::log10(a.in(0)); }},
+      {"reciprocal", [](const Args &a) { return at::reciprocal(a.in(0)); }},
       // trigonometric and hyperbolic ops of runtime/ops/trig.go
       {"tan", [](const Args &a) { return at::tan(a.in(0)); }},
       {"asin", [](const Args &a) { return at::asin(a.in(0)); }},
