@@ -25,8 +25,8 @@ func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	if math.IsNaN(p) || math.IsNaN(maxNorm) {
 		return nil, fmt.Errorf("%s: max_norm and norm_type must be numbers, got %v and %v", b.Name, maxNorm, p)
 	}
-	c := &clipper{th: th}
-	defer c.free()
+	c := &chain{th: th}
+	defer c.release()
 	// The float leaves, in the order the tree is walked.
 	var leaves []*refs.Ref
 	walked, err := zipTrees(th, []eval.Value{grads}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
@@ -49,9 +49,13 @@ func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 		norms[i] = c.op(ops.Norm, ops.VectorNormAttrs{P: p}, g)
 	}
 	total := c.op(ops.Norm, ops.VectorNormAttrs{P: p}, c.op(ops.Stack, ops.CatAttrs{Dim: 0}, norms...))
+	if c.err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, c.err)
+	}
 	// coef = min(max_norm / (total + 1e-6), 1)
+	dt := total.DType()
 	coef := c.op(ops.Clamp, ops.ClampAttrs{Max: 1, HasMax: true},
-		c.op(ops.Div, nil, c.scalar(maxNorm, total), c.op(ops.Add, nil, total, c.scalar(1e-6, total))))
+		c.op(ops.Div, nil, c.scalar(maxNorm, dt), c.op(ops.Add, nil, total, c.scalar(1e-6, dt))))
 	if c.err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, c.err)
 	}
@@ -76,46 +80,4 @@ func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	}
 	th.RT.Retain(total)
 	return eval.NewResult([]string{"grads", "total_norm"}, []eval.Value{clipped, eval.Tensor{Ref: total}}), nil
-}
-
-// clipper submits the ops of clip_grad_norm, keeping the first error and
-// every result until free.
-type clipper struct {
-	th    *eval.Thread
-	err   error
-	temps []*refs.Ref
-}
-
-func (c *clipper) op(op ops.Op, attrs any, ins ...*refs.Ref) *refs.Ref {
-	if c.err != nil {
-		return nil
-	}
-	for _, in := range ins {
-		if in == nil {
-			return nil
-		}
-	}
-	r, err := c.th.RT.Submit(c.th.Site(), op, attrs, ins...)
-	if err != nil {
-		c.err = err
-		return nil
-	}
-	c.temps = append(c.temps, r)
-	return r
-}
-
-// scalar is the number v as a 0-d constant of x's dtype.
-func (c *clipper) scalar(v float64, x *refs.Ref) *refs.Ref {
-	if x == nil {
-		return nil
-	}
-	r := c.th.RT.Constant(c.th.Site(), ops.FloatScalar(v, x.DType()))
-	c.temps = append(c.temps, r)
-	return r
-}
-
-func (c *clipper) free() {
-	for _, r := range c.temps {
-		c.th.RT.Release(r)
-	}
 }

@@ -48,7 +48,7 @@ func TestComplete(t *testing.T) {
 		{"1 + t.sh", -1, "1 + ", []string{"t.shape"}, ""},
 		{"t.resh", -1, "", []string{"t.reshape"}, ""},
 		{"whi", -1, "", []string{"while"}, ""},
-		{"rel(x)", 3, "", []string{"relu"}, "(x)"},
+		{"sigm(x)", 4, "", []string{"sigmoid"}, "(x)"},
 		{"nothing_like_this", -1, "", nil, ""},
 		{"f(1).sh", -1, "f(1)", nil, ""},
 	} {

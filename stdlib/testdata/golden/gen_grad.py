@@ -101,4 +101,23 @@ case("attention/bcast", "attention", sdpa, [rn(2, 3, 5, 4), rn(1, 6, 4), rn(3, 6
 # layer_norm without weight and bias
 case("rms_norm", "rms_norm", lambda x, w: x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w, [rn(3, 2, 5), rn(5)], {"eps": 1e-6}, torch_kwargs={})
 case("layer_norm/plain", "layer_norm", lambda x: F.layer_norm(x, (4,)), [rn(5, 4)])
+# the composed functions of stdlib/nnfunc.go: hardtanh's gradient is 0 at
+# its bounds (unlike clamp's), cosine_similarity does not differentiate
+# its clamp, lerp's two formulas, log1p and friends
+edges = torch.tensor([-2.0, -1.0, -0.5, 0.0, 1.0, 3.0, 6.0, 7.0])
+case("hardtanh/edges", "hardtanh", F.hardtanh, [edges])
+case("relu6/edges", "relu6", F.relu6, [edges])
+case("cosine_similarity", "cosine_similarity", F.cosine_similarity, [rn(3, 4), rn(3, 4)])
+case("cosine_similarity/tiny", "cosine_similarity", F.cosine_similarity, [rn(2, 3) * 1e-9, rn(2, 3)], {"dim": 1})
+case("normalize", "normalize", F.normalize, [rn(3, 4)], {"dim": 0})
+for name, fn in [("logsigmoid", F.logsigmoid), ("mish", F.mish), ("selu", F.selu)]:
+    case(name, name, fn, [rn(3, 4) * 3])
+case("logaddexp", "logaddexp", torch.logaddexp, [rn(3, 4), rn(4)])
+case("lerp/tensor", "lerp", torch.lerp, [rn(2, 5), rn(2, 5), torch.tensor([0.1, 0.4, 0.5, 0.9, -0.7])])
+case("lerp/scalar", "lerp", torch.lerp, [rn(2, 5), rn(2, 5), 0.75])
+case("glu", "glu", F.glu, [rn(3, 4)])
+case("addmm", "addmm", torch.addmm, [rn(3), rn(2, 4), rn(4, 3)], {"beta": 0.5, "alpha": 2.0})
+case("diff", "diff", torch.diff, [rn(3, 5)], {"n": 2})
+for name, fn in [("log1p", torch.log1p), ("expm1", torch.expm1), ("log2", torch.log2), ("log10", torch.log10), ("reciprocal", torch.reciprocal)]:
+    case(name, name, fn, [pos(2, 3)])
 g.write()
