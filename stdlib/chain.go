@@ -54,6 +54,12 @@ func (c *chain) result(r *refs.Ref) (eval.Value, error) {
 	return eval.Tensor{Ref: r}, nil
 }
 
+// fail releases the intermediates and returns err.
+func (c *chain) fail(err error) (eval.Value, error) {
+	c.release()
+	return nil, err
+}
+
 // release drops every intermediate result.
 func (c *chain) release() {
 	for _, r := range c.temps {
