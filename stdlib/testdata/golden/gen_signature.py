@@ -152,5 +152,6 @@ row("pixel_unshuffle", F.pixel_unshuffle, [("input", randn(1, 1, 4, 4)), ("downs
 row("max_pool1d", F.max_pool1d, [("input", seq), ("kernel_size", 3), ("stride", 2), ("padding", 1), ("dilation", 1), ("ceil_mode", True)])
 row("avg_pool1d", F.avg_pool1d, [("input", seq), ("kernel_size", 3), ("stride", 2), ("padding", 1), ("ceil_mode", True), ("count_include_pad", False)])
 row("kl_div", F.kl_div, [("input", F.log_softmax(x, 1)), ("target", F.softmax(y, 1)), ("size_average", None), ("reduce", None), ("reduction", "batchmean"), ("log_target", False)])
+row("interpolate", F.interpolate, [("input", img), ("size", [4, 5]), ("scale_factor", None), ("mode", "bilinear"), ("align_corners", True), ("recompute_scale_factor", None), ("antialias", False)])
 
 g.write()
