@@ -99,8 +99,11 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	dim, n, width := -1, d.Numel(), 1
 	if _, none := dimV.(eval.NoneType); !none {
 		v, ok := th.AsInt(dimV)
-		if dim, err = tensor.NormDim(v, len(s)); !ok || err != nil || len(s) == 0 {
-			return nil, fmt.Errorf("%s: dim %s of a tensor of shape %v is out of range", b.Name, eval.Format(dimV), s)
+		if !ok {
+			return nil, fmt.Errorf("%s: dim must be an int or none, not %s", b.Name, eval.Describe(dimV))
+		}
+		if dim, err = dimOf(b.Name, v, s); err != nil {
+			return nil, err
 		}
 		n = s[dim]
 		width = 0

@@ -190,9 +190,12 @@ func (c *chain) resample(x *refs.Ref, d, n, m int, scale float64, mode string, a
 	}
 	i0, i1 := make([]int64, m), make([]int64, m)
 	w0, w1 := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()}), tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()})
-	f64 := x.DType() == tensor.Float64
+	source := linearSource[float32]
+	if x.DType() == tensor.Float64 {
+		source = linearSource[float64]
+	}
 	for j := range m {
-		a, b, l0, l1 := linearSource(j, n, m, scale, align, f64)
+		a, b, l0, l1 := source(j, n, m, scale, align)
 		i0[j], i1[j] = int64(a), int64(b)
 		w0.Set(j, l0)
 		w1.Set(j, l1)
@@ -213,21 +216,21 @@ func (c *chain) resample(x *refs.Ref, d, n, m int, scale float64, mode string, a
 	return c.op(ops.Add, nil, a, b)
 }
 
-// scaleValue is torch's compute_scales_value: 1/scale when a scale was
-// given, else in/out, in float32.
-func scaleValue(scale float64, n, m int) float32 {
+// scaleValue is torch's compute_scales_value in T: 1/scale when a scale
+// was given, else in/out.
+func scaleValue[T float32 | float64](scale float64, n, m int) T {
 	if scale > 0 {
-		return float32(1 / scale)
+		return T(1 / scale)
 	}
-	return float32(n) / float32(m)
+	return T(n) / T(m)
 }
 
 // nearestSource is the source position of output j (torch's nearest_idx
-// and nearest-exact).
+// and nearest-exact, in float32).
 func nearestSource(j, n, m int, scale float64, exact bool) int {
 	if exact {
-		s := scaleValue(scale, n, m)
-		return min(int(float32(math.Floor(float64((float32(j)+0.5)*s)))), n-1)
+		s := scaleValue[float32](scale, n, m)
+		return min(int(float32(math.Floor(float64(float32((float32(j)+0.5)*s))))), n-1)
 	}
 	switch {
 	case m == n:
@@ -235,61 +238,32 @@ func nearestSource(j, n, m int, scale float64, exact bool) int {
 	case m == 2*n:
 		return j >> 1
 	}
-	s := scaleValue(scale, n, m)
-	return min(int(math.Floor(float64(float32(j)*s))), n-1)
+	s := scaleValue[float32](scale, n, m)
+	return min(int(math.Floor(float64(float32(float32(j)*s)))), n-1)
 }
 
 // linearSource is torch 1.13's linear interpolation of output j: the two
-// source positions and their weights, computed in float32 (float64 for a
-// float64 input), as compute_indices_weights_linear.
-func linearSource(j, n, m int, scale float64, align, f64 bool) (i0, i1 int, l0, l1 float64) {
-	var real float64
-	if f64 {
-		var s float64
-		switch {
-		case align && m > 1:
-			s = float64(n-1) / float64(m-1)
-		case align:
-			s = 0
-		case scale > 0:
-			s = 1 / scale
-		default:
-			s = float64(n) / float64(m)
-		}
-		if align {
-			real = s * float64(j)
-		} else {
-			real = max(float64(s*(float64(j)+0.5))-0.5, 0) // no fused multiply-add: torch rounds the product
-		}
+// source positions and their weights, computed in T (float32 for float32
+// and narrower inputs, float64 for float64), as
+// compute_indices_weights_linear.
+func linearSource[T float32 | float64](j, n, m int, scale float64, align bool) (i0, i1 int, l0, l1 float64) {
+	var s T
+	switch {
+	case align && m > 1:
+		s = T(n-1) / T(m-1)
+	case align:
+		s = 0
+	default:
+		s = scaleValue[T](scale, n, m)
+	}
+	var real T
+	if align {
+		real = s * T(j)
 	} else {
-		var s float32
-		switch {
-		case align && m > 1:
-			s = float32(n-1) / float32(m-1)
-		case align:
-			s = 0
-		default:
-			s = scaleValue(scale, n, m)
-		}
-		var r float32
-		if align {
-			r = s * float32(j)
-		} else {
-			r = max(float32(s*(float32(j)+0.5))-0.5, 0)
-		}
-		real = float64(r)
+		real = max(T(s*(T(j)+0.5))-0.5, 0) // no fused multiply-add: torch rounds the product
 	}
 	i0 = int(real)
-	i1 = i0
-	if i0 < n-1 {
-		i1 = i0 + 1
-	}
-	if f64 {
-		l1 = real - float64(i0)
-		l0 = 1 - l1
-	} else {
-		w := float32(real) - float32(i0)
-		l1, l0 = float64(w), float64(1-w)
-	}
-	return i0, min(i1, n-1), l0, l1
+	i1 = min(i0+1, n-1)
+	w := real - T(i0)
+	return i0, i1, float64(1 - w), float64(w)
 }

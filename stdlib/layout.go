@@ -106,9 +106,12 @@ func repeatInterleaveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 		cur = c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{x.Shape().Numel()}}, x)
 	} else {
 		dim, ok := th.AsInt(dimv)
+		if !ok {
+			return c.fail(fmt.Errorf("%s: dim must be an int or none, not %s", b.Name, eval.Describe(dimv)))
+		}
 		var err error
-		if d, err = tensor.NormDim(dim, len(x.Shape())); !ok || err != nil || len(x.Shape()) == 0 {
-			return c.fail(fmt.Errorf("%s: dim %s of a tensor of shape %v is out of range", b.Name, eval.Format(dimv), x.Shape()))
+		if d, err = dimOf(b.Name, dim, x.Shape()); err != nil {
+			return c.fail(err)
 		}
 	}
 	if cur == nil {

@@ -225,9 +225,9 @@ func gluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 		return nil, err
 	}
 	s := x.Shape()
-	d, err := tensor.NormDim(dim, len(s))
-	if err != nil || len(s) == 0 {
-		return nil, fmt.Errorf("%s: dim %d of a tensor of shape %v: glu needs a dimension to halve", b.Name, dim, s)
+	d, err := dimOf(b.Name, dim, s)
+	if err != nil {
+		return nil, err
 	}
 	if s[d]%2 != 0 {
 		return nil, fmt.Errorf("%s: dimension %d of shape %v has odd size %d: it must halve", b.Name, d, s, s[d])
@@ -240,6 +240,16 @@ func gluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	a := c.op(ops.Index, &ops.IndexAttrs{Items: alongDim(d, 0, h)}, x)
 	g := c.op(ops.Index, &ops.IndexAttrs{Items: alongDim(d, h, s[d])}, x)
 	return c.result(c.op(ops.Mul, nil, a, c.op(ops.Sigmoid, nil, g)))
+}
+
+// dimOf normalises dim (negative counts from the end) for a tensor of
+// shape s of at least one dimension.
+func dimOf(fname string, dim int, s tensor.Shape) (int, error) {
+	d, err := tensor.NormDim(dim, len(s))
+	if err != nil || len(s) == 0 {
+		return 0, fmt.Errorf("%s: dim %d of a tensor of shape %v is out of range", fname, dim, s)
+	}
+	return d, nil
 }
 
 // alongDim is the index that takes [start, stop) of dimension d and the
@@ -324,9 +334,9 @@ func narrowBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		return nil, err
 	}
 	s := x.Shape()
-	d, err := tensor.NormDim(dim, len(s))
-	if err != nil || len(s) == 0 {
-		return nil, fmt.Errorf("%s: dim %d of a tensor of shape %v is out of range", b.Name, dim, s)
+	d, err := dimOf(b.Name, dim, s)
+	if err != nil {
+		return nil, err
 	}
 	n := s[d]
 	if start < -n || start > n {
@@ -388,9 +398,9 @@ func unbindBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		return nil, err
 	}
 	s := x.Shape()
-	d, err := tensor.NormDim(dim, len(s))
-	if err != nil || len(s) == 0 {
-		return nil, fmt.Errorf("%s: dim %d of a tensor of shape %v is out of range", b.Name, dim, s)
+	d, err := dimOf(b.Name, dim, s)
+	if err != nil {
+		return nil, err
 	}
 	if err := th.RT.HostPool().CheckValue(int64(s[d]) * 16); err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
@@ -448,9 +458,9 @@ func diffBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, err
 	}
 	s := x.Shape()
-	d, err := tensor.NormDim(dim, len(s))
-	if err != nil || len(s) == 0 {
-		return nil, fmt.Errorf("%s: dim %d of a tensor of shape %v is out of range (diff needs at least one dimension)", b.Name, dim, s)
+	d, err := dimOf(b.Name, dim, s)
+	if err != nil {
+		return nil, err
 	}
 	if n < 0 {
 		return nil, fmt.Errorf("%s: n must be at least 0, got %d", b.Name, n)

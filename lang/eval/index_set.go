@@ -190,32 +190,16 @@ func (fr *frame) setTensorIndex(x *refs.Ref, items []indexItem, vals []Value, v 
 	if err != nil {
 		return nil, err
 	}
+	bi := basicOf(parts)
+	switch {
+	case bi.nones > 0:
+		return nil, fr.errorf(site.pos, "none in an assigned index is not supported")
+	case bi.tensors > 1:
+		return nil, fr.errorf(site.pos, "only one tensor index is supported in x[...] = v; assign in several steps")
+	}
 	ix := &tensorIndexer{fr: fr, site: site}
 	defer ix.release()
-	var basic []ops.IndexItem
-	var tp *part
-	trivial, at, kept := true, -1, 0
-	for i, p := range parts {
-		switch p.kind {
-		case partNone:
-			return nil, fr.errorf(site.pos, "none in an assigned index is not supported")
-		case partInt:
-			basic, trivial = append(basic, p.item), false
-		case partSlice:
-			basic = append(basic, p.item)
-			trivial = trivial && !p.item.HasStart && !p.item.HasStop && p.item.Step == 1
-			kept++
-		case partTensor:
-			if tp != nil {
-				return nil, fr.errorf(site.pos, "only one tensor index is supported in x[...] = v; assign in several steps")
-			}
-			tp, at = &parts[i], kept
-			for range p.dims {
-				basic = append(basic, fullSlice)
-			}
-			kept += p.dims
-		}
-	}
+	basic, trivial, at, tp := bi.items, bi.trivial, bi.at, bi.tp
 	val := ix.value(v, x.DType())
 	if tp == nil {
 		return ix.result(ix.op(ops.IndexAssign, &ops.IndexAttrs{Items: basic}, x, val))
@@ -264,12 +248,8 @@ func (ix *tensorIndexer) assignBy(x *refs.Ref, at int, tp part, v *refs.Ref) *re
 	idx := tp.ref
 	if idx.DType() == tensor.Bool {
 		ms := idx.Shape()
-		if !s[at : at+tp.dims].Equal(ms) {
-			ix.err = fr.errorf(ix.site.pos, "the mask's shape %v does not match the dimensions it indexes, %v (of shape %v)", ms, s[at:at+tp.dims], s)
-			return nil
-		}
 		rest := s[at+tp.dims:]
-		if len(v.Shape()) <= len(rest) {
+		if s[at:at+tp.dims].Equal(ms) && len(v.Shape()) <= len(rest) {
 			// v broadcasts to each selected element's part: where(mask, v, x).
 			if b, err := tensor.Broadcast(v.Shape(), rest); err != nil || !b.Equal(rest) {
 				ix.err = fr.errorf(ix.site.pos, "cannot assign a value of shape %v to elements of shape %v", v.Shape(), rest)
@@ -283,44 +263,17 @@ func (ix *tensorIndexer) assignBy(x *refs.Ref, at int, tp part, v *refs.Ref) *re
 			return ix.op(ops.Where, nil, mask, v, x)
 		}
 		// v has the selected count's dimension: scatter at the positions.
-		m, err := fr.th.RT.Read(idx)
-		if err != nil {
-			ix.err = fr.wrap(ix.site.pos, err)
+		merged, pos := ix.maskPositions(s, at, tp)
+		if pos == nil {
 			return nil
 		}
-		var pos []int64
-		for i := range m.Numel() {
-			if m.Buf[i] != 0 {
-				pos = append(pos, int64(i))
-			}
-		}
-		d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
-		copy(d.I64(), pos)
-		merged := slices.Concat(s[:at], tensor.Shape{ms.Numel()}, rest)
-		out := ix.scatterAt(ix.reshape(x, merged), at, ix.host(d), v)
-		return ix.reshape(out, s)
+		return ix.reshape(ix.scatterAt(ix.reshape(x, merged), at, pos, v), s)
 	}
 	if !idx.DType().IsInt() || idx.DType() == tensor.Uint8 {
 		ix.err = fr.errorf(ix.site.pos, "a tensor index must hold integers (int64) or be a bool mask, not %v", idx.Meta())
 		return nil
 	}
-	if h := idx.Host(); h != nil && idx.DType() == tensor.Int64 {
-		for _, p := range h.I64() {
-			if p < -int64(s[at]) || p >= int64(s[at]) {
-				ix.err = fr.errorf(ix.site.pos, "index %d is out of bounds for dimension %d with size %d", p, at, s[at])
-				return nil
-			}
-		}
-	}
-	if idx.DType() != tensor.Int64 {
-		idx = ix.op(ops.Astype, ops.CastAttrs{To: tensor.Int64}, idx)
-	}
-	// Negative positions count from the end.
-	idx = ix.op(ops.Where, nil, ix.op(ops.Lt, nil, idx, ix.scalar(0)), ix.op(ops.Add, nil, idx, ix.scalar(int64(s[at]))), idx)
-	if idx == nil {
-		return nil
-	}
-	return ix.scatterAt(x, at, idx, v)
+	return ix.scatterAt(x, at, ix.positions(idx, at, s[at]), v)
 }
 
 // scatterAt is x with x[..., idx[j], ...] (along dimension at) replaced

@@ -179,49 +179,23 @@ func (fr *frame) indexTensor(x *refs.Ref, items []indexItem, vals []Value, site 
 	if err != nil {
 		return nil, err
 	}
-	tensors, nones := 0, 0
-	for _, p := range parts {
-		switch p.kind {
-		case partTensor:
-			tensors++
-		case partNone:
-			nones++
-		}
-	}
+	bi := basicOf(parts)
 	switch {
-	case tensors > 1:
+	case bi.tensors > 1:
 		return nil, fr.errorf(site.pos, "only one tensor index is supported in x[...]; index in several steps")
-	case tensors == 1 && nones > 0:
+	case bi.tensors == 1 && bi.nones > 0:
 		return nil, fr.errorf(site.pos, "none together with a tensor index is not supported; index in two steps")
 	}
 	ix := &tensorIndexer{fr: fr, site: site}
 	defer ix.release()
-	// The basic part: ints and slices, a tensor index's dimensions whole.
-	var basic []ops.IndexItem
-	trivial, at, kept := true, -1, 0
-	for _, p := range parts {
-		switch p.kind {
-		case partInt:
-			basic, trivial = append(basic, p.item), false
-		case partSlice:
-			basic = append(basic, p.item)
-			trivial = trivial && !p.item.HasStart && !p.item.HasStop && p.item.Step == 1
-			kept++
-		case partTensor:
-			at = kept
-			for range p.dims {
-				basic = append(basic, fullSlice)
-			}
-			kept += p.dims
-		}
-	}
+	basic, trivial, at := bi.items, bi.trivial, bi.at
 	cur := x
 	if !trivial {
 		if cur = ix.op(ops.Index, &ops.IndexAttrs{Items: basic}, cur); cur == nil {
 			return nil, ix.err
 		}
 	}
-	if tensors == 0 {
+	if bi.tp == nil {
 		// Insert the size-1 dimensions of none.
 		rs, final := cur.Shape(), tensor.Shape{}
 		i := 0
@@ -237,14 +211,45 @@ func (fr *frame) indexTensor(x *refs.Ref, items []indexItem, vals []Value, site 
 		final = append(final, rs[i:]...)
 		return ix.result(ix.reshape(cur, final))
 	}
-	var tp part
-	for _, p := range parts {
-		if p.kind == partTensor {
-			tp = p
+	return ix.result(ix.selectBy(cur, at, *bi.tp))
+}
+
+// basicIndex is the basic part of an index's parts: its ints and slices
+// (items), a tensor index's dimensions taken whole, as one index op;
+// trivial when that op would take x whole. tp is the (last) tensor
+// index, at the first dimension of the basic part's result it covers;
+// tensors and nones count the tensor indices and nones.
+type basicIndex struct {
+	items          []ops.IndexItem
+	trivial        bool
+	at             int
+	tp             *part
+	tensors, nones int
+}
+
+func basicOf(parts []part) basicIndex {
+	bi := basicIndex{trivial: true, at: -1}
+	kept := 0
+	for i, p := range parts {
+		switch p.kind {
+		case partNone:
+			bi.nones++
+		case partInt:
+			bi.items, bi.trivial = append(bi.items, p.item), false
+		case partSlice:
+			bi.items = append(bi.items, p.item)
+			bi.trivial = bi.trivial && !p.item.HasStart && !p.item.HasStop && p.item.Step == 1
+			kept++
+		case partTensor:
+			bi.tensors++
+			bi.tp, bi.at = &parts[i], kept
+			for range p.dims {
+				bi.items = append(bi.items, fullSlice)
+			}
+			kept += p.dims
 		}
 	}
-	out := ix.selectBy(cur, at, tp)
-	return ix.result(out)
+	return bi
 }
 
 // tensorIndexer submits the ops of one index expression and releases the
@@ -312,46 +317,15 @@ func (ix *tensorIndexer) release() {
 
 // selectBy applies tensor index tp to dimension at of x.
 func (ix *tensorIndexer) selectBy(x *refs.Ref, at int, tp part) *refs.Ref {
-	fr, s := ix.fr, x.Shape()
-	idx := tp.ref
-	if idx.DType() == tensor.Bool {
-		ms := idx.Shape()
-		if !s[at : at+tp.dims].Equal(ms) {
-			ix.err = fr.errorf(ix.site.pos, "the mask's shape %v does not match the dimensions it indexes, %v (of shape %v)", ms, s[at:at+tp.dims], s)
+	s := x.Shape()
+	if tp.ref.DType() == tensor.Bool {
+		merged, pos := ix.maskPositions(s, at, tp)
+		if pos == nil {
 			return nil
 		}
-		m, err := fr.th.RT.Read(idx)
-		if err != nil {
-			ix.err = fr.wrap(ix.site.pos, err)
-			return nil
-		}
-		var pos []int64
-		for i := range m.Numel() {
-			if m.Buf[i] != 0 {
-				pos = append(pos, int64(i))
-			}
-		}
-		d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
-		copy(d.I64(), pos)
-		merged := slices.Concat(s[:at], tensor.Shape{ms.Numel()}, s[at+tp.dims:])
-		return ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, ix.reshape(x, merged), ix.host(d))
+		return ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, ix.reshape(x, merged), pos)
 	}
-	if h := idx.Host(); h != nil && idx.DType() == tensor.Int64 {
-		// A ready index (a literal) is checked before it wraps, so the
-		// error names the position written.
-		for _, v := range h.I64() {
-			if v < -int64(s[at]) || v >= int64(s[at]) {
-				ix.err = fr.errorf(ix.site.pos, "index %d is out of bounds for dimension %d with size %d", v, at, s[at])
-				return nil
-			}
-		}
-	}
-	if idx.DType() != tensor.Int64 {
-		idx = ix.op(ops.Astype, ops.CastAttrs{To: tensor.Int64}, idx)
-	}
-	// Negative positions count from the end.
-	n := ix.scalar(int64(s[at]))
-	idx = ix.op(ops.Where, nil, ix.op(ops.Lt, nil, idx, ix.scalar(0)), ix.op(ops.Add, nil, idx, n), idx)
+	idx := ix.positions(tp.ref, at, s[at])
 	if idx == nil {
 		return nil
 	}
@@ -359,4 +333,48 @@ func (ix *tensorIndexer) selectBy(x *refs.Ref, at int, tp part) *refs.Ref {
 	flat := ix.reshape(idx, tensor.Shape{is.Numel()})
 	out := ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, x, flat)
 	return ix.reshape(out, slices.Concat(s[:at], is, s[at+1:]))
+}
+
+// maskPositions reads the bool mask tp, which covers dimensions at.. of
+// a tensor of shape s, on the host: the shape with those dimensions
+// merged into one, and the int64 positions of its true elements along
+// it (nil on failure).
+func (ix *tensorIndexer) maskPositions(s tensor.Shape, at int, tp part) (tensor.Shape, *refs.Ref) {
+	fr, ms := ix.fr, tp.ref.Shape()
+	if !s[at : at+tp.dims].Equal(ms) {
+		ix.err = fr.errorf(ix.site.pos, "the mask's shape %v does not match the dimensions it indexes, %v (of shape %v)", ms, s[at:at+tp.dims], s)
+		return nil, nil
+	}
+	m, err := fr.th.RT.Read(tp.ref)
+	if err != nil {
+		ix.err = fr.wrap(ix.site.pos, err)
+		return nil, nil
+	}
+	var pos []int64
+	for i := range m.Numel() {
+		if m.Buf[i] != 0 {
+			pos = append(pos, int64(i))
+		}
+	}
+	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
+	copy(d.I64(), pos)
+	return slices.Concat(s[:at], tensor.Shape{ms.Numel()}, s[at+tp.dims:]), ix.host(d)
+}
+
+// positions is the integer index idx into dimension at, of size n, as
+// int64 positions from 0 (negative ones count from the end); a ready
+// index is checked first, so that the error names the position written.
+func (ix *tensorIndexer) positions(idx *refs.Ref, at, n int) *refs.Ref {
+	if h := idx.Host(); h != nil && idx.DType() == tensor.Int64 {
+		for _, v := range h.I64() {
+			if v < -int64(n) || v >= int64(n) {
+				ix.err = ix.fr.errorf(ix.site.pos, "index %d is out of bounds for dimension %d with size %d", v, at, n)
+				return nil
+			}
+		}
+	}
+	if idx.DType() != tensor.Int64 {
+		idx = ix.op(ops.Astype, ops.CastAttrs{To: tensor.Int64}, idx)
+	}
+	return ix.op(ops.Where, nil, ix.op(ops.Lt, nil, idx, ix.scalar(0)), ix.op(ops.Add, nil, idx, ix.scalar(int64(n))), idx)
 }

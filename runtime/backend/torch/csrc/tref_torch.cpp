@@ -144,6 +144,34 @@ at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
   return x;
 }
 
+// index_view is the view of x that tref's resolved index reads (ia: ndims,
+// then per input dimension keep, start, count, step) and the dimensions
+// whose step is negative: the view walks those forward (the same
+// elements with a positive step), so the index's order is the view's
+// flipped along them.
+std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args &a) {
+  std::vector<int64_t> flips;
+  int64_t n = a.i(0), dim = 0;
+  for (int64_t k = 0; k < n; k++) {
+    int base = 1 + int(k) * 4;
+    int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
+    if (!keep) {
+      x = x.select(dim, start);
+      continue;
+    }
+    if (count == 0) {
+      x = x.slice(dim, 0, 0);
+    } else if (step > 0) {
+      x = x.slice(dim, start, start + (count - 1) * step + 1, step);
+    } else {
+      x = x.slice(dim, start + (count - 1) * step, start + 1, -step);
+      flips.push_back(dim);
+    }
+    dim++;
+  }
+  return {x, flips};
+}
+
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
 // the CPU and rounds the result back (torch 1.13 has no CPU kernels of
 // convolutions, matmul, pooling, batch_norm and nll_loss for halves; tref's
@@ -481,53 +509,14 @@ const std::unordered_map<std::string, OpFn> &registry() {
       // index; ia: ndims, then per input dimension: keep (0 removes the
       // dimension), start, count, step (ranges already resolved by tref).
       {"index", [](const Args &a) {
-         at::Tensor x = a.in(0);
-         int64_t n = a.i(0), dim = 0;
-         for (int64_t k = 0; k < n; k++) {
-           int base = 1 + int(k) * 4;
-           int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
-           if (!keep) {
-             x = x.select(dim, start);
-             continue;
-           }
-           if (count == 0) {
-             x = x.slice(dim, 0, 0);
-           } else if (step > 0) {
-             x = x.slice(dim, start, start + count * step, step);
-           } else {
-             auto idx = at::arange(start, start + count * step, step, at::TensorOptions().dtype(at::kLong).device(x.device()));
-             x = x.index_select(dim, idx);
-           }
-           dim++;
-         }
-         return x.contiguous();
+         auto [view, flips] = index_view(a.in(0), a);
+         return (flips.empty() ? view : view.flip(flips)).contiguous();
        }},
-      // x[...] = v: inputs x, v (x's dtype, broadcasting to the part); ia as index.
-      // A negative step is written through the positive-step view of the same
-      // elements with v flipped along that dimension.
+      // x[...] = v: inputs x, v (x's dtype, broadcasting to the part); ia as
+      // index. Negative steps write through the forward view, v flipped.
       {"index_assign", [](const Args &a) {
          at::Tensor out = a.in(0).clone();
-         at::Tensor view = out;
-         std::vector<int64_t> flips;
-         int64_t n = a.i(0), dim = 0;
-         for (int64_t k = 0; k < n; k++) {
-           int base = 1 + int(k) * 4;
-           int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
-           if (!keep) {
-             view = view.select(dim, start);
-             continue;
-           }
-           if (count == 0) {
-             view = view.slice(dim, 0, 0);
-           } else if (step > 0) {
-             view = view.slice(dim, start, start + (count - 1) * step + 1, step);
-           } else {
-             int64_t lo = start + (count - 1) * step;
-             view = view.slice(dim, lo, start + 1, -step);
-             flips.push_back(dim);
-           }
-           dim++;
-         }
+         auto [view, flips] = index_view(out, a);
          at::Tensor v = a.in(1).expand(view.sizes());
          if (!flips.empty()) v = v.flip(flips);
          view.copy_(v);
