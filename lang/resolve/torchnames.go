@@ -1,6 +1,9 @@
 package resolve
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // torchNames maps names a PyTorch user reaches for to tref's spelling of
 // the same thing. An entry starting with "!" is advice instead of a name.
@@ -49,6 +52,12 @@ var torchNames = map[string]string{
 	"cuda":                         "!the runtime places tensors itself: choose the device with --device, not in the script",
 	"cpu":                          "!the runtime places tensors itself: x.cpu() is not needed",
 	"device":                       "!the runtime places tensors itself; x.device only reports where x is now",
+	"to_":                          "!tensors are values: x = x.to(dtype)",
+	"fill_":                        "!tensors are values: x = full_like(x, value) (or x[...] = value)",
+	"zero_":                        "!tensors are values: x = zeros_like(x)",
+	"normal_":                      "!tensors are values: x = randn_like(x) * std + mean",
+	"uniform_":                     "!tensors are values: x = rand_like(x) * (hi - lo) + lo",
+	"copy_":                        "!tensors are values: x = y, or x[...] = y",
 }
 
 // TorchHint is the advice for a name a PyTorch user might write where
@@ -58,6 +67,10 @@ var torchNames = map[string]string{
 func TorchHint(name string, have func(string) bool) string {
 	t, ok := torchNames[name]
 	switch {
+	case !ok && len(name) > 1 && strings.HasSuffix(name, "_") && have(name[:len(name)-1]):
+		// torch's in-place form of an op tref has.
+		op := name[:len(name)-1]
+		return fmt.Sprintf("; tensors are values: rebind, x = x.%s(...) (torch's in-place %s)", op, name)
 	case !ok:
 		return ""
 	case t[0] == '!':
