@@ -37,7 +37,7 @@ const (
 type stmt struct {
 	kind  stmtKind
 	op    string
-	attrs any // an ops.ScalarOperand, or nil
+	attrs any // an ops.ScalarOperand, ops.IndexAttrs, or nil
 	ins   []int
 	out   int
 	hint  string
@@ -101,7 +101,25 @@ func (p *program) genOp(rng *rand.Rand, pos string) (stmt, bool) {
 	var attrs any
 	var ins []int
 	var out tensor.Shape
-	switch rng.IntN(5) {
+	switch rng.IntN(6) {
+	case 5:
+		// x[r:r+4] = v for a [16, n] slot x and a [4, n] slot v
+		// (index_assign, in place when x dies at it).
+		if p.slots[a][0] != 16 {
+			return stmt{}, false
+		}
+		var vs []int
+		for i, s := range p.slots {
+			if s.Equal(tensor.Shape{4, p.slots[a][1]}) {
+				vs = append(vs, i)
+			}
+		}
+		if len(vs) == 0 {
+			return stmt{}, false
+		}
+		r := 4 * rng.IntN(4)
+		name, ins, out = "index_assign", []int{a, vs[rng.IntN(len(vs))]}, p.slots[a]
+		attrs = ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexSlice, Start: r, Stop: r + 4, HasStart: true, HasStop: true, Step: 1}}}
 	case 0, 1:
 		var bs []int
 		for i, s := range p.slots {
@@ -210,9 +228,11 @@ func TestDifferential(t *testing.T) {
 	}
 	strategies := []string{"none", "genoa", "lru", "flow"}
 	var seen trace.Totals
+	assigns := 0
 	for seed := range programs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		p, lookahead, want, total := diffCase(t, rng)
+		assigns += countOps(p.body, "index_assign")
 		budgets := []int64{p.maxWS, p.maxWS + 64, p.maxWS * 3 / 2, total, 4 * total}
 		if p.maxWS > 512 {
 			budgets = append(budgets, p.maxWS/2) // the largest ops fall back
@@ -232,10 +252,22 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	// The programs must exercise what they are meant to test.
-	if seen.Fallbacks == 0 || seen.Evictions == 0 || seen.BytesD2H == 0 || seen.PrefetchHits == 0 {
-		t.Fatalf("the random programs did not exercise fallbacks, evictions, write-backs and prefetch hits: %+v", seen)
+	if seen.Fallbacks == 0 || seen.Evictions == 0 || seen.BytesD2H == 0 || seen.PrefetchHits == 0 || assigns == 0 {
+		t.Fatalf("the random programs did not exercise fallbacks, evictions, write-backs, prefetch hits and index_assign: %+v, %d index_assign", seen, assigns)
 	}
-	t.Logf("%d fallbacks, %d evictions, %d bytes d2h, %d hits", seen.Fallbacks, seen.Evictions, seen.BytesD2H, seen.PrefetchHits)
+	t.Logf("%d fallbacks, %d evictions, %d bytes d2h, %d hits, %d index_assign statements", seen.Fallbacks, seen.Evictions, seen.BytesD2H, seen.PrefetchHits, assigns)
+}
+
+// countOps counts the statements of body (loops' bodies once) that run op.
+func countOps(body []stmt, op string) int {
+	n := 0
+	for _, s := range body {
+		if s.kind == stmtOp && s.op == op {
+			n++
+		}
+		n += countOps(s.body, op)
+	}
+	return n
 }
 
 // compare runs p under strategy st with a device budget and checks that

@@ -87,8 +87,19 @@ func program(t *testing.T, seed uint64, exec refs.Executor) ([][]byte, error) {
 			switch k := rng.IntN(10); {
 			case k < 4:
 				out, err = rt.Submit(site(100+s), unaryOps[rng.IntN(len(unaryOps))], nil, a)
-			case k < 9:
+			case k < 8:
 				out, err = rt.Submit(site(100+s), binaryOps[rng.IntN(len(binaryOps))], nil, a, b)
+			case k < 9:
+				// a[r] = b[0] (index_assign: in place where a dies at it).
+				r := rng.IntN(n)
+				row := ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: 0}}}
+				var v *refs.Ref
+				if v, err = rt.Submit(site(300+s), ops.Index, row, b); err != nil {
+					return nil, err
+				}
+				at := ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: r}}}
+				out, err = rt.Submit(site(100+s), ops.IndexAssign, at, a, v)
+				rt.Release(v)
 			default:
 				if err := read(a); err != nil {
 					return nil, err
