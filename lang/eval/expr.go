@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/ops"
 )
@@ -477,53 +480,76 @@ func (c *compiler) forStmt(s *ast.ForStmt) stmtFn {
 // loop runs step over the values of it; it stops at break (returning
 // ctlNext), return or an error.
 func (fr *frame) loop(it Value, step func(*frame, Value) (ctl, error), site *callSite) (ctl, error) {
-	done := func(k ctl, err error) (bool, ctl, error) {
-		if err != nil || k == ctlReturn {
-			return true, k, err
+	k := ctlNext
+	var stepErr error
+	err := Each(fr.th, it, site.pos, func(v Value) bool {
+		k, stepErr = step(fr, v)
+		if stepErr != nil || k == ctlReturn {
+			return false
 		}
-		return k == ctlBreak, ctlNext, nil
+		if k == ctlBreak {
+			k = ctlNext
+			return false
+		}
+		return true
+	})
+	switch {
+	case stepErr != nil:
+		return k, stepErr
+	case err != nil:
+		return ctlNext, fr.wrap(site.pos, err)
 	}
+	return k, nil
+}
+
+// Each calls yield with the values a for loop over it takes, in order,
+// until yield returns false: a range's ints, a list's elements, a
+// string's characters, a tensor's slices along its first dimension
+// (index ops submitted at pos). yield owns each value. It fails for
+// values that cannot be iterated and when an op fails.
+func Each(th *Thread, it Value, pos ast.Pos, yield func(Value) bool) error {
 	switch it := it.(type) {
 	case Range:
 		for i, n := it.Start, it.Len(); n > 0; i, n = i+it.Step, n-1 {
-			if stop, k, err := done(step(fr, Int(i))); stop {
-				return k, err
+			if !yield(Int(i)) {
+				return nil
 			}
 		}
 	case *List:
 		for _, e := range it.Elems {
-			Retain(fr.th.RT, e)
-			if stop, k, err := done(step(fr, e)); stop {
-				return k, err
+			Retain(th.RT, e)
+			if !yield(e) {
+				return nil
 			}
 		}
 	case String:
 		for _, r := range string(it) {
-			if stop, k, err := done(step(fr, String(string(r)))); stop {
-				return k, err
+			if !yield(String(string(r))) {
+				return nil
 			}
 		}
 	case Tensor:
 		shape := it.Ref.Shape()
 		if len(shape) == 0 {
-			return ctlNext, fr.errorf(site.pos, "cannot iterate over a 0-d tensor")
+			return errors.New("cannot iterate over a 0-d tensor")
 		}
 		for i := 0; i < shape[0]; i++ {
+			th.sitePos = pos
 			attrs := &ops.IndexAttrs{Items: []ops.IndexItem{{Kind: ops.IndexAt, At: i}}}
-			v, err := fr.submit(site, ops.Index, attrs, it.Ref)
+			v, err := th.Submit(ops.Index, attrs, it.Ref)
 			if err != nil {
-				return ctlNext, err
+				return err
 			}
-			if stop, k, err := done(step(fr, v)); stop {
-				return k, err
+			if !yield(v) {
+				return nil
 			}
 		}
 	case Bool, Int, Float32, Float64:
-		return ctlNext, fr.errorf(site.pos, "cannot iterate over a 0-d tensor (%s)", Describe(it))
+		return fmt.Errorf("cannot iterate over a 0-d tensor (%s)", Describe(it))
 	case *Record:
-		return ctlNext, fr.errorf(site.pos, "cannot iterate over a record; use keys(r) or values(r)")
+		return errors.New("cannot iterate over a record; use keys(r) or values(r)")
 	default:
-		return ctlNext, fr.errorf(site.pos, "cannot iterate over %s", Describe(it))
+		return fmt.Errorf("cannot iterate over %s", Describe(it))
 	}
-	return ctlNext, nil
+	return nil
 }

@@ -343,6 +343,9 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 	case *ifStmt:
 		return c.ifStmt(s)
 	case *forStmt:
+		if s.Pattern != nil {
+			return c.forUnpack(s)
+		}
 		return &ast.ForStmt{At: posOf(s.Pos), Var: ident(s.Var), Iter: s.Iter, Body: c.block(s.Body)}
 	case *whileStmt:
 		return &ast.WhileStmt{At: posOf(s.Pos), Cond: s.Cond, Body: c.block(s.Body)}
@@ -493,6 +496,28 @@ func (c *converter) indexAssign(at ast.Pos, ix *ast.IndexExpr, op string, value 
 	}
 	target := &ast.Ident{At: id.At, Name: id.Name}
 	return &ast.AssignStmt{At: at, Target: target, Op: "=", Value: &ast.IndexSetExpr{At: ix.At, Index: ix, Op: op, Value: value}}
+}
+
+// forUnpack converts `for [a, b] in it { body }` into a loop over a
+// variable no script can name whose body starts `let [a, b] = it_value`.
+func (c *converter) forUnpack(s *forStmt) ast.Stmt {
+	x, err := convertPrimary(s.Pattern, c.toks)
+	if err != nil {
+		c.errs = append(c.errs, err.(*synError))
+		return nil
+	}
+	list := x.(*ast.ListExpr)
+	hidden := func() *ast.Ident { return &ast.Ident{At: list.At, Name: "[for]"} }
+	un, ok := c.unpack(list.At, true, list, hidden()).(*ast.UnpackStmt)
+	if !ok {
+		return nil
+	}
+	body := c.block(s.Body)
+	if body == nil {
+		return nil
+	}
+	body.Stmts = append([]ast.Stmt{un}, body.Stmts...)
+	return &ast.ForStmt{At: posOf(s.Pos), Var: hidden(), Iter: s.Iter, Body: body}
 }
 
 // describeExpr names the kind of an expression for messages.

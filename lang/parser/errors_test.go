@@ -54,7 +54,7 @@ var errorTests = []struct{ src, want string }{
 	{"fn f(a=1, b) {}", `t.tr:1:11: parameter b without a default follows parameter a with one`},
 	{"fn f() return 1", `t.tr:1:8: expected '{', found "return"`},
 	{"for x y {}", `t.tr:1:7: expected 'in', found "y"`},
-	{"for in y {}", `t.tr:1:5: expected name after 'for', found "in"`},
+	{"for in y {}", `t.tr:1:5: expected name or '[' after 'for', found "in"`},
 	{"for x in y", `t.tr:1:11: expected '{', found end of file`},
 	{"while {}", `t.tr:1:9: expected '{', found end of file`},
 	{"if x {", `t.tr:1:7: expected '}', found end of file`},

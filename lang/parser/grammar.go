@@ -72,10 +72,11 @@ func (*ifStmt) elseNode() {}
 func (*block) elseNode()  {}
 
 type forStmt struct {
-	Pos  lexer.Position
-	Var  lexer.Token `parser:"'for' @Ident"`
-	Iter ast.Expr    `parser:"'in' @@"`
-	Body *block      `parser:"@@"`
+	Pos     lexer.Position
+	Var     lexer.Token `parser:"'for' ( @Ident"`
+	Pattern *listLit    `parser:"| @@ )"`
+	Iter    ast.Expr    `parser:"'in' @@"`
+	Body    *block      `parser:"@@"`
 }
 
 type whileStmt struct {
