@@ -222,8 +222,24 @@ func (ix *tensorIndexer) value(v Value, dt tensor.DType) *refs.Ref {
 	}
 	switch v.(type) {
 	case Tensor, Int, Bool, Float32, Float64:
+	case *List:
+		// A nested list of numbers is the tensor tensor(v) makes, as torch.
+		mk := ix.fr.th.builtin("tensor")
+		if mk == nil {
+			ix.err = ix.fr.errorf(ix.site.pos, "assigning a list needs the tensor builtin")
+			return nil
+		}
+		Retain(ix.fr.th.RT, v) // the call consumes it
+		t, err := ix.fr.th.callBuiltin(ix.fr, mk, []Value{v}, nil, ix.site)
+		if err != nil {
+			ix.err = err
+			return nil
+		}
+		tr := t.(Tensor).Ref
+		ix.temps = append(ix.temps, tr) // released with the other intermediates
+		return ix.value(Tensor{Ref: tr}, dt)
 	default:
-		ix.err = ix.fr.errorf(ix.site.pos, "a tensor's elements are assigned a tensor or a number, not %s", Describe(v))
+		ix.err = ix.fr.errorf(ix.site.pos, "a tensor's elements are assigned a tensor, a number or a list of numbers, not %s", Describe(v))
 		return nil
 	}
 	r, temp := ix.fr.asRef(v)
