@@ -68,6 +68,9 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 	case *parenExpr:
 		return &ast.ParenExpr{At: posOf(pr.Pos), X: pr.X}, nil
 	case *listLit:
+		if pr.Comp != nil {
+			return convertComprehension(pr, toks)
+		}
 		elems := []ast.Expr{}
 		if pr.First != nil {
 			elems = append(elems, pr.First)
@@ -105,6 +108,50 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 		return fn, nil
 	}
 	panic(fmt.Sprintf("parser: primary %T not converted", pr))
+}
+
+// comprehensionName is the list a comprehension builds: no script can
+// name it.
+const comprehensionName = "[comprehension]"
+
+// convertComprehension turns [elem for x in it if cond] into a call of a
+// function of no parameters whose body is
+//
+//	let [comprehension] = []
+//	for x in it { if cond { [comprehension] = [comprehension] + [elem] } }
+//	return [comprehension]
+//
+// so x is local to it (as in Python 3), the list grows in place, and the
+// evaluator, resolver and liveness need nothing new. A pattern
+// (for [a, b] in it) unpacks each value, as a for loop does.
+func convertComprehension(pr *listLit, toks []lexer.Token) (ast.Expr, error) {
+	at := posOf(pr.Pos)
+	cp := pr.Comp
+	out := func() *ast.Ident { return &ast.Ident{At: at, Name: comprehensionName} }
+	grow := &ast.AssignStmt{At: pr.First.Span(), Target: out(), Op: "=",
+		Value: &ast.BinaryExpr{At: pr.First.Span(), Op: "+", X: out(), Y: &ast.ListExpr{At: pr.First.Span(), Elems: []ast.Expr{pr.First}}}}
+	var body ast.Stmt = grow
+	if cp.Cond != nil {
+		body = &ast.IfStmt{At: cp.Cond.Span(), Cond: cp.Cond, Then: &ast.Block{At: cp.Cond.Span(), Stmts: []ast.Stmt{grow}}}
+	}
+	loop := &forStmt{Pos: cp.Pos, Var: cp.Var, Pattern: cp.Pattern, Iter: cp.Iter}
+	c := &converter{toks: toks, depth: 1}
+	var fs *ast.ForStmt
+	if cp.Pattern != nil {
+		st, _ := c.forUnpackBody(loop, &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}).(*ast.ForStmt)
+		if err := c.errs.err(); err != nil {
+			return nil, c.errs[0]
+		}
+		fs = st
+	} else {
+		fs = &ast.ForStmt{At: posOf(cp.Pos), Var: ident(cp.Var), Iter: cp.Iter, Body: &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}}
+	}
+	fn := &ast.FnExpr{At: at, Name: "list comprehension", Body: &ast.Block{At: at, Stmts: []ast.Stmt{
+		&ast.LetStmt{At: at, Name: out(), Value: &ast.ListExpr{At: at}},
+		fs,
+		&ast.ReturnStmt{At: at, Value: out()},
+	}}}
+	return &ast.CallExpr{At: at, Fn: fn}, nil
 }
 
 // emptyTail reports an empty comma tail that is not the last: "a,,b".
@@ -501,19 +548,28 @@ func (c *converter) indexAssign(at ast.Pos, ix *ast.IndexExpr, op string, value 
 // forUnpack converts `for [a, b] in it { body }` into a loop over a
 // variable no script can name whose body starts `let [a, b] = it_value`.
 func (c *converter) forUnpack(s *forStmt) ast.Stmt {
+	body := c.block(s.Body)
+	if body == nil {
+		return nil
+	}
+	return c.forUnpackBody(s, body)
+}
+
+// forUnpackBody is forUnpack with the body already converted.
+func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
 	x, err := convertPrimary(s.Pattern, c.toks)
 	if err != nil {
 		c.errs = append(c.errs, err.(*synError))
 		return nil
 	}
-	list := x.(*ast.ListExpr)
+	list, ok := x.(*ast.ListExpr)
+	if !ok {
+		c.errorf(x.Span(), "cannot unpack into a list comprehension; write the names between [ and ]")
+		return nil
+	}
 	hidden := func() *ast.Ident { return &ast.Ident{At: list.At, Name: "[for]"} }
 	un, ok := c.unpack(list.At, true, list, hidden()).(*ast.UnpackStmt)
 	if !ok {
-		return nil
-	}
-	body := c.block(s.Body)
-	if body == nil {
 		return nil
 	}
 	body.Stmts = append([]ast.Stmt{un}, body.Stmts...)

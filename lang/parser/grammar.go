@@ -202,9 +202,20 @@ type identExpr struct {
 
 type listLit struct {
 	Pos   lexer.Position
-	First ast.Expr    `parser:"'[' ( @@"`
-	Rest  exprTails   `parser:"@@? )?"`
-	End   lexer.Token `parser:"@']'"`
+	First ast.Expr       `parser:"'[' ( @@"`
+	Comp  *comprehension `parser:"( @@"`
+	Rest  exprTails      `parser:"| @@ )? )?"`
+	End   lexer.Token    `parser:"@']'"`
+}
+
+// comprehension is the `for x in xs if cond` of `[f(x) for x in xs if
+// cond]`.
+type comprehension struct {
+	Pos     lexer.Position
+	Var     lexer.Token `parser:"'for' ( @Ident"`
+	Pattern *listLit    `parser:"| @@ )"`
+	Iter    ast.Expr    `parser:"'in' @@"`
+	Cond    ast.Expr    `parser:"( 'if' @@ )?"`
 }
 
 // exprTails are the `, element` tails of a list literal: a list of data
