@@ -60,10 +60,9 @@ type packCache struct {
 	// budget bounds bytes always; limit, at most budget, is the bound
 	// while an op runs: what its host pool left room for (setRoom).
 	budget, limit int
-	bytes         int
-	// size mirrors bytes for Bytes, which the host pool asks on every
-	// allocation, without the lock.
-	size  atomic.Int64
+	// bytes is what the packings hold: written under the lock, read by
+	// Bytes (the host pool asks on every allocation) without it.
+	bytes atomic.Int64
 	lru   list.List // of *packEntry, most recent first
 	byKey map[packKey]*list.Element
 	seen  map[packKey]bool
@@ -98,12 +97,12 @@ func (c *packCache) setRoom(room int64) {
 	defer c.mu.Unlock()
 	c.limit = c.budget
 	if room >= 0 {
-		c.limit = int(min(int64(c.budget), int64(c.bytes)+room))
+		c.limit = int(min(int64(c.budget), c.bytes.Load()+room))
 	}
 }
 
 // Bytes is the memory the packings hold (refs.Kept).
-func (c *packCache) Bytes() int64 { return c.size.Load() }
+func (c *packCache) Bytes() int64 { return c.bytes.Load() }
 
 // Shrink drops packings, least recently used first, until at most keep
 // bytes are held (refs.Kept).
@@ -131,7 +130,7 @@ func (c *packCache) Forget(id uint64) {
 // evict drops the least recently used packings until the cache is
 // within its limit.
 func (c *packCache) evict() {
-	for c.bytes > c.limit {
+	for c.bytes.Load() > int64(c.limit) {
 		c.remove(c.lru.Back())
 	}
 }
@@ -144,8 +143,7 @@ func (c *packCache) remove(e *list.Element) {
 	if c.held[old.key.id]--; c.held[old.key.id] == 0 {
 		delete(c.held, old.key.id)
 	}
-	c.bytes -= old.packed.Bytes()
-	c.size.Store(int64(c.bytes))
+	c.bytes.Add(-int64(old.packed.Bytes()))
 }
 
 // get returns the packed m×k matrix part of weight id as a left operand,
@@ -223,8 +221,7 @@ func (c *packCache) lookup(key packKey, pack func() packedMatrix) packedMatrix {
 	delete(c.seen, key)
 	c.byKey[key] = c.lru.PushFront(&packEntry{key, pm})
 	c.held[key.id]++
-	c.bytes += pm.Bytes()
-	c.size.Store(int64(c.bytes))
+	c.bytes.Add(int64(pm.Bytes()))
 	c.evict()
 	return pm
 }

@@ -158,8 +158,8 @@ func TestPackCacheBudget(t *testing.T) {
 			c.get(1, 0, 12, 10, a, 10, nil) // 1 is now more recent than 2
 		}
 	}
-	if c.bytes > c.budget || len(c.byKey) != 3 {
-		t.Fatalf("%d bytes in %d entries, budget %d", c.bytes, len(c.byKey), c.budget)
+	if c.bytes.Load() > int64(c.budget) || len(c.byKey) != 3 {
+		t.Fatalf("%d bytes in %d entries, budget %d", c.bytes.Load(), len(c.byKey), c.budget)
 	}
 	for id, want := range map[uint64]bool{1: true, 2: false, 3: true, 4: true} {
 		if _, ok := c.byKey[packKey{id, 0, 12, 10}]; ok != want {
@@ -168,8 +168,8 @@ func TestPackCacheBudget(t *testing.T) {
 	}
 	small := newPackCache(size - 1)
 	small.get(9, 0, 12, 10, a, 10, nil)
-	if pa := small.get(9, 0, 12, 10, a, 10, nil); pa == nil || len(small.byKey) != 0 || small.bytes != 0 {
-		t.Errorf("a matrix over the budget: %v, %d kept, %d bytes", pa, len(small.byKey), small.bytes)
+	if pa := small.get(9, 0, 12, 10, a, 10, nil); pa == nil || len(small.byKey) != 0 || small.bytes.Load() != 0 {
+		t.Errorf("a matrix over the budget: %v, %d kept, %d bytes", pa, len(small.byKey), small.bytes.Load())
 	}
 	// The same weight in another layout (other dimensions) is another
 	// entry.
