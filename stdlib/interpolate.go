@@ -145,7 +145,7 @@ func spatialInts(th *eval.Thread, fname, param string, v eval.Value, n int) ([]i
 
 // spatialFloats reads scale_factor like spatialInts.
 func spatialFloats(th *eval.Thread, fname string, v eval.Value, n int) ([]float64, error) {
-	if f, ok := th.AsFloat(v); ok && !isTensorList(v) {
+	if f, ok := th.AsFloat(v); ok {
 		return slices.Repeat([]float64{f}, n), nil
 	}
 	l, ok := v.(*eval.List)
@@ -161,11 +161,6 @@ func spatialFloats(th *eval.Thread, fname string, v eval.Value, n int) ([]float6
 		out[i] = f
 	}
 	return out, nil
-}
-
-func isTensorList(v eval.Value) bool {
-	_, ok := v.(*eval.List)
-	return ok
 }
 
 // resample resizes dimension d of x from n to m positions. scale is the

@@ -118,7 +118,7 @@ func repeatInterleaveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 		return c.result(nil)
 	}
 	s := cur.Shape()
-	if r, ok := th.AsInt(rv); ok && !isTensor(rv) || ok && len(rv.(eval.Tensor).Ref.Shape()) == 0 {
+	if r, ok := th.AsInt(rv); ok { // a number or a 0-d integer tensor
 		if r < 0 {
 			return c.fail(fmt.Errorf("%s: repeats must not be negative, got %d", b.Name, r))
 		}

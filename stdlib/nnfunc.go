@@ -104,14 +104,16 @@ func cosineSimilarityBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 		// nc = max(n, eps) and its backward uses nc as the norm: dn/dx =
 		// x / nc. That is nc + (q - q̄) / (2 nc) with q = Σx² and q̄ q
 		// detached: the added term is 0 and differentiates to x / nc.
+		q := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}, Keepdim: true}, c.op(ops.Mul, nil, x, x))
 		var nc, q0 *refs.Ref
 		c.detached(func() *refs.Ref {
 			n := c.op(ops.Norm, ops.VectorNormAttrs{P: 2, Dims: []int{dim}, Keepdim: true}, x)
 			nc = c.op(ops.Clamp, ops.ClampAttrs{Min: eps, HasMin: true}, n)
-			q0 = c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}, Keepdim: true}, c.op(ops.Mul, nil, x, x))
+			if q != nil {
+				q0 = c.op(ops.Reshape, ops.ReshapeAttrs{Shape: q.Shape()}, q) // q, a constant to grad
+			}
 			return nil
 		})
-		q := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}, Keepdim: true}, c.op(ops.Mul, nil, x, x))
 		lift := c.op(ops.Div, nil, c.op(ops.Sub, nil, q, q0), c.op(ops.Mul, nil, nc, c.scalar(2, dt)))
 		return c.op(ops.Div, nil, x, c.op(ops.Add, nil, nc, lift))
 	}
@@ -295,26 +297,24 @@ func lerpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	}
 	dt := x.DType()
 	d := c.op(ops.Sub, nil, end, x)
-	if w, ok := th.AsFloat(wv); ok && !isTensor(wv) {
+	wt, tw := wv.(eval.Tensor)
+	if !tw {
+		// A number picks torch's formula here; a tensor weight is not
+		// read on the host.
+		w, ok := th.AsFloat(wv)
+		if !ok {
+			return c.fail(fmt.Errorf("%s: weight must be a number or a tensor, not %s", b.Name, eval.Describe(wv)))
+		}
 		if math.Abs(w) < 0.5 {
 			return c.result(c.op(ops.Add, nil, x, c.op(ops.Mul, nil, d, c.scalar(w, dt))))
 		}
 		return c.result(c.op(ops.Sub, nil, end, c.op(ops.Mul, nil, d, c.scalar(1-w, dt))))
 	}
-	w, err := th.ToRef(wv)
-	if err != nil {
-		return nil, fmt.Errorf("%s: weight must be a number or a tensor, not %s", b.Name, eval.Describe(wv))
-	}
+	w := wt.Ref
 	low := c.op(ops.Add, nil, x, c.op(ops.Mul, nil, w, d))
 	high := c.op(ops.Sub, nil, end, c.op(ops.Mul, nil, d, c.op(ops.Sub, nil, c.scalar(1, w.DType()), w)))
 	small := c.op(ops.Lt, nil, c.op(ops.Abs, nil, w), c.scalar(0.5, w.DType()))
 	return c.result(c.op(ops.Where, nil, small, low, high))
-}
-
-// isTensor reports whether v is a tensor value (not a number).
-func isTensor(v eval.Value) bool {
-	_, ok := v.(eval.Tensor)
-	return ok
 }
 
 func clampSideBuiltin(side string) eval.BuiltinFunc {
