@@ -111,30 +111,25 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 			width = d.Numel() / n
 		}
 	}
-	// item(i) lists item i's elements, dim moved to the front.
-	outer := 1
+	// The items' elements, item by item (dim moved to the front), in one
+	// slice: items[i] is item i.
+	outer, inner := 1, 1
 	if dim >= 0 {
-		outer = s[:dim].Numel()
+		outer, inner = s[:dim].Numel(), s[dim+1:].Numel()
 	}
-	inner := 1
-	if dim >= 0 {
-		inner = s[dim+1:].Numel()
+	if err := th.RT.HostPool().CheckValue(int64(n*width) * 8); err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, err)
 	}
-	item := func(i int) []float64 {
-		if dim < 0 {
-			return []float64{d.At(i)}
-		}
-		v := make([]float64, 0, width)
-		for o := range outer {
-			for k := range inner {
-				v = append(v, d.At((o*n+i)*inner+k))
-			}
-		}
-		return v
-	}
+	flat := make([]float64, n*width)
 	items := make([][]float64, n)
 	for i := range items {
-		items[i] = item(i)
+		v := flat[i*width : (i+1)*width]
+		for o := range outer {
+			for k := range inner {
+				v[o*inner+k] = d.At((o*n+i)*inner + k)
+			}
+		}
+		items[i] = v
 	}
 	order := make([]int, n)
 	for i := range order {
@@ -174,10 +169,6 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	}
 	es := x.DType().Size()
 	for g, i := range groups {
-		if dim < 0 {
-			copy(vals.Buf[g*es:(g+1)*es], d.Buf[i*es:(i+1)*es])
-			continue
-		}
 		for o := range outer {
 			src := (o*n + i) * inner * es
 			dst := (o*len(groups) + g) * inner * es
