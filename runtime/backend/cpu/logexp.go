@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/tref-lang/tref/runtime/ops"
-	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Kernels of the ops of runtime/ops/logexp.go: Go's math functions in
@@ -15,14 +14,4 @@ var logExpFuncs = map[ops.Op]func(float64) float64{
 	ops.Reciprocal: func(x float64) float64 { return 1 / x },
 }
 
-func init() {
-	for _, op := range ops.LogExp {
-		name, f := op.Name(), logExpFuncs[op]
-		Register(op, func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
-			if err := checkInputs(name, ins, 1); err != nil {
-				return err
-			}
-			return floatMap(name, out, ins[0], f)
-		})
-	}
-}
+func init() { registerFloatMaps(ops.LogExp, logExpFuncs) }

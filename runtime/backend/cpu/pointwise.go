@@ -57,6 +57,20 @@ func floatMap(name string, out, x *tensor.Dense, f func(float64) float64) error 
 	return fmt.Errorf("%s has no cpu kernel for %v", name, out.DType)
 }
 
+// registerFloatMaps registers a kernel for each op of list that applies
+// fs[op] per element in float64 (floatMap).
+func registerFloatMaps(list []ops.Op, fs map[ops.Op]func(float64) float64) {
+	for _, op := range list {
+		name, f := op.Name(), fs[op]
+		Register(op, func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+			if err := checkInputs(name, ins, 1); err != nil {
+				return err
+			}
+			return floatMap(name, out, ins[0], f)
+		})
+	}
+}
+
 // copyInto copies x into out of the same meta (out may alias x).
 func copyInto(out, x *tensor.Dense) {
 	if len(out.Buf) > 0 && &out.Buf[0] != &x.Buf[0] {

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/tref-lang/tref/runtime/ops"
-	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Kernels of the trigonometric and hyperbolic ops of runtime/ops/trig.go:
@@ -15,14 +14,4 @@ var trigFuncs = map[ops.Op]func(float64) float64{
 	ops.Sinh: math.Sinh, ops.Cosh: math.Cosh, ops.Asinh: math.Asinh, ops.Acosh: math.Acosh, ops.Atanh: math.Atanh,
 }
 
-func init() {
-	for _, op := range ops.Trig {
-		name, f := op.Name(), trigFuncs[op]
-		Register(op, func(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
-			if err := checkInputs(name, ins, 1); err != nil {
-				return err
-			}
-			return floatMap(name, out, ins[0], f)
-		})
-	}
-}
+func init() { registerFloatMaps(ops.Trig, trigFuncs) }
