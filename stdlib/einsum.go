@@ -308,10 +308,7 @@ func (r *einsumRun) diagonal(t einsumTerm) (einsumTerm, error) {
 		if t, err = r.reshape(t, merged, nil); err != nil {
 			return einsumTerm{}, err
 		}
-		items := make([]ops.IndexItem, len(merged))
-		for d := range items {
-			items[d] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-		}
+		items := ops.FullSlices(len(merged))
 		items[len(rest)].Step = max(step, 1)
 		if t, err = r.apply(t, ops.Index, ops.IndexAttrs{Items: items}, append(rest, rep)); err != nil {
 			return einsumTerm{}, err

@@ -239,8 +239,8 @@ func gluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 		return c.result(nil)
 	}
 	h := s[d] / 2
-	a := c.op(ops.Index, &ops.IndexAttrs{Items: alongDim(d, 0, h)}, x)
-	g := c.op(ops.Index, &ops.IndexAttrs{Items: alongDim(d, h, s[d])}, x)
+	a := c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 0, h)}, x)
+	g := c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, h, s[d])}, x)
 	return c.result(c.op(ops.Mul, nil, a, c.op(ops.Sigmoid, nil, g)))
 }
 
@@ -252,17 +252,6 @@ func dimOf(fname string, dim int, s tensor.Shape) (int, error) {
 		return 0, fmt.Errorf("%s: dim %d of a tensor of shape %v is out of range", fname, dim, s)
 	}
 	return d, nil
-}
-
-// alongDim is the index that takes [start, stop) of dimension d and the
-// dimensions before it whole.
-func alongDim(d, start, stop int) []ops.IndexItem {
-	items := make([]ops.IndexItem, d+1)
-	for i := range d {
-		items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-	}
-	items[d] = ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, HasStart: true, HasStop: true, Step: 1}
-	return items
 }
 
 func logaddexpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -348,7 +337,7 @@ func narrowBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	if length < 0 || start+length > n {
 		return nil, fmt.Errorf("%s: start (%d) + length (%d) exceeds dimension %d of size %d", b.Name, start, length, d, n)
 	}
-	return th.Submit(ops.Index, &ops.IndexAttrs{Items: alongDim(d, start, start+length)}, x)
+	return th.Submit(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, start, start+length)}, x)
 }
 
 func movedimBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -407,9 +396,7 @@ func unbindBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	}
 	out := make([]eval.Value, 0, s[d])
 	for i := range s[d] {
-		items := alongDim(d, 0, 0)
-		items[d] = ops.IndexItem{Kind: ops.IndexAt, At: i}
-		v, err := th.Submit(ops.Index, &ops.IndexAttrs{Items: items}, x)
+		v, err := th.Submit(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(d, i)}, x)
 		if err != nil {
 			eval.Release(th.RT, eval.NewList(out))
 			return nil, err
@@ -473,7 +460,7 @@ func diffBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	cur := x
 	for range min(n, s[d]) {
 		m := cur.Shape()[d]
-		cur = c.op(op, nil, c.op(ops.Index, &ops.IndexAttrs{Items: alongDim(d, 1, m)}, cur), c.op(ops.Index, &ops.IndexAttrs{Items: alongDim(d, 0, m-1)}, cur))
+		cur = c.op(op, nil, c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 1, m)}, cur), c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 0, m-1)}, cur))
 		if cur == nil {
 			break
 		}

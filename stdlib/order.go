@@ -170,10 +170,7 @@ func topkBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, err
 	}
 	if k < n {
-		items := make([]ops.IndexItem, d+1)
-		for i := range items {
-			items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-		}
+		items := ops.FullSlices(d + 1)
 		items[d] = ops.IndexItem{Kind: ops.IndexSlice, Stop: k, HasStop: true, Step: 1}
 		first, err := th.Submit(ops.Index, &ops.IndexAttrs{Items: items}, idx.(eval.Tensor).Ref)
 		eval.Release(th.RT, idx)

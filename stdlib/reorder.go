@@ -83,15 +83,6 @@ func normDims(fname string, dims []int, s tensor.Shape) ([]int, error) {
 	return out, nil
 }
 
-// fullSlices is an index of rank whole dimensions.
-func fullSlices(rank int) []ops.IndexItem {
-	items := make([]ops.IndexItem, rank)
-	for i := range items {
-		items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-	}
-	return items
-}
-
 func builtinFlip(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	var dims []int
@@ -107,7 +98,7 @@ func builtinFlip(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		th.RT.Retain(x)
 		return eval.Tensor{Ref: x}, nil
 	}
-	items := fullSlices(len(s))
+	items := ops.FullSlices(len(s))
 	for _, d := range nd {
 		items[d].Step = -1
 	}
@@ -177,7 +168,7 @@ func rollDim(th *eval.Thread, x *refs.Ref, d, shift int) (eval.Value, error) {
 	n := s[d]
 	k := ((shift % n) + n) % n
 	part := func(start, stop int) (eval.Value, error) {
-		items := fullSlices(d + 1)
+		items := ops.FullSlices(d + 1)
 		items[d] = ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, HasStart: true, HasStop: true, Step: 1}
 		return th.Submit(ops.Index, &ops.IndexAttrs{Items: items}, x)
 	}

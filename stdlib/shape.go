@@ -204,15 +204,9 @@ func splitPieces(th *eval.Thread, x *refs.Ref, dim int, sizes []int) (eval.Value
 		}
 		return nil, err
 	}
-	items := make([]ops.IndexItem, dim+1)
-	for k := range dim {
-		items[k] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-	}
 	start := 0
 	for _, n := range sizes {
-		its := append([]ops.IndexItem(nil), items...)
-		its[dim] = ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: start + n, Step: 1, HasStart: true, HasStop: true}
-		v, err := th.Submit(ops.Index, ops.IndexAttrs{Items: its}, x)
+		v, err := th.Submit(ops.Index, ops.IndexAttrs{Items: ops.SliceAlong(dim, start, start+n)}, x)
 		if err != nil {
 			return fail(err)
 		}

@@ -235,12 +235,7 @@ func (c *ctx) overDepth(x *value, win window, out int, combine ops.Op, f func(pl
 
 // plane is x[:, ..., i] along axis ax, the axis removed.
 func (c *ctx) plane(x *value, ax, i int) (*value, error) {
-	items := make([]ops.IndexItem, ax+1)
-	for j := range ax {
-		items[j] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-	}
-	items[ax] = ops.IndexItem{Kind: ops.IndexAt, At: i}
-	return c.op(ops.Index, ops.IndexAttrs{Items: items}, x)
+	return c.op(ops.Index, ops.IndexAttrs{Items: ops.AtAlong(ax, i)}, x)
 }
 
 // lowerConvTranspose runs the transposed convolution as a convolution:
@@ -332,12 +327,9 @@ func lowerConvTranspose(c *ctx, ins []*value) ([]*value, error) {
 	if wv, err = c.reshape(wv, append(tensor.Shape{g * mg, cin / g}, ws[2:]...)); err != nil {
 		return nil, err
 	}
-	items := make([]ops.IndexItem, n+2)
-	for i := range items {
-		items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-		if i >= 2 {
-			items[i].Step = -1
-		}
+	items := ops.FullSlices(n + 2)
+	for i := 2; i < len(items); i++ {
+		items[i].Step = -1
 	}
 	if wv, err = c.op(ops.Index, ops.IndexAttrs{Items: items}, wv); err != nil {
 		return nil, err

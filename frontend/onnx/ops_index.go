@@ -22,10 +22,7 @@ func init() {
 // slice takes positions [start, stop) step apart along axis ax, with the
 // bounds already clamped (stop -1 with a negative step: down to 0).
 func (c *ctx) slice(x *value, ax, start, stop, step int) (*value, error) {
-	items := make([]ops.IndexItem, ax+1)
-	for i := range ax {
-		items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-	}
+	items := ops.FullSlices(ax + 1)
 	items[ax] = ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, Step: step, HasStart: true, HasStop: stop >= 0}
 	return c.op(ops.Index, ops.IndexAttrs{Items: items}, x)
 }
@@ -98,10 +95,7 @@ func lowerSlice(c *ctx, ins []*value) ([]*value, error) {
 	if len(axes) != len(starts) || len(steps) != len(starts) {
 		return nil, fmt.Errorf("starts, ends, axes and steps differ in length")
 	}
-	items := make([]ops.IndexItem, r)
-	for i := range items {
-		items[i] = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-	}
+	items := ops.FullSlices(r)
 	seen := make([]bool, r)
 	for i, a := range axes {
 		ax, err := axis(a, r)

@@ -302,7 +302,7 @@ func (fr *frame) indexItems(items []indexItem, vals []Value, site *callSite) ([]
 // sliceItem converts the evaluated bounds of a slice (nil or none when
 // not written).
 func (fr *frame) sliceItem(it indexItem, lo, hi, step Value) (ops.IndexItem, error) {
-	item := ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
+	item := ops.FullSlice
 	var err error
 	if lo != nil && lo != None {
 		item.HasStart = true

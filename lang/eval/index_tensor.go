@@ -41,8 +41,6 @@ type part struct {
 	dims int       // dimensions of x it covers
 }
 
-var fullSlice = ops.IndexItem{Kind: ops.IndexSlice, Step: 1}
-
 // specialIndex says whether x[...] has more than ints and slices: `...`,
 // none, or a tensor index (a bool tensor, or one of at least 1 dimension).
 func specialIndex(items []indexItem, vals []Value) bool {
@@ -166,7 +164,7 @@ func (fr *frame) indexParts(s tensor.Shape, items []indexItem, vals []Value, sit
 	if ell >= 0 {
 		fill := make([]part, len(s)-covered)
 		for i := range fill {
-			fill[i] = part{kind: partSlice, item: fullSlice, dims: 1}
+			fill[i] = part{kind: partSlice, item: ops.FullSlice, dims: 1}
 		}
 		parts = slices.Concat(parts[:ell], fill, parts[ell+1:])
 	}
@@ -244,7 +242,7 @@ func basicOf(parts []part) basicIndex {
 			bi.tensors++
 			bi.tp, bi.at = &parts[i], kept
 			for range p.dims {
-				bi.items = append(bi.items, fullSlice)
+				bi.items = append(bi.items, ops.FullSlice)
 			}
 			kept += p.dims
 		}

@@ -31,6 +31,35 @@ type IndexItem struct {
 	HasStart, HasStop bool
 }
 
+// FullSlice is the item `:`, a whole dimension.
+var FullSlice = IndexItem{Kind: IndexSlice, Step: 1}
+
+// FullSlices is x[:, ..., :], n whole dimensions; callers narrow the items
+// they need.
+func FullSlices(n int) []IndexItem {
+	items := make([]IndexItem, n)
+	for i := range items {
+		items[i] = FullSlice
+	}
+	return items
+}
+
+// SliceAlong is x[:, ..., start:stop]: positions [start, stop) of
+// dimension d, the dimensions before it whole.
+func SliceAlong(d, start, stop int) []IndexItem {
+	items := FullSlices(d + 1)
+	items[d] = IndexItem{Kind: IndexSlice, Start: start, Stop: stop, HasStart: true, HasStop: true, Step: 1}
+	return items
+}
+
+// AtAlong is x[:, ..., i]: position i of dimension d, the dimension
+// removed.
+func AtAlong(d, i int) []IndexItem {
+	items := FullSlices(d + 1)
+	items[d] = IndexItem{Kind: IndexAt, At: i}
+	return items
+}
+
 // IndexAttrs are the attributes of the "index" op (basic indexing and
 // slicing, with negative indices and steps, always producing a copy).
 type IndexAttrs struct {

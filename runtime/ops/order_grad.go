@@ -41,10 +41,7 @@ func scanDim(a *GradArgs) int {
 
 // reverse is x read backwards along dimension d.
 func reverse(b *Builder, x T, d int) T {
-	items := make([]IndexItem, d+1)
-	for i := range items {
-		items[i] = IndexItem{Kind: IndexSlice, Step: 1}
-	}
+	items := FullSlices(d + 1)
 	items[d].Step = -1
 	return b.Op(Index, IndexAttrs{Items: items}, x)
 }

@@ -27,12 +27,7 @@ func init() {
 			out := make([]T, len(a.In))
 			for i := range out {
 				out[i] = needed(a, i, func() T {
-					items := make([]IndexItem, dim+1)
-					for k := range dim {
-						items[k] = IndexItem{Kind: IndexSlice, Step: 1}
-					}
-					items[dim] = IndexItem{Kind: IndexAt, At: i}
-					return b.Op(Index, IndexAttrs{Items: items}, g)
+					return b.Op(Index, IndexAttrs{Items: AtAlong(dim, i)}, g)
 				})
 			}
 			return out
@@ -77,12 +72,7 @@ func catGrad(b *Builder, a *GradArgs, g T) []T {
 		start := off
 		off += n
 		out[i] = needed(a, i, func() T {
-			items := make([]IndexItem, dim+1)
-			for k := range dim {
-				items[k] = IndexItem{Kind: IndexSlice, Step: 1}
-			}
-			items[dim] = IndexItem{Kind: IndexSlice, Start: start, Stop: start + n, Step: 1, HasStart: true, HasStop: true}
-			return b.Op(Index, IndexAttrs{Items: items}, g)
+			return b.Op(Index, IndexAttrs{Items: SliceAlong(dim, start, start+n)}, g)
 		})
 	}
 	return out
