@@ -25,8 +25,8 @@ func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	if math.IsNaN(p) || math.IsNaN(maxNorm) {
 		return nil, fmt.Errorf("%s: max_norm and norm_type must be numbers, got %v and %v", b.Name, maxNorm, p)
 	}
-	c := &chain{th: th}
-	defer c.release()
+	c := newChain(th)
+	defer c.Release()
 	// The float leaves, in the order the tree is walked.
 	var leaves []*refs.Ref
 	walked, err := zipTrees(th, []eval.Value{grads}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
@@ -46,18 +46,18 @@ func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	}
 	norms := make([]*refs.Ref, len(leaves))
 	for i, g := range leaves {
-		norms[i] = c.op(ops.Norm, ops.VectorNormAttrs{P: p}, g)
+		norms[i] = c.Op(ops.Norm, ops.VectorNormAttrs{P: p}, g)
 	}
-	total := c.op(ops.Norm, ops.VectorNormAttrs{P: p}, c.op(ops.Stack, ops.CatAttrs{Dim: 0}, norms...))
-	if c.err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name, c.err)
+	total := c.Op(ops.Norm, ops.VectorNormAttrs{P: p}, c.Op(ops.Stack, ops.CatAttrs{Dim: 0}, norms...))
+	if c.Err() != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, c.Err())
 	}
 	// coef = min(max_norm / (total + 1e-6), 1)
 	dt := total.DType()
-	coef := c.op(ops.Clamp, ops.ClampAttrs{Max: 1, HasMax: true},
-		c.op(ops.Div, nil, c.scalar(maxNorm, dt), c.op(ops.Add, nil, total, c.scalar(1e-6, dt))))
-	if c.err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name, c.err)
+	coef := c.Op(ops.Clamp, ops.ClampAttrs{Max: 1, HasMax: true},
+		c.Op(ops.Div, nil, c.scalar(maxNorm, dt), c.Op(ops.Add, nil, total, c.scalar(1e-6, dt))))
+	if c.Err() != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, c.Err())
 	}
 	if nonfinite {
 		d, err := th.RT.Read(total)

@@ -93,18 +93,18 @@ func builtinConv1d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if _, err := ops.Conv2dLayout(x4, w4, b4, a); err != nil {
 		return nil, fmt.Errorf("conv1d over %v with weight %v: %v", xs, ws, err)
 	}
-	c := &chain{th: th}
-	ins, err := withOptional(th, fname, "bias", []*refs.Ref{c.op(ops.Reshape, ops.ReshapeAttrs{Shape: x4}, x), c.op(ops.Reshape, ops.ReshapeAttrs{Shape: w4}, w)}, bias)
+	c := newChain(th)
+	ins, err := withOptional(th, fname, "bias", []*refs.Ref{c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: x4}, x), c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: w4}, w)}, bias)
 	if err != nil {
-		c.release()
+		c.Release()
 		return nil, err
 	}
-	y := c.op(ops.Conv2d, a, ins...)
-	if c.err != nil {
-		return c.result(nil)
+	y := c.Op(ops.Conv2d, a, ins...)
+	if c.Err() != nil {
+		return c.Result(nil)
 	}
 	ys := y.Shape()
-	return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: append(ys[:len(ys)-2:len(ys)-2].Clone(), ys[len(ys)-1])}, y))
+	return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: append(ys[:len(ys)-2:len(ys)-2].Clone(), ys[len(ys)-1])}, y))
 }
 
 func builtinConvTranspose2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -113,13 +113,13 @@ func interpolateBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 	if !x.DType().IsFloat() && mode != "nearest" && mode != "nearest-exact" {
 		return nil, fmt.Errorf("%s: mode %q needs a floating point input, got %s", b.Name, mode, x.DType())
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	cur := x
 	// The last dimension first: torch's linear weights nest that way.
 	for i := spatial - 1; i >= 0; i-- {
 		cur = c.resample(cur, 2+i, in[i], out[i], scales[i], mode, align)
 	}
-	return c.result(cur)
+	return c.Result(cur)
 }
 
 // spatialInts reads size: one int for every spatial dimension, or a list
@@ -166,22 +166,20 @@ func spatialFloats(th *eval.Thread, fname string, v eval.Value, n int) ([]float6
 // resample resizes dimension d of x from n to m positions. scale is the
 // scale_factor given for it (0: none), as torch's kernels take it.
 func (c *chain) resample(x *refs.Ref, d, n, m int, scale float64, mode string, align bool) *refs.Ref {
-	if c.err != nil {
+	if c.Err() != nil {
 		return nil
 	}
 	idx := func(v []int64) *refs.Ref {
 		t := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(v)}, DType: tensor.Int64})
 		copy(t.I64(), v)
-		r := c.th.RT.FromHost(c.th.Site(), t)
-		c.temps = append(c.temps, r)
-		return r
+		return c.Host(t)
 	}
 	if mode == "nearest" || mode == "nearest-exact" {
 		pos := make([]int64, m)
 		for j := range pos {
 			pos[j] = int64(nearestSource(j, n, m, scale, mode == "nearest-exact"))
 		}
-		return c.op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(pos))
+		return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(pos))
 	}
 	i0, i1 := make([]int64, m), make([]int64, m)
 	w0, w1 := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()}), tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()})
@@ -202,13 +200,11 @@ func (c *chain) resample(x *refs.Ref, d, n, m int, scale float64, mode string, a
 	}
 	lay[0] = m
 	weight := func(w *tensor.Dense) *refs.Ref {
-		r := c.th.RT.FromHost(c.th.Site(), w)
-		c.temps = append(c.temps, r)
-		return c.op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, r)
+		return c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, c.Host(w))
 	}
-	a := c.op(ops.Mul, nil, c.op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(i0)), weight(w0))
-	b := c.op(ops.Mul, nil, c.op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(i1)), weight(w1))
-	return c.op(ops.Add, nil, a, b)
+	a := c.Op(ops.Mul, nil, c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(i0)), weight(w0))
+	b := c.Op(ops.Mul, nil, c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(i1)), weight(w1))
+	return c.Op(ops.Add, nil, a, b)
 }
 
 // scaleValue is torch's compute_scales_value in T: 1/scale when a scale

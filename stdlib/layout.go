@@ -72,8 +72,8 @@ func meshgridBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 		pos[0], pos[1] = 1, 0
 		shape[0], shape[1] = shape[1], shape[0]
 	}
-	c := &chain{th: th}
-	defer c.release()
+	c := newChain(th)
+	defer c.Release()
 	out := make([]eval.Value, 0, len(xs))
 	for i, x := range xs {
 		lay := make(tensor.Shape, len(shape))
@@ -81,10 +81,10 @@ func meshgridBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 			lay[k] = 1
 		}
 		lay[pos[i]] = shape[pos[i]]
-		g := c.expand(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, x), shape)
-		if c.err != nil {
+		g := c.Expand(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, x), shape)
+		if c.Err() != nil {
 			eval.Release(th.RT, eval.NewList(out))
-			return nil, c.err
+			return nil, c.Err()
 		}
 		th.RT.Retain(g)
 		out = append(out, eval.Tensor{Ref: g})
@@ -100,63 +100,63 @@ func repeatInterleaveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "repeats", &rv, "dim?", &dimv, "output_size?", &outSize); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	cur, d := x, 0
 	if _, none := dimv.(eval.NoneType); none {
-		cur = c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{x.Shape().Numel()}}, x)
+		cur = c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{x.Shape().Numel()}}, x)
 	} else {
 		dim, ok := th.AsInt(dimv)
 		if !ok {
-			return c.fail(fmt.Errorf("%s: dim must be an int or none, not %s", b.Name, eval.Describe(dimv)))
+			return c.Abort(fmt.Errorf("%s: dim must be an int or none, not %s", b.Name, eval.Describe(dimv)))
 		}
 		var err error
 		if d, err = dimOf(b.Name, dim, x.Shape()); err != nil {
-			return c.fail(err)
+			return c.Abort(err)
 		}
 	}
 	if cur == nil {
-		return c.result(nil)
+		return c.Result(nil)
 	}
 	s := cur.Shape()
 	if r, ok := th.AsInt(rv); ok { // a number or a 0-d integer tensor
 		if r < 0 {
-			return c.fail(fmt.Errorf("%s: repeats must not be negative, got %d", b.Name, r))
+			return c.Abort(fmt.Errorf("%s: repeats must not be negative, got %d", b.Name, r))
 		}
 		// [.., n, ..] -> [.., n, r, ..] -> [.., n·r, ..]
 		lay := slices.Concat(s[:d+1], tensor.Shape{1}, s[d+1:])
 		wide := slices.Concat(s[:d+1], tensor.Shape{r}, s[d+1:])
 		flat := slices.Concat(s[:d], tensor.Shape{s[d] * r}, s[d+1:])
 		if _, err := tensor.CheckedNumel(wide); err != nil {
-			return c.fail(fmt.Errorf("%s: %v", b.Name, err))
+			return c.Abort(fmt.Errorf("%s: %v", b.Name, err))
 		}
-		e := c.expand(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, cur), wide)
-		return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: flat}, e))
+		e := c.Expand(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, cur), wide)
+		return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: flat}, e))
 	}
 	rt, ok := rv.(eval.Tensor)
 	if !ok || !rt.Ref.DType().IsInt() || len(rt.Ref.Shape()) != 1 {
-		return c.fail(fmt.Errorf("%s: repeats must be an int or a 1-d integer tensor, not %s", b.Name, eval.Describe(rv)))
+		return c.Abort(fmt.Errorf("%s: repeats must be an int or a 1-d integer tensor, not %s", b.Name, eval.Describe(rv)))
 	}
 	counts, err := th.RT.Read(rt.Ref)
 	if err != nil {
-		return c.fail(err)
+		return c.Abort(err)
 	}
 	n := s[d]
 	if k := counts.Numel(); k != n && k != 1 {
-		return c.fail(fmt.Errorf("%s: repeats has %d counts for a dimension of size %d", b.Name, k, n))
+		return c.Abort(fmt.Errorf("%s: repeats has %d counts for a dimension of size %d", b.Name, k, n))
 	}
 	total := int64(0)
 	for i := range n {
 		v := counts.IntAt(min(i, counts.Numel()-1))
 		if v < 0 {
-			return c.fail(fmt.Errorf("%s: repeats must not be negative, got %d", b.Name, v))
+			return c.Abort(fmt.Errorf("%s: repeats must not be negative, got %d", b.Name, v))
 		}
 		total += v
 	}
 	if total > 1<<40 {
-		return c.fail(fmt.Errorf("%s: %d elements are too many", b.Name, total))
+		return c.Abort(fmt.Errorf("%s: %d elements are too many", b.Name, total))
 	}
 	if err := th.RT.HostPool().Check(total * 8); err != nil {
-		return c.fail(fmt.Errorf("%s: %v", b.Name, err))
+		return c.Abort(fmt.Errorf("%s: %v", b.Name, err))
 	}
 	idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{int(total)}, DType: tensor.Int64})
 	p := idx.I64()[:0]
@@ -165,9 +165,8 @@ func repeatInterleaveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 			p = append(p, int64(i))
 		}
 	}
-	ir := th.RT.FromHost(th.Site(), idx)
-	c.temps = append(c.temps, ir)
-	return c.result(c.op(ops.IndexSelect, ops.DimAttrs{Dim: d}, cur, ir))
+	ir := c.Host(idx)
+	return c.Result(c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, cur, ir))
 }
 
 func diagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -177,7 +176,7 @@ func diagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, err
 	}
 	s := x.Shape()
-	c := &chain{th: th}
+	c := newChain(th)
 	switch len(s) {
 	case 1:
 		m := s[0]
@@ -188,12 +187,12 @@ func diagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		// Place x at (i, i+k): pad it to n (zeros after, or before for
 		// a negative k: the values sit at rows i-k), lay it along the
 		// rows for k >= 0 and along the columns below the diagonal.
-		padded := c.op(ops.Pad, ops.PadAttrs{Pads: []int{0, n - m}}, x)
+		padded := c.Op(ops.Pad, ops.PadAttrs{Pads: []int{0, n - m}}, x)
 		var vals *refs.Ref
 		if k >= 0 {
-			vals = c.expand(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{n, 1}}, padded), tensor.Shape{n, n})
+			vals = c.Expand(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{n, 1}}, padded), tensor.Shape{n, n})
 		} else {
-			vals = c.expand(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{1, n}}, padded), tensor.Shape{n, n})
+			vals = c.Expand(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{1, n}}, padded), tensor.Shape{n, n})
 		}
 		mask := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{n, n}, DType: tensor.Bool})
 		for i := range n {
@@ -201,9 +200,8 @@ func diagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 				mask.Buf[i*n+j] = 1
 			}
 		}
-		mr := th.RT.FromHost(th.Site(), mask)
-		c.temps = append(c.temps, mr)
-		return c.result(c.op(ops.Where, nil, mr, vals, c.scalar(0, x.DType())))
+		mr := c.Host(mask)
+		return c.Result(c.Op(ops.Where, nil, mr, vals, c.scalar(0, x.DType())))
 	case 2:
 		rows, cols := s[0], s[1]
 		var pos []int64
@@ -214,10 +212,9 @@ func diagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		}
 		idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
 		copy(idx.I64(), pos)
-		ir := th.RT.FromHost(th.Site(), idx)
-		c.temps = append(c.temps, ir)
-		flat := c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{rows * cols}}, x)
-		return c.result(c.op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, flat, ir))
+		ir := c.Host(idx)
+		flat := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{rows * cols}}, x)
+		return c.Result(c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, flat, ir))
 	}
 	return nil, fmt.Errorf("%s: the input must be 1-d or 2-d, got shape %v", b.Name, s)
 }
@@ -268,10 +265,10 @@ func pixelShuffleBuiltin(unshuffle bool) eval.BuiltinFunc {
 		for _, p := range perm {
 			dims = append(dims, nl+p)
 		}
-		c := &chain{th: th}
-		t := c.op(ops.Reshape, ops.ReshapeAttrs{Shape: split}, x)
-		t = c.op(ops.Permute, ops.PermuteAttrs{Dims: dims}, t)
-		return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: out}, t))
+		c := newChain(th)
+		t := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: split}, x)
+		t = c.Op(ops.Permute, ops.PermuteAttrs{Dims: dims}, t)
+		return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: out}, t))
 	}
 }
 
@@ -312,21 +309,21 @@ func pool1dBuiltin(pool2d string) eval.BuiltinFunc {
 		} else {
 			kw = append(kw, eval.Kwarg{Name: "count_include_pad", Value: eval.Bool(includePad)})
 		}
-		c := &chain{th: th}
-		x4 := c.op(ops.Reshape, ops.ReshapeAttrs{Shape: slices.Concat(s[:len(s)-1], tensor.Shape{1, s[len(s)-1]})}, x)
-		if c.err != nil {
-			return c.result(nil)
+		c := newChain(th)
+		x4 := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: slices.Concat(s[:len(s)-1], tensor.Shape{1, s[len(s)-1]})}, x)
+		if c.Err() != nil {
+			return c.Result(nil)
 		}
 		y, err := eval.CallBuiltin(th, Universe()[pool2d], []eval.Value{eval.Tensor{Ref: x4}, pair(1, kernel)}, kw)
 		for _, k := range kw {
 			eval.Release(th.RT, k.Value)
 		}
 		if err != nil {
-			return c.fail(fmt.Errorf("%s", strings.Replace(err.Error(), pool2d, b.Name, 1)))
+			return c.Abort(fmt.Errorf("%s", strings.Replace(err.Error(), pool2d, b.Name, 1)))
 		}
-		c.temps = append(c.temps, y.(eval.Tensor).Ref)
+		c.Keep(y.(eval.Tensor).Ref)
 		ys := y.(eval.Tensor).Ref.Shape()
-		return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: slices.Concat(ys[:len(ys)-2], ys[len(ys)-1:])}, y.(eval.Tensor).Ref))
+		return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: slices.Concat(ys[:len(ys)-2], ys[len(ys)-1:])}, y.(eval.Tensor).Ref))
 	}
 }
 
@@ -342,36 +339,36 @@ func klDivBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if sizeAverage != eval.None || reduce != eval.None {
 		return nil, fmt.Errorf("%s: size_average and reduce are deprecated in torch; use reduction=", b.Name)
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	if !c.floatInput(b.Name, x) || !c.floatInput(b.Name, t) {
-		return c.result(nil)
+		return c.Result(nil)
 	}
 	var loss *refs.Ref
 	if logTarget {
-		loss = c.op(ops.Mul, nil, c.op(ops.Exp, nil, t), c.op(ops.Sub, nil, t, x))
+		loss = c.Op(ops.Mul, nil, c.Op(ops.Exp, nil, t), c.Op(ops.Sub, nil, t, x))
 	} else {
 		// xlogy(t, t) - t·x, where xlogy is 0 at t = 0.
 		dt := t.DType()
-		xlogy := c.op(ops.Where, nil, c.op(ops.Eq, nil, t, c.scalar(0, dt)), c.scalar(0, dt), c.op(ops.Mul, nil, t, c.op(ops.Log, nil, t)))
-		loss = c.op(ops.Sub, nil, xlogy, c.op(ops.Mul, nil, t, x))
+		xlogy := c.Op(ops.Where, nil, c.Op(ops.Eq, nil, t, c.scalar(0, dt)), c.scalar(0, dt), c.Op(ops.Mul, nil, t, c.Op(ops.Log, nil, t)))
+		loss = c.Op(ops.Sub, nil, xlogy, c.Op(ops.Mul, nil, t, x))
 	}
 	switch reduction {
 	case "none":
-		return c.result(loss)
+		return c.Result(loss)
 	case "sum":
-		return c.result(c.op(ops.Sum, ops.ReduceAttrs{}, loss))
+		return c.Result(c.Op(ops.Sum, ops.ReduceAttrs{}, loss))
 	case "mean":
-		return c.result(c.op(ops.Mean, ops.ReduceAttrs{}, loss))
+		return c.Result(c.Op(ops.Mean, ops.ReduceAttrs{}, loss))
 	case "batchmean":
-		if c.err != nil {
-			return c.result(nil)
+		if c.Err() != nil {
+			return c.Result(nil)
 		}
 		n := 1
 		if s := x.Shape(); len(s) > 0 {
 			n = s[0]
 		}
-		sum := c.op(ops.Sum, ops.ReduceAttrs{}, loss)
-		return c.result(c.op(ops.Div, nil, sum, c.scalar(float64(n), sum.DType())))
+		sum := c.Op(ops.Sum, ops.ReduceAttrs{}, loss)
+		return c.Result(c.Op(ops.Div, nil, sum, c.scalar(float64(n), sum.DType())))
 	}
-	return c.fail(fmt.Errorf("%s: reduction must be \"mean\", \"batchmean\", \"sum\" or \"none\", got %q", b.Name, reduction))
+	return c.Abort(fmt.Errorf("%s: reduction must be \"mean\", \"batchmean\", \"sum\" or \"none\", got %q", b.Name, reduction))
 }

@@ -33,9 +33,9 @@ func parseReduction(fname, s string) (ops.Reduction, error) {
 func (c *chain) reduce(r ops.Reduction, loss *refs.Ref) *refs.Ref {
 	switch r {
 	case ops.ReduceMean:
-		return c.op(ops.Mean, ops.ReduceAttrs{}, loss)
+		return c.Op(ops.Mean, ops.ReduceAttrs{}, loss)
 	case ops.ReduceSum:
-		return c.op(ops.Sum, ops.ReduceAttrs{}, loss)
+		return c.Op(ops.Sum, ops.ReduceAttrs{}, loss)
 	}
 	return loss
 }
@@ -115,14 +115,14 @@ func unpackNll(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.K
 
 // submitNll runs nll_loss over logp with n's targets, weight and attributes.
 func (c *chain) nll(n nllArgs, logp *refs.Ref) *refs.Ref {
-	ins, err := withOptional(c.th, "nll_loss", "weight", []*refs.Ref{logp, n.target}, n.weight)
+	ins, err := withOptional(c.Thread(), "nll_loss", "weight", []*refs.Ref{logp, n.target}, n.weight)
 	if err != nil {
-		c.err = err
+		c.Fail(err)
 		return nil
 	}
 	a := n.attrs
 	a.HasWeight = len(ins) == 3
-	return c.op(ops.NllLoss, a, ins...)
+	return c.Op(ops.NllLoss, a, ins...)
 }
 
 func builtinNllLoss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -130,8 +130,8 @@ func builtinNllLoss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	if err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
-	return c.result(c.nll(n, n.x))
+	c := newChain(th)
+	return c.Result(c.nll(n, n.x))
 }
 
 func builtinCrossEntropy(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -152,8 +152,8 @@ func builtinCrossEntropy(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kw
 		// The common case has one fused op.
 		return th.Submit(ops.CrossEntropy, ops.CrossEntropyAttrs{IgnoreIndex: n.attrs.IgnoreIndex}, n.x, n.target)
 	}
-	c := &chain{th: th}
-	return c.result(c.nll(n, c.op(ops.LogSoftmax, ops.SoftmaxAttrs{Dim: classDim}, n.x)))
+	c := newChain(th)
+	return c.Result(c.nll(n, c.Op(ops.LogSoftmax, ops.SoftmaxAttrs{Dim: classDim}, n.x)))
 }
 
 // softCrossEntropy is cross_entropy with class probabilities as targets:
@@ -165,19 +165,19 @@ func softCrossEntropy(th *eval.Thread, n nllArgs, classDim int) (eval.Value, err
 		return nil, fmt.Errorf("cross_entropy: targets must be int64 class indices, or class probabilities of the input's shape %v; got %v", xs, n.target.Meta())
 	}
 	classes := xs[classDim]
-	c := &chain{th: th}
+	c := newChain(th)
 	t := n.target
 	if eps := n.attrs.LabelSmoothing; eps > 0 {
 		dt := t.DType()
-		t = c.op(ops.Add, nil, c.op(ops.Mul, nil, t, c.scalar(1-eps, dt)), c.scalar(eps/float64(classes), dt))
+		t = c.Op(ops.Add, nil, c.Op(ops.Mul, nil, t, c.scalar(1-eps, dt)), c.scalar(eps/float64(classes), dt))
 	}
-	prod := c.op(ops.Mul, nil, c.op(ops.LogSoftmax, ops.SoftmaxAttrs{Dim: classDim}, n.x), t)
+	prod := c.Op(ops.Mul, nil, c.Op(ops.LogSoftmax, ops.SoftmaxAttrs{Dim: classDim}, n.x), t)
 	if w, err := optionalTensor(th, "cross_entropy", "weight", n.weight); err != nil {
-		c.release()
+		c.Release()
 		return nil, err
 	} else if w != nil {
 		if !w.Shape().Equal(tensor.Shape{classes}) {
-			c.release()
+			c.Release()
 			return nil, fmt.Errorf("cross_entropy: input of shape %v has %d classes, but the weight has shape %v", xs, classes, w.Shape())
 		}
 		perClass := make(tensor.Shape, len(xs)-classDim)
@@ -185,23 +185,23 @@ func softCrossEntropy(th *eval.Thread, n nllArgs, classDim int) (eval.Value, err
 			perClass[i] = 1
 		}
 		perClass[0] = classes
-		prod = c.op(ops.Mul, nil, prod, c.op(ops.Reshape, ops.ReshapeAttrs{Shape: perClass}, w))
+		prod = c.Op(ops.Mul, nil, prod, c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: perClass}, w))
 	}
-	loss := c.op(ops.Neg, nil, c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{classDim}}, prod))
-	return c.result(c.reduce(n.attrs.Reduction, loss))
+	loss := c.Op(ops.Neg, nil, c.Op(ops.Sum, ops.ReduceAttrs{Dims: []int{classDim}}, prod))
+	return c.Result(c.reduce(n.attrs.Reduction, loss))
 }
 
 // weighted multiplies loss by an optional weight (broadcasting).
 func (c *chain) weighted(fname string, loss *refs.Ref, weight eval.Value) *refs.Ref {
-	w, err := optionalTensor(c.th, fname, "weight", weight)
+	w, err := optionalTensor(c.Thread(), fname, "weight", weight)
 	if err != nil {
-		c.err = err
+		c.Fail(err)
 		return nil
 	}
 	if w == nil {
 		return loss
 	}
-	return c.op(ops.Mul, nil, loss, w)
+	return c.Op(ops.Mul, nil, loss, w)
 }
 
 func builtinBCE(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -215,16 +215,16 @@ func builtinBCE(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 	if err := sameShape(fname, x, t); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	dt := x.DType()
 	clampLog := func(v *refs.Ref) *refs.Ref {
-		return c.op(ops.Clamp, ops.ClampAttrs{Min: -100, HasMin: true, MinFloat: true}, c.op(ops.Log, nil, v))
+		return c.Op(ops.Clamp, ops.ClampAttrs{Min: -100, HasMin: true, MinFloat: true}, c.Op(ops.Log, nil, v))
 	}
 	one := c.scalar(1, dt)
-	pos := c.op(ops.Mul, nil, t, clampLog(x))
-	neg := c.op(ops.Mul, nil, c.op(ops.Sub, nil, one, t), clampLog(c.op(ops.Sub, nil, one, x)))
-	loss := c.weighted(fname, c.op(ops.Neg, nil, c.op(ops.Add, nil, pos, neg)), weight)
-	return c.result(c.reduce(r, loss))
+	pos := c.Op(ops.Mul, nil, t, clampLog(x))
+	neg := c.Op(ops.Mul, nil, c.Op(ops.Sub, nil, one, t), clampLog(c.Op(ops.Sub, nil, one, x)))
+	loss := c.weighted(fname, c.Op(ops.Neg, nil, c.Op(ops.Add, nil, pos, neg)), weight)
+	return c.Result(c.reduce(r, loss))
 }
 
 func builtinBCEWithLogits(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -238,24 +238,24 @@ func builtinBCEWithLogits(th *eval.Thread, _ *eval.Builtin, args []eval.Value, k
 	if err := sameShape(fname, x, t); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	dt := x.DType()
 	one := c.scalar(1, dt)
 	// (1 - t)·x + lw·(log(1 + exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1)·t
-	softplus := c.op(ops.Add, nil,
-		c.op(ops.Log, nil, c.op(ops.Add, nil, one, c.op(ops.Exp, nil, c.op(ops.Neg, nil, c.op(ops.Abs, nil, x))))),
-		c.op(ops.Relu, nil, c.op(ops.Neg, nil, x)))
+	softplus := c.Op(ops.Add, nil,
+		c.Op(ops.Log, nil, c.Op(ops.Add, nil, one, c.Op(ops.Exp, nil, c.Op(ops.Neg, nil, c.Op(ops.Abs, nil, x))))),
+		c.Op(ops.Relu, nil, c.Op(ops.Neg, nil, x)))
 	pw, err := optionalTensor(th, fname, "pos_weight", posWeight)
 	if err != nil {
-		c.release()
+		c.Release()
 		return nil, err
 	}
 	if pw != nil {
-		lw := c.op(ops.Add, nil, one, c.op(ops.Mul, nil, c.op(ops.Sub, nil, pw, one), t))
-		softplus = c.op(ops.Mul, nil, lw, softplus)
+		lw := c.Op(ops.Add, nil, one, c.Op(ops.Mul, nil, c.Op(ops.Sub, nil, pw, one), t))
+		softplus = c.Op(ops.Mul, nil, lw, softplus)
 	}
-	loss := c.op(ops.Add, nil, c.op(ops.Mul, nil, c.op(ops.Sub, nil, one, t), x), softplus)
-	return c.result(c.reduce(r, c.weighted(fname, loss, weight)))
+	loss := c.Op(ops.Add, nil, c.Op(ops.Mul, nil, c.Op(ops.Sub, nil, one, t), x), softplus)
+	return c.Result(c.reduce(r, c.weighted(fname, loss, weight)))
 }
 
 func builtinL1Loss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -264,8 +264,8 @@ func builtinL1Loss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
-	return c.result(c.reduce(r, c.op(ops.Abs, nil, c.op(ops.Sub, nil, x, t))))
+	c := newChain(th)
+	return c.Result(c.reduce(r, c.Op(ops.Abs, nil, c.Op(ops.Sub, nil, x, t))))
 }
 
 func builtinMSELoss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -274,9 +274,9 @@ func builtinMSELoss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs 
 	if err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
-	d := c.op(ops.Sub, nil, x, t)
-	return c.result(c.reduce(r, c.op(ops.Mul, nil, d, d)))
+	c := newChain(th)
+	d := c.Op(ops.Sub, nil, x, t)
+	return c.Result(c.reduce(r, c.Op(ops.Mul, nil, d, d)))
 }
 
 func builtinSmoothL1Loss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -290,20 +290,20 @@ func builtinSmoothL1Loss(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kw
 	if beta < 0 {
 		return nil, fmt.Errorf("smooth_l1_loss: beta must be non-negative, got %v", beta)
 	}
-	c := &chain{th: th}
-	d := c.op(ops.Abs, nil, c.op(ops.Sub, nil, x, t))
+	c := newChain(th)
+	d := c.Op(ops.Abs, nil, c.Op(ops.Sub, nil, x, t))
 	if beta == 0 {
-		return c.result(c.reduce(r, d)) // torch's l1_loss
+		return c.Result(c.reduce(r, d)) // torch's l1_loss
 	}
-	if c.err != nil {
-		return c.result(nil)
+	if c.Err() != nil {
+		return c.Result(nil)
 	}
 	dt := d.DType()
 	if !dt.IsFloat() {
 		dt = tensor.Float32
 	}
-	quad := c.op(ops.Mul, nil, c.op(ops.Mul, nil, d, d), c.scalar(0.5/beta, dt))
-	lin := c.op(ops.Sub, nil, d, c.scalar(0.5*beta, dt))
-	loss := c.op(ops.Where, nil, c.op(ops.Lt, nil, d, c.scalar(beta, dt)), quad, lin)
-	return c.result(c.reduce(r, loss))
+	quad := c.Op(ops.Mul, nil, c.Op(ops.Mul, nil, d, d), c.scalar(0.5/beta, dt))
+	lin := c.Op(ops.Sub, nil, d, c.scalar(0.5*beta, dt))
+	loss := c.Op(ops.Where, nil, c.Op(ops.Lt, nil, d, c.scalar(beta, dt)), quad, lin)
+	return c.Result(c.reduce(r, loss))
 }

@@ -124,7 +124,7 @@ func builtinNorm(th *eval.Thread, op ops.Op, eps float64, args []eval.Value, kwa
 	// Several trailing dimensions: normalise them flattened into one.
 	n := tensor.Shape(ns).Numel()
 	flat := append(xs[:len(xs)-len(ns):len(xs)-len(ns)].Clone(), n)
-	c := &chain{th: th}
+	c := newChain(th)
 	params := []eval.Value{w, b}
 	for i, v := range params {
 		r, err := optionalTensor(th, name, []string{"weight", "bias"}[i], v)
@@ -137,19 +137,19 @@ func builtinNorm(th *eval.Thread, op ops.Op, eps float64, args []eval.Value, kwa
 		if !r.Shape().Equal(tensor.Shape(ns)) {
 			return nil, fmt.Errorf("%s: normalized_shape %v needs a %s of that shape, got %v", name, tensor.Shape(ns), []string{"weight", "bias"}[i], r.Shape())
 		}
-		params[i] = eval.Tensor{Ref: c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{n}}, r)}
+		params[i] = eval.Tensor{Ref: c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{n}}, r)}
 	}
-	if c.err != nil {
-		return c.result(nil)
+	if c.Err() != nil {
+		return c.Result(nil)
 	}
-	y, err := submitNorm(th, op, c.op(ops.Reshape, ops.ReshapeAttrs{Shape: flat}, x), params[0], params[1], eps)
+	y, err := submitNorm(th, op, c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: flat}, x), params[0], params[1], eps)
 	if err != nil {
-		c.release()
+		c.Release()
 		return nil, err
 	}
 	yr := y.(eval.Tensor).Ref
-	c.temps = append(c.temps, yr)
-	return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: xs}, yr))
+	c.Keep(yr)
+	return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: xs}, yr))
 }
 
 func builtinEmbedding(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

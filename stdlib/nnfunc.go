@@ -46,25 +46,25 @@ func unaryChain(f func(c *chain, x *refs.Ref) *refs.Ref) eval.BuiltinFunc {
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x); err != nil {
 			return nil, err
 		}
-		c := &chain{th: th}
-		return c.result(f(c, x))
+		c := newChain(th)
+		return c.Result(f(c, x))
 	}
 }
 
 // floatInput fails the chain unless x is floating point.
 func (c *chain) floatInput(fname string, x *refs.Ref) bool {
-	if c.err == nil && !x.DType().IsFloat() {
-		c.err = fmt.Errorf("%s: the input must be floating point, got %s", fname, x.DType())
+	if c.Err() == nil && !x.DType().IsFloat() {
+		c.Fail(fmt.Errorf("%s: the input must be floating point, got %s", fname, x.DType()))
 	}
-	return c.err == nil
+	return c.Err() == nil
 }
 
 // detached computes f with the gradient tape paused: its ops are
 // constants to every grad (torch's no_grad steps).
 func (c *chain) detached(f func() *refs.Ref) *refs.Ref {
 	var r *refs.Ref
-	if err := autograd.Paused(c.th.RT, func() error { r = f(); return nil }); err != nil && c.err == nil {
-		c.err = err
+	if err := autograd.Paused(c.Thread().RT, func() error { r = f(); return nil }); err != nil {
+		c.Fail(err)
 	}
 	return r
 }
@@ -75,12 +75,12 @@ func normalizeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "p?", &p, "dim?", &dim, "eps?", &eps); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	if !c.floatInput(b.Name, x) {
-		return c.result(nil)
+		return c.Result(nil)
 	}
-	n := c.op(ops.Norm, ops.VectorNormAttrs{P: p, Dims: []int{dim}, Keepdim: true}, x)
-	return c.result(c.op(ops.Div, nil, x, c.op(ops.Clamp, ops.ClampAttrs{Min: eps, HasMin: true}, n)))
+	n := c.Op(ops.Norm, ops.VectorNormAttrs{P: p, Dims: []int{dim}, Keepdim: true}, x)
+	return c.Result(c.Op(ops.Div, nil, x, c.Op(ops.Clamp, ops.ClampAttrs{Min: eps, HasMin: true}, n)))
 }
 
 func cosineSimilarityBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -89,7 +89,7 @@ func cosineSimilarityBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x1", &x1, "x2", &x2, "dim?", &dim, "eps?", &eps); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	s, err := ops.BroadcastShapes(x1.Shape(), x2.Shape())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
@@ -99,42 +99,26 @@ func cosineSimilarityBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value
 		return nil, fmt.Errorf("%s: the inputs must be floating point, got %s and %s", b.Name, x1.DType(), x2.DType())
 	}
 	unit := func(x *refs.Ref) *refs.Ref {
-		x = c.cast(c.expand(x, s), dt)
+		x = c.Cast(c.Expand(x, s), dt)
 		// torch clamps the norm n in place under no_grad, so its value is
 		// nc = max(n, eps) and its backward uses nc as the norm: dn/dx =
 		// x / nc. That is nc + (q - q̄) / (2 nc) with q = Σx² and q̄ q
 		// detached: the added term is 0 and differentiates to x / nc.
-		q := c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}, Keepdim: true}, c.op(ops.Mul, nil, x, x))
+		q := c.Op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}, Keepdim: true}, c.Op(ops.Mul, nil, x, x))
 		var nc, q0 *refs.Ref
 		c.detached(func() *refs.Ref {
-			n := c.op(ops.Norm, ops.VectorNormAttrs{P: 2, Dims: []int{dim}, Keepdim: true}, x)
-			nc = c.op(ops.Clamp, ops.ClampAttrs{Min: eps, HasMin: true}, n)
+			n := c.Op(ops.Norm, ops.VectorNormAttrs{P: 2, Dims: []int{dim}, Keepdim: true}, x)
+			nc = c.Op(ops.Clamp, ops.ClampAttrs{Min: eps, HasMin: true}, n)
 			if q != nil {
-				q0 = c.op(ops.Reshape, ops.ReshapeAttrs{Shape: q.Shape()}, q) // q, a constant to grad
+				q0 = c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: q.Shape()}, q) // q, a constant to grad
 			}
 			return nil
 		})
-		lift := c.op(ops.Div, nil, c.op(ops.Sub, nil, q, q0), c.op(ops.Mul, nil, nc, c.scalar(2, dt)))
-		return c.op(ops.Div, nil, x, c.op(ops.Add, nil, nc, lift))
+		lift := c.Op(ops.Div, nil, c.Op(ops.Sub, nil, q, q0), c.Op(ops.Mul, nil, nc, c.scalar(2, dt)))
+		return c.Op(ops.Div, nil, x, c.Op(ops.Add, nil, nc, lift))
 	}
-	prod := c.op(ops.Mul, nil, unit(x1), unit(x2))
-	return c.result(c.op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}}, prod))
-}
-
-// cast converts x to dt (x itself when it has dt).
-func (c *chain) cast(x *refs.Ref, dt tensor.DType) *refs.Ref {
-	if x == nil || x.DType() == dt {
-		return x
-	}
-	return c.op(ops.Astype, ops.CastAttrs{To: dt}, x)
-}
-
-// expand broadcasts x to s (x itself when it has that shape).
-func (c *chain) expand(x *refs.Ref, s tensor.Shape) *refs.Ref {
-	if x == nil || x.Shape().Equal(s) {
-		return x
-	}
-	return c.op(ops.Expand, ops.ExpandAttrs{Shape: s}, x)
+	prod := c.Op(ops.Mul, nil, unit(x1), unit(x2))
+	return c.Result(c.Op(ops.Sum, ops.ReduceAttrs{Dims: []int{dim}}, prod))
 }
 
 func hardtanhBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -151,17 +135,17 @@ func hardtanhBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if lo > hi {
 		return nil, fmt.Errorf("%s: min_val (%v) must not be above max_val (%v)", b.Name, lo, hi)
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	if !c.floatInput(b.Name, x) {
-		return c.result(nil)
+		return c.Result(nil)
 	}
 	// The clamped value, differentiated only strictly inside (lo, hi).
 	dt := x.DType()
-	inside := c.op(ops.BitwiseAnd, nil, c.op(ops.Gt, nil, x, c.scalar(lo, dt)), c.op(ops.Lt, nil, x, c.scalar(hi, dt)))
+	inside := c.Op(ops.BitwiseAnd, nil, c.Op(ops.Gt, nil, x, c.scalar(lo, dt)), c.Op(ops.Lt, nil, x, c.scalar(hi, dt)))
 	clamped := c.detached(func() *refs.Ref {
-		return c.op(ops.Clamp, ops.ClampAttrs{Min: lo, Max: hi, HasMin: true, HasMax: true}, x)
+		return c.Op(ops.Clamp, ops.ClampAttrs{Min: lo, Max: hi, HasMin: true, HasMax: true}, x)
 	})
-	return c.result(c.op(ops.Where, nil, inside, x, clamped))
+	return c.Result(c.Op(ops.Where, nil, inside, x, clamped))
 }
 
 func logsigmoid(c *chain, x *refs.Ref) *refs.Ref {
@@ -169,16 +153,16 @@ func logsigmoid(c *chain, x *refs.Ref) *refs.Ref {
 		return nil
 	}
 	dt := x.DType()
-	tail := c.op(ops.Log1p, nil, c.op(ops.Exp, nil, c.op(ops.Neg, nil, c.op(ops.Abs, nil, x))))
-	return c.op(ops.Sub, nil, c.op(ops.Minimum, nil, x, c.scalar(0, dt)), tail)
+	tail := c.Op(ops.Log1p, nil, c.Op(ops.Exp, nil, c.Op(ops.Neg, nil, c.Op(ops.Abs, nil, x))))
+	return c.Op(ops.Sub, nil, c.Op(ops.Minimum, nil, x, c.scalar(0, dt)), tail)
 }
 
 func mish(c *chain, x *refs.Ref) *refs.Ref {
 	if !c.floatInput("mish", x) {
 		return nil
 	}
-	sp := c.op(ops.Softplus, ops.SoftplusAttrs{Beta: 1, Threshold: 20}, x)
-	return c.op(ops.Mul, nil, x, c.op(ops.Tanh, nil, sp))
+	sp := c.Op(ops.Softplus, ops.SoftplusAttrs{Beta: 1, Threshold: 20}, x)
+	return c.Op(ops.Mul, nil, x, c.Op(ops.Tanh, nil, sp))
 }
 
 // The constants of SELU (Klambauer et al.), as torch.
@@ -191,23 +175,23 @@ func selu(c *chain, x *refs.Ref) *refs.Ref {
 	if !c.floatInput("selu", x) {
 		return nil
 	}
-	e := c.op(ops.Elu, ops.EluAttrs{Alpha: seluAlpha}, x)
-	return c.op(ops.Mul, nil, e, c.scalar(seluScale, x.DType()))
+	e := c.Op(ops.Elu, ops.EluAttrs{Alpha: seluAlpha}, x)
+	return c.Op(ops.Mul, nil, e, c.scalar(seluScale, x.DType()))
 }
 
 func square(c *chain, x *refs.Ref) *refs.Ref {
 	if x.DType() == tensor.Bool {
-		x = c.cast(x, tensor.Int64)
+		x = c.Cast(x, tensor.Int64)
 	}
-	return c.op(ops.Mul, nil, x, x)
+	return c.Op(ops.Mul, nil, x, x)
 }
 
 func isfinite(c *chain, x *refs.Ref) *refs.Ref {
-	if !x.DType().IsFloat() {
-		return c.op(ops.Eq, nil, x, x) // true everywhere
+	if c.Err() == nil && !x.DType().IsFloat() {
+		return c.Op(ops.Eq, nil, x, x) // true everywhere
 	}
 	// x - x is 0 for a finite x and NaN for NaN and the infinities.
-	return c.op(ops.Eq, nil, c.op(ops.Sub, nil, x, x), c.scalar(0, x.DType()))
+	return c.Op(ops.Eq, nil, c.Op(ops.Sub, nil, x, x), c.scalar(0, x.DType()))
 }
 
 func softminBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -216,8 +200,8 @@ func softminBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "dim?", &dim); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
-	return c.result(c.op(ops.Softmax, ops.SoftmaxAttrs{Dim: dim}, c.op(ops.Neg, nil, x)))
+	c := newChain(th)
+	return c.Result(c.Op(ops.Softmax, ops.SoftmaxAttrs{Dim: dim}, c.Op(ops.Neg, nil, x)))
 }
 
 func gluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -234,14 +218,14 @@ func gluBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	if s[d]%2 != 0 {
 		return nil, fmt.Errorf("%s: dimension %d of shape %v has odd size %d: it must halve", b.Name, d, s, s[d])
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	if !c.floatInput(b.Name, x) {
-		return c.result(nil)
+		return c.Result(nil)
 	}
 	h := s[d] / 2
-	a := c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 0, h)}, x)
-	g := c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, h, s[d])}, x)
-	return c.result(c.op(ops.Mul, nil, a, c.op(ops.Sigmoid, nil, g)))
+	a := c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 0, h)}, x)
+	g := c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, h, s[d])}, x)
+	return c.Result(c.Op(ops.Mul, nil, a, c.Op(ops.Sigmoid, nil, g)))
 }
 
 // dimOf normalises dim (negative counts from the end) for a tensor of
@@ -259,19 +243,19 @@ func logaddexpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "other", &y); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	if !c.floatInput(b.Name, x) || !c.floatInput(b.Name, y) {
-		return c.result(nil)
+		return c.Result(nil)
 	}
-	m := c.op(ops.Maximum, nil, x, y)
+	m := c.Op(ops.Maximum, nil, x, y)
 	if m == nil {
-		return c.result(nil)
+		return c.Result(nil)
 	}
-	tail := c.op(ops.Log1p, nil, c.op(ops.Exp, nil, c.op(ops.Neg, nil, c.op(ops.Abs, nil, c.op(ops.Sub, nil, x, y)))))
-	r := c.op(ops.Add, nil, m, tail)
+	tail := c.Op(ops.Log1p, nil, c.Op(ops.Exp, nil, c.Op(ops.Neg, nil, c.Op(ops.Abs, nil, c.Op(ops.Sub, nil, x, y)))))
+	r := c.Op(ops.Add, nil, m, tail)
 	// Equal infinities: inf - inf is NaN, the answer is the infinity.
-	same := c.op(ops.BitwiseAnd, nil, c.op(ops.Isinf, nil, x), c.op(ops.Eq, nil, x, y))
-	return c.result(c.op(ops.Where, nil, same, c.expand(c.cast(x, m.DType()), m.Shape()), r))
+	same := c.Op(ops.BitwiseAnd, nil, c.Op(ops.Isinf, nil, x), c.Op(ops.Eq, nil, x, y))
+	return c.Result(c.Op(ops.Where, nil, same, c.Expand(c.Cast(x, m.DType()), m.Shape()), r))
 }
 
 func lerpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -280,30 +264,30 @@ func lerpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "end", &end, "weight", &wv); err != nil {
 		return nil, err
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	if !c.floatInput(b.Name, x) || !c.floatInput(b.Name, end) {
-		return c.result(nil)
+		return c.Result(nil)
 	}
 	dt := x.DType()
-	d := c.op(ops.Sub, nil, end, x)
+	d := c.Op(ops.Sub, nil, end, x)
 	wt, tw := wv.(eval.Tensor)
 	if !tw {
 		// A number picks torch's formula here; a tensor weight is not
 		// read on the host.
 		w, ok := th.AsFloat(wv)
 		if !ok {
-			return c.fail(fmt.Errorf("%s: weight must be a number or a tensor, not %s", b.Name, eval.Describe(wv)))
+			return c.Abort(fmt.Errorf("%s: weight must be a number or a tensor, not %s", b.Name, eval.Describe(wv)))
 		}
 		if math.Abs(w) < 0.5 {
-			return c.result(c.op(ops.Add, nil, x, c.op(ops.Mul, nil, d, c.scalar(w, dt))))
+			return c.Result(c.Op(ops.Add, nil, x, c.Op(ops.Mul, nil, d, c.scalar(w, dt))))
 		}
-		return c.result(c.op(ops.Sub, nil, end, c.op(ops.Mul, nil, d, c.scalar(1-w, dt))))
+		return c.Result(c.Op(ops.Sub, nil, end, c.Op(ops.Mul, nil, d, c.scalar(1-w, dt))))
 	}
 	w := wt.Ref
-	low := c.op(ops.Add, nil, x, c.op(ops.Mul, nil, w, d))
-	high := c.op(ops.Sub, nil, end, c.op(ops.Mul, nil, d, c.op(ops.Sub, nil, c.scalar(1, w.DType()), w)))
-	small := c.op(ops.Lt, nil, c.op(ops.Abs, nil, w), c.scalar(0.5, w.DType()))
-	return c.result(c.op(ops.Where, nil, small, low, high))
+	low := c.Op(ops.Add, nil, x, c.Op(ops.Mul, nil, w, d))
+	high := c.Op(ops.Sub, nil, end, c.Op(ops.Mul, nil, d, c.Op(ops.Sub, nil, c.scalar(1, w.DType()), w)))
+	small := c.Op(ops.Lt, nil, c.Op(ops.Abs, nil, w), c.scalar(0.5, w.DType()))
+	return c.Result(c.Op(ops.Where, nil, small, low, high))
 }
 
 func clampSideBuiltin(side string) eval.BuiltinFunc {
@@ -415,27 +399,27 @@ func addmmBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if len(m1.Shape()) != 2 || len(m2.Shape()) != 2 {
 		return nil, fmt.Errorf("%s: mat1 and mat2 must be matrices, got shapes %v and %v", b.Name, m1.Shape(), m2.Shape())
 	}
-	c := &chain{th: th}
-	mm := c.op(ops.Matmul, nil, m1, m2)
-	if c.err != nil {
-		return c.result(nil)
+	c := newChain(th)
+	mm := c.Op(ops.Matmul, nil, m1, m2)
+	if c.Err() != nil {
+		return c.Result(nil)
 	}
 	dt := mm.DType()
 	if s, err := ops.BroadcastShapes(in.Shape(), mm.Shape()); err != nil || !s.Equal(mm.Shape()) {
-		c.err = fmt.Errorf("%s: input of shape %v does not broadcast to the product's %v", b.Name, in.Shape(), mm.Shape())
-		return c.result(nil)
+		c.Fail(fmt.Errorf("%s: input of shape %v does not broadcast to the product's %v", b.Name, in.Shape(), mm.Shape()))
+		return c.Result(nil)
 	}
 	if alpha != 1 {
-		mm = c.op(ops.Mul, nil, mm, c.scalar(alpha, dt))
+		mm = c.Op(ops.Mul, nil, mm, c.scalar(alpha, dt))
 	}
 	if beta == 0 {
-		return c.result(mm)
+		return c.Result(mm)
 	}
 	bi := in
 	if beta != 1 {
-		bi = c.op(ops.Mul, nil, in, c.scalar(beta, in.DType()))
+		bi = c.Op(ops.Mul, nil, in, c.scalar(beta, in.DType()))
 	}
-	return c.result(c.op(ops.Add, nil, bi, mm))
+	return c.Result(c.Op(ops.Add, nil, bi, mm))
 }
 
 func diffBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -452,7 +436,7 @@ func diffBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if n < 0 {
 		return nil, fmt.Errorf("%s: n must be at least 0, got %d", b.Name, n)
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	op := ops.Sub
 	if x.DType() == tensor.Bool {
 		op = ops.Ne
@@ -460,10 +444,10 @@ func diffBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	cur := x
 	for range min(n, s[d]) {
 		m := cur.Shape()[d]
-		cur = c.op(op, nil, c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 1, m)}, cur), c.op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 0, m-1)}, cur))
+		cur = c.Op(op, nil, c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 1, m)}, cur), c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(d, 0, m-1)}, cur))
 		if cur == nil {
 			break
 		}
 	}
-	return c.result(cur)
+	return c.Result(cur)
 }

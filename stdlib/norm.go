@@ -78,34 +78,34 @@ func builtinBatchNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if count <= 1 {
 		return nil, fmt.Errorf("batch_norm: expected more than 1 value per channel when training, got input of shape %v", xs)
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	dims := channelDims(len(xs))
-	mean := c.op(ops.Mean, ops.ReduceAttrs{Dims: dims}, x)
-	variance := c.op(ops.Var, ops.ReduceAttrs{Dims: dims, Correction: 0}, x)
-	out := c.op(ops.BatchNorm, a, append([]*refs.Ref{x, mean, variance}, affine...)...)
+	mean := c.Op(ops.Mean, ops.ReduceAttrs{Dims: dims}, x)
+	variance := c.Op(ops.Var, ops.ReduceAttrs{Dims: dims, Correction: 0}, x)
+	out := c.Op(ops.BatchNorm, a, append([]*refs.Ref{x, mean, variance}, affine...)...)
 	if stats[0] == nil {
-		return c.result(out)
+		return c.Result(out)
 	}
 	// running·(1 - momentum) + batch·momentum, in the running statistics' dtype.
 	update := func(running, batch *refs.Ref, scale float64) *refs.Ref {
-		if c.err != nil {
+		if c.Err() != nil {
 			return nil
 		}
 		dt := running.DType()
-		kept := c.op(ops.Mul, nil, running, c.scalar(1-momentum, dt))
-		moved := c.op(ops.Mul, nil, c.op(ops.Astype, ops.CastAttrs{To: dt}, batch), c.scalar(momentum*scale, dt))
-		return c.op(ops.Add, nil, kept, moved)
+		kept := c.Op(ops.Mul, nil, running, c.scalar(1-momentum, dt))
+		moved := c.Op(ops.Mul, nil, c.Op(ops.Astype, ops.CastAttrs{To: dt}, batch), c.scalar(momentum*scale, dt))
+		return c.Op(ops.Add, nil, kept, moved)
 	}
 	newMean := update(stats[0], mean, 1)
 	newVar := update(stats[1], variance, float64(count)/float64(count-1))
-	if c.err != nil {
-		return c.result(nil)
+	if c.Err() != nil {
+		return c.Result(nil)
 	}
 	vals := []eval.Value{eval.Tensor{Ref: out}, eval.Tensor{Ref: newMean}, eval.Tensor{Ref: newVar}}
 	for _, v := range vals {
 		th.RT.Retain(v.(eval.Tensor).Ref)
 	}
-	c.release()
+	c.Release()
 	return eval.NewResult([]string{"output", "running_mean", "running_var"}, vals), nil
 }
 
@@ -138,23 +138,23 @@ func builtinGroupNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 			return nil, fmt.Errorf("group_norm: input %v has %d channels, but %s has shape %v", xs, xs[1], []string{"weight", "bias"}[i], r.Shape())
 		}
 	}
-	c := &chain{th: th}
+	c := newChain(th)
 	rest := 1
 	if xs[0] > 0 && groups > 0 {
 		rest = xs.Numel() / xs[0] / groups
 	}
-	grouped := c.op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{xs[0], groups, rest}}, x)
-	y := c.op(ops.Reshape, ops.ReshapeAttrs{Shape: xs}, c.op(ops.LayerNorm, ops.NormAttrs{Eps: eps}, grouped))
+	grouped := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{xs[0], groups, rest}}, x)
+	y := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: xs}, c.Op(ops.LayerNorm, ops.NormAttrs{Eps: eps}, grouped))
 	// The affine parameters broadcast as [C, 1, ...] over the positions.
 	perChannel := append(tensor.Shape{xs[1]}, make(tensor.Shape, len(xs)-2)...)
 	for i := 1; i < len(perChannel); i++ {
 		perChannel[i] = 1
 	}
 	if w != nil {
-		y = c.op(ops.Mul, nil, y, c.op(ops.Reshape, ops.ReshapeAttrs{Shape: perChannel}, w))
+		y = c.Op(ops.Mul, nil, y, c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: perChannel}, w))
 	}
 	if b != nil {
-		y = c.op(ops.Add, nil, y, c.op(ops.Reshape, ops.ReshapeAttrs{Shape: perChannel}, b))
+		y = c.Op(ops.Add, nil, y, c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: perChannel}, b))
 	}
-	return c.result(y)
+	return c.Result(y)
 }

@@ -61,10 +61,10 @@ func builtinRepeat(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	if _, err := tensor.CheckedNumel(wide); err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
 	}
-	c := &chain{th: th}
-	r := c.op(ops.Reshape, ops.ReshapeAttrs{Shape: inter}, x)
-	r = c.op(ops.Expand, ops.ExpandAttrs{Shape: wide}, r)
-	return c.result(c.op(ops.Reshape, ops.ReshapeAttrs{Shape: out}, r))
+	c := newChain(th)
+	r := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: inter}, x)
+	r = c.Op(ops.Expand, ops.ExpandAttrs{Shape: wide}, r)
+	return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: out}, r))
 }
 
 // normDims normalises a list of distinct dims of a tensor of shape s.

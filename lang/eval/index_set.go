@@ -197,22 +197,22 @@ func (fr *frame) setTensorIndex(x *refs.Ref, items []indexItem, vals []Value, v 
 	case bi.tensors > 1:
 		return nil, fr.errorf(site.pos, "only one tensor index is supported in x[...] = v; assign in several steps")
 	}
-	ix := &tensorIndexer{fr: fr, site: site}
-	defer ix.release()
+	ix := &tensorIndexer{fr.chain(site)}
+	defer ix.Release()
 	basic, trivial, at, tp := bi.items, bi.trivial, bi.at, bi.tp
 	val := ix.value(v, x.DType())
 	if tp == nil {
-		return ix.result(ix.op(ops.IndexAssign, &ops.IndexAttrs{Items: basic}, x, val))
+		return ix.Result(ix.Op(ops.IndexAssign, &ops.IndexAttrs{Items: basic}, x, val))
 	}
 	region := x
 	if !trivial {
-		region = ix.op(ops.Index, &ops.IndexAttrs{Items: basic}, x)
+		region = ix.Op(ops.Index, &ops.IndexAttrs{Items: basic}, x)
 	}
 	updated := ix.assignBy(region, at, *tp, val)
 	if trivial || updated == nil {
-		return ix.result(updated)
+		return ix.Result(updated)
 	}
-	return ix.result(ix.op(ops.IndexAssign, &ops.IndexAttrs{Items: basic}, x, updated))
+	return ix.Result(ix.Op(ops.IndexAssign, &ops.IndexAttrs{Items: basic}, x, updated))
 }
 
 // value is v as a tensor of dtype dt.
@@ -236,7 +236,7 @@ func (ix *tensorIndexer) value(v Value, dt tensor.DType) *refs.Ref {
 			return nil
 		}
 		tr := t.(Tensor).Ref
-		ix.temps = append(ix.temps, tr) // released with the other intermediates
+		ix.Keep(tr) // released with the other intermediates
 		return ix.value(Tensor{Ref: tr}, dt)
 	default:
 		ix.err = ix.fr.errorf(ix.site.pos, "a tensor's elements are assigned a tensor, a number or a list of numbers, not %s", Describe(v))
@@ -244,12 +244,9 @@ func (ix *tensorIndexer) value(v Value, dt tensor.DType) *refs.Ref {
 	}
 	r, temp := ix.fr.asRef(v)
 	if temp {
-		ix.temps = append(ix.temps, r)
+		ix.Keep(r)
 	}
-	if r.DType() != dt {
-		r = ix.op(ops.Astype, ops.CastAttrs{To: dt}, r)
-	}
-	return r
+	return ix.Cast(r, dt)
 }
 
 // assignBy is x with the elements that tensor index tp selects along
@@ -275,15 +272,15 @@ func (ix *tensorIndexer) assignBy(x *refs.Ref, at int, tp part, v *refs.Ref) *re
 			for i := range ones {
 				ones[i] = 1
 			}
-			mask := ix.reshape(idx, slices.Concat(ms, ones))
-			return ix.op(ops.Where, nil, mask, v, x)
+			mask := ix.Reshape(idx, slices.Concat(ms, ones))
+			return ix.Op(ops.Where, nil, mask, v, x)
 		}
 		// v has the selected count's dimension: scatter at the positions.
 		merged, pos := ix.maskPositions(s, at, tp)
 		if pos == nil {
 			return nil
 		}
-		return ix.reshape(ix.scatterAt(ix.reshape(x, merged), at, pos, v), s)
+		return ix.Reshape(ix.scatterAt(ix.Reshape(x, merged), at, pos, v), s)
 	}
 	if !idx.DType().IsInt() || idx.DType() == tensor.Uint8 {
 		ix.err = fr.errorf(ix.site.pos, "a tensor index must hold integers (int64) or be a bool mask, not %v", idx.Meta())
@@ -307,20 +304,12 @@ func (ix *tensorIndexer) scatterAt(x *refs.Ref, at int, idx, v *refs.Ref) *refs.
 	}
 	k := is.Numel()
 	flat := slices.Concat(s[:at], tensor.Shape{k}, s[at+1:])
-	v = ix.reshape(ix.expand(v, want), flat)
+	v = ix.Reshape(ix.Expand(v, want), flat)
 	lay := make(tensor.Shape, len(s))
 	for i := range lay {
 		lay[i] = 1
 	}
 	lay[at] = k
-	positions := ix.expand(ix.reshape(idx, lay), flat)
-	return ix.op(ops.Scatter, ops.DimAttrs{Dim: at}, x, positions, v)
-}
-
-// expand broadcasts x to shape s.
-func (ix *tensorIndexer) expand(x *refs.Ref, s tensor.Shape) *refs.Ref {
-	if x == nil || x.Shape().Equal(s) {
-		return x
-	}
-	return ix.op(ops.Expand, ops.ExpandAttrs{Shape: s}, x)
+	positions := ix.Expand(ix.Reshape(idx, lay), flat)
+	return ix.Op(ops.Scatter, ops.DimAttrs{Dim: at}, x, positions, v)
 }

@@ -184,12 +184,12 @@ func (fr *frame) indexTensor(x *refs.Ref, items []indexItem, vals []Value, site 
 	case bi.tensors == 1 && bi.nones > 0:
 		return nil, fr.errorf(site.pos, "none together with a tensor index is not supported; index in two steps")
 	}
-	ix := &tensorIndexer{fr: fr, site: site}
-	defer ix.release()
+	ix := &tensorIndexer{fr.chain(site)}
+	defer ix.Release()
 	basic, trivial, at := bi.items, bi.trivial, bi.at
 	cur := x
 	if !trivial {
-		if cur = ix.op(ops.Index, &ops.IndexAttrs{Items: basic}, cur); cur == nil {
+		if cur = ix.Op(ops.Index, &ops.IndexAttrs{Items: basic}, cur); cur == nil {
 			return nil, ix.err
 		}
 	}
@@ -207,9 +207,9 @@ func (fr *frame) indexTensor(x *refs.Ref, items []indexItem, vals []Value, site 
 			}
 		}
 		final = append(final, rs[i:]...)
-		return ix.result(ix.reshape(cur, final))
+		return ix.Result(ix.Reshape(cur, final))
 	}
-	return ix.result(ix.selectBy(cur, at, *bi.tp))
+	return ix.Result(ix.selectBy(cur, at, *bi.tp))
 }
 
 // basicIndex is the basic part of an index's parts: its ints and slices
@@ -250,68 +250,9 @@ func basicOf(parts []part) basicIndex {
 	return bi
 }
 
-// tensorIndexer submits the ops of one index expression and releases the
-// intermediate results; the first failure sticks.
-type tensorIndexer struct {
-	fr    *frame
-	site  *callSite
-	temps []*refs.Ref
-	err   error
-}
-
-func (ix *tensorIndexer) op(op ops.Op, attrs any, ins ...*refs.Ref) *refs.Ref {
-	if ix.err != nil {
-		return nil
-	}
-	v, err := ix.fr.submit(ix.site, op, attrs, ins...)
-	if err != nil {
-		ix.err = err
-		return nil
-	}
-	r := v.(Tensor).Ref
-	ix.temps = append(ix.temps, r)
-	return r
-}
-
-func (ix *tensorIndexer) reshape(x *refs.Ref, s tensor.Shape) *refs.Ref {
-	if x == nil || x.Shape().Equal(s) {
-		return x
-	}
-	return ix.op(ops.Reshape, ops.ReshapeAttrs{Shape: s}, x)
-}
-
-// host makes a ready tensor of host data.
-func (ix *tensorIndexer) host(d *tensor.Dense) *refs.Ref {
-	th := ix.fr.th
-	th.sitePos = ix.site.pos
-	r := th.RT.FromHost(th.Site(), d)
-	ix.temps = append(ix.temps, r)
-	return r
-}
-
-func (ix *tensorIndexer) scalar(v int64) *refs.Ref {
-	th := ix.fr.th
-	th.sitePos = ix.site.pos
-	r := th.RT.Constant(th.Site(), ops.IntScalar(v))
-	ix.temps = append(ix.temps, r)
-	return r
-}
-
-// result returns r as an owned value (r may be an input), or the failure.
-func (ix *tensorIndexer) result(r *refs.Ref) (Value, error) {
-	if ix.err != nil || r == nil {
-		return nil, ix.err
-	}
-	ix.fr.th.RT.Retain(r)
-	return Tensor{Ref: r}, nil
-}
-
-func (ix *tensorIndexer) release() {
-	for _, r := range ix.temps {
-		ix.fr.th.RT.Release(r)
-	}
-	ix.temps = nil
-}
+// tensorIndexer submits the ops of one index expression: a chain whose
+// ops report the expression's position.
+type tensorIndexer struct{ Chain }
 
 // selectBy applies tensor index tp to dimension at of x.
 func (ix *tensorIndexer) selectBy(x *refs.Ref, at int, tp part) *refs.Ref {
@@ -321,16 +262,16 @@ func (ix *tensorIndexer) selectBy(x *refs.Ref, at int, tp part) *refs.Ref {
 		if pos == nil {
 			return nil
 		}
-		return ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, ix.reshape(x, merged), pos)
+		return ix.Op(ops.IndexSelect, ops.DimAttrs{Dim: at}, ix.Reshape(x, merged), pos)
 	}
 	idx := ix.positions(tp.ref, at, s[at])
 	if idx == nil {
 		return nil
 	}
 	is := idx.Shape()
-	flat := ix.reshape(idx, tensor.Shape{is.Numel()})
-	out := ix.op(ops.IndexSelect, ops.DimAttrs{Dim: at}, x, flat)
-	return ix.reshape(out, slices.Concat(s[:at], is, s[at+1:]))
+	flat := ix.Reshape(idx, tensor.Shape{is.Numel()})
+	out := ix.Op(ops.IndexSelect, ops.DimAttrs{Dim: at}, x, flat)
+	return ix.Reshape(out, slices.Concat(s[:at], is, s[at+1:]))
 }
 
 // maskPositions reads the bool mask tp, which covers dimensions at.. of
@@ -356,7 +297,7 @@ func (ix *tensorIndexer) maskPositions(s tensor.Shape, at int, tp part) (tensor.
 	}
 	d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
 	copy(d.I64(), pos)
-	return slices.Concat(s[:at], tensor.Shape{ms.Numel()}, s[at+tp.dims:]), ix.host(d)
+	return slices.Concat(s[:at], tensor.Shape{ms.Numel()}, s[at+tp.dims:]), ix.Host(d)
 }
 
 // positions is the integer index idx into dimension at, of size n, as
@@ -371,8 +312,6 @@ func (ix *tensorIndexer) positions(idx *refs.Ref, at, n int) *refs.Ref {
 			}
 		}
 	}
-	if idx.DType() != tensor.Int64 {
-		idx = ix.op(ops.Astype, ops.CastAttrs{To: tensor.Int64}, idx)
-	}
-	return ix.op(ops.Where, nil, ix.op(ops.Lt, nil, idx, ix.scalar(0)), ix.op(ops.Add, nil, idx, ix.scalar(int64(n))), idx)
+	idx = ix.Cast(idx, tensor.Int64)
+	return ix.Op(ops.Where, nil, ix.Op(ops.Lt, nil, idx, ix.Constant(ops.IntScalar(0))), ix.Op(ops.Add, nil, idx, ix.Constant(ops.IntScalar(int64(n)))), idx)
 }
