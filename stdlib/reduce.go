@@ -30,13 +30,16 @@ var reduceDocs = map[ops.Op]string{
 
 func init() {
 	for op, doc := range reduceDocs {
-		register(op.Name(), doc, reduceBuiltin(op))
+		register(op.Name(), doc+pythonDocs[op], reduceBuiltin(op))
 	}
 }
 
 func reduceBuiltin(op ops.Op) eval.BuiltinFunc {
 	moments := op == ops.Var || op == ops.Std
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		if v, handled, err := pythonReduce(th, b, op, args, kwargs); handled {
+			return v, err
+		}
 		var x *refs.Ref
 		dim := eval.None
 		keepdim := false
