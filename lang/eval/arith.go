@@ -421,6 +421,9 @@ func (fr *frame) equalAt(a, b Value, pos ast.Pos, depth int) (bool, error) {
 	if na || nb {
 		return na && nb, nil
 	}
+	if same(a, b) {
+		return true, nil // as Python's list ==, a value equals itself
+	}
 	numA := isScalar(a)
 	numB := isScalar(b)
 	_, ta := a.(Tensor)
@@ -445,9 +448,6 @@ func (fr *frame) equalAt(a, b Value, pos ast.Pos, depth int) (bool, error) {
 		return ok && rangeEqual(x, y), nil
 	case *List:
 		y, ok := b.(*List)
-		if ok && x == y {
-			return true, nil // as in Python, a list equals itself
-		}
 		if !ok || len(x.Elems) != len(y.Elems) {
 			return false, nil
 		}
@@ -459,9 +459,6 @@ func (fr *frame) equalAt(a, b Value, pos ast.Pos, depth int) (bool, error) {
 		return true, nil
 	case *Record:
 		y, ok := b.(*Record)
-		if ok && x == y {
-			return true, nil
-		}
 		if !ok || len(x.Keys) != len(y.Keys) {
 			return false, nil
 		}

@@ -212,6 +212,9 @@ func (c *compiler) closure(fn *ast.FnExpr) exprFn {
 }
 
 func (c *compiler) binary(e *ast.BinaryExpr) exprFn {
+	if e.Op == "in" || e.Op == "not in" {
+		return c.membership(e)
+	}
 	x, y := c.expr(e.X), c.expr(e.Y)
 	pos := e.At
 	switch e.Op {

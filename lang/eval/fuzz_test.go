@@ -124,6 +124,8 @@ var edgeSeeds = []string{
 	"print(\"日本\"[::-1], len(\"\"), \"\"[0:0], \"a\" + str([\"b\", {c: none}]))",
 	"let t = zeros([0, 3])\nprint(t.sum(dim=0), t.T, t[0:0], t.reshape([3, 0]), len(t), t.mean())",
 	"print(((((((1)))))), [[[[[]]]]], {a: {b: {c: [fn(x) => x]}}}.a.b.c[0](3))",
+	"let big = 9223372036854775807\nprint(-big - 1 in range(-big - 1, big, big), big in range(big, 0, -1), 1e30 in range(big), 3 in range(0, 10, -big - 1))",
+	"let t = tensor([1.0, 2.0])\nprint(sum([t, 1, t], start=t), max([t[0], 3, t[1]], key=fn(v) => -v), t in [[t]], [t] in [[t]], all(range(1, 4)), min(\"\", default=none))",
 	"let x = tensor([[1.5, -2.0], [0.0, 1e-30]])\nprint(x @ x.T, x.max(dim=1), x.argmax(), x[-1, -1], x[:, ::-1], x > 0)",
 	"fn f(n) { if n == 0 { return [] } return f(n - 1) + [n] }\nprint(f(50)[-3:], len(f(300)))",
 }

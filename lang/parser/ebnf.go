@@ -56,7 +56,11 @@ func exprEBNF() string {
 		}
 		quoted := make([]string, len(l.ops))
 		for i, op := range l.ops {
-			quoted[i] = fmt.Sprintf("%q", op)
+			words := strings.Fields(op)
+			for j, w := range words {
+				words[j] = fmt.Sprintf("%q", w)
+			}
+			quoted[i] = strings.Join(words, " ")
 		}
 		ops := strings.Join(quoted, " | ")
 		if len(l.ops) > 1 {

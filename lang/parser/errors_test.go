@@ -101,6 +101,8 @@ var errorTests = []struct{ src, want string }{
 	{"let x = 1 +\nlet y = 2", `t.tr:2:1: expected expression after '+', found "let"`},
 	{"let x = a < b < c", `t.tr:1:15: comparison operators cannot be chained; write a < b and b < c`},
 	{"let x = a == b != c", `t.tr:1:16: comparison operators cannot be chained; write a == b and b != c`},
+	{"let x = a in b not in c", `t.tr:1:16: comparison operators cannot be chained; write a in b and b not in c`},
+	{"let x = a not b", `t.tr:1:11: unexpected "not" at end of statement`},
 	{"let x = a == not b", `t.tr:1:14: expected expression after '==', found "not" (write the 'not' expression in parentheses)`},
 	{"let x = a + not b", `t.tr:1:13: expected expression after '+', found "not" (write the 'not' expression in parentheses)`},
 	{"let x = a and or b", `t.tr:1:15: expected expression after 'and', found "or"`},

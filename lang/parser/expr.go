@@ -2,6 +2,7 @@ package parser
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -34,7 +35,7 @@ var levels = [...]level{
 	1: {"Or", []string{"or"}, left},
 	2: {"And", []string{"and"}, left},
 	3: {"Not", []string{"not"}, prefix},
-	4: {"Comparison", []string{"==", "!=", "<", "<=", ">", ">="}, nonAssoc},
+	4: {"Comparison", []string{"==", "!=", "<", "<=", ">", ">=", "in", "not in"}, nonAssoc},
 	5: {"Sum", []string{"+", "-"}, left},
 	6: {"Product", []string{"*", "/", "//", "%", "@"}, left},
 	7: {"Unary", []string{"-"}, prefix},
@@ -93,7 +94,7 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 		return nil, err
 	}
 	for n := 1; p.at(l.ops); n++ {
-		op := p.lex.Next()
+		op := p.next()
 		if n >= ast.MaxDepth {
 			// A left-associative chain is read in a loop, but each
 			// operator is one level more of the tree.
@@ -112,7 +113,7 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 		}
 		x = &ast.BinaryExpr{At: posOf(op.Pos), Op: op.Value, X: x, Y: y}
 		if l.assoc == nonAssoc && p.at(l.ops) {
-			next := p.lex.Peek()
+			next := p.next()
 			return nil, errorAt(next.Pos, "comparison operators cannot be chained; write a %s b and b %s c",
 				op.Value, next.Value)
 		}
@@ -120,8 +121,9 @@ func (p *exprParser) parse(lv int) (ast.Expr, error) {
 	return x, nil
 }
 
-// at reports whether the next token is one of the operators ops. Only
+// at reports whether the next tokens are one of the operators ops. Only
 // operator and keyword tokens qualify: a string "or" is not an operator.
+// An operator of two words ("not in") is two keyword tokens.
 func (p *exprParser) at(ops []string) bool {
 	t := p.lex.Peek()
 	if t.Type == tokString || t.Type == tokIdent || t.Type == tokNumber {
@@ -131,8 +133,31 @@ func (p *exprParser) at(ops []string) bool {
 		if t.Value == op {
 			return true
 		}
+		if first, second, two := strings.Cut(op, " "); two && t.Type == tokKeyword && t.Value == first {
+			cp := p.lex.MakeCheckpoint()
+			p.lex.Next()
+			u := p.lex.Peek()
+			p.lex.LoadCheckpoint(cp)
+			if u.Type == tokKeyword && u.Value == second {
+				return true
+			}
+		}
 	}
 	return false
+}
+
+// next consumes the operator at reported: one token, or the two of "not
+// in", returned as one token spelling both words at the first one's
+// position.
+func (p *exprParser) next() *lexer.Token {
+	op := p.lex.Next()
+	if op.Type == tokKeyword && op.Value == "not" {
+		in := p.lex.Next()
+		joined := *op
+		joined.Value = op.Value + " " + in.Value
+		return &joined
+	}
+	return op
 }
 
 // operand parses a primary expression with its postfix operations.

@@ -41,7 +41,7 @@ func TestGrammarLevels(t *testing.T) {
 Or = And ("or" And)* .
 And = Not ("and" Not)* .
 Not = "not" Not | Comparison .
-Comparison = Sum (("==" | "!=" | "<" | "<=" | ">" | ">=") Sum)? .
+Comparison = Sum (("==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not" "in") Sum)? .
 Sum = Product (("+" | "-") Product)* .
 Product = Unary (("*" | "/" | "//" | "%" | "@") Unary)* .
 Unary = "-" Unary | Power .

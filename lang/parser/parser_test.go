@@ -76,6 +76,11 @@ var exprTests = []struct{ src, want string }{
 	{"a > b", "(a > b)"},
 	{"a >= b", "(a >= b)"},
 	{"a < b and b < c", "((a < b) and (b < c))"},
+	{"a in b", "(a in b)"},
+	{"a not in b + c", "(a not in (b + c))"},
+	{"not a in b", "(not (a in b))"},
+	{"a in b and c not in d", "((a in b) and (c not in d))"},
+	{"[x for x in xs if x not in ys]", "(call (fn list comprehension() {let [comprehension] = []; for x in xs {if (x not in ys) {[comprehension] = ([comprehension] + [x])}}; return [comprehension]}))"},
 	{"a + 1 < b * 2", "((a + 1) < (b * 2))"},
 	{"(a < b) < c", "((paren (a < b)) < c)"},
 	// Level 5: + -.
