@@ -203,15 +203,10 @@ func pythonExtreme(th *eval.Thread, fname string, largest bool, args []eval.Valu
 		if err != nil {
 			return nil, err
 		}
-		better, err := th.Binary(beats, k, bestKey)
-		if err == nil {
-			var t bool
-			t, err = th.Truth(better)
-			eval.Release(th.RT, better)
-			if t {
-				best = v
-				bestKey, k = k, bestKey
-			}
+		better, err := compareValues(th, fname, beats, k, bestKey)
+		if better {
+			best = v
+			bestKey, k = k, bestKey
 		}
 		eval.Release(th.RT, k)
 		if err != nil {
@@ -220,4 +215,21 @@ func pythonExtreme(th *eval.Thread, fname string, largest bool, args []eval.Valu
 	}
 	eval.Retain(th.RT, best)
 	return best, nil
+}
+
+// compareValues is the truth of a sym b (a < b, a > b) for ordering
+// values, as Python's sorted and max compare them: numbers, strings, or
+// tensors of one element.
+func compareValues(th *eval.Thread, fname, sym string, a, b eval.Value) (bool, error) {
+	c, err := th.Binary(sym, a, b)
+	if err != nil {
+		return false, err
+	}
+	if t, ok := c.(eval.Tensor); ok && t.Ref.Shape().Numel() != 1 {
+		eval.Release(th.RT, c)
+		return false, fmt.Errorf("%s: cannot order tensors of shape %v by %s; compare one-element tensors, or give key=", fname, t.Ref.Shape(), sym)
+	}
+	t, err := th.Truth(c)
+	eval.Release(th.RT, c)
+	return t, err
 }

@@ -48,7 +48,7 @@ func TestPythonReductionsOverTensors(t *testing.T) {
 	// A key whose results cannot be compared fails after some keys were
 	// made: nothing leaks.
 	_, err = e.call("max", []eval.Value{list}, eval.Kwarg{Name: "key", Value: neg})
-	if err == nil || !strings.Contains(err.Error(), "condition is a tensor of shape [2]") {
+	if err == nil || !strings.Contains(err.Error(), "max: cannot order tensors of shape [2] by >") {
 		t.Errorf("max(list, key=neg) of vectors: err = %v, want an ambiguous-truth error", err)
 	}
 	// An element that cannot be added stops the sum midway: nothing leaks.
@@ -56,5 +56,31 @@ func TestPythonReductionsOverTensors(t *testing.T) {
 	defer eval.Release(e.rt, mixed)
 	if _, err := e.call("sum", []eval.Value{mixed}); err == nil || !strings.Contains(err.Error(), "unsupported operand types for +") {
 		t.Errorf("sum([tensor, string]): err = %v", err)
+	}
+}
+
+// sorted releases its keys and values when a comparison fails midway.
+func TestSortedReleasesOnFailure(t *testing.T) {
+	e := newPropEnv(t)
+	defer e.close()
+	list := eval.NewList([]eval.Value{e.vector(3), e.vector(1, 2), e.vector(2)})
+	defer eval.Release(e.rt, list)
+	_, err := e.call("sorted", []eval.Value{list}, eval.Kwarg{Name: "key", Value: Universe()["neg"]})
+	if err == nil || !strings.Contains(err.Error(), "sorted: cannot order tensors of shape [2] by <") {
+		t.Errorf("sorted with a vector key: err = %v", err)
+	}
+	scalars := eval.NewList([]eval.Value{e.vector(3), e.vector(1), e.vector(2)})
+	defer eval.Release(e.rt, scalars)
+	got, err := e.call("sorted", []eval.Value{scalars}, eval.Kwarg{Name: "reverse", Value: eval.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eval.Release(e.rt, got)
+	for i, want := range []float32{3, 2, 1} {
+		v := got.(*eval.List).Elems[i].(eval.Tensor)
+		d, err := e.rt.Read(v.Ref)
+		if err != nil || d.F32()[0] != want {
+			t.Errorf("sorted(reverse=true)[%d] = %v, %v; want %v", i, d, err, want)
+		}
 	}
 }

@@ -386,8 +386,12 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 	case opLt, opLe, opGt, opGe:
 		if x, ok := a.(String); ok {
 			if y, ok := b.(String); ok {
-				c := cmp3(string(x), string(y))
-				return Bool(op == opLt && c < 0 || op == opLe && c <= 0 || op == opGt && c > 0 || op == opGe && c >= 0), nil
+				return ordered(op, cmp3(string(x), string(y))), nil
+			}
+		}
+		if x, ok := a.(*List); ok {
+			if y, ok := b.(*List); ok {
+				return fr.listOrder(op, x, y, site)
 			}
 		}
 	}
@@ -398,6 +402,30 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 		hint = "; use str() to convert"
 	}
 	return nil, fr.errorf(site.pos, "unsupported operand types for %s: %s and %s%s", opSyms[op], Describe(a), Describe(b), hint)
+}
+
+// listOrder is < <= > >= on two lists, as Python orders them: by the
+// first elements that differ (compared with op), else by length.
+func (fr *frame) listOrder(op opcode, x, y *List, site *callSite) (Value, error) {
+	for i := range min(len(x.Elems), len(y.Elems)) {
+		a, b := x.Elems[i], y.Elems[i]
+		eq, err := fr.equal(a, b, site.pos)
+		if err != nil {
+			return nil, err
+		}
+		if !eq {
+			Retain(fr.th.RT, a)
+			Retain(fr.th.RT, b)
+			return fr.binop(op, a, b, site)
+		}
+	}
+	return ordered(op, cmp3(int64(len(x.Elems)), int64(len(y.Elems)))), nil
+}
+
+// ordered is the result of the ordering operator op on operands whose
+// three-way comparison is c.
+func ordered(op opcode, c int) Value {
+	return Bool(op == opLt && c < 0 || op == opLe && c <= 0 || op == opGt && c > 0 || op == opGe && c >= 0)
 }
 
 // equal is == on values that are not both tensors: deep on lists and
