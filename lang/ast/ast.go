@@ -172,6 +172,22 @@ type StringLit struct {
 	Value string
 }
 
+// FStringExpr is an f-string, f"text {expr:spec} text": its parts in
+// order.
+type FStringExpr struct {
+	At    Pos
+	Parts []*FStringPart
+}
+
+// FStringPart is one piece of an f-string: the literal Text when X is
+// nil, else the value of X written as print writes it (Spec empty) or as
+// format(X, Spec) does.
+type FStringPart struct {
+	Text string
+	X    Expr
+	Spec string
+}
+
 // BoolLit is true or false.
 type BoolLit struct {
 	At    Pos
@@ -334,6 +350,7 @@ func (s *ExprStmt) Span() Pos     { return s.At }
 func (e *Ident) Span() Pos        { return e.At }
 func (e *NumberLit) Span() Pos    { return e.At }
 func (e *StringLit) Span() Pos    { return e.At }
+func (e *FStringExpr) Span() Pos  { return e.At }
 func (e *BoolLit) Span() Pos      { return e.At }
 func (e *NoneLit) Span() Pos      { return e.At }
 func (e *ListExpr) Span() Pos     { return e.At }
@@ -367,6 +384,7 @@ func (*ExprStmt) stmt()   {}
 func (*Ident) expr()        {}
 func (*NumberLit) expr()    {}
 func (*StringLit) expr()    {}
+func (*FStringExpr) expr()  {}
 func (*BoolLit) expr()      {}
 func (*NoneLit) expr()      {}
 func (*ListExpr) expr()     {}

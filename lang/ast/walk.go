@@ -69,6 +69,10 @@ func Children(n Node, f func(Node)) {
 		for _, fl := range n.Fields {
 			expr(fl.Value)
 		}
+	case *FStringExpr:
+		for _, p := range n.Parts {
+			expr(p.X)
+		}
 	case *FnExpr:
 		for _, p := range n.Params {
 			f(p.Name)

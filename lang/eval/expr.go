@@ -32,6 +32,8 @@ func (c *compiler) expr(e ast.Expr) exprFn {
 		return c.expr(e.X)
 	case *ast.ListExpr:
 		return c.list(e)
+	case *ast.FStringExpr:
+		return c.fstring(e)
 	case *ast.RecordExpr:
 		return c.record(e)
 	case *ast.FnExpr:

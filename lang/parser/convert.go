@@ -54,6 +54,13 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 		}
 		return &ast.NumberLit{At: posOf(pr.Tok.Pos), Raw: pr.Tok.Value, IsInt: n.isInt, Int: n.i, Float: n.f}, nil
 	case *stringLit:
+		if isFString(pr.Tok) {
+			x, err := fstring(pr.Tok)
+			if err != nil {
+				return nil, err
+			}
+			return x, nil
+		}
 		s, err := unquote(pr.Tok)
 		if err != nil {
 			return nil, err
@@ -585,7 +592,7 @@ func describeExpr(x ast.Expr) string {
 		return "a field"
 	case *ast.CallExpr:
 		return "a call"
-	case *ast.NumberLit, *ast.StringLit, *ast.BoolLit, *ast.NoneLit:
+	case *ast.NumberLit, *ast.StringLit, *ast.BoolLit, *ast.NoneLit, *ast.FStringExpr:
 		return "a literal"
 	case *ast.ParenExpr:
 		return "a parenthesized expression"

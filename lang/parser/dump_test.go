@@ -66,6 +66,21 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 		b.WriteString("[")
 		dumpList(b, n.Elems, " ")
 		b.WriteString("]")
+	case *ast.FStringExpr:
+		b.WriteString("(fstring")
+		for _, p := range n.Parts {
+			if p.X == nil {
+				fmt.Fprintf(b, " %q", p.Text)
+				continue
+			}
+			b.WriteString(" {")
+			dumpNode(b, p.X)
+			if p.Spec != "" {
+				b.WriteString(":" + p.Spec)
+			}
+			b.WriteString("}")
+		}
+		b.WriteString(")")
 	case *ast.RecordExpr:
 		b.WriteString("{")
 		for i, f := range n.Fields {

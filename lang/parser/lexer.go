@@ -29,8 +29,8 @@ var keywords = []string{
 var lexDef = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "comment", Pattern: `#[^\r\n]*`},
 	{Name: "whitespace", Pattern: `[ \t\r\n]+`},
-	{Name: "String", Pattern: `"(?:\\[^\r\n]|[^"\\\r\n])*"`},
-	{Name: "BadString", Pattern: `"(?:\\[^\r\n]|[^"\\\r\n])*\\?`},
+	{Name: "String", Pattern: `f?"(?:\\[^\r\n]|[^"\\\r\n])*"`},
+	{Name: "BadString", Pattern: `f?"(?:\\[^\r\n]|[^"\\\r\n])*\\?`},
 	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]*)?[A-Za-z0-9_]*`},
 	{Name: "Keyword", Pattern: `(?:` + strings.Join(keywords, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
@@ -108,9 +108,12 @@ func (s *scanner) next() {
 		s.i = j
 		return
 	case c == '"':
-		s.emit(s.stringToken())
+		s.emit(s.stringToken(start))
 	case isDigit(c) || (c == '.' && start+1 < len(src) && isDigit(src[start+1])):
 		s.emit(tokNumber, s.numberEnd())
+	case c == 'f' && start+1 < len(src) && src[start+1] == '"':
+		// An f-string: a string token whose text starts with f.
+		s.emit(s.stringToken(start + 1))
 	case isLetter(c):
 		j := start + 1
 		for j < len(src) && isWordChar(src[j]) {
@@ -131,12 +134,12 @@ func (s *scanner) next() {
 	}
 }
 
-// stringToken returns the type and end of the string literal at s.i: a
-// String, or a BadString up to the end of the line (taking a final
-// backslash) when the closing quote is missing.
-func (s *scanner) stringToken() (lexer.TokenType, int) {
+// stringToken returns the type and end of the string literal whose
+// opening quote is at quote: a String, or a BadString up to the end of
+// the line (taking a final backslash) when the closing quote is missing.
+func (s *scanner) stringToken(quote int) (lexer.TokenType, int) {
 	src := s.src
-	j := s.i + 1
+	j := quote + 1
 	for j < len(src) {
 		switch src[j] {
 		case '"':
@@ -200,7 +203,8 @@ func (s *scanner) emit(typ lexer.TokenType, end int) {
 	s.i = end
 	switch t.Type {
 	case tokString:
-		if _, err := unquote(t); err != nil {
+		// An f-string's text is checked as the parser splits it.
+		if _, err := unquote(t); err != nil && !isFString(t) {
 			s.errs = append(s.errs, err)
 		}
 	case tokBadString:
@@ -276,6 +280,9 @@ func badChar(s string) string {
 // \n \t \" and \\. An unknown escape or invalid UTF-8 is an error at its
 // own column.
 func unquote(t lexer.Token) (string, *synError) {
+	if isFString(t) {
+		return "", &synError{Pos: posOf(t.Pos), Msg: "an f-string cannot stand here; write a plain string"}
+	}
 	raw := t.Value[1 : len(t.Value)-1]
 	if !strings.ContainsRune(raw, '\\') && utf8.ValidString(raw) {
 		return raw, nil

@@ -46,7 +46,7 @@ func refScan(path string, src []byte) ([]lexer.Token, errorList) {
 			t.Pos.Offset += offset
 			switch t.Type {
 			case tokString:
-				if _, err := unquote(t); err != nil {
+				if _, err := unquote(t); err != nil && !isFString(t) {
 					errs = append(errs, err)
 				}
 			case tokBadString:
@@ -85,6 +85,7 @@ var lexerCases = []string{
 	"- + * / % @ < > = ( ) [ ] { } , : ; .",
 	"\x00 \x01 \x7f \v \f é 日本",
 	"a\tb\t\tc", "x # é日\ny",
+	`f"a{x}" f"" f"\q" ff"x" fx"y" f "z" elif"w" 1f"v" f"{"x"}" f"abc f"\`,
 }
 
 // scanInputs are the inputs the scanners are compared on: lexerCases,

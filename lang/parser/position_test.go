@@ -18,7 +18,8 @@ func TestPositions(t *testing.T) {
 		"\treturn p.sum(dim=q)[0, 1:]\n" +
 		"}\n" +
 		"import \"lib/m.tr\"\n" +
-		"if x { del x } else if y {} else { print(\"é\", [1], {k: 2}, fn(z) => z) }\n"
+		"if x { del x } else if y {} else { print(\"é\", [1], {k: 2}, fn(z) => z) }\n" +
+		"let s = f\"é{x + 1:>3} {y}\"\n"
 	want := []string{
 		"LetStmt 1:1",
 		"Ident 1:5",
@@ -68,6 +69,13 @@ func TestPositions(t *testing.T) {
 		"Block 6:69",
 		"ReturnStmt 6:69",
 		"Ident 6:69",
+		"LetStmt 7:1",
+		"Ident 7:5",
+		"FStringExpr 7:9",
+		"BinaryExpr 7:15",
+		"Ident 7:13",
+		"NumberLit 7:17",
+		"Ident 7:24",
 	}
 	f, err := ParseFile("p.tr", []byte(src))
 	if err != nil {

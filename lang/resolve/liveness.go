@@ -340,6 +340,13 @@ func (l *live) expr(e ast.Expr, out set) set {
 			out = l.expr(e.Elems[i], out)
 		}
 		return out
+	case *ast.FStringExpr:
+		for i := len(e.Parts) - 1; i >= 0; i-- {
+			if x := e.Parts[i].X; x != nil {
+				out = l.expr(x, out)
+			}
+		}
+		return out
 	case *ast.RecordExpr:
 		for i := len(e.Fields) - 1; i >= 0; i-- {
 			out = l.expr(e.Fields[i].Value, out)

@@ -525,6 +525,10 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		for _, x := range e.Elems {
 			r.expr(s, x)
 		}
+	case *ast.FStringExpr:
+		for _, p := range e.Parts {
+			r.expr(s, p.X)
+		}
 	case *ast.RecordExpr:
 		seen := map[string]bool{}
 		for _, f := range e.Fields {

@@ -1,0 +1,226 @@
+package parser
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// An f-string, f"loss {loss:.4f} at step {i}", is one string token whose
+// text is split here: the text between fields is unescaped as a string's
+// (with {{ and }} for braces), each field's expression is scanned and
+// parsed where it stands in the file, so that its errors point into the
+// f-string, and a field's format spec after ':' is kept as written. A
+// field may end in '=' ({loss=}) to write its own source before the value.
+// The token cannot hold a '"', so a field's expression has no strings.
+
+// isFString reports whether a string token is an f-string.
+func isFString(t lexer.Token) bool { return strings.HasPrefix(t.Value, "f") }
+
+// fstring converts an f-string token.
+func fstring(t lexer.Token) (ast.Expr, *synError) {
+	f := fstringSplitter{tok: t, raw: t.Value[2 : len(t.Value)-1], col: t.Pos.Column + 2}
+	return f.split()
+}
+
+// fstringSplitter walks an f-string's text between its quotes.
+type fstringSplitter struct {
+	tok   lexer.Token
+	raw   string
+	i     int // byte offset in raw
+	col   int // column of raw[i]
+	text  strings.Builder
+	parts []*ast.FStringPart
+}
+
+// at is the position of column col of the f-string's line.
+func (f *fstringSplitter) at(col int) ast.Pos {
+	p := posOf(f.tok.Pos)
+	p.Col = col
+	return p
+}
+
+func (f *fstringSplitter) fail(col int, format string, args ...any) *synError {
+	return &synError{Pos: f.at(col), Msg: fmt.Sprintf(format, args...)}
+}
+
+func (f *fstringSplitter) split() (ast.Expr, *synError) {
+	for f.i < len(f.raw) {
+		r, size := utf8.DecodeRuneInString(f.raw[f.i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return nil, f.fail(f.col, "invalid UTF-8 encoding in string literal")
+		case r == '\\':
+			// The lexer guarantees a character after every backslash.
+			e, esize := utf8.DecodeRuneInString(f.raw[f.i+1:])
+			s, ok := escapes[e]
+			if !ok {
+				return nil, f.fail(f.col, `unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))
+			}
+			f.text.WriteString(s)
+			f.i += 1 + esize
+			f.col += 2
+		case (r == '{' || r == '}') && strings.HasPrefix(f.raw[f.i+1:], string(r)):
+			f.text.WriteRune(r)
+			f.i += 2
+			f.col += 2
+		case r == '}':
+			return nil, f.fail(f.col, "single '}' in an f-string (write '}}' for a brace)")
+		case r == '{':
+			if err := f.field(); err != nil {
+				return nil, err
+			}
+		default:
+			f.text.WriteString(f.raw[f.i : f.i+size])
+			f.i += size
+			f.col++
+		}
+	}
+	f.flush()
+	return &ast.FStringExpr{At: posOf(f.tok.Pos), Parts: f.parts}, nil
+}
+
+// escapes are the escape sequences of strings, by the character after the
+// backslash.
+var escapes = map[rune]string{'n': "\n", 't': "\t", '"': `"`, '\\': `\`}
+
+// flush ends the literal text read so far as a part.
+func (f *fstringSplitter) flush() {
+	if f.text.Len() > 0 {
+		f.parts = append(f.parts, &ast.FStringPart{Text: f.text.String()})
+		f.text.Reset()
+	}
+}
+
+// field reads the field at raw[i] == '{': its expression up to a ':', a
+// '!' or the closing '}' outside brackets, then its spec.
+func (f *fstringSplitter) field() *synError {
+	open := f.col
+	start, startCol := f.i+1, f.col+1
+	j, col, depth := start, startCol, 0
+	end := -1 // the byte after the expression
+	debug := false
+	for end < 0 {
+		if j == len(f.raw) {
+			return f.fail(open, "f-string field '{' is not closed (write '{{' for a brace)")
+		}
+		r, size := utf8.DecodeRuneInString(f.raw[j:])
+		switch {
+		case r == '\\':
+			return f.fail(col, "an f-string field's expression cannot contain a backslash")
+		case r == '(' || r == '[' || r == '{':
+			depth++
+		case (r == ')' || r == ']' || r == '}') && depth > 0:
+			depth--
+		case depth > 0:
+		case r == '}' || r == ':':
+			end = j
+			continue
+		case r == '!' && !strings.HasPrefix(f.raw[j+1:], "="):
+			return f.fail(col, "f-string conversions (!r, !s) are not supported; write str(x) or format(x, spec)")
+		case r == '=' && fieldEnds(f.raw[j+1:]) && !strings.ContainsRune("=!<>", prevRune(f.raw[:j])):
+			debug = true
+			end = j
+			continue
+		}
+		j += size
+		col++
+	}
+	src := f.raw[start:end]
+	if strings.TrimSpace(src) == "" {
+		return f.fail(open, "empty expression in an f-string field")
+	}
+	x, err := f.parseField(src, startCol, f.tok.Pos.Offset+2+start)
+	if err != nil {
+		return err
+	}
+	if debug {
+		f.text.WriteString(src + "=")
+		j++
+		col++
+	}
+	f.flush()
+	spec := ""
+	if f.raw[j] == ':' {
+		j++
+		col++
+		specStart := j
+		for j < len(f.raw) && f.raw[j] != '}' {
+			r, size := utf8.DecodeRuneInString(f.raw[j:])
+			if r == '{' || r == '\\' {
+				return f.fail(col, "an f-string format spec cannot hold %q", r)
+			}
+			j += size
+			col++
+		}
+		if j == len(f.raw) {
+			return f.fail(open, "f-string field '{' is not closed (write '{{' for a brace)")
+		}
+		spec = f.raw[specStart:j]
+	}
+	// raw[j] is the field's closing '}', at column col.
+	f.parts = append(f.parts, &ast.FStringPart{X: x, Spec: spec})
+	f.i = j + 1
+	f.col = col + 1
+	return nil
+}
+
+// fieldEnds reports whether rest, the text after a '=' in a field, ends
+// the field there ({x=} or {x=:.2f}).
+func fieldEnds(rest string) bool {
+	return strings.HasPrefix(rest, "}") || strings.HasPrefix(rest, ":")
+}
+
+// prevRune is the last rune of s, or 0.
+func prevRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	if r == utf8.RuneError {
+		return 0
+	}
+	return r
+}
+
+// parseField parses a field's expression src, which starts at column col
+// of the f-string's line and byte offset off of its file.
+func (f *fstringSplitter) parseField(src string, col, off int) (ast.Expr, *synError) {
+	shift := func(p *lexer.Position) {
+		p.Column += col - 1
+		p.Offset += off
+	}
+	toks, errs := scan(f.tok.Pos.Filename, []byte(src), f.tok.Pos.Line)
+	if len(errs) > 0 {
+		e := *errs[0]
+		e.Pos.Col += col - 1
+		return nil, &e
+	}
+	for i := range toks {
+		shift(&toks[i].Pos)
+	}
+	peek, err := lexer.Upgrade(&tokenLexer{toks: toks})
+	if err != nil {
+		return nil, f.fail(col, "%v", err)
+	}
+	defer begin(peek)()
+	x, err := parseExpr(peek)
+	if errors.Is(err, participle.NextMatch) {
+		return nil, errorAt(toks[0].Pos, "expected an expression in the f-string field, found %s", describe(toks[0]))
+	}
+	if err != nil {
+		// The field's end is the end of its tokens, but not of the input:
+		// more lines cannot complete it.
+		e := syntaxError(err, toks)
+		e.Msg = strings.Replace(e.Msg, "found end of file", "found the field's closing '}'", 1)
+		e.incomplete = false
+		return nil, e
+	}
+	if next := peek.Peek(); !next.EOF() {
+		return nil, errorAt(next.Pos, "expected '}' or ':' after the f-string field's expression, found %s", describe(*next))
+	}
+	return x, nil
+}
