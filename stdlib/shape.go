@@ -23,7 +23,7 @@ func init() {
 	register("broadcast_to", "broadcast_to(x, shape): broadcast x to shape (NumPy rules), like expand", builtinExpand("broadcast_to"))
 	register("cat", "cat(tensors, dim=0): join a list of tensors along an existing dimension", builtinJoin(ops.Cat))
 	register("stack", "stack(tensors, dim=0): join a list of equal-shaped tensors along a new dimension", builtinJoin(ops.Stack))
-	register("split", "split(x, size_or_sections, dim=0): a list of pieces along dim, each of the given size (the last may be smaller) or of the listed sizes", builtinSplit)
+	register("split", "split(x, size_or_sections, dim=0): a list of pieces along dim, each of the given size (the last may be smaller) or of the listed sizes; on a string, s.split(sep=none, maxsplit=-1) is Python's (at each sep, or at runs of white space)", builtinSplit)
 	register("chunk", "chunk(x, n, dim=0): split x into at most n pieces of equal size (the last may be smaller)", builtinChunk)
 }
 
@@ -242,7 +242,12 @@ func evenSizes(n, size int) []int {
 	return sizes
 }
 
-func builtinSplit(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+func builtinSplit(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	if len(args) > 0 {
+		if _, ok := args[0].(eval.String); ok {
+			return strSplit(th, b, args, kwargs)
+		}
+	}
 	var x *refs.Ref
 	var how eval.Value
 	dim := 0
