@@ -3,9 +3,11 @@ package stdlib
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +100,10 @@ Every builtin is also a method: ` + "`x.f(a)`" + ` is ` + "`f(x, a)`" + `.
 	b.WriteString(".\n")
 	for _, name := range names {
 		bi := table[name]
+		if bi.Members != nil {
+			fmt.Fprintf(&b, "\n## %s\n\n%s\n\n%s", name, mdEscape.Replace(bi.Doc), members(bi))
+			continue
+		}
 		sig, text := splitDoc(bi.Doc)
 		if !strings.HasPrefix(sig, name+"(") {
 			t.Errorf("%s: its doc does not start with its signature: %q", name, bi.Doc)
@@ -106,6 +112,21 @@ Every builtin is also a method: ` + "`x.f(a)`" + ` is ` + "`f(x, a)`" + `.
 	}
 	if leaks := rt.LiveRefs(); leaks != 0 {
 		t.Errorf("describing the builtins left %d live refs", leaks)
+	}
+	return b.String()
+}
+
+// members lists a namespace's members: constants with their values,
+// functions with their docs.
+func members(ns *eval.Builtin) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(ns.Members)) {
+		switch m := ns.Members[name].(type) {
+		case *eval.Builtin:
+			fmt.Fprintf(&b, "- `%s.%s`: %s\n", ns.Name, name, mdEscape.Replace(m.Doc))
+		default:
+			fmt.Fprintf(&b, "- `%s.%s` = %s\n", ns.Name, name, eval.Format(m))
+		}
 	}
 	return b.String()
 }

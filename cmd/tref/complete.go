@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -68,6 +69,10 @@ func (r *repl) fieldNames(base string) []string {
 		return slices.Clone(v.Keys)
 	case *eval.Module:
 		return v.Members()
+	case *eval.Builtin:
+		if v.Members != nil {
+			return slices.Collect(maps.Keys(v.Members))
+		}
 	case eval.Tensor, eval.Bool, eval.Int, eval.Float32, eval.Float64:
 		return slices.Concat(tensorFields, stdlib.Names())
 	}

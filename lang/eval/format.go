@@ -160,6 +160,10 @@ func (f *formatter) value(v Value, inner bool) {
 	case *Closure:
 		b.WriteString("<fn " + x.Name() + ">")
 	case *Builtin:
+		if x.Members != nil {
+			b.WriteString("<module " + x.Name + ">")
+			break
+		}
 		b.WriteString("<builtin " + x.Name + ">")
 	case *Bound:
 		b.WriteString("<fn " + x.Name + ">")

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/bits"
 	"slices"
@@ -49,6 +50,12 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 		return f, ok, nil
 	case *Module:
 		f, ok := x.Member(name)
+		if ok {
+			Retain(fr.th.RT, f)
+		}
+		return f, ok, nil
+	case *Builtin:
+		f, ok := x.Members[name]
 		if ok {
 			Retain(fr.th.RT, f)
 		}
@@ -126,6 +133,8 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 		names = x.Keys
 	case *Module:
 		names = x.Members()
+	case *Builtin:
+		names = slices.Sorted(maps.Keys(x.Members))
 	case Tensor, Bool, Int, Float32, Float64:
 		names = tensorFields
 	case Object:
@@ -151,6 +160,10 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 		return fr.errorf(pos, "record has no field %q%s", name, hint)
 	case *Module:
 		return fr.errorf(pos, "module %s has no member %q%s", x.Name, name, hint)
+	case *Builtin:
+		if x.Members != nil {
+			return fr.errorf(pos, "module %s has no member %q%s", x.Name, name, hint)
+		}
 	}
 	return fr.errorf(pos, "%s has no field or method %q%s", Describe(v), name, hint)
 }

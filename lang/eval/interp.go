@@ -341,17 +341,24 @@ func (th *Thread) setREPLValue(v Value) {
 }
 
 // Lookup returns the value a chain of names denotes in the REPL session
-// (["m", "w"] for `m.w`: a binding, then record fields or module members),
-// borrowed, without evaluating anything.
+// (["m", "w"] for `m.w`: a binding or a builtin, then record fields or
+// module members), borrowed, without evaluating anything.
 func (in *Interpreter) Lookup(path []string) (Value, bool) {
 	var v Value = in.repl
-	for _, name := range path {
+	for i, name := range path {
 		var ok bool
 		switch x := v.(type) {
 		case *Module:
 			v, ok = x.Member(name)
+			if !ok && i == 0 {
+				var b *Builtin
+				b, ok = in.cfg.Universe[name]
+				v = b
+			}
 		case *Record:
 			v, ok = x.Get(name)
+		case *Builtin:
+			v, ok = x.Members[name]
 		}
 		if !ok {
 			return nil, false

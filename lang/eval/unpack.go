@@ -225,6 +225,9 @@ func Describe(v Value) string {
 	case *Closure:
 		return "function " + v.Name()
 	case *Builtin:
+		if v.Members != nil {
+			return "module " + v.Name
+		}
 		return "builtin " + v.Name
 	case Object:
 		return v.String()

@@ -107,12 +107,16 @@ type Kwarg struct {
 // BuiltinFunc implements a builtin. args and kwargs are borrowed.
 type BuiltinFunc func(th *Thread, b *Builtin, args []Value, kwargs []Kwarg) (Value, error)
 
-// Builtin is a function implemented in Go.
+// Builtin is a function implemented in Go, or a namespace of them.
 type Builtin struct {
 	Name string
 	// Doc is one line for the REPL's :help and completion.
 	Doc string
 	Fn  BuiltinFunc
+	// Members, when set, make the builtin a namespace like Python's math
+	// module: a script reads them as fields (math.pi, math.sqrt(2)),
+	// type() says "module", and Fn is not called.
+	Members map[string]Value
 }
 
 // Closure is a function written in tref: its compiled code, the cells of
@@ -188,7 +192,12 @@ func (NoneType) Type() string { return "none" }
 func (Range) Type() string    { return "range" }
 func (*List) Type() string    { return "list" }
 func (*Record) Type() string  { return "record" }
-func (*Builtin) Type() string { return "function" }
+func (b *Builtin) Type() string {
+	if b.Members != nil {
+		return "module"
+	}
+	return "function"
+}
 func (*Closure) Type() string { return "function" }
 func (*Module) Type() string  { return "module" }
 func (*cell) Type() string    { return "cell" }

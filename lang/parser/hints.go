@@ -19,6 +19,11 @@ func pythonHint(toks []lexer.Token, e *synError) string {
 	switch {
 	case t.Type == tokIdent && t.Value == "elif":
 		return "(tref writes else if)"
+	case t.Type == tokIdent && prev != nil && prev.Type == tokKeyword && prev.Value == "import":
+		if t.Value == "math" {
+			return "(Python's math module is predeclared: use math.sqrt(x) without importing it)"
+		}
+		return "(tref imports a file by its path: import \"" + t.Value + ".tr\")"
 	case t.Type == tokOp && t.Value == "//" && (prev == nil || prev.Pos.Line < t.Pos.Line):
 		return "(comments start with #)"
 	case t.Type == tokOp && (t.Value == "+" || t.Value == "-") && prev != nil && prev.Value == t.Value &&
