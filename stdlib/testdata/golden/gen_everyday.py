@@ -1,0 +1,145 @@
+"""Goldens of PyTorch's everyday functions added as tref builtins:
+/usr/bin/python3 gen_everyday.py
+
+logical_and/or/xor, addcmul, addcdiv, hstack, vstack, dstack, tile,
+swapaxes, swapdims, unflatten, expand_as, view_as, reshape_as, type_as,
+amax, amin, count_nonzero, var_mean, std_mean, isclose, frac, exp2, logit,
+atan2, huber_loss, pairwise_distance, median, diagonal, trace, tensordot,
+cross and cdist: values (with broadcasting, keywords under torch's names,
+special values, integer and bool inputs where torch takes them), the
+gradients of the differentiable ones (replayed by vjp_of_sum, as in
+gen_grad.py), and errors.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from gen_common import Golden
+
+torch.manual_seed(23)
+g = Golden("everyday")
+
+
+def rn(*shape, dtype=torch.float32):
+    return torch.randn(shape, dtype=torch.float64).to(dtype)
+
+
+def grad_case(label, name, fn, args, kwargs=None, atol=2e-5):
+    """torch autograd's gradients of sum(fn(args...) * w) with respect to
+    every float tensor argument; tref's vjp_of_sum(name, w, args...)."""
+    kwargs = kwargs or {}
+    xs = [a.clone().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    out = fn(*xs, **kwargs)
+    w = torch.randn(tuple(out.shape), dtype=torch.float32)
+    (out * w).sum().backward()
+    # an argument the output does not depend on has a zero gradient
+    grads = [torch.zeros_like(x) if x.grad is None else x.grad
+             for x in xs if isinstance(x, torch.Tensor) and x.is_floating_point()]
+    g.case("grad/" + label, "vjp_of_sum", lambda *a, **k: grads, [name, w] + list(args), kwargs, atol=atol)
+
+
+SPECIAL = torch.tensor([float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-8])
+
+# logical_and, logical_or, logical_xor
+mixed_a = torch.tensor([0.0, 1.0, float("nan"), -2.0, 0.5, -0.0])
+mixed_b = torch.tensor([[1], [0]])
+for name, fn in (("logical_and", torch.logical_and), ("logical_or", torch.logical_or), ("logical_xor", torch.logical_xor)):
+    g.case("%s/bcast" % name, name, fn, [mixed_a, mixed_b])
+    g.case("%s/bool" % name, name, fn, [torch.tensor([True, True, False, False]), torch.tensor([True, False, True, False])])
+    g.case("%s/int-float" % name, name, fn, [torch.tensor([[0, 3, -1]]), torch.tensor([[0.0], [2.0]])])
+    g.case("%s/other-keyword" % name, name, lambda input, other: fn(input, other), [], {"input": torch.tensor([1, 0]), "other": torch.tensor([1, 1])})
+    g.error("%s/shape" % name, name, [torch.ones(2, 3), torch.ones(4)], "cannot broadcast")
+
+# addcmul, addcdiv
+for name, fn in (("addcmul", torch.addcmul), ("addcdiv", torch.addcdiv)):
+    g.case("%s/bcast" % name, name, fn, [rn(3, 1), rn(1, 4), rn(3, 4)])
+    g.case("%s/value" % name, name, fn, [rn(2, 3), rn(2, 3), rn(3)], {"value": -0.5})
+    g.case("%s/float64" % name, name, fn, [rn(2, 3, dtype=torch.float64), rn(2, 3, dtype=torch.float64), rn(2, 3, dtype=torch.float64)], {"value": 2.0})
+    grad_case("%s" % name, name, fn, [rn(3, 1), rn(1, 4), rn(3, 4) + 3.0], {"value": 0.75})
+    g.error("%s/shape" % name, name, [rn(2, 3), rn(2, 3), rn(4)], "cannot broadcast")
+g.case("addcmul/int64", "addcmul", torch.addcmul, [torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])], {"value": 2})
+g.error("addcdiv/int", "addcdiv", [torch.tensor([1, 2]), torch.tensor([3, 4]), torch.tensor([5, 6])], "integer division")
+
+# hstack, vstack, dstack
+for name, fn in (("hstack", torch.hstack), ("vstack", torch.vstack), ("dstack", torch.dstack)):
+    g.case("%s/1d" % name, name, lambda ts, fn=fn: fn(ts), [[torch.tensor([1, 2]), torch.tensor([3, 4, 5]) if name == "hstack" else torch.tensor([3, 4])]])
+    g.case("%s/0d" % name, name, lambda ts, fn=fn: fn(ts), [[torch.tensor(1.5), torch.tensor(2.5)]])
+    g.case("%s/2d" % name, name, lambda ts, fn=fn: fn(ts), [[rn(2, 3), rn(2, 3)]])
+    g.case("%s/3d" % name, name, lambda ts, fn=fn: fn(ts), [[rn(2, 3, 2), rn(2, 3, 2)]])
+    g.error("%s/empty" % name, name, [[]], "non-empty list")
+g.case("hstack/columns", "hstack", lambda ts: torch.hstack(ts), [[rn(2, 1), rn(2, 3)]])
+g.case("vstack/mixed", "vstack", lambda ts: torch.vstack(ts), [[torch.tensor([1, 2]), torch.tensor([[3, 4], [5, 6]])]])
+g.case("dstack/mixed", "dstack", lambda ts: torch.dstack(ts), [[rn(2, 3), rn(2, 3, 2)]])
+g.case("dstack/tensors-keyword", "dstack", lambda tensors: torch.dstack(tensors), [], {"tensors": [torch.tensor([1, 2])]})
+g.error("hstack/rank", "hstack", [[rn(2, 3), rn(3)]], "hstack: tensor 1 has shape [3]")
+g.error("vstack/shape", "vstack", [[rn(3), rn(4)]], "vstack")
+
+# tile, swapaxes, swapdims, unflatten
+n = torch.arange(6).reshape(2, 3)
+g.case("tile/fewer", "tile", torch.tile, [n, [2]])
+g.case("tile/same", "tile", torch.tile, [n, [2, 1]])
+g.case("tile/more", "tile", torch.tile, [n, [2, 1, 3]])
+g.case("tile/0d", "tile", torch.tile, [torch.tensor(7.0), [3]])
+grad_case("tile", "tile", torch.tile, [rn(2, 3), [2, 1, 2]])
+g.error("tile/negative", "tile", [n, [-1, 2]], "tile: sizes must not be negative")
+g.case("swapaxes", "swapaxes", torch.swapaxes, [torch.arange(24).reshape(2, 3, 4), 0, -1])
+g.case("swapaxes/keywords", "swapaxes", lambda input, axis0, axis1: torch.swapaxes(input, axis0, axis1), [], {"input": n, "axis0": 1, "axis1": 0})
+g.case("swapdims/keywords", "swapdims", lambda input, dim0, dim1: torch.swapdims(input, dim0, dim1), [], {"input": n, "dim0": 1, "dim1": 0})
+grad_case("swapdims", "swapdims", torch.swapdims, [rn(2, 3, 4), 2, 0])
+g.error("swapaxes/range", "swapaxes", [n, 0, 2], "swapaxes of a tensor of shape [2, 3]")
+g.error("swapdims/range", "swapdims", [n, -3, 0], "swapdims of a tensor of shape [2, 3]")
+m = torch.arange(24).reshape(2, 12)
+g.case("unflatten", "unflatten", torch.unflatten, [m, 1, [3, 4]])
+g.case("unflatten/infer", "unflatten", torch.unflatten, [m, -1, [2, -1, 3]])
+g.case("unflatten/dim0", "unflatten", torch.unflatten, [m, 0, [1, 2, 1]])
+grad_case("unflatten", "unflatten", torch.unflatten, [rn(2, 12), 1, [4, -1]])
+g.error("unflatten/product", "unflatten", [m, 1, [5, 2]], "unflatten: sizes [5, 2] multiply to 10, but the dimension has size 12")
+g.error("unflatten/two-free", "unflatten", [m, 1, [-1, -1]], "unflatten: sizes [-1, -1] may hold one -1")
+g.error("unflatten/indivisible", "unflatten", [m, 1, [5, -1]], "unflatten: sizes [5, -1] cannot split a dimension of size 12")
+g.error("unflatten/dim", "unflatten", [m, 2, [3, 4]], "unflatten: dim 2 is out of range for a tensor of shape [2, 12]")
+g.error("unflatten/empty", "unflatten", [m, 1, []], "unflatten: sizes must be a non-empty list")
+
+# expand_as, view_as, reshape_as, type_as
+g.case("expand_as", "expand_as", lambda x, o: x.expand_as(o), [rn(3, 1), rn(2, 3, 4)])
+g.case("view_as", "view_as", lambda x, o: x.view_as(o), [torch.arange(6), rn(3, 2)])
+g.case("reshape_as", "reshape_as", lambda x, o: x.reshape_as(o), [rn(2, 3), rn(6)])
+g.case("type_as/int-float", "type_as", lambda x, o: x.type_as(o), [torch.tensor([1, -2]), rn(1, dtype=torch.float64)])
+g.case("type_as/float-int", "type_as", lambda x, o: x.type_as(o), [torch.tensor([1.7, -2.7]), torch.tensor([1])])
+g.case("type_as/bool", "type_as", lambda x, o: x.type_as(o), [torch.tensor([0.0, 2.0]), torch.tensor([True])])
+grad_case("expand_as", "expand_as", lambda x, o: x.expand_as(o), [rn(3, 1), torch.zeros(2, 3, 4, dtype=torch.int64)])
+grad_case("view_as", "view_as", lambda x, o: x.view_as(o), [rn(2, 3), torch.zeros(3, 2, dtype=torch.int64)])
+grad_case("reshape_as", "reshape_as", lambda x, o: x.reshape_as(o), [rn(2, 3), torch.zeros(6, dtype=torch.int64)])
+grad_case("type_as", "type_as", lambda x, o: x.type_as(o), [rn(2, 3), torch.zeros(1, dtype=torch.float64)])
+g.error("expand_as/shape", "expand_as", [rn(6), rn(2, 3)], "expand_as: cannot expand [6] to [2, 3]")
+g.error("view_as/numel", "view_as", [rn(6), rn(4)], "view_as:")
+g.error("reshape_as/numel", "reshape_as", [rn(6), rn(4)], "reshape_as:")
+
+# amax, amin, count_nonzero, var_mean, std_mean
+ties = torch.tensor([[1.0, 3.0, 3.0, 0.0], [2.0, 2.0, 2.0, 1.0], [5.0, 1.0, 5.0, 5.0]])
+for name, fn in (("amax", torch.amax), ("amin", torch.amin)):
+    g.case("%s/dim" % name, name, fn, [ties], {"dim": 1})
+    g.case("%s/dims-keepdim" % name, name, fn, [rn(2, 3, 4)], {"dim": [0, -1], "keepdim": True})
+    g.case("%s/all" % name, name, fn, [rn(2, 3)])
+    g.case("%s/empty-list" % name, name, fn, [rn(2, 3)], {"dim": []})
+    g.case("%s/int64" % name, name, fn, [torch.tensor([[3, -1], [7, 2]])], {"dim": 0})
+    g.case("%s/nan" % name, name, fn, [torch.tensor([[1.0, float("nan")], [2.0, 3.0]])], {"dim": 1})
+    grad_case("%s/ties" % name, name, fn, [ties], {"dim": [1]})
+    grad_case("%s/all-ties" % name, name, fn, [ties])
+    g.error("%s/dim-range" % name, name, [rn(2, 3), 2], "%s: dimension 2 out of range" % name)
+    g.error("%s/dim-type" % name, name, [rn(2, 3), "a"], "%s: argument \"dim\" must be an int, a list of ints or none" % name)
+cz = torch.tensor([[0.0, 1.5, float("nan")], [-0.0, 0.0, -2.0]])
+g.case("count_nonzero/all", "count_nonzero", torch.count_nonzero, [cz])
+g.case("count_nonzero/dim", "count_nonzero", torch.count_nonzero, [cz], {"dim": 0})
+g.case("count_nonzero/dims", "count_nonzero", torch.count_nonzero, [torch.arange(24).reshape(2, 3, 4) % 3], {"dim": [0, 2]})
+g.case("count_nonzero/bool", "count_nonzero", torch.count_nonzero, [torch.tensor([True, False, True])])
+g.error("count_nonzero/dim-range", "count_nonzero", [cz, 3], "count_nonzero: dimension 3 out of range")
+for name, fn in (("var_mean", torch.var_mean), ("std_mean", torch.std_mean)):
+    g.case("%s/all" % name, name, fn, [rn(3, 4)])
+    g.case("%s/dim" % name, name, fn, [rn(3, 4)], {"dim": 1})
+    g.case("%s/dims-keepdim" % name, name, fn, [rn(2, 3, 4)], {"dim": [0, 2], "keepdim": True})
+    g.case("%s/correction0" % name, name, lambda x, dim, correction, fn=fn: fn(x, dim, correction=correction), [rn(3, 4, dtype=torch.float64), 0, 0])
+    for i, field in enumerate((name[:3], "mean")):
+        grad_case("%s/%s" % (name, field), "%s.%s" % (name, field), lambda x, dim, fn=fn, i=i: fn(x, dim=dim)[i], [rn(3, 5)], {"dim": 1})
+    g.error("%s/int" % name, name, [torch.tensor([1, 2])], name + ":")
+
+g.write()
