@@ -43,6 +43,9 @@ func iscloseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	xf, yf := c.Cast(x, dt), c.Cast(y, dt)
 	allowed := c.Op(ops.Add, nil, c.scalar(atol, dt), c.Op(ops.Abs, nil, c.Op(ops.Mul, nil, c.scalar(rtol, dt), yf)))
 	actual := c.Op(ops.Abs, nil, c.Op(ops.Sub, nil, xf, yf))
+	if c.Err() != nil {
+		return named(b.Name)(c.Result(nil))
+	}
 	within := c.Op(ops.BitwiseAnd, nil, isfinite(c, actual), c.Op(ops.Le, nil, actual, allowed))
 	return named(b.Name)(c.Result(c.Op(ops.BitwiseOr, nil, close, within)))
 }
