@@ -198,4 +198,63 @@ g.error("cdist/features", "cdist", [rn(4, 3), rn(4, 2)], "cdist: x1 [4, 3] and x
 g.error("cdist/batch", "cdist", [rn(2, 4, 3), rn(3, 4, 3)], "cdist: the batch dimensions of [2, 4, 3] and [3, 4, 3]")
 g.error("cdist/negative-p", "cdist", [rn(4, 3), rn(4, 3)], "cdist: p must be non-negative", {"p": -1.0})
 
+# median, diagonal, trace, tensordot, cross
+distinct = torch.randperm(20).reshape(4, 5).to(torch.float32) * 0.5 - 3
+with_nan = torch.tensor([[3.0, float("nan"), 2.0, float("nan")], [4.0, 1.0, 4.0, 2.0], [1.0, 1.0, 1.0, 1.0]])
+g.case("median/all", "median", torch.median, [rn(3, 5)])
+g.case("median/all-even", "median", torch.median, [rn(4, 5)])
+g.case("median/all-nan", "median", torch.median, [with_nan])
+g.case("median/int64", "median", torch.median, [torch.tensor([5, 1, 3, 2])])
+g.case("median/dim", "median", lambda x, dim: list(torch.median(x, dim)), [distinct, 1])
+g.case("median/dim0-keepdim", "median", lambda x, dim, keepdim: list(torch.median(x, dim, keepdim)), [distinct], {"dim": 0, "keepdim": True})
+g.case("median/dim-nan-ties", "median", lambda x, dim: list(torch.median(x, dim)), [with_nan], {"dim": -1})
+g.case("median/0d", "median", lambda x, dim: list(torch.median(x, dim)), [torch.tensor(2.5), 0])
+grad_case("median/all", "median", torch.median, [rn(3, 5)])
+grad_case("median/dim", "median.values", lambda x, dim: torch.median(x, dim).values, [distinct], {"dim": 1})
+g.error("median/empty", "median", [torch.zeros(0)], "median: the input of shape [0] is empty")
+g.error("median/dim-range", "median", [rn(2, 3), 2], "median: dim 2 is out of range")
+g.error("median/dim-list", "median", [rn(2, 3), [0, 1]], "median: argument \"dim\" must be an int or none")
+n3 = torch.arange(60).reshape(3, 4, 5)
+g.case("diagonal", "diagonal", torch.diagonal, [torch.arange(12).reshape(3, 4)])
+for off in (-2, 1, 3, 7):
+    g.case("diagonal/offset%d" % off, "diagonal", torch.diagonal, [n3], {"offset": off, "dim1": 1, "dim2": 2})
+g.case("diagonal/dims-reversed", "diagonal", torch.diagonal, [n3], {"offset": 1, "dim1": 2, "dim2": 0})
+g.case("diagonal/negative-dims", "diagonal", torch.diagonal, [n3], {"dim1": -1, "dim2": -3})
+grad_case("diagonal", "diagonal", torch.diagonal, [rn(3, 4, 5)], {"offset": -1, "dim1": 2, "dim2": 1})
+g.error("diagonal/1d", "diagonal", [torch.arange(3)], "diagonal: the input must have at least 2 dimensions")
+g.error("diagonal/same", "diagonal", [n3], "diagonal: dim1 and dim2 are both dimension 1", {"dim1": 1, "dim2": -2})
+g.error("diagonal/range", "diagonal", [n3], "diagonal: dim1 0 and dim2 3 must be dimensions", {"dim2": 3})
+g.case("trace", "trace", torch.trace, [rn(3, 4)])
+g.case("trace/int64", "trace", torch.trace, [torch.arange(9).reshape(3, 3)])
+grad_case("trace", "trace", torch.trace, [rn(4, 3)])
+g.error("trace/3d", "trace", [n3], "trace: the input must be 2-d, got shape [3, 4, 5]")
+g.case("tensordot", "tensordot", torch.tensordot, [rn(2, 3, 4), rn(3, 4, 5)])
+g.case("tensordot/int", "tensordot", torch.tensordot, [rn(2, 3, 4), rn(4, 5)], {"dims": 1})
+g.case("tensordot/outer", "tensordot", torch.tensordot, [rn(2, 3), rn(4)], {"dims": 0})
+g.case("tensordot/lists", "tensordot", torch.tensordot, [rn(3, 4, 5), rn(4, 3, 2)], {"dims": [[1, 0], [0, 1]]})
+g.case("tensordot/float64", "tensordot", torch.tensordot, [rn(3, 4, dtype=torch.float64), rn(4, 3, dtype=torch.float64)], {"dims": [[0, 1], [1, 0]]})
+grad_case("tensordot", "tensordot", torch.tensordot, [rn(3, 4, 5), rn(4, 3, 2)], {"dims": [[1, 0], [0, 1]]})
+g.error("tensordot/size", "tensordot", [rn(2, 3), rn(4, 2)], "tensordot: contracted dimension 1 of a [2, 3] has size 3 but dimension 0 of b [4, 2] has size 4", {"dims": 1})
+g.error("tensordot/count", "tensordot", [rn(2, 3), rn(3)], "tensordot: dims 2 must be between 0 and the ranks")
+g.error("tensordot/pairs", "tensordot", [rn(2, 3), rn(3, 2)], "tensordot: dims lists 2 dimensions of a but 1 of b", {"dims": [[0, 1], [0]]})
+g.error("tensordot/twice", "tensordot", [rn(2, 2), rn(2, 2)], "tensordot: dimension 0 of a is listed twice", {"dims": [[0, -2], [0, 1]]})
+g.error("tensordot/type", "tensordot", [rn(2, 2), rn(2, 2)], "tensordot: dims must be an int or a list of two lists", {"dims": "x"})
+# torch 1.13's linalg.cross broadcasts sizes but wants equal ranks; tref's
+# cross also broadcasts ranks, as torch.broadcast_tensors does
+
+
+def lc(a, b, dim=-1):
+    return torch.linalg.cross(*torch.broadcast_tensors(a, b), dim=dim)
+
+
+g.case("cross", "cross", lc, [rn(4, 3), rn(4, 3)])
+g.case("cross/bcast", "cross", lc, [rn(3), rn(2, 1, 3)])
+g.case("cross/dim0", "cross", lc, [rn(3, 5), rn(3, 5)], {"dim": 0})
+g.case("cross/dim-positive-bcast", "cross", lc, [rn(2, 3, 4), rn(3, 4)], {"dim": 1})
+g.case("cross/int64", "cross", lc, [torch.tensor([1, 0, 0]), torch.tensor([0, 1, 0])])
+grad_case("cross", "cross", lc, [rn(2, 3), rn(3)])
+g.error("cross/size", "cross", [rn(4, 2), rn(4, 2)], "cross: input of shape [4, 2] must have size 3 in dimension -1")
+g.error("cross/missing", "cross", [rn(3, 4), rn(4)], "cross: other of shape [4] must have size 3 in dimension 0", {"dim": 0})
+g.error("cross/range", "cross", [rn(3), rn(3)], "cross: dim 1 is out of range", {"dim": 1})
+
 g.write()
