@@ -51,14 +51,7 @@ func (c *chain) diagonal(fname string, x *refs.Ref, offset, dim1, dim2 int) *ref
 		}
 	}
 	rows, cols := s[a], s[d]
-	var pos []int64
-	for i := range rows {
-		if j := i + offset; j >= 0 && j < cols {
-			pos = append(pos, int64(i*cols+j))
-		}
-	}
-	idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
-	copy(idx.I64(), pos)
+	idx := diagonalPositions(rows, cols, offset)
 	moved := c.Op(ops.Permute, ops.PermuteAttrs{Dims: append(perm, a, d)}, x)
 	flat := c.Reshape(moved, slices.Concat(outer, tensor.Shape{rows * cols}))
 	return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: len(outer)}, flat, c.Host(idx))
@@ -74,4 +67,18 @@ func traceBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	}
 	c := newChain(th)
 	return named(b.Name)(c.Result(c.Op(ops.Sum, ops.ReduceAttrs{}, c.diagonal(b.Name, x, 0, 0, 1))))
+}
+
+// diagonalPositions are the flat positions (i*cols + j) of the elements
+// (i, i + offset) of a rows×cols matrix, as an int64 index.
+func diagonalPositions(rows, cols, offset int) *tensor.Dense {
+	var pos []int64
+	for i := range rows {
+		if j := i + offset; j >= 0 && j < cols {
+			pos = append(pos, int64(i*cols+j))
+		}
+	}
+	idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
+	copy(idx.I64(), pos)
+	return idx
 }
