@@ -204,15 +204,7 @@ func diagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return c.Result(c.Op(ops.Where, nil, mr, vals, c.scalar(0, x.DType())))
 	case 2:
 		rows, cols := s[0], s[1]
-		var pos []int64
-		for i := range rows {
-			if j := i + k; j >= 0 && j < cols {
-				pos = append(pos, int64(i*cols+j))
-			}
-		}
-		idx := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{len(pos)}, DType: tensor.Int64})
-		copy(idx.I64(), pos)
-		ir := c.Host(idx)
+		ir := c.Host(diagonalPositions(rows, cols, k))
 		flat := c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: tensor.Shape{rows * cols}}, x)
 		return c.Result(c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, flat, ir))
 	}

@@ -64,14 +64,19 @@ func builtinTranspose(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, "transpose", args, kwargs, "x|input", &x, "d0|dim0", &d0, "d1|dim1", &d1); err != nil {
 		return nil, err
 	}
+	return transpose(th, "transpose", x, d0, d1)
+}
+
+// transpose swaps dimensions d0 and d1 of x, for the builtin fname.
+func transpose(th *eval.Thread, fname string, x *refs.Ref, d0, d1 int) (eval.Value, error) {
 	rank := len(x.Shape())
 	a, err := tensor.NormDim(d0, rank)
 	if err != nil {
-		return nil, fmt.Errorf("transpose of a tensor of shape %v: %v", x.Shape(), err)
+		return nil, fmt.Errorf("%s of a tensor of shape %v: %v", fname, x.Shape(), err)
 	}
 	b, err := tensor.NormDim(d1, rank)
 	if err != nil {
-		return nil, fmt.Errorf("transpose of a tensor of shape %v: %v", x.Shape(), err)
+		return nil, fmt.Errorf("%s of a tensor of shape %v: %v", fname, x.Shape(), err)
 	}
 	perm := make([]int, rank)
 	for i := range perm {

@@ -46,7 +46,7 @@ func TestComplete(t *testing.T) {
 		{"rec.al", -1, "", []string{"rec.alpha"}, ""},
 		{"rec.beta.ga", -1, "", []string{"rec.beta.gamma"}, ""},
 		{"1 + t.sh", -1, "1 + ", []string{"t.shape"}, ""},
-		{"t.resh", -1, "", []string{"t.reshape"}, ""},
+		{"t.resh", -1, "", []string{"t.reshape", "t.reshape_as"}, ""},
 		{"math.sq", -1, "", []string{"math.sqrt"}, ""},
 		{"x = math.lo", -1, "x = ", []string{"math.log", "math.log10", "math.log1p", "math.log2"}, ""},
 		{"whi", -1, "", []string{"while"}, ""},
