@@ -23,6 +23,7 @@ var binaryDocs = map[ops.Op]string{
 	ops.Pow:      "pow(a, b): a ** b",
 	ops.Maximum:  "maximum(a, b): the larger element of a and b (NaN wins)",
 	ops.Minimum:  "minimum(a, b): the smaller element of a and b (NaN wins)",
+	ops.Atan2:    "atan2(a, b): the angle of the point (b, a) in (-pi, pi], by the signs of both (integers give float32), as torch.atan2(input, other)",
 	ops.Eq:       "eq(a, b): a == b elementwise, a bool tensor",
 	ops.Ne:       "ne(a, b): a != b elementwise, a bool tensor",
 	ops.Lt:       "lt(a, b): a < b elementwise, a bool tensor",

@@ -25,6 +25,9 @@ var (
 	Pow      = Register(binaryDef("pow"))
 	Maximum  = Register(binaryDef("maximum"))
 	Minimum  = Register(binaryDef("minimum"))
+	// Atan2 is atan2(y, x): the angle of the point (x, y), in floating
+	// point (integers give float32), as torch.atan2.
+	Atan2 = Register(binaryDef("atan2"))
 )
 
 // The comparison ops, which give bool tensors.
@@ -72,7 +75,7 @@ var (
 )
 
 // BinaryArith lists the binary arithmetic ops.
-var BinaryArith = []Op{Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum}
+var BinaryArith = []Op{Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, Atan2}
 
 // Comparisons lists the comparison ops.
 var Comparisons = []Op{Eq, Ne, Lt, Le, Gt, Ge}
@@ -163,7 +166,7 @@ func BinaryDType(op Op, a, b tensor.Meta) (tensor.DType, error) {
 func binaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
 	dt := tensor.ResultType(a, b)
 	switch name {
-	case "div":
+	case "div", "atan2":
 		if !dt.IsFloat() {
 			dt = tensor.Float32
 		}

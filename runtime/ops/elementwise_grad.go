@@ -26,6 +26,9 @@ func init() {
 			return []T{g, needed(a, 1, func() T { return b.Neg(b.Mul(g, b.Op(FloorDiv, nil, a.X[0], a.X[1]))) })}
 		}},
 		Pow: {Saves: []int{0, 1}, SavesOut: true, VJP: powGrad},
+		// d atan2(y, x) = (x·dy - y·dx) / (x² + y²), NaN at the origin
+		// (as torch).
+		Atan2: {Saves: []int{0, 1}, VJP: atan2Grad},
 		// torch's maximum/minimum: ties split the cotangent in halves.
 		Maximum: {Saves: []int{0, 1}, VJP: extremumGrad(Gt)},
 		Minimum: {Saves: []int{0, 1}, VJP: extremumGrad(Lt)},
@@ -113,6 +116,18 @@ func powGrad(b *Builder, a *GradArgs, g T) []T {
 		return b.Where(b.Op(Eq, nil, xf, zero), zero, d)
 	})
 	return []T{gx, gy}
+}
+
+// atan2Grad is atan2(y, x)'s rule: g·x/r² for y and -g·y/r² for x, where
+// r² = x² + y².
+func atan2Grad(b *Builder, a *GradArgs, g T) []T {
+	dt := a.OutMeta.DType
+	y, x := b.Cast(a.X[0], dt), b.Cast(a.X[1], dt)
+	r2 := b.Add(b.Mul(x, x), b.Mul(y, y))
+	return []T{
+		needed(a, 0, func() T { return b.Div(b.Mul(g, x), r2) }),
+		needed(a, 1, func() T { return b.Neg(b.Div(b.Mul(g, y), r2)) }),
+	}
 }
 
 // extremumGrad is maximum's (cmp "gt") or minimum's ("lt") rule: the

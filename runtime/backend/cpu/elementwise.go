@@ -3,6 +3,7 @@ package cpu
 //go:generate go run elementwise_gen.go
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -191,6 +192,8 @@ func floatArithRow[F float](name string) func(o, a, b []F) error {
 		f = ops.ModFloat
 	case "pow":
 		return powFloatRow[F]
+	case "atan2":
+		f = math.Atan2
 	default:
 		panic("cpu: no float row for " + name)
 	}
@@ -238,6 +241,9 @@ func intArithRow[T number](name string) func(o, a, b []T) error {
 		f = ops.ModInt
 	case "pow":
 		f = ops.PowInt
+	case "atan2":
+		// Inference makes atan2's result a float: integers never get here.
+		f = func(int64, int64) (int64, error) { return 0, errors.New("atan2 computes in floating point") }
 	default:
 		panic("cpu: no integer row for " + name)
 	}

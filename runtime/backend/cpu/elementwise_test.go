@@ -77,6 +77,8 @@ func ewRefBinary(name string, x, y float64, dt tensor.DType) float64 {
 		return float64(v)
 	case "pow":
 		return math.Pow(x, y)
+	case "atan2":
+		return math.Atan2(x, y)
 	case "eq":
 		return ewB2F(x == y)
 	case "ne":

@@ -78,6 +78,7 @@ BINARY = {
     "le": torch.le,
     "gt": torch.gt,
     "ge": torch.ge,
+    "atan2": torch.atan2,
 }
 
 

@@ -257,4 +257,19 @@ g.error("cross/size", "cross", [rn(4, 2), rn(4, 2)], "cross: input of shape [4, 
 g.error("cross/missing", "cross", [rn(3, 4), rn(4)], "cross: other of shape [4] must have size 3 in dimension 0", {"dim": 0})
 g.error("cross/range", "cross", [rn(3), rn(3)], "cross: dim 1 is out of range", {"dim": 1})
 
+# atan2: every pair of SPECIAL values (signed zeros, infinities, NaN), by
+# dtype; integers and bools give float32; a number on either side; the
+# gradient away from the origin
+ys, xs = torch.meshgrid(SPECIAL, SPECIAL, indexing="ij")
+for dt in (torch.float32, torch.float64):
+    tag = str(dt).replace("torch.", "")
+    g.case("atan2/%s/special" % tag, "atan2", torch.atan2, [ys.reshape(-1).to(dt), xs.reshape(-1).to(dt)])
+g.case("atan2/bcast", "atan2", torch.atan2, [rn(2, 3, 1), rn(4)])
+g.case("atan2/int64", "atan2", torch.atan2, [torch.tensor([1, 0, -3, 0]), torch.tensor([0, -1, 2, 0])])
+g.case("atan2/bool", "atan2", torch.atan2, [torch.tensor([True, False]), torch.tensor([True, True])])
+g.case("atan2/scalar", "atan2", lambda y, x: torch.atan2(y, torch.tensor(x)), [rn(5), -1.5])
+g.error("atan2/shapes", "atan2", [rn(2, 3), rn(4)], "cannot broadcast shapes [2, 3] and [4]")
+grad_case("atan2", "atan2", torch.atan2, [rn(3, 4), rn(3, 4)])
+grad_case("atan2/bcast", "atan2", torch.atan2, [rn(3, 4), rn(4)])
+
 g.write()

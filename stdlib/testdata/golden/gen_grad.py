@@ -42,6 +42,7 @@ for name, fn in [("add", torch.add), ("sub", torch.sub), ("mul", torch.mul), ("m
     case(name + "/bcast", name, fn, [rn(2, 3, 4), rn(3, 1)])
 case("div/bcast", "div", torch.div, [rn(2, 3), pos(3)])
 case("pow", "pow", torch.pow, [pos(2, 3), rn(2, 3)])
+case("atan2/bcast", "atan2", torch.atan2, [rn(2, 3), rn(3)])
 for name, fn in [("exp", torch.exp), ("sin", torch.sin), ("cos", torch.cos), ("tanh", torch.tanh), ("sigmoid", torch.sigmoid),
                  ("relu", torch.relu), ("gelu", F.gelu), ("silu", F.silu), ("abs", torch.abs), ("neg", torch.neg), ("erf", torch.erf)]:
     case(name, name, fn, [rn(3, 4)])

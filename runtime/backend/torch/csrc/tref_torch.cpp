@@ -321,6 +321,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"pow", binary([](const at::Tensor &x, const at::Tensor &y) { return at::pow(x, y); })},
       {"maximum", binary([](const at::Tensor &x, const at::Tensor &y) { return at::maximum(x, y); })},
       {"minimum", binary([](const at::Tensor &x, const at::Tensor &y) { return at::minimum(x, y); })},
+      {"atan2", binary([](const at::Tensor &x, const at::Tensor &y) { return at::atan2(x, y); })},
       {"eq", binary([](const at::Tensor &x, const at::Tensor &y) { return at::eq(x, y); })},
       {"ne", binary([](const at::Tensor &x, const at::Tensor &y) { return at::ne(x, y); })},
       {"lt", binary([](const at::Tensor &x, const at::Tensor &y) { return at::lt(x, y); })},
