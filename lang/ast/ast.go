@@ -172,6 +172,13 @@ type StringLit struct {
 	Value string
 }
 
+// CondExpr is the conditional expression `Then if Cond else Else`,
+// positioned at its `if`.
+type CondExpr struct {
+	At               Pos
+	Cond, Then, Else Expr
+}
+
 // FStringExpr is an f-string, f"text {expr:spec} text": its parts in
 // order.
 type FStringExpr struct {
@@ -351,6 +358,7 @@ func (e *Ident) Span() Pos        { return e.At }
 func (e *NumberLit) Span() Pos    { return e.At }
 func (e *StringLit) Span() Pos    { return e.At }
 func (e *FStringExpr) Span() Pos  { return e.At }
+func (e *CondExpr) Span() Pos     { return e.At }
 func (e *BoolLit) Span() Pos      { return e.At }
 func (e *NoneLit) Span() Pos      { return e.At }
 func (e *ListExpr) Span() Pos     { return e.At }
@@ -385,6 +393,7 @@ func (*Ident) expr()        {}
 func (*NumberLit) expr()    {}
 func (*StringLit) expr()    {}
 func (*FStringExpr) expr()  {}
+func (*CondExpr) expr()     {}
 func (*BoolLit) expr()      {}
 func (*NoneLit) expr()      {}
 func (*ListExpr) expr()     {}

@@ -69,6 +69,10 @@ func Children(n Node, f func(Node)) {
 		for _, fl := range n.Fields {
 			expr(fl.Value)
 		}
+	case *CondExpr:
+		expr(n.Then)
+		expr(n.Cond)
+		expr(n.Else)
 	case *FStringExpr:
 		for _, p := range n.Parts {
 			expr(p.X)

@@ -34,6 +34,8 @@ func (c *compiler) expr(e ast.Expr) exprFn {
 		return c.list(e)
 	case *ast.FStringExpr:
 		return c.fstring(e)
+	case *ast.CondExpr:
+		return c.conditional(e)
 	case *ast.RecordExpr:
 		return c.record(e)
 	case *ast.FnExpr:
@@ -557,4 +559,25 @@ func Each(th *Thread, it Value, pos ast.Pos, yield func(Value) bool) error {
 		return fmt.Errorf("cannot iterate over %s", Describe(it))
 	}
 	return nil
+}
+
+// conditional compiles `then if cond else other`: the condition as an if
+// statement's, then one branch, dropping the variables only the other
+// branch would have read.
+func (c *compiler) conditional(e *ast.CondExpr) exprFn {
+	cond, _ := c.condTest(e.Cond)
+	then, other := c.expr(e.Then), c.expr(e.Else)
+	td, ed := c.locs(c.live.CondThen[e]), c.locs(c.live.CondElse[e])
+	return func(fr *frame) (Value, error) {
+		t, err := cond(fr)
+		if err != nil {
+			return nil, err
+		}
+		if t {
+			fr.drop(td)
+			return then(fr)
+		}
+		fr.drop(ed)
+		return other(fr)
+	}
 }

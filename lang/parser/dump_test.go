@@ -66,6 +66,14 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 		b.WriteString("[")
 		dumpList(b, n.Elems, " ")
 		b.WriteString("]")
+	case *ast.CondExpr:
+		b.WriteString("(")
+		dumpNode(b, n.Then)
+		b.WriteString(" if ")
+		dumpNode(b, n.Cond)
+		b.WriteString(" else ")
+		dumpNode(b, n.Else)
+		b.WriteString(")")
 	case *ast.FStringExpr:
 		b.WriteString("(fstring")
 		for _, p := range n.Parts {

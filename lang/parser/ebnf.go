@@ -47,7 +47,7 @@ func Grammar() string {
 // exprEBNF prints the precedence table as EBNF productions.
 func exprEBNF() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Expr = %s .\n", levels[1].name)
+	fmt.Fprintf(&b, "Expr = %s (\"if\" %s \"else\" Expr)? .\n", levels[1].name, levels[1].name)
 	for lv := 1; lv < operandLevel; lv++ {
 		l := levels[lv]
 		next := "Operand"

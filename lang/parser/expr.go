@@ -66,7 +66,40 @@ func parseExpr(lex *lexer.PeekingLexer) (ast.Expr, error) {
 	p := &exprParser{lex: lex, st: stateOf(lex)}
 	p.st.enter(lex.Peek(), "expression")
 	defer p.st.leave()
-	return p.parse(1)
+	return p.conditional()
+}
+
+// conditional parses `then if cond else other`, below every operator
+// level: `a or b if c else d` is `(a or b) if c else d`, and the else
+// operand is another conditional (`a if c else b if d else e`). An `if`
+// that no `else` follows is not this expression's: the comprehension's
+// filter (`[x for x in xs if x > 0]`) or the next statement (an if after a
+// line ending in an expression). Its condition is then read again by
+// whoever owns it.
+func (p *exprParser) conditional() (ast.Expr, error) {
+	x, err := p.parse(1)
+	if err != nil {
+		return nil, err
+	}
+	t := p.lex.Peek()
+	if t.Type != tokKeyword || t.Value != "if" {
+		return x, nil
+	}
+	cp := p.lex.MakeCheckpoint()
+	at := p.lex.Next()
+	cond, err := p.parse(1)
+	if next := p.lex.Peek(); err != nil || next.Type != tokKeyword || next.Value != "else" {
+		p.lex.LoadCheckpoint(cp)
+		return x, nil
+	}
+	p.lex.Next()
+	p.st.enter(at, "expression")
+	other, err := p.conditional()
+	p.st.leave()
+	if err != nil {
+		return nil, err
+	}
+	return &ast.CondExpr{At: posOf(at.Pos), Cond: cond, Then: x, Else: other}, nil
 }
 
 // parse parses an expression whose operators bind at least as tightly as

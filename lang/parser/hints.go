@@ -1,6 +1,10 @@
 package parser
 
-import "github.com/alecthomas/participle/v2/lexer"
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
 
 // Most people who write tref know Python. pythonHint recognises the Python
 // habits behind a syntax error and says what tref writes instead: blocks
@@ -19,6 +23,8 @@ func pythonHint(toks []lexer.Token, e *synError) string {
 	switch {
 	case t.Type == tokIdent && t.Value == "elif":
 		return "(tref writes else if)"
+	case strings.HasPrefix(e.Msg, "expected '{'") && ifAfterOperand(toks, at):
+		return "(a conditional expression needs its else: a if c else b)"
 	case t.Type == tokIdent && prev != nil && prev.Type == tokKeyword && prev.Value == "import":
 		if t.Value == "math" {
 			return "(Python's math module is predeclared: use math.sqrt(x) without importing it)"
@@ -51,4 +57,21 @@ func pythonHint(toks []lexer.Token, e *synError) string {
 		return "(write a lambda as fn(x) => x * 2)"
 	}
 	return ""
+}
+
+// ifAfterOperand reports whether the if statement whose block is missing
+// at token at began right after an operand on its line (let y = a if c):
+// a conditional expression without its else.
+func ifAfterOperand(toks []lexer.Token, at int) bool {
+	for i := min(at, len(toks)-1) - 1; i > 0; i-- {
+		t := toks[i]
+		if t.Type == tokKeyword && t.Value == "if" {
+			prev := toks[i-1]
+			return prev.Pos.Line == t.Pos.Line && endsOperand(prev)
+		}
+		if t.Type == tokOp && (t.Value == "{" || t.Value == "}" || t.Value == ";") {
+			return false
+		}
+	}
+	return false
 }

@@ -18,6 +18,11 @@ type Liveness struct {
 	// Short lists, for `and`/`or`, the variables read only by the right
 	// operand, dropped when it is skipped.
 	Short map[*ast.BinaryExpr][]*ast.Binding
+	// CondThen and CondElse list, for a conditional expression, the
+	// variables to drop on taking that branch: read by the other branch
+	// only.
+	CondThen map[*ast.CondExpr][]*ast.Binding
+	CondElse map[*ast.CondExpr][]*ast.Binding
 }
 
 // The analysis is a backward liveness pass over each unit's structured
@@ -34,6 +39,9 @@ func (r *resolver) liveness(f *ast.File) *Liveness {
 		Else:  map[*ast.IfStmt][]*ast.Binding{},
 		Exit:  map[ast.Stmt][]*ast.Binding{},
 		Short: map[*ast.BinaryExpr][]*ast.Binding{},
+
+		CondThen: map[*ast.CondExpr][]*ast.Binding{},
+		CondElse: map[*ast.CondExpr][]*ast.Binding{},
 	}
 	var top []*ast.Binding
 	for _, b := range r.top.locals {
@@ -217,8 +225,8 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 		if st.Else != nil {
 			elseIn = l.stmt(st.Else, out, ctx)
 		}
-		l.setDrops(l.out.Then, st, elseIn.minus(thenIn))
-		l.setDrops(l.out.Else, st, thenIn.minus(elseIn))
+		setDrops(l, l.out.Then, st, elseIn.minus(thenIn))
+		setDrops(l, l.out.Else, st, thenIn.minus(elseIn))
 		return l.expr(st.Cond, thenIn.union(elseIn))
 	case *ast.ForStmt:
 		var v = -1
@@ -292,11 +300,13 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 	return out
 }
 
-func (l *live) setDrops(m map[*ast.IfStmt][]*ast.Binding, st *ast.IfStmt, s set) {
+// setDrops records the variables of s as the drops of one edge of the
+// branching construct k (an if statement, a conditional expression).
+func setDrops[K comparable](l *live, m map[K][]*ast.Binding, k K, s set) {
 	if bs := l.list(s); len(bs) > 0 {
-		m[st] = bs
+		m[k] = bs
 	} else {
-		delete(m, st)
+		delete(m, k)
 	}
 }
 
@@ -367,6 +377,11 @@ func (l *live) expr(e ast.Expr, out set) set {
 		return l.expr(e.X, l.expr(e.Y, out))
 	case *ast.UnaryExpr:
 		return l.expr(e.X, out)
+	case *ast.CondExpr:
+		thenIn, elseIn := l.expr(e.Then, out), l.expr(e.Else, out)
+		setDrops(l, l.out.CondThen, e, elseIn.minus(thenIn))
+		setDrops(l, l.out.CondElse, e, thenIn.minus(elseIn))
+		return l.expr(e.Cond, thenIn.union(elseIn))
 	case *ast.CallExpr:
 		for i := len(e.Args) - 1; i >= 0; i-- {
 			out = l.expr(e.Args[i].Value, out)

@@ -529,6 +529,10 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		for _, p := range e.Parts {
 			r.expr(s, p.X)
 		}
+	case *ast.CondExpr:
+		r.expr(s, e.Cond)
+		r.expr(s, e.Then)
+		r.expr(s, e.Else)
 	case *ast.RecordExpr:
 		seen := map[string]bool{}
 		for _, f := range e.Fields {
