@@ -86,10 +86,52 @@ func (fr *frame) setIndex(x Value, items []indexItem, vals []Value, v Value, sit
 		return fr.setTensorIndex(x.Ref, items, vals, v, site)
 	case *List:
 		return fr.setListIndex(x, items, vals, v, site)
+	case *Record:
+		return fr.setRecordField(x, items, vals, v, site)
 	case Int, Bool, Float32, Float64:
 		return nil, fr.errorf(site.pos, "cannot assign into a 0-d tensor (%s); assign the name itself", Describe(x))
 	}
-	return nil, fr.errorf(site.pos, "cannot assign into %s: only tensors and lists take x[...] = v", Describe(x))
+	return nil, fr.errorf(site.pos, "cannot assign into %s: only tensors, lists and records take x[...] = v", Describe(x))
+}
+
+// setRecordField is r with its field key (r["key"] = v, r.key = v)
+// replaced by v, or with the field added at the end when r has none of
+// that name: Python's d[key] = v on a record that stays a value (a new
+// record; another holder of r keeps the old one).
+func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Value, site *callSite) (Value, error) {
+	if len(items) != 1 || items[0].slice || items[0].ellipsis {
+		return nil, fr.errorf(site.pos, "a record is indexed by one string key")
+	}
+	key, ok := vals[0].(String)
+	if !ok {
+		return nil, fr.errorf(site.pos, "record keys are strings, not %s", Describe(vals[0]))
+	}
+	n := len(r.Keys)
+	i := slices.Index(r.Keys, string(key))
+	if i < 0 {
+		n++
+		if err := fr.th.RT.HostPool().CheckValue(int64(n) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
+			return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
+		}
+	}
+	keys := make([]string, n)
+	values := make([]Value, n)
+	copy(keys, r.Keys)
+	for j, e := range r.Values {
+		if j != i {
+			Retain(fr.th.RT, e)
+			values[j] = e
+		}
+	}
+	if i < 0 {
+		i = n - 1
+		keys[i] = string(key)
+	}
+	Retain(fr.th.RT, v)
+	values[i] = v
+	out := NewRecord(keys, values)
+	out.Positional = r.Positional // an op's result stays readable by position
+	return out, nil
 }
 
 // setListIndex replaces an element (int index) or a run of elements

@@ -510,6 +510,11 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 		if ix, isIndex := s.X.(*ast.IndexExpr); isIndex && !ok {
 			return c.indexAssign(posOf(s.Pos), ix, s.Op, s.Value)
 		}
+		if f, isField := s.X.(*ast.FieldExpr); isField {
+			// r.key = v is r["key"] = v.
+			ix := &ast.IndexExpr{At: f.At, X: f.X, Indices: []ast.Expr{&ast.StringLit{At: f.At, Value: f.Name}}}
+			return c.indexAssign(posOf(s.Pos), ix, s.Op, s.Value)
+		}
 		if !ok {
 			c.errorf(posOf(s.Pos), "cannot assign to %s; only a plain name or name[...] can be assigned", describeExpr(s.X))
 			return nil

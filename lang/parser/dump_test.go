@@ -66,6 +66,12 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 		b.WriteString("[")
 		dumpList(b, n.Elems, " ")
 		b.WriteString("]")
+	case *ast.IndexSetExpr:
+		b.WriteString("(set ")
+		dumpNode(b, n.Index)
+		fmt.Fprintf(b, " %s ", n.Op)
+		dumpNode(b, n.Value)
+		b.WriteString(")")
 	case *ast.CondExpr:
 		b.WriteString("(")
 		dumpNode(b, n.Then)

@@ -85,7 +85,7 @@ var errorTests = []struct{ src, want string }{
 	{"x.y", "t.tr:1:1: expression statement must be a call; did you mean `let x = ...`?"},
 	{"let y = 1 2", `t.tr:1:11: unexpected "2" at end of statement`},
 	{"f(1) x", `t.tr:1:6: unexpected "x" at end of statement`},
-	{"x.y = 3", `t.tr:1:1: cannot assign to a field; only a plain name or name[...] can be assigned`},
+	{"f().y = 3", `t.tr:1:1: cannot assign into an index of a call; only name[...] can be assigned (it rebinds the name: bind the part to a name first)`},
 	{"x.y[0] = 3", `t.tr:1:1: cannot assign into an index of a field; only name[...] can be assigned (it rebinds the name: bind the part to a name first)`},
 	{"x[0][1] = 3", `t.tr:1:1: cannot assign into an index of an index expression; only name[...] can be assigned (it rebinds the name: bind the part to a name first)`},
 	{"f(x) = 3", `t.tr:1:1: cannot assign to a call; only a plain name or name[...] can be assigned`},
@@ -214,10 +214,10 @@ func TestErrorsOnREPL(t *testing.T) {
 
 func TestMultipleErrors(t *testing.T) {
 	// Errors of statements are all reported, in source order.
-	src := "x\nlet a = 1\ny.z = 2\nf()\n1"
+	src := "x\nlet a = 1\ny.z.w = 2\nf()\n1"
 	_, err := ParseFile("m.tr", []byte(src))
 	want := "m.tr:1:1: expression statement must be a call; did you mean `let x = ...`?\n" +
-		"m.tr:3:1: cannot assign to a field; only a plain name or name[...] can be assigned\n" +
+		"m.tr:3:1: cannot assign into an index of a field; only name[...] can be assigned (it rebinds the name: bind the part to a name first)\n" +
 		"m.tr:5:1: expression statement must be a call; did you mean `let x = ...`?"
 	if err == nil || err.Error() != want {
 		t.Errorf("got:\n%v\nwant:\n%s", err, want)

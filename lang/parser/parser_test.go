@@ -171,6 +171,8 @@ func TestExpressions(t *testing.T) {
 var stmtTests = []struct{ src, want string }{
 	{"let x = 1", "let x = 1"},
 	{"x = 2", "x = 2"},
+	{"r.k = 2", `r = (set (index r "k") = 2)`},
+	{"r.k += 1", `r = (set (index r "k") += 1)`},
 	{"let [v, i] = topk(x, 2)", "let [v i] = (call topk x 2)"},
 	{"let [a,] = l", "let [a] = l"},
 	{"[a, b] = [b, a]", "[a b] = [b a]"},
