@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -26,6 +27,7 @@ func init() {
 	register("range", "range(stop) or range(start, stop, step=1): the ints from start up to (not including) stop", builtinRange)
 	register("keys", "keys(r): a record's field names, in order", builtinKeys)
 	register("values", "values(r): a record's values, in order", builtinValues)
+	register("items", "items(r): a record's [key, value] pairs, in order, as Python's d.items() (for [k, v] in items(r))", builtinItems)
 	register("clock", "clock(): monotonic seconds (float64), for timing", builtinClock)
 	register("memstats", "memstats(): per device, {live_refs, live_bytes, peak_bytes, cached_bytes}: the tensors whose data the device holds (one on two devices counts on both), their bytes, the most bytes held at once, and freed memory kept for reuse; the ops queued so far run first, so every tensor alive at that point is counted, as :mem counts after each REPL input", builtinMemstats)
 	register("item", "item(x): a one-element tensor as a host number (forces it)", builtinItem)
@@ -188,6 +190,26 @@ func builtinValues(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	for i, v := range r.Values {
 		eval.Retain(th.RT, v)
 		out[i] = v
+	}
+	return eval.NewList(out), nil
+}
+
+func builtinItems(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x eval.Value
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "r", &x); err != nil {
+		return nil, err
+	}
+	r, ok := x.(*eval.Record)
+	if !ok {
+		return nil, fmt.Errorf("%s: argument must be a record, not %s", b.Name, eval.Describe(x))
+	}
+	if err := th.RT.HostPool().CheckValue(int64(len(r.Values)) * 3 * int64(unsafe.Sizeof(x))); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.Name, err)
+	}
+	out := make([]eval.Value, len(r.Values))
+	for i, v := range r.Values {
+		eval.Retain(th.RT, v)
+		out[i] = eval.NewList([]eval.Value{eval.String(r.Keys[i]), v})
 	}
 	return eval.NewList(out), nil
 }

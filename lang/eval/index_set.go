@@ -104,22 +104,44 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 	}
 	key, ok := vals[0].(String)
 	if !ok {
-		return nil, fr.errorf(site.pos, "record keys are strings, not %s", Describe(vals[0]))
+		return nil, fr.errorf(site.pos, "record keys are strings, not %s (write str(k) or f\"{k}\")", Describe(vals[0]))
 	}
+	rt := fr.th.RT
 	n := len(r.Keys)
 	i := slices.Index(r.Keys, string(key))
 	if i < 0 {
 		n++
-		if err := fr.th.RT.HostPool().CheckValue(int64(n) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
-			return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
+		if n > cap(r.Values) || !r.owned || r.rc != 1 {
+			if err := rt.HostPool().CheckValue(int64(n) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
+				return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
+			}
 		}
+	}
+	Retain(rt, v)
+	if r.owned && r.rc == 1 {
+		// The only reference is the one this assignment consumes (as
+		// for a list built by l[i] = v): change the record in place, so
+		// that a record built field by field (a comprehension) takes
+		// linear time.
+		if i < 0 {
+			r.Keys = append(r.Keys, string(key))
+			r.Values = append(r.Values, v)
+		} else {
+			Release(rt, r.Values[i])
+			r.Values[i] = v
+		}
+		if r.gc.col == nil {
+			r.gc.col = cyclicIn([]Value{v})
+		}
+		Retain(rt, r) // the caller releases x
+		return r, nil
 	}
 	keys := make([]string, n)
 	values := make([]Value, n)
 	copy(keys, r.Keys)
 	for j, e := range r.Values {
 		if j != i {
-			Retain(fr.th.RT, e)
+			Retain(rt, e)
 			values[j] = e
 		}
 	}
@@ -127,10 +149,10 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 		i = n - 1
 		keys[i] = string(key)
 	}
-	Retain(fr.th.RT, v)
 	values[i] = v
 	out := NewRecord(keys, values)
 	out.Positional = r.Positional // an op's result stays readable by position
+	out.owned = true
 	return out, nil
 }
 

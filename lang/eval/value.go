@@ -96,6 +96,10 @@ type Record struct {
 	Positional bool
 	rc         int32
 	gc         gcHeader
+	// owned is set on a record that field assignment made: its slices
+	// are its own, so a later assignment may change it in place when
+	// nothing else holds it.
+	owned bool
 }
 
 // Kwarg is one keyword argument of a call.

@@ -94,6 +94,9 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 		}
 		return &ast.ListExpr{At: posOf(pr.Pos), Elems: elems}, nil
 	case *recordLit:
+		if pr.Comp != nil {
+			return convertRecordComprehension(pr, toks)
+		}
 		return convertRecord(pr)
 	case *fnLit:
 		ps, err := convertParams(pr.Params)
@@ -121,6 +124,38 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 // name it.
 const comprehensionName = "[comprehension]"
 
+// convertRecordComprehension turns {key: value for x in it if cond} into
+// the function call convertComprehension makes, whose loop assigns
+// [comprehension][key] = value into a record: key is an expression (a
+// variable, a string or an f-string: f"layer{i}"), a later equal key
+// replaces the value, as in Python's dict comprehension.
+func convertRecordComprehension(pr *recordLit, toks []lexer.Token) (ast.Expr, error) {
+	f := pr.First
+	var key ast.Expr
+	switch {
+	case f.Name.Value != "":
+		key = ident(f.Name)
+	case isFString(f.Str):
+		x, err := fstring(f.Str)
+		if err != nil {
+			return nil, err
+		}
+		key = x
+	default:
+		s, err := unquote(f.Str)
+		if err != nil {
+			return nil, err
+		}
+		key = &ast.StringLit{At: posOf(f.Str.Pos), Value: s}
+	}
+	at := posOf(pr.Pos)
+	out := func() *ast.Ident { return &ast.Ident{At: at, Name: comprehensionName} }
+	vat := f.Value.Span()
+	set := &ast.AssignStmt{At: vat, Target: out(), Op: "=", Value: &ast.IndexSetExpr{At: vat,
+		Index: &ast.IndexExpr{At: vat, X: out(), Indices: []ast.Expr{key}}, Op: "=", Value: f.Value}}
+	return comprehensionCall(at, "record comprehension", &ast.RecordExpr{At: at, Fields: []*ast.Field{}}, set, pr.Comp, toks)
+}
+
 // convertComprehension turns [elem for x in it if cond] into a call of a
 // function of no parameters whose body is
 //
@@ -133,10 +168,17 @@ const comprehensionName = "[comprehension]"
 // (for [a, b] in it) unpacks each value, as a for loop does.
 func convertComprehension(pr *listLit, toks []lexer.Token) (ast.Expr, error) {
 	at := posOf(pr.Pos)
-	cp := pr.Comp
 	out := func() *ast.Ident { return &ast.Ident{At: at, Name: comprehensionName} }
 	grow := &ast.AssignStmt{At: pr.First.Span(), Target: out(), Op: "=",
 		Value: &ast.BinaryExpr{At: pr.First.Span(), Op: "+", X: out(), Y: &ast.ListExpr{At: pr.First.Span(), Elems: []ast.Expr{pr.First}}}}
+	return comprehensionCall(at, "list comprehension", &ast.ListExpr{At: at}, grow, pr.Comp, toks)
+}
+
+// comprehensionCall is the call of the function of no parameters that
+// starts [comprehension] at empty, runs grow for each value of cp's loop
+// (under its condition) and returns [comprehension].
+func comprehensionCall(at ast.Pos, name string, empty ast.Expr, grow ast.Stmt, cp *comprehension, toks []lexer.Token) (ast.Expr, error) {
+	out := func() *ast.Ident { return &ast.Ident{At: at, Name: comprehensionName} }
 	var body ast.Stmt = grow
 	if cp.Cond != nil {
 		body = &ast.IfStmt{At: cp.Cond.Span(), Cond: cp.Cond, Then: &ast.Block{At: cp.Cond.Span(), Stmts: []ast.Stmt{grow}}}
@@ -153,8 +195,8 @@ func convertComprehension(pr *listLit, toks []lexer.Token) (ast.Expr, error) {
 	} else {
 		fs = &ast.ForStmt{At: posOf(cp.Pos), Var: ident(cp.Var), Iter: cp.Iter, Body: &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}}
 	}
-	fn := &ast.FnExpr{At: at, Name: "list comprehension", Body: &ast.Block{At: at, Stmts: []ast.Stmt{
-		&ast.LetStmt{At: at, Name: out(), Value: &ast.ListExpr{At: at}},
+	fn := &ast.FnExpr{At: at, Name: name, Body: &ast.Block{At: at, Stmts: []ast.Stmt{
+		&ast.LetStmt{At: at, Name: out(), Value: empty},
 		fs,
 		&ast.ReturnStmt{At: at, Value: out()},
 	}}}

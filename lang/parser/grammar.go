@@ -260,9 +260,10 @@ func parseExprTails(lex *lexer.PeekingLexer) (exprTails, error) {
 
 type recordLit struct {
 	Pos   lexer.Position
-	First *recordField `parser:"'{' ( @@"`
-	Rest  []*fieldTail `parser:"@@* )?"`
-	End   lexer.Token  `parser:"@'}'"`
+	First *recordField   `parser:"'{' ( @@"`
+	Comp  *comprehension `parser:"( @@"`
+	Rest  []*fieldTail   `parser:"| @@+ )? )?"`
+	End   lexer.Token    `parser:"@'}'"`
 }
 
 type recordField struct {

@@ -88,6 +88,7 @@ var exprTests = []struct{ src, want string }{
 	{"fn(x) => x if x > 0 else -x", "(fn lambda(x) => {return (x if (x > 0) else (- x))})"},
 	{"[x if x else 0 for x in xs if x]", "(call (fn list comprehension() {let [comprehension] = []; for x in xs {if x {[comprehension] = ([comprehension] + [(x if x else 0)])}}; return [comprehension]}))"},
 	{"f(a if b else c, k=1 if d else 2)", "(call f (a if b else c) k=(1 if d else 2))"},
+	{`{k: v for [k, v] in items(r) if v}`, `(call (fn record comprehension() {let [comprehension] = {}; for [for] in (call items r) {let [k v] = [for]; if v {[comprehension] = (set (index [comprehension] k) = v)}}; return [comprehension]}))`},
 	{"a in b", "(a in b)"},
 	{"a not in b + c", "(a not in (b + c))"},
 	{"not a in b", "(not (a in b))"},
