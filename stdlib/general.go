@@ -20,13 +20,14 @@ import (
 // placement hints. spec/README.md describes each.
 
 func init() {
-	register("print", "print(a, b, ...): write the values separated by spaces, then a newline", builtinPrint)
+	register("print", `print(a, b, ..., sep=" ", end="\n", flush=false): write the values as str() writes them, separated by sep, then end, as Python's print (the output is unbuffered: flush is accepted and changes nothing)`, builtinPrint)
 	register("len", "len(x): elements of a list, fields of a record, characters of a string, first dimension of a tensor", builtinLen)
 	register("str", "str(x): x as print shows it", builtinStr)
 	register("type", `type(x): "tensor", "string", "list", "record", "function", "module", "range" or "none"`, builtinType)
 	register("range", "range(stop) or range(start, stop, step=1): the ints from start up to (not including) stop", builtinRange)
 	register("keys", "keys(r): a record's field names, in order", builtinKeys)
 	register("values", "values(r): a record's values, in order", builtinValues)
+	register("get", "get(r, key, default=none): the field key of a record, or default when it has none, as Python's d.get(key, default)", builtinGet)
 	register("items", "items(r): a record's [key, value] pairs, in order, as Python's d.items() (for [k, v] in items(r))", builtinItems)
 	register("clock", "clock(): monotonic seconds (float64), for timing", builtinClock)
 	register("memstats", "memstats(): per device, {live_refs, live_bytes, peak_bytes, cached_bytes}: the tensors whose data the device holds (one on two devices counts on both), their bytes, the most bytes held at once, and freed memory kept for reuse; the ops queued so far run first, so every tensor alive at that point is counted, as :mem counts after each REPL input", builtinMemstats)
@@ -47,13 +48,34 @@ func noKwargs(name string, kwargs []eval.Kwarg) error {
 }
 
 func builtinPrint(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	if err := noKwargs("print", kwargs); err != nil {
-		return nil, err
+	sep, end := " ", "\n"
+	for _, k := range kwargs {
+		var dst *string
+		switch k.Name {
+		case "sep":
+			dst = &sep
+		case "end":
+			dst = &end
+		case "flush":
+			if _, ok := k.Value.(eval.Bool); !ok {
+				return nil, fmt.Errorf("print: argument \"flush\" must be a bool, not %s", eval.Describe(k.Value))
+			}
+			continue
+		default:
+			return nil, fmt.Errorf("print: unknown keyword argument %q (print takes sep, end and flush)", k.Name)
+		}
+		switch v := k.Value.(type) {
+		case eval.String:
+			*dst = string(v)
+		case eval.NoneType: // Python's default
+		default:
+			return nil, fmt.Errorf("print: argument %q must be a string or none, not %s", k.Name, eval.Describe(k.Value))
+		}
 	}
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
-			b.WriteByte(' ')
+			b.WriteString(sep)
 		}
 		s, err := th.Format(a)
 		if err != nil {
@@ -61,7 +83,7 @@ func builtinPrint(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 		}
 		b.WriteString(s)
 	}
-	b.WriteByte('\n')
+	b.WriteString(end)
 	w := th.Stdout
 	if w == nil {
 		w = io.Discard
@@ -192,6 +214,25 @@ func builtinValues(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 		out[i] = v
 	}
 	return eval.NewList(out), nil
+}
+
+func builtinGet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x eval.Value
+	var key string
+	dflt := eval.None
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "r", &x, "key", &key, "default?", &dflt); err != nil {
+		return nil, err
+	}
+	r, ok := x.(*eval.Record)
+	if !ok {
+		return nil, fmt.Errorf("%s: argument must be a record, not %s", b.Name, eval.Describe(x))
+	}
+	v, ok := r.Get(key)
+	if !ok {
+		v = dflt
+	}
+	eval.Retain(th.RT, v)
+	return v, nil
 }
 
 func builtinItems(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

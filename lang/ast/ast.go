@@ -45,7 +45,7 @@ type LetStmt struct {
 	Value Expr
 }
 
-// AssignStmt is `name op value` with op one of = += -= *= /=.
+// AssignStmt is `name op value` with op one of = += -= *= /= //= %= **= @=.
 type AssignStmt struct {
 	At     Pos
 	Target *Ident

@@ -92,8 +92,8 @@ var errorTests = []struct{ src, want string }{
 	{"1 = x", `t.tr:1:1: cannot assign to a literal; only a plain name or name[...] can be assigned`},
 	{"x = = 2", `t.tr:1:5: expected expression after '=', found "="`},
 	{"x += ", `t.tr:1:6: expected expression after '+=', found end of file`},
-	{"x **= 2", `t.tr:1:5: expected expression after '**', found "=" (the compound assignments are += -= *= /=)`},
-	{"x //= 2", `t.tr:1:5: expected expression after '//', found "=" (the compound assignments are += -= *= /=)`},
+	{"x ** = 2", `t.tr:1:6: expected expression after '**', found "="`},
+	{"x =+ 2", `t.tr:1:4: expected expression after '=', found "+"`},
 	{"x == = 2", `t.tr:1:6: expected expression after '==', found "="`},
 
 	// Expressions.

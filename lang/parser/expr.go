@@ -206,7 +206,7 @@ func (p *exprParser) operand() (ast.Expr, error) {
 			return nil, errorAt(t.Pos, "%s, found \"not\"", msg).hint(" (write the 'not' expression in parentheses)")
 		}
 		if n := len(prev); n > 0 && t.Value == "=" && t.Type == tokOp && prev[n-1].Pos.Offset+len(prev[n-1].Value) == t.Pos.Offset {
-			return nil, errorAt(t.Pos, "%s, found \"=\"", msg).hint(" (the compound assignments are += -= *= /=)")
+			return nil, errorAt(t.Pos, "%s, found \"=\"", msg).hint(" (the compound assignments are += -= *= /= //= %= **= @=)")
 		}
 		return nil, errorAt(t.Pos, "%s, found %s", msg, describe(*t))
 	}

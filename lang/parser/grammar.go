@@ -123,7 +123,7 @@ type delStmt struct {
 type simpleStmt struct {
 	Pos   lexer.Position
 	X     ast.Expr `parser:"@@"`
-	Op    string   `parser:"( @( '=' | '+=' | '-=' | '*=' | '/=' )"`
+	Op    string   `parser:"( @( '=' | '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' )"`
 	Value ast.Expr `parser:"@@ )?"`
 }
 

@@ -34,7 +34,7 @@ var lexDef = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]*)?[A-Za-z0-9_]*`},
 	{Name: "Keyword", Pattern: `(?:` + strings.Join(keywords, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
-	{Name: "Op", Pattern: `\.\.\.|==|!=|<=|>=|//|\*\*|\+=|-=|\*=|/=|=>|[-+*/%@<>=()\[\]{},:;.]`},
+	{Name: "Op", Pattern: `\.\.\.|//=|\*\*=|==|!=|<=|>=|//|\*\*|\+=|-=|\*=|/=|%=|@=|=>|[-+*/%@<>=()\[\]{},:;.]`},
 	{Name: "Bad", Pattern: `.|\n`},
 })
 
@@ -230,12 +230,12 @@ func (s *scanner) emit(typ lexer.TokenType, end int) {
 
 // opLen is the length of the operator at the start of s, or 0.
 func opLen(s string) int {
-	if strings.HasPrefix(s, "...") {
+	if strings.HasPrefix(s, "...") || strings.HasPrefix(s, "//=") || strings.HasPrefix(s, "**=") {
 		return 3
 	}
 	if len(s) >= 2 {
 		switch s[:2] {
-		case "==", "!=", "<=", ">=", "//", "**", "+=", "-=", "*=", "/=", "=>":
+		case "==", "!=", "<=", ">=", "//", "**", "+=", "-=", "*=", "/=", "%=", "@=", "=>":
 			return 2
 		}
 	}

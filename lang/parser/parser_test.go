@@ -179,6 +179,8 @@ var stmtTests = []struct{ src, want string }{
 	{"[a, b] = [b, a]", "[a b] = [b a]"},
 	{"f(); [a, b] = g()", "(call f) | [a b] = (call g)"},
 	{"x += 1; x -= 2; x *= 3; x /= 4", "x += 1 | x -= 2 | x *= 3 | x /= 4"},
+	{"x //= 2; x %= 3; x **= 2; x @= w", "x //= 2 | x %= 3 | x **= 2 | x @= w"},
+	{"l[0] **= 2", "l = (set (index l 0) **= 2)"},
 	{"fn f(a, b, c=1.0) { return a }", "fn f (fn f(a b c=1f) {return a})"},
 	{"fn f() {}", "fn f (fn f() {})"},
 	{"fn f(a,) { return }", "fn f (fn f(a) {return})"},
