@@ -66,6 +66,7 @@ func gradCases() []gcase {
 		{op: "pow", ins: []*tensor.Dense{pos(2, 3), randn(2, 3)}},
 		{op: "maximum", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
 		{op: "minimum", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
+		{op: "atan2", ins: []*tensor.Dense{randn(2, 3), randn(3)}},
 		{op: "log", ins: []*tensor.Dense{pos(2, 3)}},
 		{op: "sqrt", ins: []*tensor.Dense{pos(2, 3)}},
 		{op: "rsqrt", ins: []*tensor.Dense{pos(2, 3)}},
@@ -366,6 +367,8 @@ func scalarGradCases() []gcase {
 		{name: "scalar_pow", op: "pow", attrs: left(f(2)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "maximum_scalar", op: "maximum", attrs: right(f(0.1)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "scalar_minimum", op: "minimum", attrs: left(f(-0.2)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "atan2_scalar", op: "atan2", attrs: right(f(-0.7)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_atan2", op: "atan2", attrs: left(f(0.3)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "where_scalar", op: "where", attrs: right(f(0)), ins: []*tensor.Dense{mask(2, 3), randn(2, 3)}},
 		{name: "where_scalar_first", op: "where", attrs: left(f(-1.5)), ins: []*tensor.Dense{mask(2, 3), randn(3)}},
 	}

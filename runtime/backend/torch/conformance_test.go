@@ -230,7 +230,7 @@ func TestConformanceCPUvsTorch(t *testing.T) {
 				t.Fatalf("torch:cpu: %v", err)
 			}
 			if stats.Count[trace.Fallback] != 0 {
-				t.Errorf("%s ran on the host, not in libtorch", c.op)
+				t.Errorf("%s ran on the host, not in libtorch (a plugin built before the op was added? rebuild it: scripts/build-torch.sh)", c.op)
 			}
 			if msg := agree(got, want); msg != "" {
 				t.Errorf("%s over %v: %s", c.op, c.in, msg)
