@@ -69,3 +69,23 @@ func TestComplete(t *testing.T) {
 		t.Fatalf("session broken after completion: %s", stderr)
 	}
 }
+
+// :help names a builtin, or a member of a namespace (math.sqrt, math.pi).
+func TestHelpCommand(t *testing.T) {
+	r, stdout, stderr := newTestREPL(t)
+	for _, tc := range []struct{ line, want string }{
+		{":help sorted", "sorted(iterable, key=none, reverse=false):"},
+		{":help math.sqrt", "math.sqrt: square root\n"},
+		{":help math.pi", "math.pi = 3.141592653589793\n"},
+	} {
+		stdout.Reset()
+		r.command(tc.line)
+		if !strings.HasPrefix(stdout.String(), tc.want) {
+			t.Errorf("%s wrote %q, want it to start %q", tc.line, stdout.String(), tc.want)
+		}
+	}
+	r.command(":help math.nope")
+	if !strings.Contains(stderr.String(), `no builtin named "math.nope"`) {
+		t.Errorf(":help math.nope: stderr %q", stderr.String())
+	}
+}

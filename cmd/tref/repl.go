@@ -240,12 +240,12 @@ func (r *repl) command(line string) {
 	switch fields[0] {
 	case ":help", ":h":
 		if len(fields) > 1 {
-			b, ok := r.c.universe[fields[1]]
+			doc, ok := r.builtinDoc(fields[1])
 			if !ok {
 				r.commandError("no builtin named %q", fields[1])
 				return
 			}
-			fmt.Fprintln(out, b.Doc)
+			fmt.Fprintln(out, doc)
 			return
 		}
 		fmt.Fprint(out, replHelp)
@@ -369,4 +369,23 @@ func wrapWords(words []string, indent string, width int) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// builtinDoc is the doc of a builtin, or of a member of a namespace
+// builtin (math.sqrt: its doc after its full name).
+func (r *repl) builtinDoc(name string) (string, bool) {
+	if b, ok := r.c.universe[name]; ok {
+		return b.Doc, true
+	}
+	ns, member, dotted := strings.Cut(name, ".")
+	if b, ok := r.c.universe[ns]; ok && dotted {
+		switch m := b.Members[member].(type) {
+		case *eval.Builtin:
+			return name + ": " + m.Doc, true
+		case nil:
+		default:
+			return name + " = " + eval.Format(m), true
+		}
+	}
+	return "", false
 }
