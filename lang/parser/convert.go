@@ -183,10 +183,10 @@ func comprehensionCall(at ast.Pos, name string, empty ast.Expr, grow ast.Stmt, c
 	if cp.Cond != nil {
 		body = &ast.IfStmt{At: cp.Cond.Span(), Cond: cp.Cond, Then: &ast.Block{At: cp.Cond.Span(), Stmts: []ast.Stmt{grow}}}
 	}
-	loop := &forStmt{Pos: cp.Pos, Var: cp.Var, Pattern: cp.Pattern, Iter: cp.Iter}
+	loop := &forStmt{Pos: cp.Pos, Var: cp.Var, More: cp.More, Pattern: cp.Pattern, Iter: cp.Iter}
 	c := &converter{toks: toks, depth: 1}
 	var fs *ast.ForStmt
-	if cp.Pattern != nil {
+	if cp.Pattern != nil || len(cp.More) > 0 {
 		st, _ := c.forUnpackBody(loop, &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}).(*ast.ForStmt)
 		if err := c.errs.err(); err != nil {
 			return nil, c.errs[0]
@@ -417,15 +417,14 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 	case *emptyStmt:
 		return nil
 	case *letStmt:
-		if s.Pattern != nil {
-			x, err := convertPrimary(s.Pattern, c.toks)
-			if err != nil {
-				c.errs = append(c.errs, err.(*synError))
+		value := valueList(s.Value, s.Values)
+		if list, ok := c.targets(s.Name, s.More, s.Pattern); ok {
+			if list == nil {
 				return nil
 			}
-			return c.unpack(posOf(s.Pos), true, x.(*ast.ListExpr), s.Value)
+			return c.unpack(posOf(s.Pos), true, list, value)
 		}
-		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Name), Value: s.Value}
+		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Name), Value: value}
 	case *fnStmt:
 		ps, err := convertParams(s.Params)
 		if err != nil {
@@ -435,11 +434,15 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 		fn := &ast.FnExpr{At: posOf(s.Pos), Name: s.Name.Value, Params: ps, Body: c.block(s.Body)}
 		return &ast.FnStmt{At: posOf(s.Pos), Name: ident(s.Name), Fn: fn}
 	case *returnStmt:
-		return &ast.ReturnStmt{At: posOf(s.Pos), Value: s.Value}
+		var value ast.Expr
+		if s.Value != nil {
+			value = valueList(s.Value, s.Values)
+		}
+		return &ast.ReturnStmt{At: posOf(s.Pos), Value: value}
 	case *ifStmt:
 		return c.ifStmt(s)
 	case *forStmt:
-		if s.Pattern != nil {
+		if s.Pattern != nil || len(s.More) > 0 {
 			return c.forUnpack(s)
 		}
 		return &ast.ForStmt{At: posOf(s.Pos), Var: ident(s.Var), Iter: s.Iter, Body: c.block(s.Body)}
@@ -534,6 +537,27 @@ func isIdent(s string) bool {
 }
 
 func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
+	if len(s.More) > 0 {
+		// a, b = v (or = v, w): Python's tuple assignment unpacks.
+		if s.Op != "=" {
+			at := posOf(s.Pos)
+			if s.Op != "" {
+				c.errorf(at, "%s cannot unpack; only = assigns to several names", s.Op)
+			} else {
+				c.errorf(at, "a list of expressions is not a statement; write [a, b] for a list, or a, b = ... to assign")
+			}
+			return nil
+		}
+		list := &ast.ListExpr{At: s.X.Span(), Elems: append([]ast.Expr{s.X}, s.More...)}
+		return c.unpack(posOf(s.Pos), false, list, valueList(s.Value, s.Values))
+	}
+	if len(s.Values) > 0 {
+		if s.Op != "=" {
+			c.errorf(posOf(s.Pos), "%s takes one value, not a list of them", s.Op)
+			return nil
+		}
+		s.Value = valueList(s.Value, s.Values)
+	}
 	if s.Op != "" {
 		if list, ok := s.X.(*ast.ListExpr); ok {
 			if s.Op != "=" {
@@ -611,14 +635,8 @@ func (c *converter) forUnpack(s *forStmt) ast.Stmt {
 
 // forUnpackBody is forUnpack with the body already converted.
 func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
-	x, err := convertPrimary(s.Pattern, c.toks)
-	if err != nil {
-		c.errs = append(c.errs, err.(*synError))
-		return nil
-	}
-	list, ok := x.(*ast.ListExpr)
-	if !ok {
-		c.errorf(x.Span(), "cannot unpack into a list comprehension; write the names between [ and ]")
+	list, _ := c.targets(s.Var, s.More, s.Pattern)
+	if list == nil {
 		return nil
 	}
 	hidden := func() *ast.Ident { return &ast.Ident{At: list.At, Name: "[for]"} }
@@ -628,6 +646,42 @@ func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
 	}
 	body.Stmts = append([]ast.Stmt{un}, body.Stmts...)
 	return &ast.ForStmt{At: posOf(s.Pos), Var: hidden(), Iter: s.Iter, Body: body}
+}
+
+// targets reads the names a let or a for binds when they are several:
+// written a, b (name and more) or [a, b] (pattern). unpacking is false
+// for one plain name; list is nil after an error (recorded in c).
+func (c *converter) targets(name lexer.Token, more []lexer.Token, pattern *listLit) (list *ast.ListExpr, unpacking bool) {
+	if pattern == nil {
+		if len(more) == 0 {
+			return nil, false
+		}
+		list = &ast.ListExpr{At: posOf(name.Pos), Elems: []ast.Expr{ident(name)}}
+		for _, t := range more {
+			list.Elems = append(list.Elems, ident(t))
+		}
+		return list, true
+	}
+	x, err := convertPrimary(pattern, c.toks)
+	if err != nil {
+		c.errs = append(c.errs, err.(*synError))
+		return nil, true
+	}
+	list, ok := x.(*ast.ListExpr)
+	if !ok {
+		c.errorf(x.Span(), "cannot unpack into a list comprehension; write the names between [ and ]")
+		return nil, true
+	}
+	return list, true
+}
+
+// valueList is the value of `= v` or, for `= v, w, ...` (Python's tuple),
+// the list [v, w, ...].
+func valueList(v ast.Expr, more []ast.Expr) ast.Expr {
+	if len(more) == 0 {
+		return v
+	}
+	return &ast.ListExpr{At: v.Span(), Elems: append([]ast.Expr{v}, more...)}
 }
 
 // describeExpr names the kind of an expression for messages.

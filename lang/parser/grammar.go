@@ -39,9 +39,11 @@ type emptyStmt struct {
 // positional result (convert.go checks that the list holds plain names).
 type letStmt struct {
 	Pos     lexer.Position
-	Name    lexer.Token `parser:"'let' ( @Ident"`
-	Pattern *listLit    `parser:"| @@ )"`
-	Value   ast.Expr    `parser:"'=' @@"`
+	Name    lexer.Token   `parser:"'let' ( @Ident"`
+	More    []lexer.Token `parser:"( ',' @Ident )*"`
+	Pattern *listLit      `parser:"| @@ )"`
+	Value   ast.Expr      `parser:"'=' @@"`
+	Values  []ast.Expr    `parser:"( ',' @@ )*"`
 }
 
 type fnStmt struct {
@@ -52,8 +54,9 @@ type fnStmt struct {
 }
 
 type returnStmt struct {
-	Pos   lexer.Position
-	Value ast.Expr `parser:"'return' @@?"`
+	Pos    lexer.Position
+	Value  ast.Expr   `parser:"'return' ( @@"`
+	Values []ast.Expr `parser:"( ',' @@ )* )?"`
 }
 
 type ifStmt struct {
@@ -73,10 +76,11 @@ func (*block) elseNode()  {}
 
 type forStmt struct {
 	Pos     lexer.Position
-	Var     lexer.Token `parser:"'for' ( @Ident"`
-	Pattern *listLit    `parser:"| @@ )"`
-	Iter    ast.Expr    `parser:"'in' @@"`
-	Body    *block      `parser:"@@"`
+	Var     lexer.Token   `parser:"'for' ( @Ident"`
+	More    []lexer.Token `parser:"( ',' @Ident )*"`
+	Pattern *listLit      `parser:"| @@ )"`
+	Iter    ast.Expr      `parser:"'in' @@"`
+	Body    *block        `parser:"@@"`
 }
 
 type whileStmt struct {
@@ -121,10 +125,12 @@ type delStmt struct {
 // simpleStmt is an assignment or an expression statement: the target of
 // an assignment is parsed as an expression and checked to be a name.
 type simpleStmt struct {
-	Pos   lexer.Position
-	X     ast.Expr `parser:"@@"`
-	Op    string   `parser:"( @( '=' | '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' )"`
-	Value ast.Expr `parser:"@@ )?"`
+	Pos    lexer.Position
+	X      ast.Expr   `parser:"@@"`
+	More   []ast.Expr `parser:"( ',' @@ )*"`
+	Op     string     `parser:"( @( '=' | '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' )"`
+	Value  ast.Expr   `parser:"@@"`
+	Values []ast.Expr `parser:"( ',' @@ )* )?"`
 }
 
 type block struct {
@@ -212,10 +218,11 @@ type listLit struct {
 // cond]`.
 type comprehension struct {
 	Pos     lexer.Position
-	Var     lexer.Token `parser:"'for' ( @Ident"`
-	Pattern *listLit    `parser:"| @@ )"`
-	Iter    ast.Expr    `parser:"'in' @@"`
-	Cond    ast.Expr    `parser:"( 'if' @@ )?"`
+	Var     lexer.Token   `parser:"'for' ( @Ident"`
+	More    []lexer.Token `parser:"( ',' @Ident )*"`
+	Pattern *listLit      `parser:"| @@ )"`
+	Iter    ast.Expr      `parser:"'in' @@"`
+	Cond    ast.Expr      `parser:"( 'if' @@ )?"`
 }
 
 // exprTails are the `, element` tails of a list literal: a list of data
