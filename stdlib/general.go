@@ -28,6 +28,7 @@ func init() {
 	register("keys", "keys(r): a record's field names, in order", builtinKeys)
 	register("values", "values(r): a record's values, in order", builtinValues)
 	register("get", "get(r, key, default=none): the field key of a record, or default when it has none, as Python's d.get(key, default)", builtinGet)
+	register("dict", "dict(pairs=none, **fields): a record from a list of [key, value] pairs (or a record), then the keyword arguments, later keys replacing earlier ones, as Python's dict(...)", builtinDict)
 	register("items", "items(r): a record's [key, value] pairs, in order, as Python's d.items() (for [k, v] in items(r))", builtinItems)
 	register("clock", "clock(): monotonic seconds (float64), for timing", builtinClock)
 	register("memstats", "memstats(): per device, {live_refs, live_bytes, peak_bytes, cached_bytes}: the tensors whose data the device holds (one on two devices counts on both), their bytes, the most bytes held at once, and freed memory kept for reuse; the ops queued so far run first, so every tensor alive at that point is counted, as :mem counts after each REPL input", builtinMemstats)
@@ -233,6 +234,62 @@ func builtinGet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	}
 	eval.Retain(th.RT, v)
 	return v, nil
+}
+
+func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	if len(args) > 1 {
+		return nil, fmt.Errorf("%s: takes at most one positional argument (a list of [key, value] pairs or a record), got %d", b.Name, len(args))
+	}
+	var keys []string
+	var vals []eval.Value
+	set := func(k string, v eval.Value) {
+		eval.Retain(th.RT, v)
+		for i, old := range keys {
+			if old == k {
+				eval.Release(th.RT, vals[i])
+				vals[i] = v
+				return
+			}
+		}
+		keys = append(keys, k)
+		vals = append(vals, v)
+	}
+	fail := func(err error) (eval.Value, error) {
+		eval.Release(th.RT, eval.NewRecord(keys, vals))
+		return nil, err
+	}
+	if len(args) == 1 {
+		switch src := args[0].(type) {
+		case *eval.Record:
+			for i, k := range src.Keys {
+				set(k, src.Values[i])
+			}
+		default:
+			pairs, err := collect(th, b.Name, src)
+			if err != nil {
+				return nil, err
+			}
+			defer eval.Release(th.RT, eval.NewList(pairs))
+			for i, p := range pairs {
+				l, ok := p.(*eval.List)
+				if !ok || len(l.Elems) != 2 {
+					return fail(fmt.Errorf("%s: element %d is %s, not a [key, value] pair", b.Name, i, eval.Describe(p)))
+				}
+				k, ok := l.Elems[0].(eval.String)
+				if !ok {
+					return fail(fmt.Errorf("%s: the key of pair %d is %s; record keys are strings", b.Name, i, eval.Describe(l.Elems[0])))
+				}
+				set(string(k), l.Elems[1])
+			}
+		}
+	}
+	for _, kw := range kwargs {
+		set(kw.Name, kw.Value)
+	}
+	if err := th.RT.HostPool().CheckValue(int64(len(keys)) * int64(unsafe.Sizeof(eval.Value(nil))+unsafe.Sizeof(""))); err != nil {
+		return fail(fmt.Errorf("%s: %w", b.Name, err))
+	}
+	return eval.NewRecord(keys, vals), nil
 }
 
 func builtinItems(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
