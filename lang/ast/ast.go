@@ -172,6 +172,16 @@ type StringLit struct {
 	Value string
 }
 
+// StarExpr is *X, the values of the iterable X spread among a list's
+// elements or a call's positional arguments, or (Double) **X, the fields
+// of the record X spread among a call's keyword arguments or a record's
+// fields. It stands nowhere else.
+type StarExpr struct {
+	At     Pos
+	X      Expr
+	Double bool
+}
+
 // CondExpr is the conditional expression `Then if Cond else Else`,
 // positioned at its `if`.
 type CondExpr struct {
@@ -359,6 +369,7 @@ func (e *NumberLit) Span() Pos    { return e.At }
 func (e *StringLit) Span() Pos    { return e.At }
 func (e *FStringExpr) Span() Pos  { return e.At }
 func (e *CondExpr) Span() Pos     { return e.At }
+func (e *StarExpr) Span() Pos     { return e.At }
 func (e *BoolLit) Span() Pos      { return e.At }
 func (e *NoneLit) Span() Pos      { return e.At }
 func (e *ListExpr) Span() Pos     { return e.At }
@@ -394,6 +405,7 @@ func (*NumberLit) expr()    {}
 func (*StringLit) expr()    {}
 func (*FStringExpr) expr()  {}
 func (*CondExpr) expr()     {}
+func (*StarExpr) expr()     {}
 func (*BoolLit) expr()      {}
 func (*NoneLit) expr()      {}
 func (*ListExpr) expr()     {}

@@ -69,6 +69,8 @@ func Children(n Node, f func(Node)) {
 		for _, fl := range n.Fields {
 			expr(fl.Value)
 		}
+	case *StarExpr:
+		expr(n.X)
 	case *CondExpr:
 		expr(n.Then)
 		expr(n.Cond)

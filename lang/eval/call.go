@@ -9,6 +9,11 @@ import (
 // in source order.
 func (c *compiler) call(e *ast.CallExpr) exprFn {
 	site := newSite(e.At)
+	for _, a := range e.Args {
+		if _, ok := a.Value.(*ast.StarExpr); ok && a.Name == "" {
+			return c.spreadCall(e, site)
+		}
+	}
 	var pos []exprFn
 	var kwNames []string
 	var kwVals []exprFn
@@ -209,4 +214,71 @@ func (th *Thread) popArgsTaken(base int) {
 		th.args[i] = nil
 	}
 	th.args = th.args[:base]
+}
+
+// spreadCall compiles a call with *x or **r among its arguments: the
+// positional arguments (each value of a *x in turn), then the keyword
+// ones in order (each field of a **r in turn).
+func (c *compiler) spreadCall(e *ast.CallExpr, site *callSite) exprFn {
+	var pos []ast.Expr
+	type kwItem struct {
+		name   string
+		f      exprFn
+		spread bool
+		at     ast.Pos
+	}
+	var kws []kwItem
+	for _, a := range e.Args {
+		switch s, star := a.Value.(*ast.StarExpr); {
+		case a.Name != "":
+			kws = append(kws, kwItem{name: a.Name, f: c.expr(a.Value), at: a.At})
+		case star && s.Double:
+			kws = append(kws, kwItem{f: c.expr(s.X), spread: true, at: s.At})
+		default:
+			pos = append(pos, a.Value)
+		}
+	}
+	items, _ := c.spreadItems(pos)
+	evalArgs := func(fr *frame, base int) ([]Kwarg, error) {
+		th := fr.th
+		if err := fr.pushSpread(items, base); err != nil {
+			return nil, err
+		}
+		var kw []Kwarg
+		for _, k := range kws {
+			v, err := k.f(fr)
+			if err == nil && k.spread {
+				kw, err = fr.spreadKwargs(kw, v, k.at)
+			} else if err == nil {
+				kw = append(kw, Kwarg{Name: k.name, Value: v})
+			}
+			if err != nil {
+				releaseKw(th, kw)
+				th.popArgs(base)
+				return nil, err
+			}
+		}
+		return kw, nil
+	}
+	if m, ok := e.Fn.(*ast.FieldExpr); ok {
+		return c.methodCall(m, site, evalArgs)
+	}
+	callee := c.expr(e.Fn)
+	return func(fr *frame) (Value, error) {
+		fn, err := callee(fr)
+		if err != nil {
+			return nil, err
+		}
+		th := fr.th
+		base := len(th.args)
+		kw, err := evalArgs(fr, base)
+		if err != nil {
+			Release(th.RT, fn)
+			return nil, err
+		}
+		v, err := th.callValue(fr, fn, th.args[base:len(th.args):len(th.args)], kw, site)
+		th.popArgsTaken(base)
+		Release(th.RT, fn)
+		return v, err
+	}
 }

@@ -36,6 +36,10 @@ func (c *compiler) expr(e ast.Expr) exprFn {
 		return c.fstring(e)
 	case *ast.CondExpr:
 		return c.conditional(e)
+	case *ast.StarExpr:
+		// The parser places spreads; one anywhere else is a bug.
+		pos := e.At
+		return func(fr *frame) (Value, error) { return nil, fr.errorf(pos, "a spread cannot stand here") }
 	case *ast.RecordExpr:
 		return c.record(e)
 	case *ast.FnExpr:
@@ -145,6 +149,9 @@ func evalAll(fr *frame, fns []exprFn) ([]Value, error) {
 }
 
 func (c *compiler) list(e *ast.ListExpr) exprFn {
+	if items, spread := c.spreadItems(e.Elems); spread {
+		return c.spreadList(items)
+	}
 	elems := c.exprs(e.Elems)
 	return func(fr *frame) (Value, error) {
 		vs, err := evalAll(fr, elems)
@@ -156,6 +163,11 @@ func (c *compiler) list(e *ast.ListExpr) exprFn {
 }
 
 func (c *compiler) record(e *ast.RecordExpr) exprFn {
+	for _, f := range e.Fields {
+		if _, ok := f.Value.(*ast.StarExpr); ok {
+			return c.spreadRecord(e)
+		}
+	}
 	keys := make([]string, len(e.Fields))
 	vals := make([]exprFn, len(e.Fields))
 	for i, f := range e.Fields {

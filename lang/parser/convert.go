@@ -131,6 +131,9 @@ const comprehensionName = "[comprehension]"
 // replaces the value, as in Python's dict comprehension.
 func convertRecordComprehension(pr *recordLit, toks []lexer.Token) (ast.Expr, error) {
 	f := pr.First
+	if f.Spread != nil {
+		return nil, errorAt(f.Pos, "a record comprehension takes key: value, not a ** spread")
+	}
 	var key ast.Expr
 	switch {
 	case f.Name.Value != "":
@@ -240,6 +243,14 @@ func convertRecord(r *recordLit) (ast.Expr, error) {
 	out := &ast.RecordExpr{At: posOf(r.Pos), Fields: []*ast.Field{}}
 	seen := map[string]bool{}
 	for _, f := range fields {
+		if f.Spread != nil {
+			// {**r, ...}: r's fields, in order; a later key replaces.
+			if _, nested := f.Spread.(*ast.StarExpr); nested {
+				return nil, errorAt(f.Pos, "expected a record after '**', found another spread")
+			}
+			out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Value: &ast.StarExpr{At: posOf(f.Pos), X: f.Spread, Double: true}})
+			continue
+		}
 		key := f.Name.Value
 		if f.Str.Value != "" {
 			s, err := unquote(f.Str)

@@ -66,6 +66,13 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 		b.WriteString("[")
 		dumpList(b, n.Elems, " ")
 		b.WriteString("]")
+	case *ast.StarExpr:
+		if n.Double {
+			b.WriteString("**")
+		} else {
+			b.WriteString("*")
+		}
+		dumpNode(b, n.X)
 	case *ast.IndexSetExpr:
 		b.WriteString("(set ")
 		dumpNode(b, n.Index)

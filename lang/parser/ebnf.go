@@ -17,7 +17,8 @@ func Grammar() string {
 	b.WriteString("   The productions accept slightly more than the language; the parser then\n")
 	b.WriteString("   rejects, with a message: an empty item between commas, an empty index,\n")
 	b.WriteString("   an assignment target that is not a plain name or name[...], a keyword\n")
-	b.WriteString("   argument name that is not a plain name,\n")
+	b.WriteString("   argument name that is not a plain name, a spread (*x, **r) anywhere but\n")
+	b.WriteString("   among a list's elements, a call's arguments or (**r) a record's fields,\n")
 	b.WriteString("   and an expression statement that is not a call (outside the REPL). *)\n\n")
 	seen := map[string]bool{}
 	emit := func(ebnf string) {
@@ -47,7 +48,8 @@ func Grammar() string {
 // exprEBNF prints the precedence table as EBNF productions.
 func exprEBNF() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Expr = %s (\"if\" %s \"else\" Expr)? .\n", levels[1].name, levels[1].name)
+	b.WriteString("Expr = (\"*\" | \"**\")? Conditional .\n")
+	fmt.Fprintf(&b, "Conditional = %s (\"if\" %s \"else\" Conditional)? .\n", levels[1].name, levels[1].name)
 	for lv := 1; lv < operandLevel; lv++ {
 		l := levels[lv]
 		next := "Operand"

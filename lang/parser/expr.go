@@ -66,6 +66,15 @@ func parseExpr(lex *lexer.PeekingLexer) (ast.Expr, error) {
 	p := &exprParser{lex: lex, st: stateOf(lex)}
 	p.st.enter(lex.Peek(), "expression")
 	defer p.st.leave()
+	if t := lex.Peek(); t.Type == tokOp && (t.Value == "*" || t.Value == "**") {
+		// *xs or **r: a spread, valid only where checkStars allows it.
+		lex.Next()
+		x, err := p.conditional()
+		if err != nil {
+			return nil, err
+		}
+		return &ast.StarExpr{At: posOf(t.Pos), X: x, Double: t.Value == "**"}, nil
+	}
 	return p.conditional()
 }
 
@@ -256,7 +265,8 @@ func startsExpr(t *lexer.Token) bool {
 	if startsOperand(t) {
 		return true
 	}
-	return (t.Type == tokKeyword && t.Value == "not") || (t.Type != tokString && t.Value == "-")
+	return (t.Type == tokKeyword && t.Value == "not") ||
+		(t.Type == tokOp && (t.Value == "-" || t.Value == "*" || t.Value == "**"))
 }
 
 // startsOperand reports whether t can begin an operand.

@@ -274,10 +274,11 @@ type recordLit struct {
 }
 
 type recordField struct {
-	Pos   lexer.Position
-	Name  lexer.Token `parser:"( @Ident"`
-	Str   lexer.Token `parser:"| @String )"`
-	Value ast.Expr    `parser:"':' @@"`
+	Pos    lexer.Position
+	Spread ast.Expr    `parser:"( '**' @@"`
+	Name   lexer.Token `parser:"| ( @Ident"`
+	Str    lexer.Token `parser:"| @String )"`
+	Value  ast.Expr    `parser:"':' @@ )"`
 }
 
 type fieldTail struct {

@@ -37,7 +37,8 @@ func TestGrammarInSync(t *testing.T) {
 // TestGrammarLevels checks that the printed expression grammar follows
 // the precedence table.
 func TestGrammarLevels(t *testing.T) {
-	want := `Expr = Or ("if" Or "else" Expr)? .
+	want := `Expr = ("*" | "**")? Conditional .
+Conditional = Or ("if" Or "else" Conditional)? .
 Or = And ("or" And)* .
 And = Not ("and" Not)* .
 Not = "not" Not | Comparison .

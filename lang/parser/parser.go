@@ -113,6 +113,9 @@ func parse(path string, src []byte, repl bool, first int) (f *ast.File, err erro
 	if e := checkDepth(f); e != nil {
 		return nil, errorList{e}.err()
 	}
+	if e := checkStars(f); e != nil {
+		return nil, errorList{e}.err()
+	}
 	return f, nil
 }
 

@@ -377,6 +377,8 @@ func (l *live) expr(e ast.Expr, out set) set {
 		return l.expr(e.X, l.expr(e.Y, out))
 	case *ast.UnaryExpr:
 		return l.expr(e.X, out)
+	case *ast.StarExpr:
+		return l.expr(e.X, out)
 	case *ast.CondExpr:
 		thenIn, elseIn := l.expr(e.Then, out), l.expr(e.Else, out)
 		setDrops(l, l.out.CondThen, e, elseIn.minus(thenIn))

@@ -529,6 +529,8 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		for _, p := range e.Parts {
 			r.expr(s, p.X)
 		}
+	case *ast.StarExpr:
+		r.expr(s, e.X)
 	case *ast.CondExpr:
 		r.expr(s, e.Cond)
 		r.expr(s, e.Then)
@@ -536,6 +538,10 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 	case *ast.RecordExpr:
 		seen := map[string]bool{}
 		for _, f := range e.Fields {
+			if _, spread := f.Value.(*ast.StarExpr); spread {
+				r.expr(s, f.Value)
+				continue
+			}
 			if seen[f.Key] {
 				r.errorf(f.At, "duplicate field %q in record", f.Key)
 			}
@@ -554,13 +560,17 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		seen := map[string]bool{}
 		keyword := false
 		for _, a := range e.Args {
-			if a.Name != "" {
+			star, _ := a.Value.(*ast.StarExpr)
+			switch {
+			case a.Name != "":
 				if seen[a.Name] {
 					r.errorf(a.At, "keyword argument %q given twice", a.Name)
 				}
 				seen[a.Name] = true
 				keyword = true
-			} else if keyword {
+			case star != nil && star.Double:
+				keyword = true
+			case keyword && star == nil:
 				r.errorf(a.At, "positional argument after keyword arguments")
 			}
 			r.expr(s, a.Value)

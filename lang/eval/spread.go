@@ -1,0 +1,188 @@
+package eval
+
+import (
+	"unsafe"
+
+	"github.com/tref-lang/tref/lang/ast"
+)
+
+// Spreads: *x among a list's elements or a call's positional arguments
+// (the values a for loop over x takes), **r among a call's keyword
+// arguments or a record's fields (r's fields, in order). The parser
+// places them (parser.checkStars).
+
+// spreadItem is one element of a list literal or one argument of a call
+// that may be a spread.
+type spreadItem struct {
+	f      exprFn
+	spread bool
+	pos    ast.Pos
+}
+
+// spreadItems compiles xs, marking the *x among them.
+func (c *compiler) spreadItems(xs []ast.Expr) (items []spreadItem, any bool) {
+	items = make([]spreadItem, len(xs))
+	for i, x := range xs {
+		if s, ok := x.(*ast.StarExpr); ok {
+			items[i] = spreadItem{f: c.expr(s.X), spread: true, pos: s.At}
+			any = true
+			continue
+		}
+		items[i] = spreadItem{f: c.expr(x), pos: x.Span()}
+	}
+	return items, any
+}
+
+// appendSpread evaluates items onto out: a value, or each value of a
+// spread; out's values are owned (the caller releases them on error).
+func (fr *frame) appendSpread(out []Value, items []spreadItem) ([]Value, error) {
+	for _, it := range items {
+		v, err := it.f(fr)
+		if err != nil {
+			return out, err
+		}
+		if !it.spread {
+			out = append(out, v)
+			continue
+		}
+		var grow error
+		err = Each(fr.th, v, it.pos, func(e Value) bool {
+			if len(out) == cap(out) {
+				if grow = fr.th.RT.HostPool().CheckValue(int64(2*len(out)+8) * int64(unsafe.Sizeof(e))); grow != nil {
+					Release(fr.th.RT, e)
+					return false
+				}
+			}
+			out = append(out, e)
+			return true
+		})
+		Release(fr.th.RT, v)
+		if err == nil {
+			err = grow
+		}
+		if err != nil {
+			return out, fr.wrap(it.pos, err)
+		}
+	}
+	return out, nil
+}
+
+// spreadList compiles a list literal with spreads.
+func (c *compiler) spreadList(items []spreadItem) exprFn {
+	return func(fr *frame) (Value, error) {
+		vs, err := fr.appendSpread(nil, items)
+		if err != nil {
+			releaseAll(fr.th.RT, vs)
+			return nil, err
+		}
+		return NewList(vs), nil
+	}
+}
+
+// spreadRecord compiles a record literal with **r among its fields: the
+// fields in order, a later key replacing an earlier one's value in place.
+func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
+	type field struct {
+		key  string
+		f    exprFn
+		pos  ast.Pos
+		from bool // a **r
+	}
+	fields := make([]field, len(e.Fields))
+	for i, fl := range e.Fields {
+		if s, ok := fl.Value.(*ast.StarExpr); ok {
+			fields[i] = field{f: c.expr(s.X), pos: s.At, from: true}
+			continue
+		}
+		fields[i] = field{key: fl.Key, f: c.expr(fl.Value), pos: fl.At}
+	}
+	return func(fr *frame) (Value, error) {
+		rt := fr.th.RT
+		out := NewRecord(nil, nil)
+		put := func(k string, v Value) {
+			for i, old := range out.Keys {
+				if old == k {
+					Release(rt, out.Values[i])
+					out.Values[i] = v
+					return
+				}
+			}
+			out.Keys = append(out.Keys, k)
+			out.Values = append(out.Values, v)
+		}
+		for _, fl := range fields {
+			v, err := fl.f(fr)
+			if err != nil {
+				Release(rt, out)
+				return nil, err
+			}
+			if !fl.from {
+				put(fl.key, v)
+				continue
+			}
+			src, ok := v.(*Record)
+			if !ok {
+				err := fr.errorf(fl.pos, "** spreads a record's fields, not %s", Describe(v))
+				Release(rt, v)
+				Release(rt, out)
+				return nil, err
+			}
+			if err := rt.HostPool().CheckValue(int64(len(out.Keys)+len(src.Keys)) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
+				Release(rt, v)
+				Release(rt, out)
+				return nil, fr.errorf(fl.pos, "cannot build the record: %v", err)
+			}
+			for i, k := range src.Keys {
+				Retain(rt, src.Values[i])
+				put(k, src.Values[i])
+			}
+			Release(rt, v)
+		}
+		out.gc.col = cyclicIn(out.Values)
+		return out, nil
+	}
+}
+
+// spreadKwargs adds r's fields to kw as keyword arguments (**r in a call).
+func (fr *frame) spreadKwargs(kw []Kwarg, v Value, pos ast.Pos) ([]Kwarg, error) {
+	r, ok := v.(*Record)
+	if !ok {
+		err := fr.errorf(pos, "** spreads a record's fields as keyword arguments, not %s", Describe(v))
+		Release(fr.th.RT, v)
+		return kw, err
+	}
+	for i, k := range r.Keys {
+		Retain(fr.th.RT, r.Values[i])
+		kw = append(kw, Kwarg{Name: k, Value: r.Values[i]})
+	}
+	Release(fr.th.RT, v)
+	return kw, nil
+}
+
+// pushSpread pushes the positional arguments of items on the thread's
+// argument stack (above base), a spread's values one by one; on error the
+// stack is popped to base.
+func (fr *frame) pushSpread(items []spreadItem, base int) error {
+	th := fr.th
+	for _, it := range items {
+		if !it.spread {
+			v, err := it.f(fr)
+			if err != nil {
+				th.popArgs(base)
+				return err
+			}
+			th.args = append(th.args, v)
+			continue
+		}
+		// The values are gathered apart, then pushed: evaluating the
+		// spread may itself call functions, which use the stack above.
+		vs, err := fr.appendSpread(nil, []spreadItem{it})
+		if err != nil {
+			releaseAll(th.RT, vs)
+			th.popArgs(base)
+			return err
+		}
+		th.args = append(th.args, vs...)
+	}
+	return nil
+}
