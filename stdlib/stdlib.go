@@ -16,6 +16,9 @@ func register(name, doc string, fn eval.BuiltinFunc) {
 	if _, dup := table[name]; dup {
 		panic("stdlib: duplicate builtin " + name)
 	}
+	if takesDevice[name] {
+		fn, doc = dropDevice(fn), doc+deviceDoc
+	}
 	table[name] = &eval.Builtin{Name: name, Doc: doc, Fn: fn}
 }
 
