@@ -401,6 +401,11 @@ type converter struct {
 	toks  []lexer.Token // the source, for what precedes a statement
 	depth int           // block nesting: 0 at the top level
 	errs  errorList
+	// after holds the statements a nested unpacking (let a, [b, c] = v)
+	// adds after the one being converted; unpacked counts its hidden
+	// names.
+	after    []ast.Stmt
+	unpacked int
 }
 
 func (c *converter) errorf(pos ast.Pos, format string, args ...any) {
@@ -413,6 +418,8 @@ func (c *converter) stmts(in []stmt) []ast.Stmt {
 		if st := c.stmt(s); st != nil {
 			out = append(out, st)
 		}
+		out = append(out, c.after...)
+		c.after = nil
 	}
 	return out
 }
@@ -655,21 +662,33 @@ func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
 	if !ok {
 		return nil
 	}
-	body.Stmts = append([]ast.Stmt{un}, body.Stmts...)
+	head := append([]ast.Stmt{un}, c.after...)
+	c.after = nil
+	body.Stmts = append(head, body.Stmts...)
 	return &ast.ForStmt{At: posOf(s.Pos), Var: hidden(), Iter: s.Iter, Body: body}
 }
 
 // targets reads the names a let or a for binds when they are several:
-// written a, b (name and more) or [a, b] (pattern). unpacking is false
-// for one plain name; list is nil after an error (recorded in c).
-func (c *converter) targets(name lexer.Token, more []lexer.Token, pattern *listLit) (list *ast.ListExpr, unpacking bool) {
+// written a, b (name and more; a later one may be a [list] to unpack
+// further) or [a, b] (pattern). unpacking is false for one plain name;
+// list is nil after an error (recorded in c).
+func (c *converter) targets(name lexer.Token, more []*target, pattern *listLit) (list *ast.ListExpr, unpacking bool) {
 	if pattern == nil {
 		if len(more) == 0 {
 			return nil, false
 		}
 		list = &ast.ListExpr{At: posOf(name.Pos), Elems: []ast.Expr{ident(name)}}
 		for _, t := range more {
-			list.Elems = append(list.Elems, ident(t))
+			if t.List == nil {
+				list.Elems = append(list.Elems, ident(t.Name))
+				continue
+			}
+			x, err := convertPrimary(t.List, c.toks)
+			if err != nil {
+				c.errs = append(c.errs, err.(*synError))
+				return nil, true
+			}
+			list.Elems = append(list.Elems, x)
 		}
 		return list, true
 	}
@@ -721,7 +740,26 @@ func (c *converter) unpack(at ast.Pos, let bool, list *ast.ListExpr, value ast.E
 	}
 	names := make([]*ast.Ident, len(list.Elems))
 	seen := map[string]bool{}
+	var nested []ast.Stmt
 	for i, e := range list.Elems {
+		if inner, ok := e.(*ast.ListExpr); ok {
+			// let a, [b, c] = v: a hidden name takes the item, which a
+			// statement after this one unpacks in turn.
+			if !let {
+				c.errorf(inner.At, "a nested [...] unpacks only in let and for; write let, or unpack the item in a second statement")
+				return nil
+			}
+			c.unpacked++
+			hidden := &ast.Ident{At: inner.At, Name: fmt.Sprintf("[unpack %d]", c.unpacked)}
+			names[i] = hidden
+			if st := c.unpack(inner.At, true, inner, &ast.Ident{At: inner.At, Name: hidden.Name}); st != nil {
+				nested = append(append(nested, st), c.after...)
+				c.after = nil
+			} else {
+				return nil
+			}
+			continue
+		}
 		id, ok := e.(*ast.Ident)
 		if !ok {
 			c.errorf(e.Span(), "cannot unpack into %s; only plain names can be unpacked into", describeExpr(e))
@@ -734,5 +772,6 @@ func (c *converter) unpack(at ast.Pos, let bool, list *ast.ListExpr, value ast.E
 		seen[id.Name] = true
 		names[i] = id
 	}
+	c.after = append(c.after, nested...)
 	return &ast.UnpackStmt{At: at, Let: let, Names: names, Value: value}
 }

@@ -125,6 +125,7 @@ var errorTests = []struct{ src, want string }{
 	{"let x = f(k=*a)", `t.tr:1:13: *x spreads an iterable's values: it stands only among a list's elements, [*x, y], or a call's arguments, f(*x)`},
 	{"let x = {k: v for k in **a}", `t.tr:1:24: **r spreads a record's fields: it stands only among a call's arguments, f(**r), or a record's fields, {**r, k: v}`},
 	{"let x = {**r for k in a}", `t.tr:1:10: a record comprehension takes key: value, not a ** spread`},
+	{"a, [b] = v", "t.tr:1:4: a nested [...] unpacks only in let and for; write let, or unpack the item in a second statement"},
 	{"import math", `t.tr:1:8: expected string after 'import', found "math" (Python's math module is predeclared: use math.sqrt(x) without importing it)`},
 	{"import utils", `t.tr:1:8: expected string after 'import', found "utils" (tref imports a file by its path: import "utils.tr")`},
 	{`let r = {f"k": 1}`, `t.tr:1:10: an f-string cannot stand here; write a plain string`},

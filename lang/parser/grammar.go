@@ -39,11 +39,11 @@ type emptyStmt struct {
 // positional result (convert.go checks that the list holds plain names).
 type letStmt struct {
 	Pos     lexer.Position
-	Name    lexer.Token   `parser:"'let' ( @Ident"`
-	More    []lexer.Token `parser:"( ',' @Ident )*"`
-	Pattern *listLit      `parser:"| @@ )"`
-	Value   ast.Expr      `parser:"'=' @@"`
-	Values  []ast.Expr    `parser:"( ',' @@ )*"`
+	Name    lexer.Token `parser:"'let' ( @Ident"`
+	More    []*target   `parser:"( ',' @@ )*"`
+	Pattern *listLit    `parser:"| @@ )"`
+	Value   ast.Expr    `parser:"'=' @@"`
+	Values  []ast.Expr  `parser:"( ',' @@ )*"`
 }
 
 type fnStmt struct {
@@ -76,11 +76,11 @@ func (*block) elseNode()  {}
 
 type forStmt struct {
 	Pos     lexer.Position
-	Var     lexer.Token   `parser:"'for' ( @Ident"`
-	More    []lexer.Token `parser:"( ',' @Ident )*"`
-	Pattern *listLit      `parser:"| @@ )"`
-	Iter    ast.Expr      `parser:"'in' @@"`
-	Body    *block        `parser:"@@"`
+	Var     lexer.Token `parser:"'for' ( @Ident"`
+	More    []*target   `parser:"( ',' @@ )*"`
+	Pattern *listLit    `parser:"| @@ )"`
+	Iter    ast.Expr    `parser:"'in' @@"`
+	Body    *block      `parser:"@@"`
 }
 
 type whileStmt struct {
@@ -124,6 +124,14 @@ type delStmt struct {
 
 // simpleStmt is an assignment or an expression statement: the target of
 // an assignment is parsed as an expression and checked to be a name.
+// target is a name after the first of let a, b = ... and for a, b in
+// ...: a name, or a [list] of them to unpack further.
+type target struct {
+	Pos  lexer.Position
+	Name lexer.Token `parser:"( @Ident"`
+	List *listLit    `parser:"| @@ )"`
+}
+
 type simpleStmt struct {
 	Pos    lexer.Position
 	X      ast.Expr   `parser:"@@"`
@@ -218,11 +226,11 @@ type listLit struct {
 // cond]`.
 type comprehension struct {
 	Pos     lexer.Position
-	Var     lexer.Token   `parser:"'for' ( @Ident"`
-	More    []lexer.Token `parser:"( ',' @Ident )*"`
-	Pattern *listLit      `parser:"| @@ )"`
-	Iter    ast.Expr      `parser:"'in' @@"`
-	Cond    ast.Expr      `parser:"( 'if' @@ )?"`
+	Var     lexer.Token `parser:"'for' ( @Ident"`
+	More    []*target   `parser:"( ',' @@ )*"`
+	Pattern *listLit    `parser:"| @@ )"`
+	Iter    ast.Expr    `parser:"'in' @@"`
+	Cond    ast.Expr    `parser:"( 'if' @@ )?"`
 }
 
 // exprTails are the `, element` tails of a list literal: a list of data

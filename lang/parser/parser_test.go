@@ -189,6 +189,8 @@ var stmtTests = []struct{ src, want string }{
 	{"let t = 1, 2", "let t = [1 2]"},
 	{"return a, b", "return [a b]"},
 	{"for i, x in xs {}", "for [for] in xs {let [i x] = [for]}"},
+	{"for i, [a, b] in xs {}", "for [for] in xs {let [i [unpack 1]] = [for]; let [a b] = [unpack 1]}"},
+	{"let [a, [b, [c]], [d]] = v", "let [a [unpack 1] [unpack 3]] = v | let [b [unpack 2]] = [unpack 1] | let [c] = [unpack 2] | let [d] = [unpack 3]"},
 	{"l[0] **= 2", "l = (set (index l 0) **= 2)"},
 	{"fn f(a, b, c=1.0) { return a }", "fn f (fn f(a b c=1f) {return a})"},
 	{"fn f() {}", "fn f (fn f() {})"},
