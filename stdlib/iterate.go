@@ -3,7 +3,6 @@ package stdlib
 import (
 	"fmt"
 	"sort"
-	"unsafe"
 
 	"github.com/tref-lang/tref/lang/eval"
 )
@@ -20,27 +19,11 @@ func init() {
 	register("sorted", "sorted(iterable, key=none, reverse=false): the list of iterable's values in ascending order by <, or of key(v); stable, and reverse keeps equal values in their order, as Python's sorted", sortedBuiltin)
 }
 
-// collect lists the values a for loop over it takes, checking the list
-// against the host limit as it grows.
+// collect lists the values a for loop over it takes (eval.Collect),
+// naming the builtin in an error.
 func collect(th *eval.Thread, fname string, it eval.Value) ([]eval.Value, error) {
-	var out []eval.Value
-	var failed error
-	err := eval.Each(th, it, th.Site().Pos, func(v eval.Value) bool {
-		if len(out) == cap(out) {
-			if err := th.RT.HostPool().CheckValue(int64(2*len(out)+8) * int64(unsafe.Sizeof(v))); err != nil {
-				eval.Release(th.RT, v)
-				failed = err
-				return false
-			}
-		}
-		out = append(out, v)
-		return true
-	})
-	if err == nil {
-		err = failed
-	}
+	out, err := eval.Collect(th, it, th.Site().Pos)
 	if err != nil {
-		eval.Release(th.RT, eval.NewList(out))
 		return nil, fmt.Errorf("%s: %v", fname, err)
 	}
 	return out, nil

@@ -54,6 +54,12 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 	if len(kwVals) == 0 {
 		return c.positionalCall(e.Fn, callee, pos, site)
 	}
+	return argsCall(callee, evalArgs, site)
+}
+
+// argsCall is the general call: the callee, then the arguments evalArgs
+// pushes and the keyword list it makes, then callValue.
+func argsCall(callee exprFn, evalArgs func(*frame, int) ([]Kwarg, error), site *callSite) exprFn {
 	return func(fr *frame) (Value, error) {
 		fn, err := callee(fr)
 		if err != nil {
@@ -264,21 +270,5 @@ func (c *compiler) spreadCall(e *ast.CallExpr, site *callSite) exprFn {
 		return c.methodCall(m, site, evalArgs)
 	}
 	callee := c.expr(e.Fn)
-	return func(fr *frame) (Value, error) {
-		fn, err := callee(fr)
-		if err != nil {
-			return nil, err
-		}
-		th := fr.th
-		base := len(th.args)
-		kw, err := evalArgs(fr, base)
-		if err != nil {
-			Release(th.RT, fn)
-			return nil, err
-		}
-		v, err := th.callValue(fr, fn, th.args[base:len(th.args):len(th.args)], kw, site)
-		th.popArgsTaken(base)
-		Release(th.RT, fn)
-		return v, err
-	}
+	return argsCall(callee, evalArgs, site)
 }

@@ -33,49 +33,56 @@ func (c *compiler) spreadItems(xs []ast.Expr) (items []spreadItem, any bool) {
 	return items, any
 }
 
-// appendSpread evaluates items onto out: a value, or each value of a
-// spread; out's values are owned (the caller releases them on error).
-func (fr *frame) appendSpread(out []Value, items []spreadItem) ([]Value, error) {
-	for _, it := range items {
-		v, err := it.f(fr)
-		if err != nil {
-			return out, err
-		}
-		if !it.spread {
-			out = append(out, v)
-			continue
-		}
-		var grow error
-		err = Each(fr.th, v, it.pos, func(e Value) bool {
-			if len(out) == cap(out) {
-				if grow = fr.th.RT.HostPool().CheckValue(int64(2*len(out)+8) * int64(unsafe.Sizeof(e))); grow != nil {
-					Release(fr.th.RT, e)
-					return false
-				}
+// Collect lists the owned values a for loop over it takes (Each, with
+// index ops submitted at pos), checking the list against the host memory
+// limit as it grows; on failure nothing is left owned.
+func Collect(th *Thread, it Value, pos ast.Pos) ([]Value, error) {
+	var out []Value
+	var grow error
+	err := Each(th, it, pos, func(v Value) bool {
+		if len(out) == cap(out) {
+			if grow = th.RT.HostPool().CheckValue(int64(2*len(out)+8) * int64(unsafe.Sizeof(v))); grow != nil {
+				Release(th.RT, v)
+				return false
 			}
-			out = append(out, e)
-			return true
-		})
-		Release(fr.th.RT, v)
-		if err == nil {
-			err = grow
 		}
-		if err != nil {
-			return out, fr.wrap(it.pos, err)
-		}
+		out = append(out, v)
+		return true
+	})
+	if err == nil {
+		err = grow
+	}
+	if err != nil {
+		releaseAll(th.RT, out)
+		return nil, err
 	}
 	return out, nil
+}
+
+// spreadValues evaluates one item: its value, or a spread's values.
+func (fr *frame) spreadValues(it spreadItem) ([]Value, error) {
+	v, err := it.f(fr)
+	if err != nil || !it.spread {
+		return []Value{v}, err
+	}
+	vs, err := Collect(fr.th, v, it.pos)
+	Release(fr.th.RT, v)
+	return vs, fr.wrap(it.pos, err)
 }
 
 // spreadList compiles a list literal with spreads.
 func (c *compiler) spreadList(items []spreadItem) exprFn {
 	return func(fr *frame) (Value, error) {
-		vs, err := fr.appendSpread(nil, items)
-		if err != nil {
-			releaseAll(fr.th.RT, vs)
-			return nil, err
+		var out []Value
+		for _, it := range items {
+			vs, err := fr.spreadValues(it)
+			if err != nil {
+				releaseAll(fr.th.RT, out)
+				return nil, err
+			}
+			out = append(out, vs...)
 		}
-		return NewList(vs), nil
+		return NewList(out), nil
 	}
 }
 
@@ -165,20 +172,10 @@ func (fr *frame) spreadKwargs(kw []Kwarg, v Value, pos ast.Pos) ([]Kwarg, error)
 func (fr *frame) pushSpread(items []spreadItem, base int) error {
 	th := fr.th
 	for _, it := range items {
-		if !it.spread {
-			v, err := it.f(fr)
-			if err != nil {
-				th.popArgs(base)
-				return err
-			}
-			th.args = append(th.args, v)
-			continue
-		}
-		// The values are gathered apart, then pushed: evaluating the
-		// spread may itself call functions, which use the stack above.
-		vs, err := fr.appendSpread(nil, []spreadItem{it})
+		// The values are gathered apart, then pushed: evaluating an item
+		// may itself call functions, which use the stack above.
+		vs, err := fr.spreadValues(it)
 		if err != nil {
-			releaseAll(th.RT, vs)
 			th.popArgs(base)
 			return err
 		}
