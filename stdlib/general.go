@@ -240,22 +240,13 @@ func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if len(args) > 1 {
 		return nil, fmt.Errorf("%s: takes at most one positional argument (a list of [key, value] pairs or a record), got %d", b.Name, len(args))
 	}
-	var keys []string
-	var vals []eval.Value
+	out := eval.NewRecord(nil, nil)
 	set := func(k string, v eval.Value) {
 		eval.Retain(th.RT, v)
-		for i, old := range keys {
-			if old == k {
-				eval.Release(th.RT, vals[i])
-				vals[i] = v
-				return
-			}
-		}
-		keys = append(keys, k)
-		vals = append(vals, v)
+		out.Put(th.RT, k, v)
 	}
 	fail := func(err error) (eval.Value, error) {
-		eval.Release(th.RT, eval.NewRecord(keys, vals))
+		eval.Release(th.RT, out)
 		return nil, err
 	}
 	if len(args) == 1 {
@@ -286,10 +277,10 @@ func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	for _, kw := range kwargs {
 		set(kw.Name, kw.Value)
 	}
-	if err := th.RT.HostPool().CheckValue(int64(len(keys)) * int64(unsafe.Sizeof(eval.Value(nil))+unsafe.Sizeof(""))); err != nil {
+	if err := th.RT.HostPool().CheckValue(int64(len(out.Keys)) * int64(unsafe.Sizeof(eval.Value(nil))+unsafe.Sizeof(""))); err != nil {
 		return fail(fmt.Errorf("%s: %w", b.Name, err))
 	}
-	return eval.NewRecord(keys, vals), nil
+	return out, nil
 }
 
 func builtinItems(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

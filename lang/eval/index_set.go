@@ -107,52 +107,31 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 		return nil, fr.errorf(site.pos, "record keys are strings, not %s (write str(k) or f\"{k}\")", Describe(vals[0]))
 	}
 	rt := fr.th.RT
-	n := len(r.Keys)
-	i := slices.Index(r.Keys, string(key))
-	if i < 0 {
-		n++
-		if n > cap(r.Values) || !r.owned || r.rc != 1 {
-			if err := rt.HostPool().CheckValue(int64(n) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
-				return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
-			}
+	inPlace := r.owned && r.rc == 1
+	if n := len(r.Keys); !slices.Contains(r.Keys, string(key)) && (n == cap(r.Values) || !inPlace) {
+		if err := rt.HostPool().CheckValue(int64(n+1) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
+			return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
 		}
 	}
 	Retain(rt, v)
-	if r.owned && r.rc == 1 {
+	if inPlace {
 		// The only reference is the one this assignment consumes (as
 		// for a list built by l[i] = v): change the record in place, so
 		// that a record built field by field (a comprehension) takes
 		// linear time.
-		if i < 0 {
-			r.Keys = append(r.Keys, string(key))
-			r.Values = append(r.Values, v)
-		} else {
-			Release(rt, r.Values[i])
-			r.Values[i] = v
-		}
-		if r.gc.col == nil {
-			r.gc.col = cyclicIn([]Value{v})
-		}
+		r.Put(rt, string(key), v)
 		Retain(rt, r) // the caller releases x
 		return r, nil
 	}
-	keys := make([]string, n)
-	values := make([]Value, n)
-	copy(keys, r.Keys)
+	values := make([]Value, len(r.Values), len(r.Values)+1)
 	for j, e := range r.Values {
-		if j != i {
-			Retain(rt, e)
-			values[j] = e
-		}
+		Retain(rt, e)
+		values[j] = e
 	}
-	if i < 0 {
-		i = n - 1
-		keys[i] = string(key)
-	}
-	values[i] = v
-	out := NewRecord(keys, values)
+	out := NewRecord(append(make([]string, 0, len(r.Keys)+1), r.Keys...), values)
 	out.Positional = r.Positional // an op's result stays readable by position
 	out.owned = true
+	out.Put(rt, string(key), v)
 	return out, nil
 }
 

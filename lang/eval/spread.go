@@ -106,17 +106,6 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 	return func(fr *frame) (Value, error) {
 		rt := fr.th.RT
 		out := NewRecord(nil, nil)
-		put := func(k string, v Value) {
-			for i, old := range out.Keys {
-				if old == k {
-					Release(rt, out.Values[i])
-					out.Values[i] = v
-					return
-				}
-			}
-			out.Keys = append(out.Keys, k)
-			out.Values = append(out.Values, v)
-		}
 		for _, fl := range fields {
 			v, err := fl.f(fr)
 			if err != nil {
@@ -124,7 +113,7 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 				return nil, err
 			}
 			if !fl.from {
-				put(fl.key, v)
+				out.Put(rt, fl.key, v)
 				continue
 			}
 			src, ok := v.(*Record)
@@ -141,11 +130,10 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 			}
 			for i, k := range src.Keys {
 				Retain(rt, src.Values[i])
-				put(k, src.Values[i])
+				out.Put(rt, k, src.Values[i])
 			}
 			Release(rt, v)
 		}
-		out.gc.col = cyclicIn(out.Values)
 		return out, nil
 	}
 }

@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"slices"
+
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -227,6 +229,22 @@ func NewResult(keys []string, values []Value) *Record {
 	r := NewRecord(keys, values)
 	r.Positional = true
 	return r
+}
+
+// Put sets the field key of a record that nothing else holds yet (one
+// being built) to v, which it takes over: the field's value is replaced
+// (and released), or the field is added at the end.
+func (r *Record) Put(rt *refs.Runtime, key string, v Value) {
+	if i := slices.Index(r.Keys, key); i >= 0 {
+		Release(rt, r.Values[i])
+		r.Values[i] = v
+	} else {
+		r.Keys = append(r.Keys, key)
+		r.Values = append(r.Values, v)
+	}
+	if r.gc.col == nil {
+		r.gc.col = cyclicIn([]Value{v})
+	}
 }
 
 // Get returns the field named key.
