@@ -52,22 +52,10 @@ func (f *fstringSplitter) fail(col int, format string, args ...any) *synError {
 
 func (f *fstringSplitter) split() (ast.Expr, *synError) {
 	for f.i < len(f.raw) {
-		r, size := utf8.DecodeRuneInString(f.raw[f.i:])
+		r := f.raw[f.i]
 		switch {
-		case r == utf8.RuneError && size == 1:
-			return nil, f.fail(f.col, "invalid UTF-8 encoding in string literal")
-		case r == '\\':
-			// The lexer guarantees a character after every backslash.
-			e, esize := utf8.DecodeRuneInString(f.raw[f.i+1:])
-			s, ok := escapes[e]
-			if !ok {
-				return nil, f.fail(f.col, `unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))
-			}
-			f.text.WriteString(s)
-			f.i += 1 + esize
-			f.col += 2
 		case (r == '{' || r == '}') && strings.HasPrefix(f.raw[f.i+1:], string(r)):
-			f.text.WriteRune(r)
+			f.text.WriteByte(r)
 			f.i += 2
 			f.col += 2
 		case r == '}':
@@ -77,18 +65,18 @@ func (f *fstringSplitter) split() (ast.Expr, *synError) {
 				return nil, err
 			}
 		default:
-			f.text.WriteString(f.raw[f.i : f.i+size])
+			text, size, cols, msg := literalChar(f.raw, f.i)
+			if msg != "" {
+				return nil, f.fail(f.col, "%s", msg)
+			}
+			f.text.WriteString(text)
 			f.i += size
-			f.col++
+			f.col += cols
 		}
 	}
 	f.flush()
 	return &ast.FStringExpr{At: posOf(f.tok.Pos), Parts: f.parts}, nil
 }
-
-// escapes are the escape sequences of strings, by the character after the
-// backslash.
-var escapes = map[rune]string{'n': "\n", 't': "\t", '"': `"`, '\\': `\`}
 
 // flush ends the literal text read so far as a part.
 func (f *fstringSplitter) flush() {

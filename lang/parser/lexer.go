@@ -290,38 +290,42 @@ func unquote(t lexer.Token) (string, *synError) {
 	var b strings.Builder
 	col := t.Pos.Column + 1 // column of raw[0]
 	for i := 0; i < len(raw); {
-		r, size := utf8.DecodeRuneInString(raw[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
+		text, size, cols, msg := literalChar(raw, i)
+		if msg != "" {
 			p := posOf(t.Pos)
 			p.Col = col
-			return "", &synError{Pos: p, Msg: "invalid UTF-8 encoding in string literal"}
-		case r != '\\':
-			b.WriteString(raw[i : i+size])
-			i += size
-			col++
-			continue
+			return "", &synError{Pos: p, Msg: msg}
 		}
-		// The lexer guarantees a character after every backslash.
-		e, esize := utf8.DecodeRuneInString(raw[i+1:])
-		switch e {
-		case 'n':
-			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
-		case '"':
-			b.WriteByte('"')
-		case '\\':
-			b.WriteByte('\\')
-		default:
-			p := posOf(t.Pos)
-			p.Col = col
-			return "", &synError{Pos: p, Msg: fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))}
-		}
-		i += 1 + esize
-		col += 2
+		b.WriteString(text)
+		i += size
+		col += cols
 	}
 	return b.String(), nil
+}
+
+// escapes are the escape sequences of strings, by the character after the
+// backslash.
+var escapes = map[rune]string{'n': "\n", 't': "\t", '"': `"`, '\\': `\`}
+
+// literalChar reads the character of a string's text (between its
+// quotes) at raw[i]: the text it stands for (itself, or what an escape
+// means), the bytes and columns it takes, or a message for invalid UTF-8
+// or an unknown escape. unquote and f-strings read their text with it.
+func literalChar(raw string, i int) (text string, size, cols int, msg string) {
+	r, size := utf8.DecodeRuneInString(raw[i:])
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return "", 0, 0, "invalid UTF-8 encoding in string literal"
+	case r != '\\':
+		return raw[i : i+size], size, 1, ""
+	}
+	// The lexer guarantees a character after every backslash.
+	e, esize := utf8.DecodeRuneInString(raw[i+1:])
+	s, ok := escapes[e]
+	if !ok {
+		return "", 0, 0, fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))
+	}
+	return s, 1 + esize, 2, ""
 }
 
 // printable shows a rune from an escape for a message.
