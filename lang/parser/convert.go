@@ -186,17 +186,17 @@ func comprehensionCall(at ast.Pos, name string, empty ast.Expr, grow ast.Stmt, c
 	if cp.Cond != nil {
 		body = &ast.IfStmt{At: cp.Cond.Span(), Cond: cp.Cond, Then: &ast.Block{At: cp.Cond.Span(), Stmts: []ast.Stmt{grow}}}
 	}
-	loop := &forStmt{Pos: cp.Pos, Var: cp.Var, More: cp.More, Pattern: cp.Pattern, Iter: cp.Iter}
+	loop := &forStmt{Pos: cp.Pos, Bind: cp.Bind, Iter: cp.Iter}
 	c := &converter{toks: toks, depth: 1}
 	var fs *ast.ForStmt
-	if cp.Pattern != nil || len(cp.More) > 0 {
+	if cp.Bind.unpacks() {
 		st, _ := c.forUnpackBody(loop, &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}).(*ast.ForStmt)
 		if err := c.errs.err(); err != nil {
 			return nil, c.errs[0]
 		}
 		fs = st
 	} else {
-		fs = &ast.ForStmt{At: posOf(cp.Pos), Var: ident(cp.Var), Iter: cp.Iter, Body: &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}}
+		fs = &ast.ForStmt{At: posOf(cp.Pos), Var: ident(cp.Bind.Name), Iter: cp.Iter, Body: &ast.Block{At: posOf(cp.Pos), Stmts: []ast.Stmt{body}}}
 	}
 	fn := &ast.FnExpr{At: at, Name: name, Body: &ast.Block{At: at, Stmts: []ast.Stmt{
 		&ast.LetStmt{At: at, Name: out(), Value: empty},
@@ -436,13 +436,13 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 		return nil
 	case *letStmt:
 		value := valueList(s.Value, s.Values)
-		if list, ok := c.targets(s.Name, s.More, s.Pattern); ok {
+		if list, ok := c.targets(s.Bind); ok {
 			if list == nil {
 				return nil
 			}
 			return c.unpack(posOf(s.Pos), true, list, value)
 		}
-		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Name), Value: value}
+		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Bind.Name), Value: value}
 	case *fnStmt:
 		ps, err := convertParams(s.Params)
 		if err != nil {
@@ -460,10 +460,10 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 	case *ifStmt:
 		return c.ifStmt(s)
 	case *forStmt:
-		if s.Pattern != nil || len(s.More) > 0 {
+		if s.Bind.unpacks() {
 			return c.forUnpack(s)
 		}
-		return &ast.ForStmt{At: posOf(s.Pos), Var: ident(s.Var), Iter: s.Iter, Body: c.block(s.Body)}
+		return &ast.ForStmt{At: posOf(s.Pos), Var: ident(s.Bind.Name), Iter: s.Iter, Body: c.block(s.Body)}
 	case *whileStmt:
 		return &ast.WhileStmt{At: posOf(s.Pos), Cond: s.Cond, Body: c.block(s.Body)}
 	case *breakStmt:
@@ -653,7 +653,7 @@ func (c *converter) forUnpack(s *forStmt) ast.Stmt {
 
 // forUnpackBody is forUnpack with the body already converted.
 func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
-	list, _ := c.targets(s.Var, s.More, s.Pattern)
+	list, _ := c.targets(s.Bind)
 	if list == nil {
 		return nil
 	}
@@ -668,17 +668,20 @@ func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
 	return &ast.ForStmt{At: posOf(s.Pos), Var: hidden(), Iter: s.Iter, Body: body}
 }
 
+// unpacks says whether b binds several names (a, b or a pattern).
+func (b *bindings) unpacks() bool { return b.Pattern != nil || len(b.More) > 0 }
+
 // targets reads the names a let or a for binds when they are several:
 // written a, b (name and more; a later one may be a [list] to unpack
 // further) or [a, b] (pattern). unpacking is false for one plain name;
 // list is nil after an error (recorded in c).
-func (c *converter) targets(name lexer.Token, more []*target, pattern *listLit) (list *ast.ListExpr, unpacking bool) {
-	if pattern == nil {
-		if len(more) == 0 {
-			return nil, false
-		}
-		list = &ast.ListExpr{At: posOf(name.Pos), Elems: []ast.Expr{ident(name)}}
-		for _, t := range more {
+func (c *converter) targets(b *bindings) (list *ast.ListExpr, unpacking bool) {
+	if !b.unpacks() {
+		return nil, false
+	}
+	if b.Pattern == nil {
+		list = &ast.ListExpr{At: posOf(b.Name.Pos), Elems: []ast.Expr{ident(b.Name)}}
+		for _, t := range b.More {
 			if t.List == nil {
 				list.Elems = append(list.Elems, ident(t.Name))
 				continue
@@ -692,7 +695,7 @@ func (c *converter) targets(name lexer.Token, more []*target, pattern *listLit) 
 		}
 		return list, true
 	}
-	x, err := convertPrimary(pattern, c.toks)
+	x, err := convertPrimary(b.Pattern, c.toks)
 	if err != nil {
 		c.errs = append(c.errs, err.(*synError))
 		return nil, true

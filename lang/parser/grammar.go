@@ -38,12 +38,19 @@ type emptyStmt struct {
 // letStmt binds one name or, with a list of names, unpacks a list or a
 // positional result (convert.go checks that the list holds plain names).
 type letStmt struct {
+	Pos    lexer.Position
+	Bind   *bindings  `parser:"'let' @@"`
+	Value  ast.Expr   `parser:"'=' @@"`
+	Values []ast.Expr `parser:"( ',' @@ )*"`
+}
+
+// bindings are the names a let or a for binds: one name, a, b, ... (a
+// later one may be a [list] to unpack further), or a [list] pattern.
+type bindings struct {
 	Pos     lexer.Position
-	Name    lexer.Token `parser:"'let' ( @Ident"`
+	Name    lexer.Token `parser:"( @Ident"`
 	More    []*target   `parser:"( ',' @@ )*"`
 	Pattern *listLit    `parser:"| @@ )"`
-	Value   ast.Expr    `parser:"'=' @@"`
-	Values  []ast.Expr  `parser:"( ',' @@ )*"`
 }
 
 type fnStmt struct {
@@ -75,12 +82,10 @@ func (*ifStmt) elseNode() {}
 func (*block) elseNode()  {}
 
 type forStmt struct {
-	Pos     lexer.Position
-	Var     lexer.Token `parser:"'for' ( @Ident"`
-	More    []*target   `parser:"( ',' @@ )*"`
-	Pattern *listLit    `parser:"| @@ )"`
-	Iter    ast.Expr    `parser:"'in' @@"`
-	Body    *block      `parser:"@@"`
+	Pos  lexer.Position
+	Bind *bindings `parser:"'for' @@"`
+	Iter ast.Expr  `parser:"'in' @@"`
+	Body *block    `parser:"@@"`
 }
 
 type whileStmt struct {
@@ -225,12 +230,10 @@ type listLit struct {
 // comprehension is the `for x in xs if cond` of `[f(x) for x in xs if
 // cond]`.
 type comprehension struct {
-	Pos     lexer.Position
-	Var     lexer.Token `parser:"'for' ( @Ident"`
-	More    []*target   `parser:"( ',' @@ )*"`
-	Pattern *listLit    `parser:"| @@ )"`
-	Iter    ast.Expr    `parser:"'in' @@"`
-	Cond    ast.Expr    `parser:"( 'if' @@ )?"`
+	Pos  lexer.Position
+	Bind *bindings `parser:"'for' @@"`
+	Iter ast.Expr  `parser:"'in' @@"`
+	Cond ast.Expr  `parser:"( 'if' @@ )?"`
 }
 
 // exprTails are the `, element` tails of a list literal: a list of data

@@ -37,6 +37,7 @@ var productionNames = map[string]string{
 	"IfStmt":     "'if'",
 	"ElseBranch": "'if' or '{'",
 	"ListLit":    "'['",
+	"Bindings":   "name or '['",
 }
 
 // unexpected builds the message for participle's UnexpectedTokenError in
