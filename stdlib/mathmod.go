@@ -16,29 +16,35 @@ import (
 // that overflows is "math range error" and an argument outside the
 // domain (sqrt(-1), log(0)) "math domain error".
 
-// mathUnary are the one-argument functions: Go's function, and the doc.
+// mathUnary are the one-argument functions: Go's function, the doc, and
+// whether an infinite result from a finite argument is a pole (a domain
+// error, as log(0)) rather than an overflow.
 var mathUnary = map[string]struct {
-	f   func(float64) float64
-	doc string
+	f    func(float64) float64
+	doc  string
+	pole bool
 }{
-	"sqrt": {math.Sqrt, "square root"}, "exp": {math.Exp, "e**x"}, "expm1": {math.Expm1, "e**x - 1"},
-	"log2": {math.Log2, "base-2 logarithm"}, "log10": {math.Log10, "base-10 logarithm"}, "log1p": {math.Log1p, "log(1 + x)"},
-	"sin": {math.Sin, "sine"}, "cos": {math.Cos, "cosine"}, "tan": {math.Tan, "tangent"},
-	"asin": {math.Asin, "arc sine"}, "acos": {math.Acos, "arc cosine"}, "atan": {math.Atan, "arc tangent"},
-	"sinh": {math.Sinh, "hyperbolic sine"}, "cosh": {math.Cosh, "hyperbolic cosine"}, "tanh": {math.Tanh, "hyperbolic tangent"},
-	"erf": {math.Erf, "error function"}, "erfc": {math.Erfc, "1 - erf(x)"}, "fabs": {math.Abs, "absolute value"},
-	"degrees": {func(x float64) float64 { return x * 180 / math.Pi }, "radians to degrees"},
-	"radians": {func(x float64) float64 { return x * math.Pi / 180 }, "degrees to radians"},
+	"sqrt": {math.Sqrt, "square root", false}, "exp": {math.Exp, "e**x", false}, "expm1": {math.Expm1, "e**x - 1", false},
+	"log2": {math.Log2, "base-2 logarithm", true}, "log10": {math.Log10, "base-10 logarithm", true}, "log1p": {math.Log1p, "log(1 + x)", true},
+	"sin": {math.Sin, "sine", false}, "cos": {math.Cos, "cosine", false}, "tan": {math.Tan, "tangent", false},
+	"asin": {math.Asin, "arc sine", false}, "acos": {math.Acos, "arc cosine", false}, "atan": {math.Atan, "arc tangent", false},
+	"sinh": {math.Sinh, "hyperbolic sine", false}, "cosh": {math.Cosh, "hyperbolic cosine", false}, "tanh": {math.Tanh, "hyperbolic tangent", false},
+	"erf": {math.Erf, "error function", false}, "erfc": {math.Erfc, "1 - erf(x)", false}, "fabs": {math.Abs, "absolute value", false},
+	"degrees": {func(x float64) float64 { return x * 180 / math.Pi }, "radians to degrees", false},
+	"radians": {func(x float64) float64 { return x * math.Pi / 180 }, "degrees to radians", false},
 }
 
-// mathBinary are the two-argument functions.
+// mathBinary are the two-argument functions, with their poles (nil:
+// none): pow's 0 ** -1 is a domain error, not an overflow.
 var mathBinary = map[string]struct {
-	f   func(x, y float64) float64
-	doc string
+	f    func(x, y float64) float64
+	doc  string
+	pole func(x, y float64) bool
 }{
-	"pow": {math.Pow, "x**y"}, "atan2": {math.Atan2, "atan(y / x) in the right quadrant, called atan2(y, x)"},
-	"hypot": {math.Hypot, "sqrt(x*x + y*y)"}, "fmod": {math.Mod, "x - n*y with the sign of x"},
-	"copysign": {math.Copysign, "x's magnitude with y's sign"},
+	"pow":   {math.Pow, "x**y", func(x, y float64) bool { return x == 0 && y < 0 }},
+	"atan2": {math.Atan2, "atan(y / x) in the right quadrant, called atan2(y, x)", nil},
+	"hypot": {math.Hypot, "sqrt(x*x + y*y)", nil}, "fmod": {math.Mod, "x - n*y with the sign of x", nil},
+	"copysign": {math.Copysign, "x's magnitude with y's sign", nil},
 }
 
 func init() {
@@ -50,10 +56,14 @@ func init() {
 		members[name] = &eval.Builtin{Name: "math." + name, Doc: doc, Fn: fn}
 	}
 	for name, u := range mathUnary {
-		add(name, u.doc, mathFunc1(u.f))
+		f, pole := u.f, u.pole
+		add(name, u.doc, mathFloat(1, func(xs []float64) (float64, bool) { return f(xs[0]), pole }))
 	}
 	for name, b := range mathBinary {
-		add(name, b.doc, mathFunc2(b.f))
+		f, pole := b.f, b.pole
+		add(name, b.doc, mathFloat(2, func(xs []float64) (float64, bool) {
+			return f(xs[0], xs[1]), pole != nil && pole(xs[0], xs[1])
+		}))
 	}
 	add("log", "log(x, base=e): the logarithm of x to base", mathLog)
 	add("floor", "the largest int <= x", mathToInt(math.Floor))
@@ -106,8 +116,9 @@ func mathArgs(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval
 
 // mathResult checks a result as CPython's math module does: NaN from
 // arguments that are not NaN is a domain error, infinity from finite
-// arguments a range error.
-func mathResult(fname string, r float64, xs ...float64) (eval.Value, error) {
+// arguments a range error (an overflow), or a domain error where the
+// function has a pole there.
+func mathResult(fname string, r float64, pole bool, xs ...float64) (eval.Value, error) {
 	nanIn, infIn := false, false
 	for _, x := range xs {
 		nanIn = nanIn || math.IsNaN(x)
@@ -116,35 +127,24 @@ func mathResult(fname string, r float64, xs ...float64) (eval.Value, error) {
 	switch {
 	case math.IsNaN(r) && !nanIn:
 		return nil, fmt.Errorf("%s: math domain error", fname)
+	case math.IsInf(r, 0) && !nanIn && !infIn && pole:
+		return nil, fmt.Errorf("%s: math domain error", fname)
 	case math.IsInf(r, 0) && !nanIn && !infIn:
-		if fname == "math.log" || fname == "math.log2" || fname == "math.log10" || fname == "math.log1p" {
-			return nil, fmt.Errorf("%s: math domain error", fname) // log(0)
-		}
-		if fname == "math.pow" && xs[0] == 0 && xs[1] < 0 {
-			return nil, fmt.Errorf("%s: math domain error", fname) // 0 ** -1
-		}
 		return nil, fmt.Errorf("%s: math range error", fname)
 	}
 	return eval.Float64(r), nil
 }
 
-func mathFunc1(f func(float64) float64) eval.BuiltinFunc {
+// mathFloat is a math function of n numbers: f gives its result and
+// whether the arguments are a pole of it (see mathResult).
+func mathFloat(n int, f func(xs []float64) (r float64, pole bool)) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-		xs, err := mathArgs(th, b, args, kwargs, 1)
+		xs, err := mathArgs(th, b, args, kwargs, n)
 		if err != nil {
 			return nil, err
 		}
-		return mathResult(b.Name, f(xs[0]), xs...)
-	}
-}
-
-func mathFunc2(f func(x, y float64) float64) eval.BuiltinFunc {
-	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-		xs, err := mathArgs(th, b, args, kwargs, 2)
-		if err != nil {
-			return nil, err
-		}
-		return mathResult(b.Name, f(xs[0], xs[1]), xs...)
+		r, pole := f(xs)
+		return mathResult(b.Name, r, pole, xs...)
 	}
 }
 
@@ -157,13 +157,13 @@ func mathLog(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.
 		if xs[0] <= 0 || xs[1] <= 0 || xs[1] == 1 {
 			return nil, fmt.Errorf("%s: math domain error", b.Name)
 		}
-		return mathResult(b.Name, math.Log(xs[0])/math.Log(xs[1]), xs...)
+		return mathResult(b.Name, math.Log(xs[0])/math.Log(xs[1]), true, xs...)
 	}
 	xs, err := mathArgs(th, b, args, kwargs, 1)
 	if err != nil {
 		return nil, err
 	}
-	return mathResult(b.Name, math.Log(xs[0]), xs...)
+	return mathResult(b.Name, math.Log(xs[0]), true, xs...)
 }
 
 func mathToInt(f func(float64) float64) eval.BuiltinFunc {
