@@ -200,14 +200,23 @@ func builtinKeys(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []e
 	return eval.NewList(out), nil
 }
 
+// recordArg is x as the record argument of the builtin fname.
+func recordArg(fname string, x eval.Value) (*eval.Record, error) {
+	r, ok := x.(*eval.Record)
+	if !ok {
+		return nil, fmt.Errorf("%s: argument must be a record, not %s", fname, eval.Describe(x))
+	}
+	return r, nil
+}
+
 func builtinValues(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x eval.Value
 	if err := eval.UnpackArgs(th, "values", args, kwargs, "r", &x); err != nil {
 		return nil, err
 	}
-	r, ok := x.(*eval.Record)
-	if !ok {
-		return nil, fmt.Errorf("values: argument must be a record, not %s", eval.Describe(x))
+	r, err := recordArg("values", x)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]eval.Value, len(r.Values))
 	for i, v := range r.Values {
@@ -224,9 +233,9 @@ func builtinGet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "r", &x, "key", &key, "default?", &dflt); err != nil {
 		return nil, err
 	}
-	r, ok := x.(*eval.Record)
-	if !ok {
-		return nil, fmt.Errorf("%s: argument must be a record, not %s", b.Name, eval.Describe(x))
+	r, err := recordArg(b.Name, x)
+	if err != nil {
+		return nil, err
 	}
 	v, ok := r.Get(key)
 	if !ok {
@@ -288,9 +297,9 @@ func builtinItems(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "r", &x); err != nil {
 		return nil, err
 	}
-	r, ok := x.(*eval.Record)
-	if !ok {
-		return nil, fmt.Errorf("%s: argument must be a record, not %s", b.Name, eval.Describe(x))
+	r, err := recordArg(b.Name, x)
+	if err != nil {
+		return nil, err
 	}
 	if err := th.RT.HostPool().CheckValue(int64(len(r.Values)) * 3 * int64(unsafe.Sizeof(x))); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.Name, err)
