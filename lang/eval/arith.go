@@ -439,6 +439,24 @@ func (fr *frame) equal(a, b Value, pos ast.Pos) (bool, error) {
 // l = [l] in a long loop is an error rather than a Go stack overflow.
 const maxValueDepth = 1000
 
+// same reports whether a and b are one value (one tensor ref, one list),
+// which == inside lists and records (and so `in`) counts as equal before
+// comparing, as Python does.
+func same(a, b Value) bool {
+	switch x := a.(type) {
+	case Tensor:
+		y, ok := b.(Tensor)
+		return ok && x.Ref == y.Ref
+	case *List:
+		y, ok := b.(*List)
+		return ok && x == y
+	case *Record:
+		y, ok := b.(*Record)
+		return ok && x == y
+	}
+	return false
+}
+
 // equalAt is equal for values nested depth levels deep in the operands.
 func (fr *frame) equalAt(a, b Value, pos ast.Pos, depth int) (bool, error) {
 	if depth > maxValueDepth {

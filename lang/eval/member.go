@@ -9,8 +9,8 @@ import (
 )
 
 // member is `a in b` (Python's membership), consuming both operands: an
-// element of a list (the same value, or one equal to a as == inside lists
-// compares), a key of a record, a substring of a string, a value of a
+// element of a list (one equal to a as == inside lists compares, which
+// counts a value as equal to itself), a key of a record, a substring of a string, a value of a
 // range, or, as torch's `a in t`, a value some element of a tensor equals.
 func (fr *frame) member(a, b Value, site *callSite) (bool, error) {
 	defer Release(fr.th.RT, a)
@@ -18,9 +18,6 @@ func (fr *frame) member(a, b Value, site *callSite) (bool, error) {
 	switch c := b.(type) {
 	case *List:
 		for _, e := range c.Elems {
-			if same(a, e) {
-				return true, nil
-			}
 			if eq, err := fr.equal(a, e, site.pos); eq || err != nil {
 				return eq, err
 			}
@@ -65,22 +62,6 @@ func (fr *frame) member(a, b Value, site *callSite) (bool, error) {
 	return false, fr.errorf(site.pos, "'in' needs a list, record, string, range or tensor on the right, not %s", Describe(b))
 }
 
-// same reports whether a and b are one value (one tensor ref, one list),
-// which `in` counts as a match before comparing, as Python does.
-func same(a, b Value) bool {
-	switch x := a.(type) {
-	case Tensor:
-		y, ok := b.(Tensor)
-		return ok && x.Ref == y.Ref
-	case *List:
-		y, ok := b.(*List)
-		return ok && x == y
-	case *Record:
-		y, ok := b.(*Record)
-		return ok && x == y
-	}
-	return false
-}
 
 // rangeHas reports whether the number v is one of r's values; anything
 // else is in no range.
