@@ -62,7 +62,6 @@ func (fr *frame) member(a, b Value, site *callSite) (bool, error) {
 	return false, fr.errorf(site.pos, "'in' needs a list, record, string, range or tensor on the right, not %s", Describe(b))
 }
 
-
 // rangeHas reports whether the number v is one of r's values; anything
 // else is in no range.
 func rangeHas(r Range, th *Thread, v Value) bool {
