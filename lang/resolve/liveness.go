@@ -252,7 +252,7 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 		if st.Var != nil {
 			st.Var.LastUse = v >= 0 && !bodyIn.has(v)
 		}
-		l.setExit(st, head.minus(out))
+		setDrops(l, l.out.Exit, ast.Stmt(st), head.minus(out))
 		return l.expr(st.Iter, head)
 	case *ast.WhileStmt:
 		head := l.expr(st.Cond, out)
@@ -265,7 +265,7 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 			}
 			head = next
 		}
-		l.setExit(st, bodyIn.minus(out))
+		setDrops(l, l.out.Exit, ast.Stmt(st), bodyIn.minus(out))
 		return head
 	case *ast.BranchStmt:
 		if ctx == nil {
@@ -301,20 +301,13 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 }
 
 // setDrops records the variables of s as the drops of one edge of the
-// branching construct k (an if statement, a conditional expression).
+// construct k (a branch of an if or a conditional expression, a skipped
+// right operand of and/or, a loop's exit).
 func setDrops[K comparable](l *live, m map[K][]*ast.Binding, k K, s set) {
 	if bs := l.list(s); len(bs) > 0 {
 		m[k] = bs
 	} else {
 		delete(m, k)
-	}
-}
-
-func (l *live) setExit(st ast.Stmt, s set) {
-	if bs := l.list(s); len(bs) > 0 {
-		l.out.Exit[st] = bs
-	} else {
-		delete(l.out.Exit, st)
 	}
 }
 
@@ -367,11 +360,7 @@ func (l *live) expr(e ast.Expr, out set) set {
 	case *ast.BinaryExpr:
 		if e.Op == "and" || e.Op == "or" {
 			yIn := l.expr(e.Y, out)
-			if bs := l.list(yIn.minus(out)); len(bs) > 0 {
-				l.out.Short[e] = bs
-			} else {
-				delete(l.out.Short, e)
-			}
+			setDrops(l, l.out.Short, e, yIn.minus(out))
 			return l.expr(e.X, yIn.union(out))
 		}
 		return l.expr(e.X, l.expr(e.Y, out))
