@@ -82,12 +82,18 @@ func zipBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	return eval.NewList(out), nil
 }
 
-func listBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+// optionalIterable lists the values of the one argument iterable=[] of
+// list and set.
+func optionalIterable(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) ([]eval.Value, error) {
 	var it eval.Value = eval.NewList(nil)
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "iterable?", &it); err != nil {
 		return nil, err
 	}
-	vals, err := collect(th, b.Name, it)
+	return collect(th, b.Name, it)
+}
+
+func listBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	vals, err := optionalIterable(th, b, args, kwargs)
 	if err != nil {
 		return nil, err
 	}

@@ -92,19 +92,12 @@ func setKey(v eval.Value) (key any, ok bool) {
 }
 
 func builtinSet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var it eval.Value = eval.NewList(nil)
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "iterable?", &it); err != nil {
-		return nil, err
-	}
-	vals, err := collect(th, b.Name, it)
+	vals, err := optionalIterable(th, b, args, kwargs)
 	if err != nil {
 		return nil, err
 	}
 	seen := map[any]bool{}
 	var out, others []eval.Value
-	keep := func(v eval.Value) {
-		out = append(out, v)
-	}
 	for i, v := range vals {
 		if k, ok := setKey(v); ok {
 			if seen[k] {
@@ -112,7 +105,7 @@ func builtinSet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 				continue
 			}
 			seen[k] = true
-			keep(v)
+			out = append(out, v)
 			continue
 		}
 		dup := false
@@ -136,7 +129,7 @@ func builtinSet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 			continue
 		}
 		others = append(others, v)
-		keep(v)
+		out = append(out, v)
 	}
 	if err := th.RT.HostPool().CheckValue(int64(len(out)) * int64(unsafe.Sizeof(eval.Value(nil)))); err != nil {
 		eval.Release(th.RT, eval.NewList(out))
