@@ -244,7 +244,7 @@ func (c *compiler) spreadCall(e *ast.CallExpr, site *callSite) exprFn {
 			pos = append(pos, a.Value)
 		}
 	}
-	items, _ := c.spreadItems(pos)
+	items := c.spreadItems(pos)
 	evalArgs := func(fr *frame, base int) ([]Kwarg, error) {
 		th := fr.th
 		if err := fr.pushSpread(items, base); err != nil {

@@ -149,8 +149,8 @@ func evalAll(fr *frame, fns []exprFn) ([]Value, error) {
 }
 
 func (c *compiler) list(e *ast.ListExpr) exprFn {
-	if items, spread := c.spreadItems(e.Elems); spread {
-		return c.spreadList(items)
+	if hasSpread(e.Elems) {
+		return c.spreadList(c.spreadItems(e.Elems))
 	}
 	elems := c.exprs(e.Elems)
 	return func(fr *frame) (Value, error) {

@@ -19,18 +19,27 @@ type spreadItem struct {
 	pos    ast.Pos
 }
 
+// hasSpread says whether a *x stands among xs.
+func hasSpread(xs []ast.Expr) bool {
+	for _, x := range xs {
+		if _, ok := x.(*ast.StarExpr); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // spreadItems compiles xs, marking the *x among them.
-func (c *compiler) spreadItems(xs []ast.Expr) (items []spreadItem, any bool) {
-	items = make([]spreadItem, len(xs))
+func (c *compiler) spreadItems(xs []ast.Expr) []spreadItem {
+	items := make([]spreadItem, len(xs))
 	for i, x := range xs {
 		if s, ok := x.(*ast.StarExpr); ok {
 			items[i] = spreadItem{f: c.expr(s.X), spread: true, pos: s.At}
-			any = true
 			continue
 		}
 		items[i] = spreadItem{f: c.expr(x), pos: x.Span()}
 	}
-	return items, any
+	return items
 }
 
 // Collect lists the owned values a for loop over it takes (Each, with
