@@ -31,6 +31,12 @@ type parseState struct {
 	open int
 	// chain counts the postfixes of the operand being parsed.
 	chain int
+	// noElse holds the offsets of the `if` tokens found not to start a
+	// conditional expression (no else after the condition): the
+	// construct that owns that if reads the condition again, and an if
+	// inside it must not be tried again, or nested conditions would be
+	// read in time exponential in their depth.
+	noElse map[int]bool
 }
 
 // states maps the first token of a parse's token slice, which every copy

@@ -91,7 +91,7 @@ func (p *exprParser) conditional() (ast.Expr, error) {
 		return nil, err
 	}
 	t := p.lex.Peek()
-	if t.Type != tokKeyword || t.Value != "if" {
+	if t.Type != tokKeyword || t.Value != "if" || p.st.noElse[t.Pos.Offset] {
 		return x, nil
 	}
 	cp := p.lex.MakeCheckpoint()
@@ -99,6 +99,10 @@ func (p *exprParser) conditional() (ast.Expr, error) {
 	cond, err := p.parse(1)
 	if next := p.lex.Peek(); err != nil || next.Type != tokKeyword || next.Value != "else" {
 		p.lex.LoadCheckpoint(cp)
+		if p.st.noElse == nil {
+			p.st.noElse = map[int]bool{}
+		}
+		p.st.noElse[at.Pos.Offset] = true
 		return x, nil
 	}
 	p.lex.Next()

@@ -346,3 +346,21 @@ func TestEmptyListsAreNotNil(t *testing.T) {
 		t.Error("empty list has nil Elems")
 	}
 }
+
+// An if with no else after its condition is read again by whoever owns
+// it (a comprehension's filter, the next statement); conditions nested in
+// such conditions are each tried once, so deep nesting parses (it took
+// time exponential in the depth when every level tried its inner ifs
+// again).
+func TestNestedElselessIfs(t *testing.T) {
+	filters, bodies := "1", "1"
+	for range 40 {
+		filters = "[v for v in [1] if " + filters + "]"
+		bodies = "(fn() { let q = 1\n if " + bodies + " { return 1 } })()"
+	}
+	for _, src := range []string{"let x = " + filters, "let y = " + bodies} {
+		if _, err := ParseFile("n.tr", []byte(src)); err != nil {
+			t.Errorf("%.40s...: %v", src, err)
+		}
+	}
+}
