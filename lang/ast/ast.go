@@ -237,7 +237,24 @@ type RecordExpr struct {
 type Param struct {
 	Name    *Ident
 	Default Expr
+	Kind    ParamKind
 }
+
+// ParamKind says how a call binds a parameter.
+type ParamKind uint8
+
+const (
+	// Positional binds by position or by keyword.
+	Positional ParamKind = iota
+	// KeywordOnly follows `*args` or a bare `*`: it binds by keyword only.
+	KeywordOnly
+	// VarArgs is `*args`: the list of the positional arguments beyond the
+	// positional parameters.
+	VarArgs
+	// VarKeywords is `**kwargs`: the record of the keyword arguments no
+	// parameter takes.
+	VarKeywords
+)
 
 // FnExpr is a function literal: `fn(a, b=1) { ... }` or `fn(a) => expr`
 // (then Body holds a single return statement and Arrow is set).

@@ -45,6 +45,10 @@ type funcCode struct {
 	name   string
 	pos    ast.Pos
 	params []param
+	// npos is the number of parameters a positional argument binds (the
+	// first ones); rest and kwrest index the *args and **kwargs
+	// parameters in params, -1 when there are none.
+	npos, rest, kwrest int
 	// simple: no parameter is captured (a cell) and the parameters are
 	// the first slots, in order, so a call with one positional argument
 	// per parameter stores them as they are (callSimple).
@@ -62,6 +66,7 @@ type param struct {
 	name string
 	slot int
 	cell bool
+	kind ast.ParamKind
 }
 
 // locKind says where a variable lives at run time.
@@ -143,11 +148,19 @@ func (c *compiler) function(fn *ast.FnExpr) *funcCode {
 	for i, b := range fn.FreeVars {
 		fc.free[b] = i
 	}
-	code := &funcCode{name: fn.Name, pos: fn.At, nslots: len(fn.Locals), mod: c.mod, simple: true}
-	for _, p := range fn.Params {
+	code := &funcCode{name: fn.Name, pos: fn.At, nslots: len(fn.Locals), mod: c.mod, simple: true, rest: -1, kwrest: -1}
+	for i, p := range fn.Params {
 		b := p.Name.Binding
-		code.params = append(code.params, param{name: p.Name.Name, slot: b.Index, cell: b.Kind == ast.Cell})
-		code.simple = code.simple && b.Kind != ast.Cell && b.Index == len(code.params)-1
+		code.params = append(code.params, param{name: p.Name.Name, slot: b.Index, cell: b.Kind == ast.Cell, kind: p.Kind})
+		code.simple = code.simple && b.Kind != ast.Cell && b.Index == i && p.Kind == ast.Positional
+		switch p.Kind {
+		case ast.Positional:
+			code.npos++
+		case ast.VarArgs:
+			code.rest = i
+		case ast.VarKeywords:
+			code.kwrest = i
+		}
 	}
 	code.fast = -1
 	if code.simple && len(code.params) <= maxFastArgs {

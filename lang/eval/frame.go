@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tref-lang/tref/lang/ast"
@@ -241,21 +242,36 @@ func (th *Thread) callGo(caller *frame, args []Value, kw []Kwarg, site *callSite
 
 func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwarg, site *callSite) (Value, error) {
 	code := cl.code
-	if th.intr.Load() || len(args) > len(code.params) || th.depth >= maxDepth {
+	if th.intr.Load() || len(args) > code.npos && code.rest < 0 || th.depth >= maxDepth {
 		err := th.checkCall(caller, code, len(args), site)
 		releaseAll(th.RT, args)
 		releaseKw(th, kw)
 		return nil, err
 	}
 	fr := th.push(caller, caller, cl, code.mod, site, code.nslots)
+	if len(args) > code.npos {
+		extra := append([]Value(nil), args[code.npos:]...)
+		fr.slots[code.params[code.rest].slot] = NewList(extra)
+		args = args[:code.npos]
+	}
 	for i, a := range args {
 		fr.slots[code.params[i].slot] = a
 	}
 	args = nil
+	var extraKw *Record
 	for i, k := range kw {
 		j := code.paramIndex(k.Name)
 		var err error
 		switch {
+		case j < 0 && code.kwrest >= 0 && extraKw != nil && slices.Contains(extraKw.Keys, k.Name):
+			err = caller.errorf(site.pos, "%s: got multiple values for keyword argument %q", code.name, k.Name)
+		case j < 0 && code.kwrest >= 0:
+			if extraKw == nil {
+				extraKw = NewRecord(nil, nil)
+				fr.slots[code.params[code.kwrest].slot] = extraKw
+			}
+			extraKw.Put(th.RT, k.Name, k.Value)
+			continue
 		case j < 0:
 			err = caller.errorf(site.pos, "%s: unexpected keyword argument %q%s", code.name, k.Name, code.paramHint(k.Name, fr.slots))
 		case fr.slots[code.params[j].slot] != nil:
@@ -271,12 +287,22 @@ func (th *Thread) callClosure(caller *frame, cl *Closure, args []Value, kw []Kwa
 	for j, p := range code.params {
 		v := fr.slots[p.slot]
 		if v == nil {
-			if j >= len(cl.defaults) || cl.defaults[j] == nil {
+			switch {
+			case p.kind == ast.VarArgs:
+				v = NewList(nil)
+			case p.kind == ast.VarKeywords:
+				v = NewRecord(nil, nil)
+			case j >= len(cl.defaults) || cl.defaults[j] == nil:
 				th.pop(fr)
-				return nil, caller.errorf(site.pos, "%s: missing argument %q", code.name, p.name)
+				what := "argument"
+				if p.kind == ast.KeywordOnly {
+					what = "keyword-only argument"
+				}
+				return nil, caller.errorf(site.pos, "%s: missing %s %q", code.name, what, p.name)
+			default:
+				v = cl.defaults[j]
+				Retain(th.RT, v)
 			}
-			v = cl.defaults[j]
-			Retain(th.RT, v)
 			fr.slots[p.slot] = v
 		}
 		if p.cell {
@@ -293,8 +319,10 @@ func (th *Thread) checkCall(caller *frame, code *funcCode, nargs int, site *call
 	switch {
 	case th.intr.Load():
 		return caller.errorf(site.pos, "interrupted")
-	case nargs > len(code.params):
-		return caller.errorf(site.pos, "%s: %s", code.name, tooManyArgs(nargs, len(code.params)))
+	case nargs > code.npos && code.rest < 0 && code.npos == 0 && len(code.params) > 0:
+		return caller.errorf(site.pos, "%s: takes no positional arguments, got %d (pass its parameters by keyword)", code.name, nargs)
+	case nargs > code.npos && code.rest < 0:
+		return caller.errorf(site.pos, "%s: %s", code.name, tooManyArgs(nargs, code.npos))
 	case th.depth >= maxDepth:
 		return caller.errorf(site.pos, "%s: maximum call depth (%d) exceeded; is the recursion missing a base case?", code.name, maxDepth)
 	}
@@ -398,9 +426,11 @@ func (th *Thread) Call(fn Value, args []Value, kwargs []Kwarg) (Value, error) {
 	return th.callValue(caller, fn, owned, kw, site)
 }
 
+// paramIndex is the index of the parameter that keyword name binds, or
+// -1: *args and **kwargs take no keyword of their own name.
 func (c *funcCode) paramIndex(name string) int {
 	for i, p := range c.params {
-		if p.name == name {
+		if p.name == name && (p.kind == ast.Positional || p.kind == ast.KeywordOnly) {
 			return i
 		}
 	}
@@ -411,16 +441,21 @@ func (c *funcCode) paramIndex(name string) int {
 // call has not bound yet (slots holds the frame's bound values), or lists
 // the parameters.
 func (c *funcCode) paramHint(name string, slots []Value) string {
-	names := make([]string, len(c.params))
-	var free []string
-	for i, p := range c.params {
-		names[i] = p.name
+	var names, free []string
+	for _, p := range c.params {
+		if p.kind != ast.Positional && p.kind != ast.KeywordOnly {
+			continue
+		}
+		names = append(names, p.name)
 		if slots[p.slot] == nil {
 			free = append(free, p.name)
 		}
 	}
 	if s := resolve.Suggest(name, free); s != "" {
 		return fmt.Sprintf("; did you mean %q?", s)
+	}
+	if len(names) == 0 {
+		return " (it takes no keyword arguments)"
 	}
 	return fmt.Sprintf(" (parameters: %s)", strings.Join(names, ", "))
 }

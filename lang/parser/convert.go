@@ -287,7 +287,9 @@ func convertArgs(c *callSuffix) ([]*ast.Arg, error) {
 	var keyword *ast.Arg
 	for _, a := range raw {
 		if a.Value == nil {
-			if keyword != nil {
+			// A spread may follow keywords, as in Python: a *spread's
+			// values still bind the positional parameters.
+			if _, spread := a.X.(*ast.StarExpr); keyword != nil && !spread {
 				return nil, errorAt(a.Pos, "positional argument after keyword argument %s=", keyword.Name)
 			}
 			args = append(args, &ast.Arg{At: posOf(a.Pos), Value: a.X})
@@ -374,21 +376,64 @@ func convertParams(ps *params) ([]*ast.Param, error) {
 	}
 	out := []*ast.Param{}
 	seen := map[string]bool{}
-	var withDefault *param
+	var withDefault, star, starStar *param
 	for _, p := range raw {
+		if starStar != nil {
+			return nil, errorAt(p.Pos, "parameter %s follows **%s, which must be the last", p.describe(), starStar.Name.Value)
+		}
 		name := p.Name.Value
-		if seen[name] {
+		if name == "" && p.Star != "*" {
+			return nil, errorAt(p.Pos, "** must be followed by a parameter name (**kwargs)")
+		}
+		if name != "" && seen[name] {
 			return nil, errorAt(p.Pos, "duplicate parameter %s", name)
 		}
 		seen[name] = true
-		if p.Default != nil {
+		kind := ast.Positional
+		switch {
+		case p.Star != "" && star != nil && p.Star == "*":
+			return nil, errorAt(p.Pos, "a second * parameter (%s already gathers the extra positional arguments)", star.describe())
+		case p.Star != "" && p.Default != nil:
+			return nil, errorAt(p.Pos, "%s cannot have a default (it is an empty %s when not given)", p.describe(), map[string]string{"*": "list", "**": "record"}[p.Star])
+		case p.Star == "*":
+			star = p
+			if name == "" {
+				continue // a bare *: what follows is keyword-only
+			}
+			kind = ast.VarArgs
+		case p.Star == "**":
+			starStar = p
+			kind = ast.VarKeywords
+		case star != nil:
+			kind = ast.KeywordOnly
+		case p.Default != nil:
 			withDefault = p
-		} else if withDefault != nil {
+		case withDefault != nil:
 			return nil, errorAt(p.Pos, "parameter %s without a default follows parameter %s with one", name, withDefault.Name.Value)
 		}
-		out = append(out, &ast.Param{Name: ident(p.Name), Default: p.Default})
+		out = append(out, &ast.Param{Name: ident(p.Name), Default: p.Default, Kind: kind})
+	}
+	if star != nil && star.Name.Value == "" && !hasKeywordOnly(out) {
+		return nil, errorAt(star.Pos, "a bare * must be followed by a keyword-only parameter")
 	}
 	return out, nil
+}
+
+func hasKeywordOnly(ps []*ast.Param) bool {
+	for _, p := range ps {
+		if p.Kind == ast.KeywordOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// describe is the parameter as written, stars included ("*args").
+func (p *param) describe() string {
+	if p.Name.Value == "" {
+		return p.Star
+	}
+	return p.Star + p.Name.Value
 }
 
 func ident(t lexer.Token) *ast.Ident {

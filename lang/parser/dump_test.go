@@ -118,7 +118,7 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 			if i > 0 {
 				b.WriteString(" ")
 			}
-			b.WriteString(p.Name.Name)
+			b.WriteString(map[ast.ParamKind]string{ast.KeywordOnly: "kw:", ast.VarArgs: "*", ast.VarKeywords: "**"}[p.Kind] + p.Name.Name)
 			if p.Default != nil {
 				b.WriteString("=")
 				dumpNode(b, p.Default)

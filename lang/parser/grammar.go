@@ -160,9 +160,11 @@ type params struct {
 	End   lexer.Token  `parser:"@')'"`
 }
 
+// param is `name`, `name=default`, `*name` (or a bare `*`) or `**name`.
 type param struct {
 	Pos     lexer.Position
-	Name    lexer.Token `parser:"@Ident"`
+	Star    string      `parser:"( @( '*' | '**' )"`
+	Name    lexer.Token `parser:"  @Ident? | @Ident )"`
 	Default ast.Expr    `parser:"( '=' @@ )?"`
 }
 

@@ -52,6 +52,9 @@ var exprTests = []struct{ src, want string }{
 	{"fn() => 1", "(fn lambda() => {return 1})"},
 	{"fn(a, b=1.0,) { return a }", "(fn lambda(a b=1f) {return a})"},
 	{"fn(x) { let y = x; return y }", "(fn lambda(x) {let y = x; return y})"},
+	{"fn(a, *r, k, j=1, **kw) => a", "(fn lambda(a *r kw:k kw:j=1 **kw) => {return a})"},
+	{"fn(a=1, *, k) => a", "(fn lambda(a=1 kw:k) => {return a})"},
+	{"f(k=1, *xs, **r)", "(call f k=1 *xs **r)"},
 	{"fn(x) => fn(y) => x + y", "(fn lambda(x) => {return (fn lambda(y) => {return (x + y)})})"},
 	{"fn(r) => {a: r}", "(fn lambda(r) => {return {a: r}})"},
 

@@ -558,7 +558,7 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 	case *ast.CallExpr:
 		r.expr(s, e.Fn)
 		seen := map[string]bool{}
-		keyword := false
+		keyword, spreadKw := false, false
 		for _, a := range e.Args {
 			star, _ := a.Value.(*ast.StarExpr)
 			switch {
@@ -569,9 +569,11 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 				seen[a.Name] = true
 				keyword = true
 			case star != nil && star.Double:
-				keyword = true
+				keyword, spreadKw = true, true
 			case keyword && star == nil:
 				r.errorf(a.At, "positional argument after keyword arguments")
+			case spreadKw:
+				r.errorf(a.At, "*spread after a **spread: put the positional arguments first")
 			}
 			r.expr(s, a.Value)
 		}
