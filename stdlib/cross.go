@@ -10,18 +10,22 @@ import (
 )
 
 func init() {
-	register("cross", "cross(input, other, dim=-1): the cross product of 3-vectors along dim (size 3 in both; the other dimensions broadcast); dim defaults to -1 as in torch.linalg.cross, not to torch.cross's first dimension of size 3", crossBuiltin)
+	register("cross", "cross(input, other, dim=none): the cross product of 3-vectors along dim (size 3 in both; the other dimensions broadcast); without dim, input's first dimension of size 3, as torch.cross (torch.linalg.cross's -1: pass dim=-1)", crossBuiltin)
 }
 
 func crossBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x, y *refs.Ref
-	dim := -1
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "other", &y, "dim?", &dim); err != nil {
+	var dimArg eval.OptInt
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "other", &y, "dim?", &dimArg); err != nil {
 		return nil, err
 	}
 	out, err := tensor.Broadcast(x.Shape(), y.Shape())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	}
+	dim, err := crossDim(b.Name, dimArg, x.Shape())
+	if err != nil {
+		return nil, err
 	}
 	k, err := tensor.NormDim(dim, len(out))
 	if err != nil || len(out) == 0 {
@@ -47,4 +51,19 @@ func crossBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	left := c.Op(ops.Mul, nil, rot(x, 1), rot(y, 2))
 	right := c.Op(ops.Mul, nil, rot(x, 2), rot(y, 1))
 	return named(b.Name)(c.Result(c.Op(ops.Sub, nil, left, right)))
+}
+
+// crossDim is cross's dim: the one given, or input's first dimension of
+// size 3 counted from the end (so that it names the same dimension of the
+// broadcast shape), as torch.cross.
+func crossDim(name string, d eval.OptInt, input tensor.Shape) (int, error) {
+	if d.Set {
+		return d.V, nil
+	}
+	for i, n := range input {
+		if n == 3 {
+			return i - len(input), nil
+		}
+	}
+	return 0, fmt.Errorf("%s: input of shape %v has no dimension of size 3; pass dim", name, input)
 }

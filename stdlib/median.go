@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -25,17 +26,24 @@ func medianBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		return nil, err
 	}
 	s := x.Shape()
-	if s.Numel() == 0 {
-		return nil, fmt.Errorf("%s: the input of shape %v is empty; it has no median", b.Name, s)
-	}
 	c := newChain(th)
 	if dims == nil { // every element: the values only, 0-d
+		if s.Numel() == 0 {
+			// torch: NaN for an empty float tensor (an int one has no NaN)
+			if !x.DType().IsFloat() {
+				return c.Abort(fmt.Errorf("%s: the %s input of shape %v is empty; it has no median", b.Name, x.DType(), s))
+			}
+			return named(b.Name)(c.Result(c.Constant(ops.FloatScalar(math.NaN(), x.DType()))))
+		}
 		vals, _ := c.medianAlong(c.Reshape(x, tensor.Shape{s.Numel()}), 0)
 		return named(b.Name)(c.Result(c.Reshape(vals, tensor.Shape{})))
 	}
 	k, err := tensor.NormDim(dims[0], max(len(s), 1))
 	if err != nil {
 		return c.Abort(fmt.Errorf("%s: dim %d is out of range for a tensor of shape %v", b.Name, dims[0], s))
+	}
+	if len(s) > 0 && s[k] == 0 {
+		return c.Abort(fmt.Errorf("%s: dimension %d of the input of shape %v is empty; it has no median", b.Name, dims[0], s))
 	}
 	vals, idx := c.medianAlong(c.Reshape(x, atLeast(1, s)), k)
 	out := ops.ReduceShape(s, []int{k}, keepdim)

@@ -211,7 +211,11 @@ g.case("median/dim-nan-ties", "median", lambda x, dim: list(torch.median(x, dim)
 g.case("median/0d", "median", lambda x, dim: list(torch.median(x, dim)), [torch.tensor(2.5), 0])
 grad_case("median/all", "median", torch.median, [rn(3, 5)])
 grad_case("median/dim", "median.values", lambda x, dim: torch.median(x, dim).values, [distinct], {"dim": 1})
-g.error("median/empty", "median", [torch.zeros(0)], "median: the input of shape [0] is empty")
+g.case("median/empty", "median", torch.median, [torch.zeros(0)])
+g.case("median/empty-2d", "median", torch.median, [torch.zeros(0, 3)])
+g.case("median/empty-kept-dim", "median", lambda x, dim: list(torch.median(x, dim)), [torch.zeros(3, 0), 0])
+g.error("median/empty-int", "median", [torch.zeros(0, dtype=torch.int64)], "median: the int64 input of shape [0] is empty")
+g.error("median/empty-dim", "median", [torch.zeros(0, 3), 0], "median: dimension 0 of the input of shape [0, 3] is empty")
 g.error("median/dim-range", "median", [rn(2, 3), 2], "median: dim 2 is out of range")
 g.error("median/dim-list", "median", [rn(2, 3), [0, 1]], "median: argument \"dim\" must be an int or none")
 n3 = torch.arange(60).reshape(3, 4, 5)
@@ -247,13 +251,24 @@ def lc(a, b, dim=-1):
     return torch.linalg.cross(*torch.broadcast_tensors(a, b), dim=dim)
 
 
-g.case("cross", "cross", lc, [rn(4, 3), rn(4, 3)])
-g.case("cross/bcast", "cross", lc, [rn(3), rn(2, 1, 3)])
-g.case("cross/dim0", "cross", lc, [rn(3, 5), rn(3, 5)], {"dim": 0})
-g.case("cross/dim-positive-bcast", "cross", lc, [rn(2, 3, 4), rn(3, 4)], {"dim": 1})
-g.case("cross/int64", "cross", lc, [torch.tensor([1, 0, 0]), torch.tensor([0, 1, 0])])
-grad_case("cross", "cross", lc, [rn(2, 3), rn(3)])
-g.error("cross/size", "cross", [rn(4, 2), rn(4, 2)], "cross: input of shape [4, 2] must have size 3 in dimension -1")
+def tc(a, b, dim=None):
+    # torch.cross without dim: input's first dimension of size 3
+    if dim is None:
+        dim = [i for i, n in enumerate(a.shape) if n == 3][0] - a.dim()
+    return lc(a, b, dim)
+
+
+g.case("cross", "cross", tc, [rn(4, 3), rn(4, 3)])
+g.case("cross/default-first-3", "cross", tc, [rn(3, 3), rn(3, 3)])
+g.case("cross/default-first-3-bcast", "cross", tc, [rn(3, 2, 3), rn(2, 3, 1, 1)])
+g.case("cross/minus-1", "cross", tc, [rn(3, 3), rn(3, 3)], {"dim": -1})
+g.case("cross/bcast", "cross", tc, [rn(3), rn(2, 1, 3)])
+g.case("cross/dim0", "cross", tc, [rn(3, 5), rn(3, 5)], {"dim": 0})
+g.case("cross/dim-positive-bcast", "cross", tc, [rn(2, 3, 4), rn(3, 4)], {"dim": 1})
+g.case("cross/int64", "cross", tc, [torch.tensor([1, 0, 0]), torch.tensor([0, 1, 0])])
+grad_case("cross", "cross", tc, [rn(2, 3), rn(3)])
+g.error("cross/size", "cross", [rn(4, 2), rn(4, 2)], "cross: input of shape [4, 2] has no dimension of size 3; pass dim")
+g.error("cross/size-dim", "cross", [rn(4, 2), rn(4, 2)], "cross: input of shape [4, 2] must have size 3 in dimension -1", {"dim": -1})
 g.error("cross/missing", "cross", [rn(3, 4), rn(4)], "cross: other of shape [4] must have size 3 in dimension 0", {"dim": 0})
 g.error("cross/range", "cross", [rn(3), rn(3)], "cross: dim 1 is out of range", {"dim": 1})
 
