@@ -4,7 +4,6 @@
 package fashionmnist
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,11 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/internal/scripttest"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/formats"
-	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
 const dataset = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz"
@@ -51,18 +48,7 @@ func runExample(t *testing.T, name string) {
 	out := filepath.Join(t.TempDir(), "pred.npy")
 	src = append(src, fmt.Sprintf("\nsave(%q, pred)\n", out)...)
 
-	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: refs.DefaultLookahead, TrackRefs: true})
-	var stdout bytes.Buffer
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &stdout})
-	runErr := in.RunSource(name+".tr", src)
-	in.Close()
-	t.Logf("%s.tr output:\n%s", name, stdout.String())
-	if runErr != nil {
-		t.Fatalf("%s.tr failed: %v", name, runErr)
-	}
-	if n := rt.LiveRefs(); n != 0 {
-		t.Errorf("%d refs alive after the run: %v", n, rt.Leaks())
-	}
+	stdout, _ := scripttest.Run(t, &cpu.Device{}, name+".tr", src)
 
 	got := loadInts(t, out)
 	want := loadInts(t, name+"_predictions.npy")
@@ -92,10 +78,10 @@ func runExample(t *testing.T, name string) {
 		r = res.CNN
 	}
 	line := fmt.Sprintf("%s: test accuracy %s (%d/10000)", name, formatAccuracy(r.Correct), r.Correct)
-	if !strings.Contains(stdout.String(), line+"\n") {
+	if !strings.Contains(stdout, line+"\n") {
 		t.Fatalf("output lacks %q (torch's accuracy)", line)
 	}
-	if !strings.Contains(stdout.String(), "predictions equal to torch's: 10000/10000\n") {
+	if !strings.Contains(stdout, "predictions equal to torch's: 10000/10000\n") {
 		t.Fatal("output lacks the line saying all 10000 predictions equal torch's")
 	}
 }

@@ -4,16 +4,13 @@
 package onnxexample
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/internal/scripttest"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
-	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
 // recModel is where fetch.sh leaves the recognition model.
@@ -60,18 +57,8 @@ func TestOCR(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: refs.DefaultLookahead, TrackRefs: true})
-	var stdout bytes.Buffer
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &stdout})
-	runErr := in.RunSource(filepath.Join(dir, "ocr.tr"), src)
-	in.Close()
-	if runErr != nil {
-		t.Fatalf("%v\n%s", runErr, stdout.String())
-	}
-	if !strings.Contains(stdout.String(), "text: tref runs ONNX 2026\n") {
-		t.Errorf("the OCR did not read the line:\n%s", stdout.String())
-	}
-	if n := rt.LiveRefs(); n != 0 {
-		t.Errorf("%d refs leaked", n)
+	out, _ := scripttest.Run(t, &cpu.Device{}, filepath.Join(dir, "ocr.tr"), src)
+	if !strings.Contains(out, "text: tref runs ONNX 2026\n") {
+		t.Errorf("the OCR did not read the line:\n%s", out)
 	}
 }

@@ -5,34 +5,19 @@
 package port
 
 import (
-	"bytes"
 	"os"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/internal/scripttest"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers sim
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
-// run runs train.tr on ex and returns what it printed and the runtime's
-// memory statistics; it fails on a script error or a tensor left alive.
+// run runs train.tr on ex (see scripttest.Run).
 func run(t *testing.T, ex refs.Executor) (string, []refs.DeviceStats) {
-	t.Helper()
-	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead, TrackRefs: true})
-	var stdout bytes.Buffer
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &stdout})
-	err := in.RunFile("train.tr")
-	in.Close()
-	if err != nil {
-		t.Fatalf("train.tr failed: %v\noutput:\n%s", err, stdout.String())
-	}
-	if n := rt.LiveRefs(); n != 0 {
-		t.Errorf("%d refs alive after the run: %v", n, rt.Leaks())
-	}
-	return stdout.String(), rt.MemStats()
+	return scripttest.Run(t, ex, "train.tr", nil)
 }
 
 func TestPortPrintsWhatPyTorchPrinted(t *testing.T) {
@@ -54,9 +39,7 @@ func TestPortPrintsWhatPyTorchPrinted(t *testing.T) {
 	if got != string(want) {
 		t.Errorf("on sim, train.tr printed:\n%s\ntrain.py printed:\n%s", got, want)
 	}
-	for _, s := range stats {
-		if s.Device == "sim:0" && (s.PeakBytes > budget || s.PeakBytes == 0) {
-			t.Errorf("sim's peak is %d bytes, want some and at most the budget %d", s.PeakBytes, budget)
-		}
+	if p := scripttest.Peak(t, stats, "sim:0"); p > budget || p == 0 {
+		t.Errorf("sim's peak is %d bytes, want some and at most the budget %d", p, budget)
 	}
 }

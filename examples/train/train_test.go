@@ -6,7 +6,6 @@
 package train
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -15,12 +14,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/internal/scripttest"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers sim
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
 const (
@@ -35,10 +33,9 @@ func run(t *testing.T, name string, argv ...string) string {
 	return out
 }
 
-// runOn runs name.tr with argv on the executor ex and returns what it
-// printed and the runtime's memory statistics; it fails on a script error
-// or a tensor left alive, and skips when the data the script reads is not
-// installed (fails under CI=true, where .ci/run installs it).
+// runOn runs name.tr with argv on the executor ex (see scripttest.Run),
+// and skips when the data the script reads is not installed (fails under
+// CI=true, where .ci/run installs it).
 func runOn(t *testing.T, ex refs.Executor, name string, argv ...string) (string, []refs.DeviceStats) {
 	need, pkg := dataset, "dataset-fashion-mnist"
 	if strings.HasPrefix(name, "gpt") {
@@ -50,19 +47,7 @@ func runOn(t *testing.T, ex refs.Executor, name string, argv ...string) (string,
 		}
 		t.Skipf("%s is not installed (apt-get install %s)", need, pkg)
 	}
-	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead, TrackRefs: true})
-	var stdout bytes.Buffer
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &stdout, Argv: argv})
-	err := in.RunFile(name + ".tr")
-	in.Close()
-	t.Logf("%s.tr output:\n%s", name, stdout.String())
-	if err != nil {
-		t.Fatalf("%s.tr failed: %v", name, err)
-	}
-	if n := rt.LiveRefs(); n != 0 {
-		t.Errorf("%d refs alive after the run: %v", n, rt.Leaks())
-	}
-	return stdout.String(), rt.MemStats()
+	return scripttest.Run(t, ex, name+".tr", nil, argv...)
 }
 
 // TestFirstStepsMatchTorch: step 1's loss and gradients within 1e-6 of
@@ -136,23 +121,12 @@ func TestGPTOffload(t *testing.T) {
 			if got != want {
 				t.Errorf("sim's output differs from cpu's:\n%s\ncpu:\n%s", got, want)
 			}
-			if p := peak(t, cpuStats, "cpu"); p < 4*c.budget {
+			if p := scripttest.Peak(t, cpuStats, "cpu"); p < 4*c.budget {
 				t.Errorf("the cpu run's peak is %d bytes, not the 4x the budget this test offloads", p)
 			}
-			if p := peak(t, simStats, "sim:0"); p > c.budget || p < c.budget/2 {
+			if p := scripttest.Peak(t, simStats, "sim:0"); p > c.budget || p < c.budget/2 {
 				t.Errorf("sim's peak is %d bytes, want at most the budget %d (and the budget used)", p, c.budget)
 			}
 		})
 	}
-}
-
-// peak is dev's peak bytes in stats.
-func peak(t *testing.T, stats []refs.DeviceStats, dev string) int64 {
-	for _, s := range stats {
-		if s.Device == dev {
-			return s.PeakBytes
-		}
-	}
-	t.Fatalf("no memory statistics for %s in %+v", dev, stats)
-	return 0
 }

@@ -411,18 +411,8 @@ func (th *Thread) Call(fn Value, args []Value, kwargs []Kwarg) (Value, error) {
 			kw[i] = k
 		}
 	}
-	site := th.curSite
-	if site == nil {
-		site = newSite(ast.Pos{})
-	}
-	savedPos, savedSite := th.sitePos, th.curSite
-	defer func() { th.sitePos, th.curSite = savedPos, savedSite }()
-	caller := th.cur
-	if caller == nil {
-		// A thread outside any script: give the callee a root frame.
-		caller = th.push(nil, nil, nil, nil, nil, 0)
-		defer th.pop(caller)
-	}
+	caller, site, done := th.operandFrame()
+	defer done()
 	return th.callValue(caller, fn, owned, kw, site)
 }
 

@@ -32,21 +32,21 @@ func (th *Thread) Truth(v Value) (bool, error) {
 	return fr.truth(v, site.pos)
 }
 
-// operandFrame is the frame and call site that Binary and Truth evaluate
-// in: the running builtin's, or a root frame on a thread outside any
-// script. done restores the thread.
+// operandFrame is the frame and call site that Binary, Truth and Call
+// evaluate in: the running builtin's, or a root frame on a thread outside
+// any script. done restores the thread's site and pops that root frame.
 func (th *Thread) operandFrame() (fr *frame, site *callSite, done func()) {
 	site = th.curSite
 	if site == nil {
 		site = newSite(ast.Pos{})
 	}
-	savedPos := th.sitePos
+	savedPos, savedSite := th.sitePos, th.curSite
 	if th.cur != nil {
-		return th.cur, site, func() { th.sitePos = savedPos }
+		return th.cur, site, func() { th.sitePos, th.curSite = savedPos, savedSite }
 	}
 	fr = th.push(nil, nil, nil, nil, nil, 0)
 	return fr, site, func() {
 		th.pop(fr)
-		th.sitePos = savedPos
+		th.sitePos, th.curSite = savedPos, savedSite
 	}
 }
