@@ -25,7 +25,7 @@ func init() {
 	register("str", "str(x): x as print shows it", builtinStr)
 	register("type", `type(x): "tensor", "string", "list", "record", "function", "module", "range" or "none"`, builtinType)
 	register("range", "range(stop) or range(start, stop, step=1): the ints from start up to (not including) stop", builtinRange)
-	register("keys", "keys(r): a record's field names, in order", builtinKeys)
+	register("keys", "keys(r): a record's keys (strings, and ints for int keys), in order", builtinKeys)
 	register("values", "values(r): a record's values, in order", builtinValues)
 	register("get", "get(r, key, default=none): the field key of a record, or default when it has none, as Python's d.get(key, default)", builtinGet)
 	register("dict", "dict(pairs=none, **fields): a record from a list of [key, value] pairs (or a record), then the keyword arguments, later keys replacing earlier ones, as Python's dict(...)", builtinDict)
@@ -184,20 +184,22 @@ func builtinKeys(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []e
 	if err := eval.UnpackArgs(th, "keys", args, kwargs, "r", &x); err != nil {
 		return nil, err
 	}
-	var names []string
 	switch x := x.(type) {
 	case *eval.Record:
-		names = x.Keys
+		out := make([]eval.Value, len(x.Keys))
+		for i := range x.Keys {
+			out[i] = x.Key(i)
+		}
+		return eval.NewList(out), nil
 	case *eval.Module:
-		names = x.Members()
-	default:
-		return nil, fmt.Errorf("keys: argument must be a record, not %s", eval.Describe(x))
+		names := x.Members()
+		out := make([]eval.Value, len(names))
+		for i, k := range names {
+			out[i] = eval.String(k)
+		}
+		return eval.NewList(out), nil
 	}
-	out := make([]eval.Value, len(names))
-	for i, k := range names {
-		out[i] = eval.String(k)
-	}
-	return eval.NewList(out), nil
+	return nil, fmt.Errorf("keys: argument must be a record, not %s", eval.Describe(x))
 }
 
 // recordArg is x as the record argument of the builtin fname.
@@ -227,8 +229,7 @@ func builtinValues(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 }
 
 func builtinGet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var x eval.Value
-	var key string
+	var x, key eval.Value
 	dflt := eval.None
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "r", &x, "key", &key, "default?", &dflt); err != nil {
 		return nil, err
@@ -237,9 +238,12 @@ func builtinGet(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	if err != nil {
 		return nil, err
 	}
-	v, ok := r.Get(key)
-	if !ok {
-		v = dflt
+	if _, _, ok := eval.RecordKey(key); !ok {
+		return nil, fmt.Errorf("%s: argument \"key\" must be a string or an int, not %s", b.Name, eval.Describe(key))
+	}
+	v := dflt
+	if i := r.Find(key); i >= 0 {
+		v = r.Values[i]
 	}
 	eval.Retain(th.RT, v)
 	return v, nil
@@ -250,9 +254,9 @@ func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, fmt.Errorf("%s: takes at most one positional argument (a list of [key, value] pairs or a record), got %d", b.Name, len(args))
 	}
 	out := eval.NewRecord(nil, nil)
-	set := func(k string, v eval.Value) {
+	set := func(k eval.Value, v eval.Value) {
 		eval.Retain(th.RT, v)
-		out.Put(th.RT, k, v)
+		out.PutKey(th.RT, k, v)
 	}
 	fail := func(err error) (eval.Value, error) {
 		eval.Release(th.RT, out)
@@ -261,8 +265,8 @@ func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if len(args) == 1 {
 		switch src := args[0].(type) {
 		case *eval.Record:
-			for i, k := range src.Keys {
-				set(k, src.Values[i])
+			for i := range src.Keys {
+				set(src.Key(i), src.Values[i])
 			}
 		default:
 			pairs, err := collect(th, b.Name, src)
@@ -275,16 +279,15 @@ func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 				if !ok || len(l.Elems) != 2 {
 					return fail(fmt.Errorf("%s: element %d is %s, not a [key, value] pair", b.Name, i, eval.Describe(p)))
 				}
-				k, ok := l.Elems[0].(eval.String)
-				if !ok {
-					return fail(fmt.Errorf("%s: the key of pair %d is %s; record keys are strings", b.Name, i, eval.Describe(l.Elems[0])))
+				if _, _, ok := eval.RecordKey(l.Elems[0]); !ok {
+					return fail(fmt.Errorf("%s: the key of pair %d is %s; record keys are strings or ints", b.Name, i, eval.Describe(l.Elems[0])))
 				}
-				set(string(k), l.Elems[1])
+				set(l.Elems[0], l.Elems[1])
 			}
 		}
 	}
 	for _, kw := range kwargs {
-		set(kw.Name, kw.Value)
+		set(eval.String(kw.Name), kw.Value)
 	}
 	if err := th.RT.HostPool().CheckValue(int64(len(out.Keys)) * int64(unsafe.Sizeof(eval.Value(nil))+unsafe.Sizeof(""))); err != nil {
 		return fail(fmt.Errorf("%s: %w", b.Name, err))
@@ -307,7 +310,7 @@ func builtinItems(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	out := make([]eval.Value, len(r.Values))
 	for i, v := range r.Values {
 		eval.Retain(th.RT, v)
-		out[i] = eval.NewList([]eval.Value{eval.String(r.Keys[i]), v})
+		out[i] = eval.NewList([]eval.Value{r.Key(i), v})
 	}
 	return eval.NewList(out), nil
 }

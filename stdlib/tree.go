@@ -49,30 +49,37 @@ func zipTrees(th *eval.Thread, trees []eval.Value, path string, leaf func(path s
 			}
 			recs[i] = r
 		}
-		keys := append([]string(nil), t.Keys...)
-		out := make([]eval.Value, 0, len(keys))
+		out := make([]eval.Value, 0, len(t.Keys))
 		xs := make([]eval.Value, len(trees))
-		for _, key := range keys {
+		partial := func() { eval.Release(th.RT, eval.NewList(out)) }
+		for k, key := range t.Keys {
 			sub := key
-			if path != "" {
+			switch {
+			case t.IsIntKey(k):
+				sub = path + "[" + key + "]"
+			case path != "":
 				sub = path + "." + key
 			}
 			for i, r := range recs {
-				v, ok := r.Get(key)
-				if !ok {
-					eval.Release(th.RT, eval.NewRecord(keys[:len(out)], out))
-					return nil, fmt.Errorf("the trees differ at %s: tree %d has no field %q", orRoot(path), i+1, key)
+				j := r.Find(t.Key(k))
+				if j < 0 {
+					partial()
+					name := strconv.Quote(key)
+					if t.IsIntKey(k) {
+						name = "key " + key
+					}
+					return nil, fmt.Errorf("the trees differ at %s: tree %d has no field %s", orRoot(path), i+1, name)
 				}
-				xs[i] = v
+				xs[i] = r.Values[j]
 			}
 			v, err := zipTrees(th, xs, sub, leaf)
 			if err != nil {
-				eval.Release(th.RT, eval.NewRecord(keys[:len(out)], out))
+				partial()
 				return nil, err
 			}
 			out = append(out, v)
 		}
-		return eval.NewRecord(keys, out), nil
+		return t.WithValues(out), nil
 	}
 	for i, x := range trees[1:] {
 		switch x.(type) {

@@ -66,7 +66,13 @@ func (r *repl) fieldNames(base string) []string {
 	}
 	switch v := v.(type) {
 	case *eval.Record:
-		return slices.Clone(v.Keys)
+		var names []string // the fields r.name reads: not the int keys
+		for i, k := range v.Keys {
+			if !v.IsIntKey(i) {
+				names = append(names, k)
+			}
+		}
+		return names
 	case *eval.Module:
 		return v.Members()
 	case *eval.Builtin:

@@ -222,9 +222,11 @@ type ListExpr struct {
 
 // Field is one `key: value` of a record literal.
 type Field struct {
-	At    Pos
-	Key   string
-	Value Expr
+	At  Pos
+	Key string
+	// IntKey: the key is an int literal, Key its decimal text ({0: "a"}).
+	IntKey bool
+	Value  Expr
 }
 
 // RecordExpr is {key: value, ...}.

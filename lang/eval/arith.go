@@ -505,13 +505,10 @@ func (fr *frame) equalAt(a, b Value, pos ast.Pos, depth int) (bool, error) {
 		return true, nil
 	case *Record:
 		y, ok := b.(*Record)
-		if !ok || len(x.Keys) != len(y.Keys) {
+		if !ok || !x.SameKeys(y) {
 			return false, nil
 		}
-		for i, k := range x.Keys {
-			if y.Keys[i] != k {
-				return false, nil
-			}
+		for i := range x.Keys {
 			if eq, err := fr.equalAt(x.Values[i], y.Values[i], pos, depth+1); !eq || err != nil {
 				return false, err
 			}

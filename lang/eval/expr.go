@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -170,16 +171,25 @@ func (c *compiler) record(e *ast.RecordExpr) exprFn {
 	}
 	keys := make([]string, len(e.Fields))
 	vals := make([]exprFn, len(e.Fields))
+	var intKey []bool // nil unless some key is an int
 	for i, f := range e.Fields {
 		keys[i] = f.Key
 		vals[i] = c.expr(f.Value)
+		if f.IntKey {
+			if intKey == nil {
+				intKey = make([]bool, len(e.Fields))
+			}
+			intKey[i] = true
+		}
 	}
 	return func(fr *frame) (Value, error) {
 		vs, err := evalAll(fr, vals)
 		if err != nil {
 			return nil, err
 		}
-		return NewRecord(append([]string(nil), keys...), vs), nil
+		r := NewRecord(slices.Clone(keys), vs)
+		r.IntKey = slices.Clone(intKey)
+		return r, nil
 	}
 }
 

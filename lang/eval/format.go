@@ -136,8 +136,8 @@ func (f *formatter) value(v Value, inner bool) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			if parser.IsIdent(k) {
-				b.WriteString(k)
+			if parser.IsIdent(k) || x.IsIntKey(i) {
+				b.WriteString(k) // {0: "a"} is an int key
 			} else {
 				b.WriteString(strconv.Quote(k)) // {"b c": 1} reads back
 			}

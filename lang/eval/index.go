@@ -130,7 +130,11 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 	var names []string
 	switch x := v.(type) {
 	case *Record:
-		names = x.Keys
+		for i, k := range x.Keys {
+			if !x.IsIntKey(i) {
+				names = append(names, k)
+			}
+		}
 	case *Module:
 		names = x.Members()
 	case *Builtin:
@@ -345,21 +349,18 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 	pos := site.pos
 	if r, ok := v.(*Record); ok {
 		if len(items) != 1 || items[0].slice || items[0].ellipsis {
-			return nil, fr.errorf(pos, "a record is indexed by one string key")
+			return nil, fr.errorf(pos, "a record is indexed by one key (a string or an int)")
 		}
-		key, ok := vals[0].(String)
-		if !ok && r.Positional {
+		_, isString := vals[0].(String)
+		if !isString && r.Positional {
 			return fr.fieldAt(r, vals[0], pos)
 		}
-		if !ok {
-			return nil, fr.errorf(pos, "record keys are strings, not %s", Describe(vals[0]))
+		i, err := fr.findKey(r, vals[0], pos)
+		if err != nil {
+			return nil, err
 		}
-		f, ok := r.Get(string(key))
-		if !ok {
-			return nil, fr.noField(r, string(key), pos)
-		}
-		Retain(fr.th.RT, f)
-		return f, nil
+		Retain(fr.th.RT, r.Values[i])
+		return r.Values[i], nil
 	}
 	switch v.(type) {
 	case Bool, Int, Float32, Float64:
@@ -441,6 +442,32 @@ func (fr *frame) indexValue(v Value, items []indexItem, vals []Value, site *call
 		return out, nil
 	}
 	return nil, fr.errorf(pos, "cannot index %s", Describe(v))
+}
+
+// findKey is the index of the field key of r, or a positioned error: a
+// key r lacks (with a suggestion), or a value that is no key.
+func (fr *frame) findKey(r *Record, key Value, pos ast.Pos) (int, error) {
+	if i := r.Find(key); i >= 0 {
+		return i, nil
+	}
+	switch k := key.(type) {
+	case String:
+		return -1, fr.noField(r, string(k), pos)
+	case Int:
+		return -1, fr.errorf(pos, "record has no key %d", k)
+	}
+	return -1, fr.errorf(pos, "record keys are strings or ints, not %s%s", Describe(key), keyHint(key))
+}
+
+// keyHint suggests how to make a key of v.
+func keyHint(v Value) string {
+	switch v.(type) {
+	case Tensor:
+		return " (for a one-element tensor write t.item())"
+	case Bool, Float32, Float64:
+		return " (write int(k) or str(k))"
+	}
+	return " (write str(k) or f\"{k}\")"
 }
 
 // fieldAt is r[i] for a positional record: its i-th field (negative i

@@ -100,16 +100,19 @@ func (fr *frame) setIndex(x Value, items []indexItem, vals []Value, v Value, sit
 // record; another holder of r keeps the old one).
 func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Value, site *callSite) (Value, error) {
 	if len(items) != 1 || items[0].slice || items[0].ellipsis {
-		return nil, fr.errorf(site.pos, "a record is indexed by one string key")
+		return nil, fr.errorf(site.pos, "a record is indexed by one key (a string or an int)")
 	}
-	key, ok := vals[0].(String)
-	if !ok {
-		return nil, fr.errorf(site.pos, "record keys are strings, not %s (write str(k) or f\"{k}\")", Describe(vals[0]))
+	key := vals[0]
+	if _, _, ok := RecordKey(key); !ok {
+		return nil, fr.errorf(site.pos, "record keys are strings or ints, not %s%s", Describe(key), keyHint(key))
+	}
+	if _, isInt := key.(Int); isInt && r.Positional {
+		return nil, fr.errorf(site.pos, "cannot assign into a result's field by position; name it (r[%q] = v)", r.Keys[0])
 	}
 	rt := fr.th.RT
 	inPlace := r.owned && r.rc == 1
-	if n := len(r.Keys); !slices.Contains(r.Keys, string(key)) && (n == cap(r.Values) || !inPlace) {
-		if err := rt.HostPool().CheckValue(int64(n+1) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
+	if n := len(r.Keys); r.Find(key) < 0 && (n == cap(r.Values) || !inPlace) {
+		if err := rt.HostPool().CheckValue(int64(n+1) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof("")+1)); err != nil {
 			return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
 		}
 	}
@@ -119,7 +122,7 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 		// for a list built by l[i] = v): change the record in place, so
 		// that a record built field by field (a comprehension) takes
 		// linear time.
-		r.Put(rt, string(key), v)
+		r.PutKey(rt, key, v)
 		Retain(rt, r) // the caller releases x
 		return r, nil
 	}
@@ -128,10 +131,10 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 		Retain(rt, e)
 		values[j] = e
 	}
-	out := NewRecord(append(make([]string, 0, len(r.Keys)+1), r.Keys...), values)
+	out := r.WithValues(values)
 	out.Positional = r.Positional // an op's result stays readable by position
 	out.owned = true
-	out.Put(rt, string(key), v)
+	out.PutKey(rt, key, v)
 	return out, nil
 }
 

@@ -24,12 +24,7 @@ func (fr *frame) member(a, b Value, site *callSite) (bool, error) {
 		}
 		return false, nil
 	case *Record:
-		k, ok := a.(String)
-		if !ok {
-			return false, nil
-		}
-		_, has := c.Get(string(k))
-		return has, nil
+		return c.Find(a) >= 0, nil
 	case String:
 		s, ok := a.(String)
 		if !ok {

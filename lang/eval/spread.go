@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"strconv"
 	"unsafe"
 
 	"github.com/tref-lang/tref/lang/ast"
@@ -99,7 +100,7 @@ func (c *compiler) spreadList(items []spreadItem) exprFn {
 // fields in order, a later key replacing an earlier one's value in place.
 func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 	type field struct {
-		key  string
+		key  Value // a String or an Int
 		f    exprFn
 		pos  ast.Pos
 		from bool // a **r
@@ -110,7 +111,7 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 			fields[i] = field{f: c.expr(s.X), pos: s.At, from: true}
 			continue
 		}
-		fields[i] = field{key: fl.Key, f: c.expr(fl.Value), pos: fl.At}
+		fields[i] = field{key: fieldKey(fl), f: c.expr(fl.Value), pos: fl.At}
 	}
 	return func(fr *frame) (Value, error) {
 		rt := fr.th.RT
@@ -122,7 +123,7 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 				return nil, err
 			}
 			if !fl.from {
-				out.Put(rt, fl.key, v)
+				out.PutKey(rt, fl.key, v)
 				continue
 			}
 			src, ok := v.(*Record)
@@ -137,9 +138,9 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 				Release(rt, out)
 				return nil, fr.errorf(fl.pos, "cannot build the record: %v", err)
 			}
-			for i, k := range src.Keys {
+			for i := range src.Keys {
 				Retain(rt, src.Values[i])
-				out.Put(rt, k, src.Values[i])
+				out.PutKey(rt, src.Key(i), src.Values[i])
 			}
 			Release(rt, v)
 		}
@@ -156,6 +157,10 @@ func (fr *frame) spreadKwargs(kw []Kwarg, v Value, pos ast.Pos) ([]Kwarg, error)
 		return kw, err
 	}
 	for i, k := range r.Keys {
+		if r.IsIntKey(i) {
+			Release(fr.th.RT, v)
+			return kw, fr.errorf(pos, "** passes a record's keys as keyword names, and %s is an int", k)
+		}
 		Retain(fr.th.RT, r.Values[i])
 		kw = append(kw, Kwarg{Name: k, Value: r.Values[i]})
 	}
@@ -179,4 +184,13 @@ func (fr *frame) pushSpread(items []spreadItem, base int) error {
 		th.args = append(th.args, vs...)
 	}
 	return nil
+}
+
+// fieldKey is a record literal's key as a value.
+func fieldKey(f *ast.Field) Value {
+	if f.IntKey {
+		n, _ := strconv.ParseInt(f.Key, 10, 64)
+		return Int(n)
+	}
+	return String(f.Key)
 }

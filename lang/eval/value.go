@@ -2,6 +2,7 @@ package eval
 
 import (
 	"slices"
+	"strconv"
 
 	"github.com/tref-lang/tref/lang/ast"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -88,9 +89,14 @@ type List struct {
 	gc    gcHeader
 }
 
-// Record is an ordered string-keyed collection.
+// Record is an ordered collection keyed by strings and ints (Python's
+// dict: {name: v}, {i: ch for i, ch in enumerate(chars)}).
 type Record struct {
-	Keys   []string
+	// Keys are the keys' texts: a string key itself, an int key in
+	// decimal; IntKey tells them apart, so that 1 and "1" are two keys.
+	Keys []string
+	// IntKey marks the int keys; nil while every key is a string.
+	IntKey []bool
 	Values []Value
 	// Positional marks the result of an op with several outputs (max and
 	// min over a dim, topk, sort): as torch's return types, its fields are
@@ -231,15 +237,31 @@ func NewResult(keys []string, values []Value) *Record {
 	return r
 }
 
-// Put sets the field key of a record that nothing else holds yet (one
-// being built) to v, which it takes over: the field's value is replaced
-// (and released), or the field is added at the end.
+// Put sets the string-keyed field key of a record that nothing else
+// holds yet (one being built) to v, which it takes over: the field's
+// value is replaced (and released), or the field is added at the end.
 func (r *Record) Put(rt *refs.Runtime, key string, v Value) {
-	if i := slices.Index(r.Keys, key); i >= 0 {
+	r.put(rt, key, false, v)
+}
+
+// PutKey is Put for a key that is a String or an Int (see RecordKey).
+func (r *Record) PutKey(rt *refs.Runtime, key Value, v Value) {
+	text, isInt, _ := RecordKey(key)
+	r.put(rt, text, isInt, v)
+}
+
+func (r *Record) put(rt *refs.Runtime, text string, isInt bool, v Value) {
+	if i := r.find(text, isInt); i >= 0 {
 		Release(rt, r.Values[i])
 		r.Values[i] = v
 	} else {
-		r.Keys = append(r.Keys, key)
+		if isInt && r.IntKey == nil {
+			r.IntKey = make([]bool, len(r.Keys), cap(r.Keys))
+		}
+		r.Keys = append(r.Keys, text)
+		if r.IntKey != nil {
+			r.IntKey = append(r.IntKey, isInt)
+		}
 		r.Values = append(r.Values, v)
 	}
 	if r.gc.col == nil {
@@ -247,14 +269,82 @@ func (r *Record) Put(rt *refs.Runtime, key string, v Value) {
 	}
 }
 
-// Get returns the field named key.
+// Get returns the field with the string key key.
 func (r *Record) Get(key string) (Value, bool) {
-	for i, k := range r.Keys {
-		if k == key {
-			return r.Values[i], true
-		}
+	if i := r.find(key, false); i >= 0 {
+		return r.Values[i], true
 	}
 	return nil, false
+}
+
+// Find is the index of key, a String or an Int, among r's keys, or -1
+// (also for a value that is no key).
+func (r *Record) Find(key Value) int {
+	text, isInt, ok := RecordKey(key)
+	if !ok {
+		return -1
+	}
+	return r.find(text, isInt)
+}
+
+func (r *Record) find(text string, isInt bool) int {
+	for i, k := range r.Keys {
+		if k == text && r.IsIntKey(i) == isInt {
+			return i
+		}
+	}
+	return -1
+}
+
+// IsIntKey reports whether r's i-th key is an int.
+func (r *Record) IsIntKey(i int) bool { return r.IntKey != nil && r.IntKey[i] }
+
+// Key is r's i-th key as a value: a String or an Int.
+func (r *Record) Key(i int) Value {
+	if r.IsIntKey(i) {
+		n, _ := strconv.ParseInt(r.Keys[i], 10, 64)
+		return Int(n)
+	}
+	return String(r.Keys[i])
+}
+
+// HasIntKeys reports whether some key of r is an int.
+func (r *Record) HasIntKeys() bool { return slices.Contains(r.IntKey, true) }
+
+// SameKeys reports whether r and o have the same keys in the same order.
+func (r *Record) SameKeys(o *Record) bool {
+	if len(r.Keys) != len(o.Keys) {
+		return false
+	}
+	for i, k := range r.Keys {
+		if o.Keys[i] != k || o.IsIntKey(i) != r.IsIntKey(i) {
+			return false
+		}
+	}
+	return true
+}
+
+// WithValues makes an owned record with r's keys (copied) and values,
+// whose references it takes over.
+func (r *Record) WithValues(values []Value) *Record {
+	out := NewRecord(slices.Clone(r.Keys), values)
+	if r.HasIntKeys() {
+		out.IntKey = slices.Clone(r.IntKey)
+	}
+	return out
+}
+
+// RecordKey is the text of v as a record key and whether it is an int
+// key; ok is false for a value that cannot be a key (only strings and
+// ints can).
+func RecordKey(v Value) (text string, isInt, ok bool) {
+	switch k := v.(type) {
+	case String:
+		return string(k), false, true
+	case Int:
+		return strconv.FormatInt(int64(k), 10), true, true
+	}
+	return "", false, false
 }
 
 // ScalarDType is the dtype of an unboxed scalar, or Invalid for other values.

@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/alecthomas/participle/v2/lexer"
@@ -144,6 +145,15 @@ func convertRecordComprehension(pr *recordLit, toks []lexer.Token) (ast.Expr, er
 			return nil, err
 		}
 		key = x
+	case f.Num.Value != "":
+		n, err := parseNumber(f.Num)
+		if err != nil {
+			return nil, err
+		}
+		key = &ast.NumberLit{At: posOf(f.Num.Pos), Raw: f.Num.Value, IsInt: n.isInt, Int: n.i, Float: n.f}
+		if f.Neg {
+			key = &ast.UnaryExpr{At: posOf(f.Pos), Op: "-", X: key}
+		}
 	default:
 		s, err := unquote(f.Str)
 		if err != nil {
@@ -251,21 +261,47 @@ func convertRecord(r *recordLit) (ast.Expr, error) {
 			out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Value: &ast.StarExpr{At: posOf(f.Pos), X: f.Spread, Double: true}})
 			continue
 		}
-		key := f.Name.Value
-		if f.Str.Value != "" {
-			s, err := unquote(f.Str)
-			if err != nil {
-				return nil, err
-			}
-			key = s
+		key, intKey, err := f.key()
+		if err != nil {
+			return nil, err
 		}
-		if seen[key] {
-			return nil, errorAt(f.Pos, "duplicate record key %q", key)
+		shown := strconv.Quote(key)
+		if intKey {
+			shown = key
 		}
-		seen[key] = true
-		out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Key: key, Value: f.Value})
+		if seen[shown] {
+			return nil, errorAt(f.Pos, "duplicate record key %s", shown)
+		}
+		seen[shown] = true
+		out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Key: key, IntKey: intKey, Value: f.Value})
 	}
 	return out, nil
+}
+
+// key is a record literal's key: a name, a string (unquoted) or an int
+// literal (its decimal text, intKey set).
+func (f *recordField) key() (key string, intKey bool, err error) {
+	switch {
+	case f.Str.Value != "":
+		s, err := unquote(f.Str)
+		if err != nil {
+			return "", false, err
+		}
+		return s, false, nil
+	case f.Num.Value != "":
+		n, err := parseNumber(f.Num)
+		if err != nil {
+			return "", false, err
+		}
+		if !n.isInt {
+			return "", false, errorAt(f.Num.Pos, "record keys are names, strings or ints, not the float %s", f.Num.Value)
+		}
+		if f.Neg {
+			n.i = -n.i
+		}
+		return strconv.FormatInt(n.i, 10), true, nil
+	}
+	return f.Name.Value, false, nil
 }
 
 func convertArgs(c *callSuffix) ([]*ast.Arg, error) {

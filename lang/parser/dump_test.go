@@ -108,7 +108,11 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 			if i > 0 {
 				b.WriteString(" ")
 			}
-			fmt.Fprintf(b, "%s: ", f.Key)
+			if f.IntKey {
+				fmt.Fprintf(b, "int %s: ", f.Key)
+			} else {
+				fmt.Fprintf(b, "%s: ", f.Key)
+			}
 			dumpNode(b, f.Value)
 		}
 		b.WriteString("}")

@@ -290,7 +290,9 @@ type recordField struct {
 	Pos    lexer.Position
 	Spread ast.Expr    `parser:"( '**' @@"`
 	Name   lexer.Token `parser:"| ( @Ident"`
-	Str    lexer.Token `parser:"| @String )"`
+	Str    lexer.Token `parser:"| @String"`
+	Neg    bool        `parser:"| @'-'?"`
+	Num    lexer.Token `parser:"  @Number )"`
 	Value  ast.Expr    `parser:"':' @@ )"`
 }
 

@@ -154,6 +154,7 @@ var exprTests = []struct{ src, want string }{
 	{"-x[0] ** 2", "(- ((index x 0) ** 2))"},
 	{"[1, 2][0]", "(index [1 2] 0)"},
 	{"{a: 1}.a", "(. {a: 1} a)"},
+	{`{0: a, -12: b, "0": c, 1_0: d}`, "{int 0: a int -12: b 0: c int 10: d}"},
 	{"(a + b).c", "(. (paren (a + b)) c)"},
 	{"\"s\".len()", `(call (. "s" len))`},
 	{"fn(x) => x(1)", "(fn lambda(x) => {return (call x 1)})"},

@@ -536,16 +536,21 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		r.expr(s, e.Then)
 		r.expr(s, e.Else)
 	case *ast.RecordExpr:
-		seen := map[string]bool{}
+		type key struct {
+			text   string
+			intKey bool
+		}
+		seen := map[key]bool{}
 		for _, f := range e.Fields {
 			if _, spread := f.Value.(*ast.StarExpr); spread {
 				r.expr(s, f.Value)
 				continue
 			}
-			if seen[f.Key] {
+			if k := (key{f.Key, f.IntKey}); seen[k] {
 				r.errorf(f.At, "duplicate field %q in record", f.Key)
+			} else {
+				seen[k] = true
 			}
-			seen[f.Key] = true
 			r.expr(s, f.Value)
 		}
 	case *ast.FnExpr:
