@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -181,5 +183,26 @@ func TestHostileFiles(t *testing.T) {
 				t.Fatalf("Load: %v, want %q", err, c.load)
 			}
 		})
+	}
+}
+
+// TestDuplicateInitializers: two initializers of one name are an error
+// at compile time, with nothing left alive (the second used to hide, and
+// leak, the first).
+func TestDuplicateInitializers(t *testing.T) {
+	w := encTensorF32("w", []int64{2}, []float32{1, 2})
+	model := encModel(13, encGraph(nil, [][]byte{w, w}, nil, nil))
+	f, err := Open(writeModel(t, t.TempDir(), model), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
+	_, err = Compile(rt, refs.Site{}, f)
+	if err == nil || !strings.Contains(err.Error(), `initializer 1: "w" is already defined by an earlier initializer`) {
+		t.Fatalf("Compile: %v, want the repeated name", err)
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs alive after the failed compile", n)
 	}
 }

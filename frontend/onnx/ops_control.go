@@ -43,6 +43,9 @@ func (c *ctx) runSubgraph(g *Graph, outer map[string]*value, bound map[string]*v
 			}
 		}
 	}()
+	if err := uniqueInitializers(g); err != nil {
+		return nil, err
+	}
 	for _, t := range g.Initializers {
 		v, err := c.prog.constant(c.rt.rt, c.rt.site, t)
 		if err != nil {

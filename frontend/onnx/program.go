@@ -68,6 +68,9 @@ func compile(rt *refs.Runtime, site refs.Site, f *File, fold bool) (*Program, er
 		p.Release(rt)
 		return nil, fmt.Errorf("%s: %w", f.Path, err)
 	}
+	if err := uniqueInitializers(g); err != nil {
+		return fail(err)
+	}
 	for _, t := range g.Initializers {
 		v, err := p.constant(rt, site, t)
 		if err != nil {
@@ -282,4 +285,17 @@ func Unsupported(m *Model) []string {
 		out[i] = fmt.Sprintf("%s (opset %d, node %q%s)", k, opset, ms.first, more)
 	}
 	return out
+}
+
+// uniqueInitializers rejects a graph whose initializers repeat a name (the
+// format has one value per name; a second would hide the first).
+func uniqueInitializers(g *Graph) error {
+	seen := make(map[string]bool, len(g.Initializers))
+	for i, t := range g.Initializers {
+		if seen[t.Name] {
+			return fmt.Errorf("initializer %d: %q is already defined by an earlier initializer", i, t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return nil
 }
