@@ -289,7 +289,7 @@ func builtinDict(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	for _, kw := range kwargs {
 		set(eval.String(kw.Name), kw.Value)
 	}
-	if err := th.RT.HostPool().CheckValue(int64(len(out.Keys)) * int64(unsafe.Sizeof(eval.Value(nil))+unsafe.Sizeof(""))); err != nil {
+	if err := th.RT.HostPool().CheckValue(int64(len(out.Keys)) * eval.RecordFieldBytes); err != nil {
 		return fail(fmt.Errorf("%s: %w", b.Name, err))
 	}
 	return out, nil

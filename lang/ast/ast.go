@@ -226,7 +226,12 @@ type Field struct {
 	Key string
 	// IntKey: the key is an int literal, Key its decimal text ({0: "a"}).
 	IntKey bool
-	Value  Expr
+	// KeyExpr, when set, is a computed key ({f"layer{i}": w,
+	// k.upper(): v}), evaluated before Value; Key is then unused.
+	KeyExpr Expr
+	Value   Expr
+	// Spread: the field is `**r`, Value the StarExpr; no key.
+	Spread bool
 }
 
 // RecordExpr is {key: value, ...}.

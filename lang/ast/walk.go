@@ -67,6 +67,7 @@ func Children(n Node, f func(Node)) {
 		}
 	case *RecordExpr:
 		for _, fl := range n.Fields {
+			expr(fl.KeyExpr)
 			expr(fl.Value)
 		}
 	case *StarExpr:

@@ -165,8 +165,8 @@ func (c *compiler) list(e *ast.ListExpr) exprFn {
 
 func (c *compiler) record(e *ast.RecordExpr) exprFn {
 	for _, f := range e.Fields {
-		if _, ok := f.Value.(*ast.StarExpr); ok {
-			return c.spreadRecord(e)
+		if f.Spread || f.KeyExpr != nil {
+			return c.dynamicRecord(e)
 		}
 	}
 	keys := make([]string, len(e.Fields))

@@ -112,7 +112,7 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 	rt := fr.th.RT
 	inPlace := r.owned && r.rc == 1
 	if n := len(r.Keys); r.Find(key) < 0 && (n == cap(r.Values) || !inPlace) {
-		if err := rt.HostPool().CheckValue(int64(n+1) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof("")+1)); err != nil {
+		if err := rt.HostPool().CheckValue(int64(n+1) * RecordFieldBytes); err != nil {
 			return nil, fr.errorf(site.pos, "cannot add a field to the record: %v", err)
 		}
 	}

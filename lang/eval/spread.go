@@ -96,47 +96,65 @@ func (c *compiler) spreadList(items []spreadItem) exprFn {
 	}
 }
 
-// spreadRecord compiles a record literal with **r among its fields: the
-// fields in order, a later key replacing an earlier one's value in place.
-func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
+// dynamicRecord compiles a record literal with a **r or a computed key
+// among its fields: the fields in order (a computed key before its
+// value), a later key replacing an earlier one's value in place.
+func (c *compiler) dynamicRecord(e *ast.RecordExpr) exprFn {
 	type field struct {
-		key  Value // a String or an Int
-		f    exprFn
-		pos  ast.Pos
-		from bool // a **r
+		key    Value  // a fixed key: a String or an Int
+		keyFn  exprFn // a computed key
+		f      exprFn
+		pos    ast.Pos
+		spread bool // a **r
 	}
 	fields := make([]field, len(e.Fields))
 	for i, fl := range e.Fields {
-		if s, ok := fl.Value.(*ast.StarExpr); ok {
-			fields[i] = field{f: c.expr(s.X), pos: s.At, from: true}
-			continue
+		switch {
+		case fl.Spread:
+			fields[i] = field{f: c.expr(fl.Value.(*ast.StarExpr).X), pos: fl.At, spread: true}
+		case fl.KeyExpr != nil:
+			fields[i] = field{keyFn: c.expr(fl.KeyExpr), f: c.expr(fl.Value), pos: fl.KeyExpr.Span()}
+		default:
+			fields[i] = field{key: fieldKey(fl), f: c.expr(fl.Value), pos: fl.At}
 		}
-		fields[i] = field{key: fieldKey(fl), f: c.expr(fl.Value), pos: fl.At}
 	}
 	return func(fr *frame) (Value, error) {
 		rt := fr.th.RT
 		out := NewRecord(nil, nil)
+		fail := func(err error, vs ...Value) (Value, error) {
+			releaseAll(rt, vs)
+			Release(rt, out)
+			return nil, err
+		}
 		for _, fl := range fields {
+			key := fl.key
+			if fl.keyFn != nil {
+				k, err := fl.keyFn(fr)
+				if err != nil {
+					return fail(err)
+				}
+				if _, _, ok := RecordKey(k); !ok {
+					return fail(fr.errorf(fl.pos, "record keys are strings or ints, not %s%s", Describe(k), keyHint(k)), k)
+				}
+				key = k
+			}
 			v, err := fl.f(fr)
 			if err != nil {
-				Release(rt, out)
-				return nil, err
+				return fail(err)
 			}
-			if !fl.from {
-				out.PutKey(rt, fl.key, v)
+			if !fl.spread {
+				if err := rt.HostPool().CheckValue(int64(len(out.Keys)+1) * RecordFieldBytes); err != nil {
+					return fail(fr.errorf(fl.pos, "cannot build the record: %v", err), v)
+				}
+				out.PutKey(rt, key, v)
 				continue
 			}
 			src, ok := v.(*Record)
 			if !ok {
-				err := fr.errorf(fl.pos, "** spreads a record's fields, not %s", Describe(v))
-				Release(rt, v)
-				Release(rt, out)
-				return nil, err
+				return fail(fr.errorf(fl.pos, "** spreads a record's fields, not %s", Describe(v)), v)
 			}
-			if err := rt.HostPool().CheckValue(int64(len(out.Keys)+len(src.Keys)) * int64(unsafe.Sizeof(Value(nil))+unsafe.Sizeof(""))); err != nil {
-				Release(rt, v)
-				Release(rt, out)
-				return nil, fr.errorf(fl.pos, "cannot build the record: %v", err)
+			if err := rt.HostPool().CheckValue(int64(len(out.Keys)+len(src.Keys)) * RecordFieldBytes); err != nil {
+				return fail(fr.errorf(fl.pos, "cannot build the record: %v", err), v)
 			}
 			for i := range src.Keys {
 				Retain(rt, src.Values[i])
@@ -147,6 +165,10 @@ func (c *compiler) spreadRecord(e *ast.RecordExpr) exprFn {
 		return out, nil
 	}
 }
+
+// RecordFieldBytes is what a record's field takes beside its value: the
+// value's slot, the key's string header and its int mark.
+const RecordFieldBytes = int64(unsafe.Sizeof(Value(nil)) + unsafe.Sizeof("") + 1)
 
 // spreadKwargs adds r's fields to kw as keyword arguments (**r in a call).
 func (fr *frame) spreadKwargs(kw []Kwarg, v Value, pos ast.Pos) ([]Kwarg, error) {

@@ -127,40 +127,15 @@ const comprehensionName = "[comprehension]"
 
 // convertRecordComprehension turns {key: value for x in it if cond} into
 // the function call convertComprehension makes, whose loop assigns
-// [comprehension][key] = value into a record: key is an expression (a
-// variable, a string or an f-string: f"layer{i}"), a later equal key
-// replaces the value, as in Python's dict comprehension.
+// [comprehension][key] = value into a record: key is any expression (a
+// variable, a string, an f-string: f"layer{i}", k.replace(...)), a later
+// equal key replaces the value, as in Python's dict comprehension.
 func convertRecordComprehension(pr *recordLit, toks []lexer.Token) (ast.Expr, error) {
 	f := pr.First
 	if f.Spread != nil {
 		return nil, errorAt(f.Pos, "a record comprehension takes key: value, not a ** spread")
 	}
-	var key ast.Expr
-	switch {
-	case f.Name.Value != "":
-		key = ident(f.Name)
-	case isFString(f.Str):
-		x, err := fstring(f.Str)
-		if err != nil {
-			return nil, err
-		}
-		key = x
-	case f.Num.Value != "":
-		n, err := parseNumber(f.Num)
-		if err != nil {
-			return nil, err
-		}
-		key = &ast.NumberLit{At: posOf(f.Num.Pos), Raw: f.Num.Value, IsInt: n.isInt, Int: n.i, Float: n.f}
-		if f.Neg {
-			key = &ast.UnaryExpr{At: posOf(f.Pos), Op: "-", X: key}
-		}
-	default:
-		s, err := unquote(f.Str)
-		if err != nil {
-			return nil, err
-		}
-		key = &ast.StringLit{At: posOf(f.Str.Pos), Value: s}
-	}
+	key := f.Key // evaluated for each element: a name is a variable here
 	at := posOf(pr.Pos)
 	out := func() *ast.Ident { return &ast.Ident{At: at, Name: comprehensionName} }
 	vat := f.Value.Span()
@@ -258,50 +233,58 @@ func convertRecord(r *recordLit) (ast.Expr, error) {
 			if _, nested := f.Spread.(*ast.StarExpr); nested {
 				return nil, errorAt(f.Pos, "expected a record after '**', found another spread")
 			}
-			out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Value: &ast.StarExpr{At: posOf(f.Pos), X: f.Spread, Double: true}})
+			out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Value: &ast.StarExpr{At: posOf(f.Pos), X: f.Spread, Double: true}, Spread: true})
 			continue
 		}
 		key, intKey, err := f.key()
 		if err != nil {
 			return nil, err
 		}
-		shown := strconv.Quote(key)
+		if key == nil { // computed: evaluated, checked when the record is built
+			out.Fields = append(out.Fields, &ast.Field{At: f.Key.Span(), KeyExpr: f.Key, Value: f.Value})
+			continue
+		}
+		shown := strconv.Quote(*key)
 		if intKey {
-			shown = key
+			shown = *key
 		}
 		if seen[shown] {
 			return nil, errorAt(f.Pos, "duplicate record key %s", shown)
 		}
 		seen[shown] = true
-		out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Key: key, IntKey: intKey, Value: f.Value})
+		out.Fields = append(out.Fields, &ast.Field{At: posOf(f.Pos), Key: *key, IntKey: intKey, Value: f.Value})
 	}
 	return out, nil
 }
 
-// key is a record literal's key: a name, a string (unquoted) or an int
-// literal (its decimal text, intKey set).
-func (f *recordField) key() (key string, intKey bool, err error) {
-	switch {
-	case f.Str.Value != "":
-		s, err := unquote(f.Str)
-		if err != nil {
-			return "", false, err
+// key is a record literal's fixed key, or nil for a computed one: a bare
+// name or a string gives a string key, an int literal (with its sign) an
+// int key; a float literal is an error here rather than when it runs.
+func (f *recordField) key() (key *string, intKey bool, err error) {
+	k := f.Key
+	neg := false
+	if u, ok := k.(*ast.UnaryExpr); ok && u.Op == "-" {
+		if n, ok := u.X.(*ast.NumberLit); ok {
+			k, neg = n, true
 		}
-		return s, false, nil
-	case f.Num.Value != "":
-		n, err := parseNumber(f.Num)
-		if err != nil {
-			return "", false, err
-		}
-		if !n.isInt {
-			return "", false, errorAt(f.Num.Pos, "record keys are names, strings or ints, not the float %s", f.Num.Value)
-		}
-		if f.Neg {
-			n.i = -n.i
-		}
-		return strconv.FormatInt(n.i, 10), true, nil
 	}
-	return f.Name.Value, false, nil
+	switch k := k.(type) {
+	case *ast.Ident:
+		return &k.Name, false, nil
+	case *ast.StringLit:
+		return &k.Value, false, nil
+	case *ast.NumberLit:
+		if !k.IsInt {
+			return nil, false, &synError{Pos: f.Key.Span(), Msg: fmt.Sprintf("record keys are names, strings or ints, not the float %s", k.Raw)}
+		}
+		n := k.Int
+		if neg {
+			n = -n
+		}
+		text := strconv.FormatInt(n, 10)
+		return &text, true, nil
+	}
+	return nil, false, nil
 }
 
 func convertArgs(c *callSuffix) ([]*ast.Arg, error) {

@@ -286,14 +286,14 @@ type recordLit struct {
 	End   lexer.Token    `parser:"@'}'"`
 }
 
+// recordField is `**r` or `key: value`, the key an expression that
+// convertRecord reads: a bare name, a string or an int literal is a
+// fixed key, anything else is computed.
 type recordField struct {
 	Pos    lexer.Position
-	Spread ast.Expr    `parser:"( '**' @@"`
-	Name   lexer.Token `parser:"| ( @Ident"`
-	Str    lexer.Token `parser:"| @String"`
-	Neg    bool        `parser:"| @'-'?"`
-	Num    lexer.Token `parser:"  @Number )"`
-	Value  ast.Expr    `parser:"':' @@ )"`
+	Spread ast.Expr `parser:"( '**' @@"`
+	Key    ast.Expr `parser:"| @@"`
+	Value  ast.Expr `parser:"':' @@ )"`
 }
 
 type fieldTail struct {

@@ -30,7 +30,7 @@ func checkStars(f *ast.File) *synError {
 			}
 		case *ast.RecordExpr:
 			for _, fl := range n.Fields {
-				if s, ok := fl.Value.(*ast.StarExpr); ok && fl.Key == "" {
+				if s, ok := fl.Value.(*ast.StarExpr); ok && fl.Spread {
 					allowed[s] = true
 				}
 			}

@@ -353,6 +353,7 @@ func (l *live) expr(e ast.Expr, out set) set {
 	case *ast.RecordExpr:
 		for i := len(e.Fields) - 1; i >= 0; i-- {
 			out = l.expr(e.Fields[i].Value, out)
+			out = l.expr(e.Fields[i].KeyExpr, out) // nil for a fixed key
 		}
 		return out
 	case *ast.FnExpr:

@@ -542,7 +542,8 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 		}
 		seen := map[key]bool{}
 		for _, f := range e.Fields {
-			if _, spread := f.Value.(*ast.StarExpr); spread {
+			if f.Spread || f.KeyExpr != nil {
+				r.expr(s, f.KeyExpr)
 				r.expr(s, f.Value)
 				continue
 			}
