@@ -206,3 +206,28 @@ func TestDuplicateInitializers(t *testing.T) {
 		t.Errorf("%d refs alive after the failed compile", n)
 	}
 }
+
+// TestGemmNeedsMatrices: Gemm of a vector is a positioned error, not a
+// Go panic (found by FuzzRun).
+func TestGemmNeedsMatrices(t *testing.T) {
+	model := encModel(13, encGraph([][]byte{encNode("Gemm", []string{"x", "w"}, []string{"y"})},
+		[][]byte{encTensorF32("w", []int64{3}, []float32{1, 2, 3})},
+		[][]byte{encValue("x", Float, 2, 3)}, [][]byte{encValue("y", Float, 2)}))
+	f, err := Open(writeModel(t, t.TempDir(), model), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
+	p, err := Compile(rt, refs.Site{}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release(rt)
+	x := rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2, 3}, DType: tensor.Float32}))
+	defer rt.Release(x)
+	_, err = p.Run(rt, refs.Site{}, []*refs.Ref{x})
+	if err == nil || !strings.Contains(err.Error(), "A and B must be matrices, not of shapes [2, 3] and [3]") {
+		t.Fatalf("Run: %v, want the shapes named", err)
+	}
+}

@@ -26,6 +26,9 @@ func lowerGemm(c *ctx, ins []*value) ([]*value, error) {
 		return nil, err
 	}
 	a, b := ins[0], ins[1]
+	if len(a.meta.Shape) != 2 || len(b.meta.Shape) != 2 {
+		return nil, fmt.Errorf("A and B must be matrices, not of shapes %v and %v", a.meta.Shape, b.meta.Shape)
+	}
 	cin := input(ins, 2)
 	alpha, beta := c.attrFloat("alpha", 1), c.attrFloat("beta", 1)
 	transA, transB := c.attrInt("transA", 0) != 0, c.attrInt("transB", 0) != 0
