@@ -71,7 +71,7 @@ func parseFormatSpec(spec string) (fspec, error) {
 		n, err := strconv.Atoi(s[:i])
 		s = s[i:]
 		if err != nil || n > maxFormatWidth {
-			return 0, true, fmt.Errorf("format: width or precision too large in %q (at most %d)", spec, maxFormatWidth)
+			return 0, true, fmt.Errorf("width or precision too large in %q (at most %d)", spec, maxFormatWidth)
 		}
 		return n, true, nil
 	}
@@ -90,7 +90,7 @@ func parseFormatSpec(spec string) (fspec, error) {
 			return f, err
 		}
 		if !ok {
-			return f, fmt.Errorf("format: format specifier missing precision in %q", spec)
+			return f, fmt.Errorf("format specifier missing precision in %q", spec)
 		}
 		f.precision = p
 	}
@@ -98,7 +98,7 @@ func parseFormatSpec(spec string) (fspec, error) {
 		f.typ, s = s[0], ""
 	}
 	if s != "" {
-		return f, fmt.Errorf("format: invalid format specifier %q", spec)
+		return f, fmt.Errorf("invalid format specifier %q", spec)
 	}
 	return f, nil
 }
@@ -135,22 +135,22 @@ func formatValue(v any, spec string) (string, error) {
 		f.bits32 = true
 		return f.float(float64(v))
 	}
-	return "", fmt.Errorf("format: cannot format %T", v)
+	return "", fmt.Errorf("cannot format %T", v)
 }
 
 func (f fspec) str(s string) (string, error) {
 	if f.typ != 0 && f.typ != 's' {
-		return "", fmt.Errorf("format: unknown format code '%c' for a string", f.typ)
+		return "", fmt.Errorf("unknown format code '%c' for a string", f.typ)
 	}
 	switch {
 	case f.sign != 0:
-		return "", fmt.Errorf("format: sign not allowed in string format specifier")
+		return "", fmt.Errorf("sign not allowed in string format specifier")
 	case f.alt:
-		return "", fmt.Errorf("format: alternate form (#) not allowed in string format specifier")
+		return "", fmt.Errorf("alternate form (#) not allowed in string format specifier")
 	case f.grouping != 0:
-		return "", fmt.Errorf("format: cannot specify '%c' with 's'", f.grouping)
+		return "", fmt.Errorf("cannot specify '%c' with 's'", f.grouping)
 	case f.align == '=':
-		return "", fmt.Errorf("format: '=' alignment not allowed in string format specifier")
+		return "", fmt.Errorf("'=' alignment not allowed in string format specifier")
 	}
 	if f.precision >= 0 && utf8.RuneCountInString(s) > f.precision {
 		s = string([]rune(s)[:f.precision])
@@ -164,17 +164,17 @@ func (f fspec) int(n int64, kind string) (string, error) {
 		return f.float(float64(n))
 	case 0, 'd', 'n', 'b', 'o', 'x', 'X', 'c':
 	default:
-		return "", fmt.Errorf("format: unknown format code '%c' for an %s", f.typ, kind)
+		return "", fmt.Errorf("unknown format code '%c' for an %s", f.typ, kind)
 	}
 	if f.precision >= 0 {
-		return "", fmt.Errorf("format: precision not allowed in integer format specifier")
+		return "", fmt.Errorf("precision not allowed in integer format specifier")
 	}
 	if f.typ == 'c' {
 		if f.sign != 0 || f.alt || f.grouping != 0 {
-			return "", fmt.Errorf("format: sign, # and grouping not allowed with integer format specifier 'c'")
+			return "", fmt.Errorf("sign, # and grouping not allowed with integer format specifier 'c'")
 		}
 		if n < 0 || n > 0x10ffff {
-			return "", fmt.Errorf("format: %%c arg not in range(0x110000)")
+			return "", fmt.Errorf("%%c arg not in range(0x110000)")
 		}
 		return f.pad("", string(rune(n)), '>'), nil
 	}
@@ -193,7 +193,7 @@ func (f fspec) int(n int64, kind string) (string, error) {
 		base, prefix, group = 16, "0x", 4
 	}
 	if f.grouping == ',' && base != 10 {
-		return "", fmt.Errorf("format: cannot specify ',' with '%c'", f.typ)
+		return "", fmt.Errorf("cannot specify ',' with '%c'", f.typ)
 	}
 	digits := strconv.FormatUint(u, base)
 	if f.typ == 'X' {
@@ -209,7 +209,7 @@ func (f fspec) float(v float64) (string, error) {
 	switch f.typ {
 	case 0, 'e', 'E', 'f', 'F', 'g', 'G', 'n', '%':
 	default:
-		return "", fmt.Errorf("format: unknown format code '%c' for a float", f.typ)
+		return "", fmt.Errorf("unknown format code '%c' for a float", f.typ)
 	}
 	neg := math.Signbit(v)
 	a := math.Abs(v)
@@ -459,13 +459,23 @@ func builtinFormat(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	if err := eval.UnpackArgs(th, "format", args, kwargs, "value", &v, "spec?", &spec); err != nil {
 		return nil, err
 	}
+	s, err := formatBySpec(th, v, spec)
+	if err != nil {
+		return nil, fmt.Errorf("format: %v", err)
+	}
+	return eval.String(s), nil
+}
+
+// formatBySpec is v (a number, a one-element tensor, a bool or a string)
+// formatted by spec, Python's format(v, spec); its errors name no caller.
+func formatBySpec(th *eval.Thread, v eval.Value, spec string) (string, error) {
 	if t, ok := v.(eval.Tensor); ok {
 		if n := t.Ref.Shape().Numel(); n != 1 {
-			return nil, fmt.Errorf("format: needs a number or a tensor of one element, got a tensor of shape %v", t.Ref.Shape())
+			return "", fmt.Errorf("needs a number or a tensor of one element, got a tensor of shape %v", t.Ref.Shape())
 		}
 		d, err := th.RT.Read(t.Ref)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		v = elementValue(d, 0)
 	}
@@ -482,11 +492,7 @@ func builtinFormat(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	case eval.String:
 		x = string(v)
 	default:
-		return nil, fmt.Errorf("format: argument \"value\" must be a number, a tensor of one element, a bool or a string, not %s", eval.Describe(v))
+		return "", fmt.Errorf("cannot format %s: only numbers, tensors of one element, bools and strings", eval.Describe(v))
 	}
-	s, err := formatValue(x, spec)
-	if err != nil {
-		return nil, err
-	}
-	return eval.String(s), nil
+	return formatValue(x, spec)
 }

@@ -109,6 +109,12 @@ Every builtin is also a method: ` + "`x.f(a)`" + ` is ` + "`f(x, a)`" + `.
 			t.Errorf("%s: its doc does not start with its signature: %q", name, bi.Doc)
 		}
 		fmt.Fprintf(&b, "\n## %s\n\n`%s`\n\n%s\n\n%s\n", name, sig, mdEscape.Replace(text), keywords(t, th, bi))
+		if bi.Methods != nil {
+			fmt.Fprintf(&b, "Methods of the values `%s` makes (also read as `%s.name`):\n\n", name, name)
+			for _, m := range slices.Sorted(maps.Keys(bi.Methods)) {
+				fmt.Fprintf(&b, "- %s\n", mdEscape.Replace(bi.Methods[m].Doc))
+			}
+		}
 	}
 	if leaks := rt.LiveRefs(); leaks != 0 {
 		t.Errorf("describing the builtins left %d live refs", leaks)

@@ -5,6 +5,7 @@ package stdlib
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
 )
@@ -20,6 +21,36 @@ func register(name, doc string, fn eval.BuiltinFunc) {
 		fn, doc = dropDevice(fn), doc+deviceDoc
 	}
 	table[name] = &eval.Builtin{Name: name, Doc: doc, Fn: fn}
+	for _, m := range pendingMethods[name] {
+		addMethod(table[name], m)
+	}
+	delete(pendingMethods, name)
+}
+
+// pendingMethods holds the methods registered before their type's
+// builtin (init functions run file by file).
+var pendingMethods = map[string][]*eval.Builtin{}
+
+// method adds a method of the values of the builtin typ (str): x.name(...)
+// on such a value calls fn with x first (see eval.Builtin.Methods).
+func method(typ, name, doc string, fn eval.BuiltinFunc) {
+	m := &eval.Builtin{Name: typ + "." + name, Doc: doc, Fn: fn}
+	if b := table[typ]; b != nil {
+		addMethod(b, m)
+		return
+	}
+	pendingMethods[typ] = append(pendingMethods[typ], m)
+}
+
+func addMethod(b *eval.Builtin, m *eval.Builtin) {
+	if b.Methods == nil {
+		b.Methods = map[string]*eval.Builtin{}
+	}
+	name := strings.TrimPrefix(m.Name, b.Name+".")
+	if _, dup := b.Methods[name]; dup {
+		panic("stdlib: duplicate method " + m.Name)
+	}
+	b.Methods[name] = m
 }
 
 // Universe returns every builtin by name. The map is shared: do not modify.

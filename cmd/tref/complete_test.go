@@ -70,13 +70,15 @@ func TestComplete(t *testing.T) {
 	}
 }
 
-// :help names a builtin, or a member of a namespace (math.sqrt, math.pi).
+// :help names a builtin, a member of a namespace (math.sqrt, math.pi) or
+// a method (str.format).
 func TestHelpCommand(t *testing.T) {
 	r, stdout, stderr := newTestREPL(t)
 	for _, tc := range []struct{ line, want string }{
 		{":help sorted", "sorted(iterable, key=none, reverse=false):"},
 		{":help math.sqrt", "math.sqrt: square root\n"},
 		{":help math.pi", "math.pi = 3.141592653589793\n"},
+		{":help str.format", "s.format(*args, **kwargs): s with each replacement field"},
 	} {
 		stdout.Reset()
 		r.command(tc.line)

@@ -379,6 +379,9 @@ func (r *repl) builtinDoc(name string) (string, bool) {
 	}
 	ns, member, dotted := strings.Cut(name, ".")
 	if b, ok := r.c.universe[ns]; ok && dotted {
+		if m, ok := b.Methods[member]; ok {
+			return m.Doc, true
+		}
 		switch m := b.Members[member].(type) {
 		case *eval.Builtin:
 			return name + ": " + m.Doc, true

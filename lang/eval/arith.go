@@ -383,6 +383,15 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 			return nil, err
 		}
 		return Bool(eq == (op == opEq)), nil
+	case opMod:
+		// s % args: printf-style formatting, the str builtin's __mod__.
+		if _, ok := a.(String); ok {
+			if str := fr.th.builtin("str"); str != nil && str.Methods["__mod__"] != nil {
+				Retain(fr.th.RT, a)
+				Retain(fr.th.RT, b)
+				return fr.th.callBuiltin(fr, str.Methods["__mod__"], []Value{a, b}, nil, site)
+			}
+		}
 	case opLt, opLe, opGt, opGe:
 		if x, ok := a.(String); ok {
 			if y, ok := b.(String); ok {

@@ -169,12 +169,27 @@ func (c *compiler) methodCall(m *ast.FieldExpr, site *callSite, evalArgs func(*f
 	recv := c.expr(m.X)
 	name := m.Name
 	builtin := c.in.cfg.Universe[name]
+	var strMethod *Builtin // s.name(...) on a string
+	if str := c.in.cfg.Universe["str"]; str != nil {
+		strMethod = str.Methods[name]
+	}
 	return func(fr *frame) (Value, error) {
 		x, err := recv(fr)
 		if err != nil {
 			return nil, err
 		}
 		th := fr.th
+		if _, isStr := x.(String); isStr && strMethod != nil {
+			base := len(th.args)
+			th.args = append(th.args, x)
+			kw, err := evalArgs(fr, base)
+			if err != nil {
+				return nil, err
+			}
+			v, err := th.callValue(fr, strMethod, th.args[base:len(th.args):len(th.args)], kw, site)
+			th.popArgsTaken(base)
+			return v, err
+		}
 		f, found, err := fr.getField(x, name, site)
 		if err != nil {
 			Release(th.RT, x)

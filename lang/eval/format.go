@@ -30,6 +30,16 @@ func (th *Thread) Format(v Value) (string, error) {
 	return b.String(), f.err
 }
 
+// Repr renders v as print shows it inside a list: a string quoted
+// ("a\tb" as "\"a\\tb\""), the rest as Format does; Python's repr() and
+// the !r of str.format.
+func (th *Thread) Repr(v Value) (string, error) {
+	var b strings.Builder
+	f := formatter{b: &b, read: th.RT.Read, check: th.RT.HostPool().CheckValue}
+	f.value(v, true)
+	return b.String(), f.err
+}
+
 type formatter struct {
 	b     *strings.Builder
 	read  func(*refs.Ref) (*tensor.Dense, error)

@@ -55,6 +55,9 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 		}
 		return f, ok, nil
 	case *Builtin:
+		if m, ok := x.Methods[name]; ok {
+			return m, true, nil
+		}
 		f, ok := x.Members[name]
 		if ok {
 			Retain(fr.th.RT, f)

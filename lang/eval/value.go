@@ -129,6 +129,11 @@ type Builtin struct {
 	// module: a script reads them as fields (math.pi, math.sqrt(2)),
 	// type() says "module", and Fn is not called.
 	Members map[string]Value
+	// Methods, on the str builtin, are the methods of strings that are
+	// not also builtins of their own (s.format(...)): s.m(args) calls
+	// Methods[m](s, args) before a builtin named m, and a script reads
+	// them as fields (str.format).
+	Methods map[string]*Builtin
 }
 
 // Closure is a function written in tref: its compiled code, the cells of
