@@ -533,8 +533,8 @@ func (fr *frame) loop(it Value, step func(*frame, Value) (ctl, error), site *cal
 
 // Each calls yield with the values a for loop over it takes, in order,
 // until yield returns false: a range's ints, a list's elements, a
-// string's characters, a tensor's slices along its first dimension
-// (index ops submitted at pos). yield owns each value. It fails for
+// string's characters, a record's keys (an op's result's values), a
+// tensor's slices along its first dimension (index ops submitted at pos). yield owns each value. It fails for
 // values that cannot be iterated and when an op fails.
 func Each(th *Thread, it Value, pos ast.Pos, yield func(Value) bool) error {
 	switch it := it.(type) {
@@ -576,7 +576,23 @@ func Each(th *Thread, it Value, pos ast.Pos, yield func(Value) bool) error {
 	case Bool, Int, Float32, Float64:
 		return fmt.Errorf("cannot iterate over a 0-d tensor (%s)", Describe(it))
 	case *Record:
-		return errors.New("cannot iterate over a record; use keys(r) or values(r)")
+		if it.Positional {
+			// An op's result (max over a dim, topk) is a tuple in
+			// torch: its values, in order.
+			for _, v := range it.Values {
+				Retain(th.RT, v)
+				if !yield(v) {
+					return nil
+				}
+			}
+			return nil
+		}
+		// A dict's keys, as Python's for k in d.
+		for i := range it.Keys {
+			if !yield(it.Key(i)) {
+				return nil
+			}
+		}
 	default:
 		return fmt.Errorf("cannot iterate over %s", Describe(it))
 	}
