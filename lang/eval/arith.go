@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"strings"
 	"unsafe"
 
 	"github.com/tref-lang/tref/lang/ast"
@@ -383,6 +384,18 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 			return nil, err
 		}
 		return Bool(eq == (op == opEq)), nil
+	case opMul:
+		// "=" * 40, [0] * n: repetition, either operand the count.
+		if n, ok := repeatCount(b); ok {
+			if v, ok, err := fr.repeat(a, n, site); ok {
+				return v, err
+			}
+		}
+		if n, ok := repeatCount(a); ok {
+			if v, ok, err := fr.repeat(b, n, site); ok {
+				return v, err
+			}
+		}
 	case opMod:
 		// s % args: printf-style formatting, the str builtin's __mod__.
 		if _, ok := a.(String); ok {
@@ -411,6 +424,51 @@ func (fr *frame) otherBinop(op opcode, a, b Value, site *callSite) (Value, error
 		hint = "; use str() to convert"
 	}
 	return nil, fr.errorf(site.pos, "unsupported operand types for %s: %s and %s%s", opSyms[op], Describe(a), Describe(b), hint)
+}
+
+// repeatCount reads v as the count of a repetition: an int (or a bool,
+// as Python's); a negative count repeats nothing.
+func repeatCount(v Value) (int64, bool) {
+	switch x := v.(type) {
+	case Int:
+		return max(int64(x), 0), true
+	case Bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
+}
+
+// repeat is s * n for a string or a list s (ok false for other values):
+// n copies of s one after another, checked against the host memory limit
+// before anything is built.
+func (fr *frame) repeat(s Value, n int64, site *callSite) (v Value, ok bool, err error) {
+	var size int64 // of one copy, in bytes
+	switch x := s.(type) {
+	case String:
+		size = int64(len(x))
+	case *List:
+		size = int64(len(x.Elems)) * int64(unsafe.Sizeof(Value(nil)))
+	default:
+		return nil, false, nil
+	}
+	if size > 0 && n > math.MaxInt64/size || fr.th.RT.HostPool().CheckValue(size*n) != nil {
+		return nil, true, fr.errorf(site.pos, "cannot repeat %s %d times: the result would exceed the host memory limit", Describe(s), n)
+	}
+	if x, isStr := s.(String); isStr {
+		return String(strings.Repeat(string(x), int(n))), true, nil
+	}
+	l := s.(*List)
+	out := make([]Value, 0, int64(len(l.Elems))*n)
+	for range n {
+		for _, e := range l.Elems {
+			Retain(fr.th.RT, e)
+			out = append(out, e)
+		}
+	}
+	return NewList(out), true, nil
 }
 
 // listOrder is < <= > >= on two lists, as Python orders them: by the
