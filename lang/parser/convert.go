@@ -28,7 +28,7 @@ func convertOperand(o *operand, toks []lexer.Token) (ast.Expr, error) {
 	for _, pf := range o.Postfix {
 		switch pf := pf.(type) {
 		case *callSuffix:
-			args, err := convertArgs(pf)
+			args, err := convertArgs(pf, toks)
 			if err != nil {
 				return nil, err
 			}
@@ -74,6 +74,9 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 	case *identExpr:
 		return ident(pr.Tok), nil
 	case *parenExpr:
+		if pr.Comp != nil { // (x for x in xs): the list
+			return convertComprehension(&listLit{Pos: pr.Pos, First: pr.X, Comp: pr.Comp}, toks)
+		}
 		return &ast.ParenExpr{At: posOf(pr.Pos), X: pr.X}, nil
 	case *listLit:
 		if pr.Comp != nil {
@@ -287,7 +290,21 @@ func (f *recordField) key() (key *string, intKey bool, err error) {
 	return nil, false, nil
 }
 
-func convertArgs(c *callSuffix) ([]*ast.Arg, error) {
+func convertArgs(c *callSuffix, toks []lexer.Token) ([]*ast.Arg, error) {
+	if c.Comp != nil {
+		// f(x for x in xs): a generator expression, evaluated as the list.
+		if c.First.Value != nil {
+			return nil, errorAt(c.Comp.Pos, "a generator expression as a keyword argument needs brackets: k=[x for x in xs]")
+		}
+		if len(c.Rest) > 0 {
+			return nil, errorAt(c.Rest[0].Pos, "a generator expression must be the only argument; put it in brackets: f([x for x in xs], y)")
+		}
+		x, err := convertComprehension(&listLit{Pos: c.First.Pos, First: c.First.X, Comp: c.Comp}, toks)
+		if err != nil {
+			return nil, err
+		}
+		return []*ast.Arg{{At: posOf(c.First.Pos), Value: x}}, nil
+	}
 	var raw []*arg
 	if c.First != nil {
 		raw = append(raw, c.First)

@@ -308,10 +308,13 @@ type fnLit struct {
 	Body   *block   `parser:"| @@ )"`
 }
 
+// parenExpr is (x), or a generator expression (x for x in xs), which
+// tref evaluates as the list.
 type parenExpr struct {
-	Pos lexer.Position
-	X   ast.Expr    `parser:"'(' @@"`
-	End lexer.Token `parser:"@')'"`
+	Pos  lexer.Position
+	X    ast.Expr       `parser:"'(' @@"`
+	Comp *comprehension `parser:"@@?"`
+	End  lexer.Token    `parser:"@')'"`
 }
 
 func (*numberLit) primaryNode() {}
@@ -326,11 +329,14 @@ func (*parenExpr) primaryNode() {}
 
 type postfix interface{ postfixNode() }
 
+// callSuffix is a call's arguments; a sole argument may be a generator
+// expression, f(x for x in xs), which tref evaluates as the list.
 type callSuffix struct {
 	Pos   lexer.Position
-	First *arg        `parser:"'(' ( @@"`
-	Rest  []*argTail  `parser:"@@* )?"`
-	End   lexer.Token `parser:"@')'"`
+	First *arg           `parser:"'(' ( @@"`
+	Comp  *comprehension `parser:"@@?"`
+	Rest  []*argTail     `parser:"@@* )?"`
+	End   lexer.Token    `parser:"@')'"`
 }
 
 // arg is `value` or `name = value`; the name is parsed as an expression

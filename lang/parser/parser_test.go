@@ -55,6 +55,7 @@ var exprTests = []struct{ src, want string }{
 	{"fn(a, *r, k, j=1, **kw) => a", "(fn lambda(a *r kw:k kw:j=1 **kw) => {return a})"},
 	{"fn(a=1, *, k) => a", "(fn lambda(a=1 kw:k) => {return a})"},
 	{"f(k=1, *xs, **r)", "(call f k=1 *xs **r)"},
+	{"f(x for x in xs)", "(call f (call (fn list comprehension() {let [comprehension] = []; for x in xs {[comprehension] = ([comprehension] + [x])}; return [comprehension]})))"},
 	{"fn(x) => fn(y) => x + y", "(fn lambda(x) => {return (fn lambda(y) => {return (x + y)})})"},
 	{"fn(r) => {a: r}", "(fn lambda(r) => {return {a: r}})"},
 
