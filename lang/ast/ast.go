@@ -335,6 +335,24 @@ type IndexSetExpr struct {
 	Value Expr
 }
 
+// MutateExpr is the new value of x after the statement `x.m(args)`,
+// which in Python changes x in place (xs.append(v), d.update(e)): the
+// parser turns the statement into `x = MutateExpr`, since tref's lists
+// and records are values. When x's value is a list, or a record with no
+// field m, it is x changed by m; otherwise the statement is the call
+// x.m(args), made for its effect, and the value is x's unchanged.
+type MutateExpr struct {
+	At Pos
+	// Call is x.m(args): Call.Fn is a FieldExpr whose X is the Ident x.
+	Call *CallExpr
+}
+
+// Recv is the name whose value the statement changes.
+func (e *MutateExpr) Recv() *Ident { return e.Call.Fn.(*FieldExpr).X.(*Ident) }
+
+// Method is the method's name.
+func (e *MutateExpr) Method() string { return e.Call.Fn.(*FieldExpr).Name }
+
 // FieldExpr is `x.name`.
 type FieldExpr struct {
 	At   Pos
@@ -405,6 +423,7 @@ func (e *CallExpr) Span() Pos     { return e.At }
 func (e *SliceExpr) Span() Pos    { return e.At }
 func (e *IndexExpr) Span() Pos    { return e.At }
 func (e *IndexSetExpr) Span() Pos { return e.At }
+func (e *MutateExpr) Span() Pos   { return e.At }
 func (e *FieldExpr) Span() Pos    { return e.At }
 func (e *ParenExpr) Span() Pos    { return e.At }
 
@@ -441,5 +460,6 @@ func (*CallExpr) expr()     {}
 func (*SliceExpr) expr()    {}
 func (*IndexExpr) expr()    {}
 func (*IndexSetExpr) expr() {}
+func (*MutateExpr) expr()   {}
 func (*FieldExpr) expr()    {}
 func (*ParenExpr) expr()    {}

@@ -105,6 +105,8 @@ func Children(n Node, f func(Node)) {
 		for _, x := range n.Indices {
 			expr(x)
 		}
+	case *MutateExpr:
+		expr(n.Call)
 	case *IndexSetExpr:
 		f(n.Index)
 		expr(n.Value)

@@ -454,7 +454,13 @@ func (fr *frame) repeat(s Value, n int64, site *callSite) (v Value, ok bool, err
 	default:
 		return nil, false, nil
 	}
-	if size > 0 && n > math.MaxInt64/size || fr.th.RT.HostPool().CheckValue(size*n) != nil {
+	if size == 0 || n == 0 { // nothing to repeat, however often
+		if _, isStr := s.(String); isStr {
+			return String(""), true, nil
+		}
+		return NewList(nil), true, nil
+	}
+	if n > math.MaxInt64/size || fr.th.RT.HostPool().CheckValue(size*n) != nil {
 		return nil, true, fr.errorf(site.pos, "cannot repeat %s %d times: the result would exceed the host memory limit", Describe(s), n)
 	}
 	if x, isStr := s.(String); isStr {

@@ -9,12 +9,30 @@ import (
 // in source order.
 func (c *compiler) call(e *ast.CallExpr) exprFn {
 	site := newSite(e.At)
+	evalArgs, pos, plain := c.callArgs(e)
+	if m, ok := e.Fn.(*ast.FieldExpr); ok {
+		return c.methodCall(m, site, evalArgs)
+	}
+	callee := c.expr(e.Fn)
+	if plain {
+		return c.positionalCall(e.Fn, callee, pos, site)
+	}
+	return argsCall(callee, evalArgs, site)
+}
+
+// argsFn pushes a call's positional arguments on the thread's argument
+// stack (above base) and makes its keyword list; on error the stack is
+// popped to base.
+type argsFn func(fr *frame, base int) ([]Kwarg, error)
+
+// callArgs compiles e's arguments. plain says there are only positional
+// ones, no spread, compiled in pos (for positionalCall).
+func (c *compiler) callArgs(e *ast.CallExpr) (evalArgs argsFn, pos []exprFn, plain bool) {
 	for _, a := range e.Args {
 		if _, ok := a.Value.(*ast.StarExpr); ok && a.Name == "" {
-			return c.spreadCall(e, site)
+			return c.spreadArgs(e), nil, false
 		}
 	}
-	var pos []exprFn
 	var kwNames []string
 	var kwVals []exprFn
 	for _, a := range e.Args {
@@ -25,9 +43,7 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 			kwVals = append(kwVals, c.expr(a.Value))
 		}
 	}
-	// evalArgs pushes the positional arguments (after any already pushed)
-	// on the thread's argument stack and makes the keyword list.
-	evalArgs := func(fr *frame, base int) ([]Kwarg, error) {
+	evalArgs = func(fr *frame, base int) ([]Kwarg, error) {
 		th := fr.th
 		if err := pushArgs(fr, pos, base); err != nil {
 			return nil, err
@@ -47,19 +63,12 @@ func (c *compiler) call(e *ast.CallExpr) exprFn {
 		}
 		return kw, nil
 	}
-	if m, ok := e.Fn.(*ast.FieldExpr); ok {
-		return c.methodCall(m, site, evalArgs)
-	}
-	callee := c.expr(e.Fn)
-	if len(kwVals) == 0 {
-		return c.positionalCall(e.Fn, callee, pos, site)
-	}
-	return argsCall(callee, evalArgs, site)
+	return evalArgs, pos, len(kwVals) == 0
 }
 
 // argsCall is the general call: the callee, then the arguments evalArgs
 // pushes and the keyword list it makes, then callValue.
-func argsCall(callee exprFn, evalArgs func(*frame, int) ([]Kwarg, error), site *callSite) exprFn {
+func argsCall(callee exprFn, evalArgs argsFn, site *callSite) exprFn {
 	return func(fr *frame) (Value, error) {
 		fn, err := callee(fr)
 		if err != nil {
@@ -165,58 +174,84 @@ func pushArgs(fr *frame, pos []exprFn, base int) error {
 // methodCall compiles x.name(args): a field of x holding a function is
 // called with args; otherwise the builtin called name is called with x as
 // its first argument (uniform call syntax).
-func (c *compiler) methodCall(m *ast.FieldExpr, site *callSite, evalArgs func(*frame, int) ([]Kwarg, error)) exprFn {
+func (c *compiler) methodCall(m *ast.FieldExpr, site *callSite, evalArgs argsFn) exprFn {
 	recv := c.expr(m.X)
-	name := m.Name
-	builtin := c.in.cfg.Universe[name]
-	var strMethod *Builtin // s.name(...) on a string
-	if str := c.in.cfg.Universe["str"]; str != nil {
-		strMethod = str.Methods[name]
-	}
+	mc := c.method(m.Name)
 	return func(fr *frame) (Value, error) {
 		x, err := recv(fr)
 		if err != nil {
 			return nil, err
 		}
-		th := fr.th
-		if _, isStr := x.(String); isStr && strMethod != nil {
-			base := len(th.args)
-			th.args = append(th.args, x)
-			kw, err := evalArgs(fr, base)
-			if err != nil {
-				return nil, err
-			}
-			v, err := th.callValue(fr, strMethod, th.args[base:len(th.args):len(th.args)], kw, site)
-			th.popArgsTaken(base)
-			return v, err
-		}
-		f, found, err := fr.getField(x, name, site)
+		return fr.callMethod(x, mc, site, evalArgs)
+	}
+}
+
+// methodRef is what x.name(...) may call besides a field of x: the
+// builtin name (called with x first) and the type methods of that name
+// (str.format), looked up once at compile time.
+type methodRef struct {
+	name    string
+	builtin *Builtin
+	str     *Builtin // on a string
+	list    *Builtin // on a list
+}
+
+func (c *compiler) method(name string) methodRef {
+	m := methodRef{name: name, builtin: c.in.cfg.Universe[name]}
+	if b := c.in.cfg.Universe["str"]; b != nil {
+		m.str = b.Methods[name]
+	}
+	if b := c.in.cfg.Universe["list"]; b != nil {
+		m.list = b.Methods[name]
+	}
+	return m
+}
+
+// callMethod calls x.name(args), consuming x: a type method of x's type,
+// else x's field name, else the builtin name with x as its first
+// argument.
+func (fr *frame) callMethod(x Value, m methodRef, site *callSite, evalArgs argsFn) (Value, error) {
+	th := fr.th
+	var typeMethod *Builtin
+	switch x.(type) {
+	case String:
+		typeMethod = m.str
+	case *List:
+		typeMethod = m.list
+	}
+	var f Value
+	base := len(th.args)
+	if typeMethod != nil {
+		f = typeMethod
+		th.args = append(th.args, x)
+	} else {
+		field, found, err := fr.getField(x, m.name, site)
 		if err != nil {
 			Release(th.RT, x)
 			return nil, err
 		}
-		base := len(th.args)
 		if found {
+			f = field
 			Release(th.RT, x)
 		} else {
-			if builtin == nil {
-				err := fr.noMethod(x, name, site.pos)
+			if m.builtin == nil {
+				err := fr.noMethod(x, m.name, site.pos)
 				Release(th.RT, x)
 				return nil, err
 			}
-			f = builtin
+			f = m.builtin
 			th.args = append(th.args, x)
 		}
-		kw, err := evalArgs(fr, base)
-		if err != nil {
-			Release(th.RT, f)
-			return nil, err
-		}
-		v, err := th.callValue(fr, f, th.args[base:len(th.args):len(th.args)], kw, site)
-		th.popArgsTaken(base)
-		Release(th.RT, f)
-		return v, err
 	}
+	kw, err := evalArgs(fr, base)
+	if err != nil {
+		Release(th.RT, f)
+		return nil, err
+	}
+	v, err := th.callValue(fr, f, th.args[base:len(th.args):len(th.args)], kw, site)
+	th.popArgsTaken(base)
+	Release(th.RT, f)
+	return v, err
 }
 
 // popArgs releases and pops the argument stack down to base.
@@ -237,10 +272,10 @@ func (th *Thread) popArgsTaken(base int) {
 	th.args = th.args[:base]
 }
 
-// spreadCall compiles a call with *x or **r among its arguments: the
-// positional arguments (each value of a *x in turn), then the keyword
+// spreadArgs compiles the arguments of a call with *x or **r among them:
+// the positional arguments (each value of a *x in turn), then the keyword
 // ones in order (each field of a **r in turn).
-func (c *compiler) spreadCall(e *ast.CallExpr, site *callSite) exprFn {
+func (c *compiler) spreadArgs(e *ast.CallExpr) argsFn {
 	var pos []ast.Expr
 	type kwItem struct {
 		name   string
@@ -260,7 +295,7 @@ func (c *compiler) spreadCall(e *ast.CallExpr, site *callSite) exprFn {
 		}
 	}
 	items := c.spreadItems(pos)
-	evalArgs := func(fr *frame, base int) ([]Kwarg, error) {
+	return func(fr *frame, base int) ([]Kwarg, error) {
 		th := fr.th
 		if err := fr.pushSpread(items, base); err != nil {
 			return nil, err
@@ -281,9 +316,4 @@ func (c *compiler) spreadCall(e *ast.CallExpr, site *callSite) exprFn {
 		}
 		return kw, nil
 	}
-	if m, ok := e.Fn.(*ast.FieldExpr); ok {
-		return c.methodCall(m, site, evalArgs)
-	}
-	callee := c.expr(e.Fn)
-	return argsCall(callee, evalArgs, site)
 }

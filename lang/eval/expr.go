@@ -53,6 +53,8 @@ func (c *compiler) expr(e ast.Expr) exprFn {
 		return c.call(e)
 	case *ast.IndexExpr:
 		return c.index(e)
+	case *ast.MutateExpr:
+		return c.mutate(e)
 	case *ast.IndexSetExpr:
 		return c.indexSet(e)
 	case *ast.FieldExpr:

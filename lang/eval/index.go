@@ -191,6 +191,9 @@ func (fr *frame) noMethod(v Value, name string, pos ast.Pos) error {
 			break
 		}
 	}
+	if _, isList := v.(*List); isList && listMutators[name] != nil {
+		e.Msg += fmt.Sprintf(" here: xs.%s(...) changes a list as a statement of its own on a name (it rebinds the name)", name)
+	}
 	return err
 }
 

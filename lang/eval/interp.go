@@ -303,8 +303,13 @@ func (in *Interpreter) EvalREPL(src string) (v Value, err error) {
 	}
 	var last ast.Stmt
 	if n := len(f.Stmts); n > 0 {
-		if es, ok := f.Stmts[n-1].(*ast.ExprStmt); ok {
-			last = es
+		switch s := f.Stmts[n-1].(type) {
+		case *ast.ExprStmt:
+			last = s
+		case *ast.AssignStmt:
+			if _, ok := s.Value.(*ast.MutateExpr); ok {
+				last = s // t.sort() shows its result, xs.append(v) nothing
+			}
 		}
 	}
 	code := in.compileModule(m, f, res, imports, last)

@@ -706,7 +706,34 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 		c.errs = append(c.errs, e)
 		return nil
 	}
+	if m := mutation(s.X); m != nil {
+		return &ast.AssignStmt{At: posOf(s.Pos), Target: &ast.Ident{At: m.Recv().At, Name: m.Recv().Name}, Op: "=", Value: m}
+	}
 	return &ast.ExprStmt{At: posOf(s.Pos), X: s.X}
+}
+
+// mutators are the methods with which Python changes a list or a dict in
+// place; as a statement on a name, x.m(args) rebinds x (ast.MutateExpr).
+var mutators = map[string]bool{
+	"append": true, "extend": true, "insert": true, "remove": true, "pop": true,
+	"clear": true, "sort": true, "reverse": true, "update": true, "setdefault": true,
+}
+
+// mutation is the statement x as an ast.MutateExpr when it is a call of a
+// mutator on a plain name, else nil.
+func mutation(x ast.Expr) *ast.MutateExpr {
+	call, ok := x.(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	f, ok := call.Fn.(*ast.FieldExpr)
+	if !ok || !mutators[f.Name] {
+		return nil
+	}
+	if _, ok := f.X.(*ast.Ident); !ok {
+		return nil
+	}
+	return &ast.MutateExpr{At: call.At, Call: call}
 }
 
 // indexAssign converts `x[...] = v` and `x[...] op= v` into the

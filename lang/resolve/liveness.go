@@ -391,6 +391,8 @@ func (l *live) expr(e ast.Expr, out set) set {
 	case *ast.IndexSetExpr:
 		// x, the indices, then the value: read in that order.
 		return l.expr(e.Index, l.expr(e.Value, out))
+	case *ast.MutateExpr:
+		return l.expr(e.Call, out)
 	case *ast.FieldExpr:
 		return l.expr(e.X, out)
 	case *ast.ParenExpr:

@@ -595,6 +595,8 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 	case *ast.IndexSetExpr:
 		r.expr(s, e.Index)
 		r.expr(s, e.Value)
+	case *ast.MutateExpr:
+		r.expr(s, e.Call)
 	case *ast.FieldExpr:
 		r.expr(s, e.X)
 	case *ast.ParenExpr:
