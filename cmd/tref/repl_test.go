@@ -36,3 +36,19 @@ func TestREPLContinuedInputCountsOnce(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, got)
 	}
 }
+
+// A list method statement shows nothing, as Python's None; the same
+// statement on a tensor (t.sort()) is the call, and shows its result.
+func TestREPLMutationStatements(t *testing.T) {
+	r, stdout, stderr := newTestREPL(t)
+	for _, line := range []string{"let xs = [1]", "xs.append(2)", "xs", "let t = tensor([2.0, 1.0])", "t.sort()"} {
+		r.feed(line)
+	}
+	if stderr.Len() > 0 {
+		t.Fatalf("stderr: %s", stderr.String())
+	}
+	want := "[1, 2]\n{values: tensor([1., 2.]), indices: tensor([1, 0])}\n"
+	if got := stdout.String(); got != want {
+		t.Errorf("stdout %q, want %q", got, want)
+	}
+}
