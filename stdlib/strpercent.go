@@ -9,7 +9,7 @@ import (
 )
 
 func init() {
-	method("str", "__mod__", `s.__mod__(args): s % args, printf-style formatting as Python's: %s %r %d %i %u %c %f %F %e %E %g %G %x %X %o %% with flags -+ #0, a width and a .precision (either may be *); args is one value, a list of values (Python's tuple: "%d/%d" % [i, n]; to format a list itself wrap it, "%s" % [xs]) or a record for %(name)s`, strPercent)
+	method("str", "__mod__", `s.__mod__(args): s % args, printf-style formatting as Python's: %s %r %d %i %u %c %f %F %e %E %g %G %x %X %o %% with flags -+ #0, a width and a .precision (either may be *); args is one value, a list of values (a tuple, which is a list: "%d/%d" % (i, n); to format a list itself wrap it, "%s" % [xs]) or a record for %(name)s`, strPercent)
 }
 
 func strPercent(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -74,8 +74,9 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 	case *identExpr:
 		return ident(pr.Tok), nil
 	case *parenExpr:
-		if pr.Comp != nil { // (x for x in xs): the list
-			return convertComprehension(&listLit{Pos: pr.Pos, First: pr.X, Comp: pr.Comp}, toks)
+		if pr.X == nil || pr.Comp != nil || pr.Rest != nil {
+			// (x for x in xs), or a tuple (a, b), (a,), (): a list.
+			return convertPrimary(&listLit{Pos: pr.Pos, First: pr.X, Comp: pr.Comp, Rest: pr.Rest}, toks)
 		}
 		return &ast.ParenExpr{At: posOf(pr.Pos), X: pr.X}, nil
 	case *listLit:

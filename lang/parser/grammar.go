@@ -308,12 +308,13 @@ type fnLit struct {
 	Body   *block   `parser:"| @@ )"`
 }
 
-// parenExpr is (x), or a generator expression (x for x in xs), which
-// tref evaluates as the list.
+// parenExpr is (x); a tuple (a, b), (a,) or (), which tref makes the
+// list [a, b]; or a generator expression (x for x in xs), the list too.
 type parenExpr struct {
 	Pos  lexer.Position
-	X    ast.Expr       `parser:"'(' @@"`
-	Comp *comprehension `parser:"@@?"`
+	X    ast.Expr       `parser:"'(' ( @@"`
+	Comp *comprehension `parser:"( @@"`
+	Rest exprTails      `parser:"| @@ )? )?"`
 	End  lexer.Token    `parser:"@')'"`
 }
 
