@@ -778,7 +778,37 @@ func (c *converter) forUnpackBody(s *forStmt, body *ast.Block) ast.Stmt {
 }
 
 // unpacks says whether b binds several names (a, b or a pattern).
-func (b *bindings) unpacks() bool { return b.Pattern != nil || len(b.More) > 0 }
+func (b *bindings) unpacks() bool { return b.Pattern != nil || b.Tuple != nil || len(b.More) > 0 }
+
+// patternOf is the [list] or (tuple) pattern of a binding, nil for none.
+func patternOf(list *listLit, tuple *parenExpr) primary {
+	switch {
+	case list != nil:
+		return list
+	case tuple != nil:
+		return tuple
+	}
+	return nil
+}
+
+// pattern converts a [list] or (tuple) of names to unpack into.
+func (c *converter) pattern(p primary) *ast.ListExpr {
+	x, err := convertPrimary(p, c.toks)
+	if err != nil {
+		c.errs = append(c.errs, err.(*synError))
+		return nil
+	}
+	list, ok := x.(*ast.ListExpr)
+	if !ok {
+		if _, paren := p.(*parenExpr); paren {
+			c.errorf(x.Span(), "cannot unpack into (name) without a comma; write the name alone, or (a, b)")
+		} else {
+			c.errorf(x.Span(), "cannot unpack into a list comprehension; write the names between [ and ]")
+		}
+		return nil
+	}
+	return list
+}
 
 // targets reads the names a let or a for binds when they are several:
 // written a, b (name and more; a later one may be a [list] to unpack
@@ -788,31 +818,21 @@ func (c *converter) targets(b *bindings) (list *ast.ListExpr, unpacking bool) {
 	if !b.unpacks() {
 		return nil, false
 	}
-	if b.Pattern == nil {
-		list = &ast.ListExpr{At: posOf(b.Name.Pos), Elems: []ast.Expr{ident(b.Name)}}
-		for _, t := range b.More {
-			if t.List == nil {
-				list.Elems = append(list.Elems, ident(t.Name))
-				continue
-			}
-			x, err := convertPrimary(t.List, c.toks)
-			if err != nil {
-				c.errs = append(c.errs, err.(*synError))
-				return nil, true
-			}
-			list.Elems = append(list.Elems, x)
+	if p := patternOf(b.Pattern, b.Tuple); p != nil {
+		return c.pattern(p), true
+	}
+	list = &ast.ListExpr{At: posOf(b.Name.Pos), Elems: []ast.Expr{ident(b.Name)}}
+	for _, t := range b.More {
+		p := patternOf(t.List, t.Tuple)
+		if p == nil {
+			list.Elems = append(list.Elems, ident(t.Name))
+			continue
 		}
-		return list, true
-	}
-	x, err := convertPrimary(b.Pattern, c.toks)
-	if err != nil {
-		c.errs = append(c.errs, err.(*synError))
-		return nil, true
-	}
-	list, ok := x.(*ast.ListExpr)
-	if !ok {
-		c.errorf(x.Span(), "cannot unpack into a list comprehension; write the names between [ and ]")
-		return nil, true
+		x := c.pattern(p)
+		if x == nil {
+			return nil, true
+		}
+		list.Elems = append(list.Elems, x)
 	}
 	return list, true
 }

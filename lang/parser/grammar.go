@@ -50,7 +50,8 @@ type bindings struct {
 	Pos     lexer.Position
 	Name    lexer.Token `parser:"( @Ident"`
 	More    []*target   `parser:"( ',' @@ )*"`
-	Pattern *listLit    `parser:"| @@ )"`
+	Pattern *listLit    `parser:"| @@"`
+	Tuple   *parenExpr  `parser:"| @@ )"`
 }
 
 type fnStmt struct {
@@ -130,11 +131,12 @@ type delStmt struct {
 // simpleStmt is an assignment or an expression statement: the target of
 // an assignment is parsed as an expression and checked to be a name.
 // target is a name after the first of let a, b = ... and for a, b in
-// ...: a name, or a [list] of them to unpack further.
+// ...: a name, or a [list] or (tuple) of them to unpack further.
 type target struct {
-	Pos  lexer.Position
-	Name lexer.Token `parser:"( @Ident"`
-	List *listLit    `parser:"| @@ )"`
+	Pos   lexer.Position
+	Name  lexer.Token `parser:"( @Ident"`
+	List  *listLit    `parser:"| @@"`
+	Tuple *parenExpr  `parser:"| @@ )"`
 }
 
 type simpleStmt struct {
