@@ -45,3 +45,9 @@ ws = sorted(k for k in params if k.startswith("w"))
 print("weights", ", ".join([f"{k} {list(params[k].shape)}" for k in ws]), f"total {sum(v.numel() for v in params.values())}")
 acc = (model(params, x).argmax(1) == y).float().mean().item()
 print(f"accuracy {acc:.3f}", "ok" if acc > 0.9 else "low")
+labels = {0: "neg", 1: "pos"}
+counts = {}
+for c in model(params, x).argmax(1).tolist():
+    counts[labels[c]] = counts.get(labels[c], 0) + 1
+print("predicted", ", ".join("%s=%d" % (k, counts[k]) for k in sorted(counts)))
+print("lr {:.2f}, steps {}, first loss {:.4f}".format(cfg["lr"], cfg["steps"], history[0]))
