@@ -243,6 +243,9 @@ func (c *compiler) binary(e *ast.BinaryExpr) exprFn {
 	if e.Op == "in" || e.Op == "not in" {
 		return c.membership(e)
 	}
+	if e.Op == "is" || e.Op == "is not" {
+		return c.identity(e)
+	}
 	x, y := c.expr(e.X), c.expr(e.Y)
 	pos := e.At
 	switch e.Op {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"reflect"
 	"strings"
 
 	"github.com/tref-lang/tref/lang/ast"
@@ -102,4 +103,44 @@ func (c *compiler) membership(e *ast.BinaryExpr) exprFn {
 		}
 		return Bool(has != negate), nil
 	}
+}
+
+// identity compiles a is b and a is not b, Python's identity test: the
+// same tensor, list, record or function, or equal plain values (none,
+// bools, numbers of one type, strings), which tref does not tell apart
+// by identity. x is None is the usual use.
+func (c *compiler) identity(e *ast.BinaryExpr) exprFn {
+	x, y := c.expr(e.X), c.expr(e.Y)
+	negate := e.Op == "is not"
+	return func(fr *frame) (Value, error) {
+		a, err := x(fr)
+		if err != nil {
+			return nil, err
+		}
+		b, err := y(fr)
+		if err != nil {
+			Release(fr.th.RT, a)
+			return nil, err
+		}
+		is := identical(a, b)
+		Release(fr.th.RT, a)
+		Release(fr.th.RT, b)
+		return Bool(is != negate), nil
+	}
+}
+
+// identical reports whether a and b are one value, as is sees them.
+func identical(a, b Value) bool {
+	switch a.(type) {
+	case Tensor, *List, *Record:
+		return same(a, b)
+	case NoneType, Bool, Int, Float32, Float64, String, Range:
+		return a == b
+	}
+	// Functions, modules, objects: the same one (a value of a type that
+	// Go cannot compare is only itself, which is not asked here).
+	if ta, tb := reflect.TypeOf(a), reflect.TypeOf(b); ta != tb || !ta.Comparable() {
+		return false
+	}
+	return a == b
 }

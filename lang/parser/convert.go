@@ -68,7 +68,7 @@ func convertPrimary(pr primary, toks []lexer.Token) (ast.Expr, error) {
 		}
 		return &ast.StringLit{At: posOf(pr.Tok.Pos), Value: s}, nil
 	case *boolLit:
-		return &ast.BoolLit{At: posOf(pr.Pos), Value: pr.Value == "true"}, nil
+		return &ast.BoolLit{At: posOf(pr.Pos), Value: isTrue(pr.Value)}, nil
 	case *noneLit:
 		return &ast.NoneLit{At: posOf(pr.Pos)}, nil
 	case *identExpr:

@@ -35,7 +35,7 @@ var levels = [...]level{
 	1: {"Or", []string{"or"}, left},
 	2: {"And", []string{"and"}, left},
 	3: {"Not", []string{"not"}, prefix},
-	4: {"Comparison", []string{"==", "!=", "<", "<=", ">", ">=", "in", "not in"}, nonAssoc},
+	4: {"Comparison", []string{"==", "!=", "<", "<=", ">", ">=", "in", "not in", "is not", "is"}, nonAssoc},
 	5: {"Sum", []string{"+", "-"}, left},
 	6: {"Product", []string{"*", "/", "//", "%", "@"}, left},
 	7: {"Unary", []string{"-"}, prefix},
@@ -193,14 +193,17 @@ func (p *exprParser) at(ops []string) bool {
 }
 
 // next consumes the operator at reported: one token, or the two of "not
-// in", returned as one token spelling both words at the first one's
-// position.
+// in" and "is not", returned as one token spelling both words at the
+// first one's position.
 func (p *exprParser) next() *lexer.Token {
 	op := p.lex.Next()
-	if op.Type == tokKeyword && op.Value == "not" {
-		in := p.lex.Next()
+	if op.Type != tokKeyword || op.Value != "not" && op.Value != "is" {
+		return op
+	}
+	if second := p.lex.Peek(); op.Value == "not" || second.Type == tokKeyword && second.Value == "not" {
+		p.lex.Next()
 		joined := *op
-		joined.Value = op.Value + " " + in.Value
+		joined.Value = op.Value + " " + second.Value
 		return &joined
 	}
 	return op
@@ -256,9 +259,9 @@ func tokenPrimary(t *lexer.Token) primary {
 		return &numberLit{Tok: *t}
 	case t.Type == tokString:
 		return &stringLit{Tok: *t}
-	case t.Type == tokKeyword && (t.Value == "true" || t.Value == "false"):
+	case t.Type == tokKeyword && (isTrue(t.Value) || isFalse(t.Value)):
 		return &boolLit{Pos: t.Pos, Value: t.Value}
-	case t.Type == tokKeyword && t.Value == "none":
+	case t.Type == tokKeyword && isNone(t.Value):
 		return &noneLit{Pos: t.Pos, None: t.Value}
 	}
 	return nil
@@ -280,7 +283,7 @@ func startsOperand(t *lexer.Token) bool {
 		return true
 	case tokKeyword:
 		switch t.Value {
-		case "true", "false", "none", "fn":
+		case "true", "false", "none", "fn", "True", "False", "None":
 			return true
 		}
 		return false

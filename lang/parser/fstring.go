@@ -18,7 +18,8 @@ import (
 // parsed where it stands in the file, so that its errors point into the
 // f-string, and a field's format spec after ':' is kept as written. A
 // field may end in '=' ({loss=}) to write its own source before the value.
-// The token cannot hold a '"', so a field's expression has no strings.
+// A field's expression may hold strings in the other quotes
+// (f"{cfg['lr']}", f'{d["k"]}'), as in Python before 3.12.
 
 // isFString reports whether a string token is an f-string.
 func isFString(t lexer.Token) bool { return strings.HasPrefix(t.Value, "f") }

@@ -211,12 +211,12 @@ type stringLit struct {
 
 type boolLit struct {
 	Pos   lexer.Position
-	Value string `parser:"@( 'true' | 'false' )"`
+	Value string `parser:"@( 'true' | 'false' | 'True' | 'False' )"`
 }
 
 type noneLit struct {
 	Pos  lexer.Position
-	None string `parser:"@'none'"`
+	None string `parser:"@( 'none' | 'None' )"`
 }
 
 type identExpr struct {
@@ -536,8 +536,8 @@ func init() {
 	member[listLit](primaries, opts, "[")
 	member[recordLit](primaries, opts, "{")
 	member[fnLit](primaries, opts, "fn")
-	member[boolLit](primaries, opts, "true", "false")
-	member[noneLit](primaries, opts, "none")
+	member[boolLit](primaries, opts, "true", "false", "True", "False")
+	member[noneLit](primaries, opts, "none", "None")
 
 	member[ifStmt](elses, opts, "if")
 	member[block](elses, opts, "{")

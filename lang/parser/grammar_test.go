@@ -42,7 +42,7 @@ Conditional = Or ("if" Or "else" Conditional)? .
 Or = And ("or" And)* .
 And = Not ("and" Not)* .
 Not = "not" Not | Comparison .
-Comparison = Sum (("==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not" "in") Sum)? .
+Comparison = Sum (("==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "not" "in" | "is" "not" | "is") Sum)? .
 Sum = Product (("+" | "-") Product)* .
 Product = Unary (("*" | "/" | "//" | "%" | "@") Unary)* .
 Unary = "-" Unary | Power .

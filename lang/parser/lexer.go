@@ -17,8 +17,16 @@ import (
 var keywords = []string{
 	"let", "fn", "return", "if", "else", "for", "in", "while", "break",
 	"continue", "test", "assert", "import", "as", "del", "true", "false",
-	"none", "and", "or", "not",
+	"none", "and", "or", "not", "is",
+	// Python's spellings of true, false and none, read as tref's.
+	"True", "False", "None",
 }
+
+// isTrue, isFalse and isNone read the constants' keywords in either
+// spelling.
+func isTrue(v string) bool  { return v == "true" || v == "True" }
+func isFalse(v string) bool { return v == "false" || v == "False" }
+func isNone(v string) bool  { return v == "none" || v == "None" }
 
 // lexDef is the tokenizer. Rules are tried in order and the first match
 // wins, so longer operators precede their prefixes, keywords precede
@@ -29,8 +37,8 @@ var keywords = []string{
 var lexDef = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "comment", Pattern: `#[^\r\n]*`},
 	{Name: "whitespace", Pattern: `[ \t\r\n]+`},
-	{Name: "String", Pattern: `f?"(?:\\[^\r\n]|[^"\\\r\n])*"`},
-	{Name: "BadString", Pattern: `f?"(?:\\[^\r\n]|[^"\\\r\n])*\\?`},
+	{Name: "String", Pattern: `f?(?:"(?:\\[^\r\n]|[^"\\\r\n])*"|'(?:\\[^\r\n]|[^'\\\r\n])*')`},
+	{Name: "BadString", Pattern: `f?(?:"(?:\\[^\r\n]|[^"\\\r\n])*|'(?:\\[^\r\n]|[^'\\\r\n])*)\\?`},
 	{Name: "Number", Pattern: `(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9_]*)?[A-Za-z0-9_]*`},
 	{Name: "Keyword", Pattern: `(?:` + strings.Join(keywords, "|") + `)\b`},
 	{Name: "Ident", Pattern: `[A-Za-z_][A-Za-z0-9_]*`},
@@ -107,11 +115,11 @@ func (s *scanner) next() {
 		s.col += utf8.RuneCountInString(src[start:j])
 		s.i = j
 		return
-	case c == '"':
+	case c == '"' || c == '\'':
 		s.emit(s.stringToken(start))
 	case isDigit(c) || (c == '.' && start+1 < len(src) && isDigit(src[start+1])):
 		s.emit(tokNumber, s.numberEnd())
-	case c == 'f' && start+1 < len(src) && src[start+1] == '"':
+	case c == 'f' && start+1 < len(src) && (src[start+1] == '"' || src[start+1] == '\''):
 		// An f-string: a string token whose text starts with f.
 		s.emit(s.stringToken(start + 1))
 	case isLetter(c):
@@ -139,10 +147,11 @@ func (s *scanner) next() {
 // the line (taking a final backslash) when the closing quote is missing.
 func (s *scanner) stringToken(quote int) (lexer.TokenType, int) {
 	src := s.src
+	q := src[quote] // " or ', as Python's: the other is a plain character
 	j := quote + 1
 	for j < len(src) {
 		switch src[j] {
-		case '"':
+		case q:
 			return tokString, j + 1
 		case '\n', '\r':
 			return tokBadString, j
@@ -264,8 +273,6 @@ func badChar(s string) string {
 	switch {
 	case r == utf8.RuneError:
 		return "invalid UTF-8 encoding"
-	case r == '\'':
-		return `unexpected character '\'' (strings use double quotes)`
 	case r == '!':
 		return "unexpected character '!' (use 'not' for negation)"
 	case r == '&' || r == '|':
@@ -305,7 +312,7 @@ func unquote(t lexer.Token) (string, *synError) {
 
 // escapes are the escape sequences of strings, by the character after the
 // backslash.
-var escapes = map[rune]string{'n': "\n", 't': "\t", '"': `"`, '\\': `\`}
+var escapes = map[rune]string{'n': "\n", 't': "\t", '"': `"`, '\'': "'", '\\': `\`}
 
 // literalChar reads the character of a string's text (between its
 // quotes) at raw[i]: the text it stands for (itself, or what an escape
@@ -323,7 +330,7 @@ func literalChar(raw string, i int) (text string, size, cols int, msg string) {
 	e, esize := utf8.DecodeRuneInString(raw[i+1:])
 	s, ok := escapes[e]
 	if !ok {
-		return "", 0, 0, fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" or \\)`, printable(e))
+		return "", 0, 0, fmt.Sprintf(`unknown escape sequence \%s in string literal (use \n \t \" \' or \\)`, printable(e))
 	}
 	return s, 1 + esize, 2, ""
 }

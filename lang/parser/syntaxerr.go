@@ -207,7 +207,7 @@ func endsOperand(t lexer.Token) bool {
 	case tokIdent, tokNumber, tokString:
 		return true
 	case tokKeyword:
-		return t.Value == "true" || t.Value == "false" || t.Value == "none"
+		return isTrue(t.Value) || isFalse(t.Value) || isNone(t.Value)
 	}
 	return closes(t)
 }

@@ -327,7 +327,7 @@ func (r *resolver) visible(s *scope, withBuiltins bool) []string {
 
 // pythonNames are Python's spellings of tref's keywords.
 var pythonNames = map[string]string{
-	"True": "true", "False": "false", "None": "none", "null": "none", "nil": "none",
+	"null": "none", "nil": "none",
 	"elif": "else if", "def": "fn", "lambda": "fn",
 }
 

@@ -46,7 +46,7 @@ func TestStaticErrors(t *testing.T) {
 		{"fn f() {\n  if true { f(z) }\n  let z = 1\n}", `t.tr:2:15: "z" is used before its declaration (at 3:7)`},
 		{"fn f() {\n  { f(z) }\n  { let z = 1 }\n}", `t.tr:2:7: undefined name "z"`},
 		{"let a = 1\nprint(b)", `t.tr:2:7: undefined name "b"`},
-		{"print(True, None)", "t.tr:1:7: undefined name \"True\"; tref writes true\nt.tr:1:13: undefined name \"None\"; tref writes none"},
+		{"print(null, nil)", "t.tr:1:7: undefined name \"null\"; tref writes none\nt.tr:1:13: undefined name \"nil\"; tref writes none"},
 		{"fn f(a) { let a = 2 }", `t.tr:1:15: "a" is already declared in this block (at 1:6); use "a = ..." to rebind it`},
 		{"for i in range(3) { let i = 0 }", `t.tr:1:25: "i" is already declared in this block (at 1:5); use "i = ..." to rebind it`},
 		{"del print", `t.tr:1:5: cannot delete builtin "print"; declare a variable with "let print = ..."`},
