@@ -6,14 +6,12 @@ import (
 	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/lang/parser"
 	"github.com/tref-lang/tref/stdlib"
 )
 
 // keywords are completed like names.
-var keywords = []string{
-	"let", "fn", "return", "if", "else", "for", "in", "while", "break", "continue",
-	"test", "assert", "import", "as", "del", "true", "false", "none", "and", "or", "not",
-}
+var keywords = parser.Keywords()
 
 // tensorFields are the fields of every tensor (x.shape); its methods are
 // the builtins, by uniform call syntax.

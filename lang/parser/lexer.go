@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -21,6 +22,9 @@ var keywords = []string{
 	// Python's spellings of true, false and none, read as tref's.
 	"True", "False", "None",
 }
+
+// Keywords lists the reserved words, for completion.
+func Keywords() []string { return slices.Clone(keywords) }
 
 // isTrue, isFalse and isNone read the constants' keywords in either
 // spelling.
