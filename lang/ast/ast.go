@@ -345,6 +345,10 @@ type MutateExpr struct {
 	At Pos
 	// Call is x.m(args): Call.Fn is a FieldExpr whose X is the Ident x.
 	Call *CallExpr
+	// Plain, set by the resolver when x is no variable the statement
+	// may rebind (an imported module, a builtin: helper.update(v)),
+	// makes the statement the call alone.
+	Plain bool
 }
 
 // Recv is the name whose value the statement changes.

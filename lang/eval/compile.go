@@ -384,6 +384,14 @@ func (c *compiler) let(s *ast.LetStmt) stmtFn {
 }
 
 func (c *compiler) assign(s *ast.AssignStmt) stmtFn {
+	if m, ok := s.Value.(*ast.MutateExpr); ok && m.Plain {
+		// helper.update(v) on a module or builtin: the call, as a statement.
+		st := &ast.ExprStmt{At: s.At, X: m.Call}
+		if c.replLast == s {
+			c.replLast = st
+		}
+		return c.stmt(st)
+	}
 	val := c.expr(s.Value)
 	l := c.loc(s.Target.Binding)
 	dead := s.Target.LastUse

@@ -205,6 +205,9 @@ func (l *live) stmt(st ast.Stmt, out set, ctx *loopCtx) set {
 		}
 		return l.expr(st.Value, out)
 	case *ast.AssignStmt:
+		if m, ok := st.Value.(*ast.MutateExpr); ok && m.Plain {
+			return l.expr(m.Call, out) // the call alone: nothing assigned
+		}
 		if st.Op == "=" {
 			return l.expr(st.Value, l.def(st.Target, out))
 		}

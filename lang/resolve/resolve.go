@@ -370,6 +370,13 @@ func (r *resolver) use(s *scope, id *ast.Ident) {
 }
 
 // target resolves the variable written by an assignment or del.
+// assignable reports whether id names a variable an assignment may
+// rebind (not a module, a builtin or an undeclared name).
+func (r *resolver) assignable(s *scope, id *ast.Ident) bool {
+	b := r.lookup(s, id.Name)
+	return b != nil && !r.imported[b]
+}
+
 func (r *resolver) target(s *scope, id *ast.Ident, what string) {
 	if b := r.lookup(s, id.Name); b != nil {
 		id.Binding = b
@@ -413,6 +420,11 @@ func (r *resolver) stmt(s *scope, st ast.Stmt) {
 			}
 		}
 	case *ast.AssignStmt:
+		if m, ok := st.Value.(*ast.MutateExpr); ok && !r.assignable(s, st.Target) {
+			m.Plain = true // helper.update(v) on a module: the call
+			r.expr(s, m.Call)
+			return
+		}
 		r.expr(s, st.Value)
 		if st.Op == "=" {
 			r.target(s, st.Target, "assign to")
