@@ -524,7 +524,7 @@ func (c *converter) stmt(s stmt) ast.Stmt {
 			}
 			return c.unpack(posOf(s.Pos), true, list, value)
 		}
-		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Bind.Name), Value: value}
+		return &ast.LetStmt{At: posOf(s.Pos), Name: ident(s.Bind.Name), Value: c.popped(s.Bind.Name.Value, value)}
 	case *fnStmt:
 		ps, err := convertParams(s.Params)
 		if err != nil {
@@ -685,7 +685,11 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 			c.errorf(posOf(s.Pos), "cannot assign to %s; only a plain name or name[...] can be assigned", describeExpr(s.X))
 			return nil
 		}
-		return &ast.AssignStmt{At: posOf(s.Pos), Target: target, Op: s.Op, Value: s.Value}
+		value := s.Value
+		if s.Op == "=" {
+			value = c.popped(target.Name, value)
+		}
+		return &ast.AssignStmt{At: posOf(s.Pos), Target: target, Op: s.Op, Value: value}
 	}
 	_, isCall := s.X.(*ast.CallExpr)
 	if i := tokenAt(c.toks, posOf(s.Pos)); !isCall && i > 0 && i < len(c.toks) {
@@ -711,6 +715,51 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 		return &ast.AssignStmt{At: posOf(s.Pos), Target: &ast.Ident{At: m.Recv().At, Name: m.Recv().Name}, Op: "=", Value: m}
 	}
 	return &ast.ExprStmt{At: posOf(s.Pos), X: s.X}
+}
+
+// popped handles `name = xs.pop(i)` (and let): Python's pop both
+// returns a value and changes xs, which tref does as the value xs[i]
+// (xs[-1] without i; on a record, r[key]), then the statement
+// xs.pop(i), queued in c.after. Only an index that reads the same twice
+// (a literal or a name) qualifies; any other value is returned as it is.
+func (c *converter) popped(name string, value ast.Expr) ast.Expr {
+	call, ok := value.(*ast.CallExpr)
+	if !ok || len(call.Args) > 1 {
+		return value
+	}
+	f, ok := call.Fn.(*ast.FieldExpr)
+	if !ok || f.Name != "pop" {
+		return value
+	}
+	recv, ok := f.X.(*ast.Ident)
+	if !ok || recv.Name == name {
+		return value
+	}
+	var index ast.Expr = &ast.UnaryExpr{At: call.At, Op: "-", X: &ast.NumberLit{At: call.At, Raw: "1", IsInt: true, Int: 1}}
+	if len(call.Args) == 1 {
+		a := call.Args[0]
+		if a.Name != "" || !rereadable(a.Value) {
+			return value
+		}
+		index = a.Value
+	}
+	read := &ast.IndexExpr{At: call.At, X: &ast.Ident{At: recv.At, Name: recv.Name}, Indices: []ast.Expr{index}}
+	m := mutation(&ast.CallExpr{At: call.At, Fn: &ast.FieldExpr{At: f.At, X: &ast.Ident{At: recv.At, Name: recv.Name}, Name: "pop"}, Args: call.Args})
+	c.after = append(c.after, &ast.AssignStmt{At: call.At, Target: &ast.Ident{At: recv.At, Name: recv.Name}, Op: "=", Value: m})
+	return read
+}
+
+// rereadable reports whether evaluating x twice gives the same value
+// without doing anything: a literal, a name, or a negated number.
+func rereadable(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.NumberLit, *ast.StringLit, *ast.Ident:
+		return true
+	case *ast.UnaryExpr:
+		_, num := x.X.(*ast.NumberLit)
+		return x.Op == "-" && num
+	}
+	return false
 }
 
 // mutators are the methods with which Python changes a list or a dict in
