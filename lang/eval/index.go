@@ -180,6 +180,9 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 // a function), the likely intent was to call it on x, which uniform call
 // syntax does not do.
 func (fr *frame) noMethod(v Value, name string, pos ast.Pos) error {
+	if _, isList := v.(*List); isList && listMutators[name] != nil {
+		return fr.errorf(pos, "xs.%s(...) changes a list, so it is a statement of its own on a name, not a value (let v = xs.pop() also works)", name)
+	}
 	err := fr.noField(v, name, pos)
 	e, ok := err.(*Error)
 	if !ok || fr.mod == nil {
@@ -190,9 +193,6 @@ func (fr *frame) noMethod(v Value, name string, pos ast.Pos) error {
 			e.Msg += fmt.Sprintf(" (a method call reaches only builtins and fields; write %s(x, ...) to call the script's %s)", name, name)
 			break
 		}
-	}
-	if _, isList := v.(*List); isList && listMutators[name] != nil {
-		e.Msg += fmt.Sprintf(" here: xs.%s(...) changes a list as a statement of its own on a name (it rebinds the name)", name)
 	}
 	return err
 }
