@@ -203,6 +203,8 @@ type FStringPart struct {
 	Text string
 	X    Expr
 	Spec string
+	// Conv is the conversion, "r", "s" or "a" ({x!r}), or "".
+	Conv string
 }
 
 // BoolLit is true or false.

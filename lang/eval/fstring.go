@@ -14,6 +14,7 @@ func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
 		text string
 		x    exprFn
 		spec Value // a String, or nil for print's form
+		repr bool  // !r (or !a): the value quoted as in a list
 		site *callSite
 	}
 	parts := make([]part, len(e.Parts))
@@ -25,6 +26,7 @@ func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
 			if p.Spec != "" {
 				parts[i].spec = String(p.Spec)
 			}
+			parts[i].repr = p.Conv == "r" || p.Conv == "a"
 		}
 	}
 	return func(fr *frame) (Value, error) {
@@ -37,6 +39,14 @@ func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
 			v, err := p.x(fr)
 			if err != nil {
 				return nil, err
+			}
+			if p.repr {
+				r, err := fr.th.Repr(v)
+				Release(fr.th.RT, v)
+				if err != nil {
+					return nil, fr.wrap(p.site.pos, err)
+				}
+				v = String(r)
 			}
 			s, err := fr.formatField(v, p.spec, p.site)
 			if err != nil {

@@ -88,7 +88,8 @@ func (f *fstringSplitter) flush() {
 }
 
 // field reads the field at raw[i] == '{': its expression up to a ':', a
-// '!' or the closing '}' outside brackets, then its spec.
+// '!' or the closing '}' outside brackets and strings, then its
+// conversion and its spec.
 func (f *fstringSplitter) field() *synError {
 	open := f.col
 	start, startCol := f.i+1, f.col+1
@@ -103,6 +104,15 @@ func (f *fstringSplitter) field() *synError {
 		switch {
 		case r == '\\':
 			return f.fail(col, "an f-string field's expression cannot contain a backslash")
+		case r == '\'' || r == '"':
+			// A string in the other quotes: its text may hold : } !
+			n := strings.IndexRune(f.raw[j+1:], r)
+			if n < 0 {
+				return f.fail(col, "string literal not terminated in an f-string field")
+			}
+			col += utf8.RuneCountInString(f.raw[j : j+n+2])
+			j += n + 2
+			continue
 		case r == '(' || r == '[' || r == '{':
 			depth++
 		case (r == ')' || r == ']' || r == '}') && depth > 0:
@@ -112,7 +122,8 @@ func (f *fstringSplitter) field() *synError {
 			end = j
 			continue
 		case r == '!' && !strings.HasPrefix(f.raw[j+1:], "="):
-			return f.fail(col, "f-string conversions (!r, !s) are not supported; write str(x) or format(x, spec)")
+			end = j
+			continue
 		case r == '=' && fieldEnds(f.raw[j+1:]) && !strings.ContainsRune("=!<>", prevRune(f.raw[:j])):
 			debug = true
 			end = j
@@ -135,6 +146,16 @@ func (f *fstringSplitter) field() *synError {
 		col++
 	}
 	f.flush()
+	conv := ""
+	if f.raw[j] == '!' {
+		// !r, !s or !a, then the spec or the closing brace.
+		if j+2 >= len(f.raw) || !strings.ContainsRune("rsa", rune(f.raw[j+1])) || f.raw[j+2] != ':' && f.raw[j+2] != '}' {
+			return f.fail(col, "an f-string conversion is !r, !s or !a, before ':' or '}'")
+		}
+		conv = f.raw[j+1 : j+2]
+		j += 2
+		col += 2
+	}
 	spec := ""
 	if f.raw[j] == ':' {
 		j++
@@ -154,7 +175,7 @@ func (f *fstringSplitter) field() *synError {
 		spec = f.raw[specStart:j]
 	}
 	// raw[j] is the field's closing '}', at column col.
-	f.parts = append(f.parts, &ast.FStringPart{X: x, Spec: spec})
+	f.parts = append(f.parts, &ast.FStringPart{X: x, Spec: spec, Conv: conv})
 	f.i = j + 1
 	f.col = col + 1
 	return nil
@@ -163,7 +184,7 @@ func (f *fstringSplitter) field() *synError {
 // fieldEnds reports whether rest, the text after a '=' in a field, ends
 // the field there ({x=} or {x=:.2f}).
 func fieldEnds(rest string) bool {
-	return strings.HasPrefix(rest, "}") || strings.HasPrefix(rest, ":")
+	return strings.HasPrefix(rest, "}") || strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "!")
 }
 
 // prevRune is the last rune of s, or 0.
