@@ -56,9 +56,11 @@ func pythonReduce(th *eval.Thread, b *eval.Builtin, op ops.Op, args []eval.Value
 // isPythonIterable says whether v is an iterable torch's reductions do not
 // take: a list or a range, or also a string when strings is set.
 func isPythonIterable(v eval.Value, strings bool) bool {
-	switch v.(type) {
+	switch x := v.(type) {
 	case *eval.List, eval.Range:
 		return true
+	case *eval.Record:
+		return !x.Positional // a dict's keys; torch's reductions take an op's result
 	case eval.String:
 		return strings
 	}
@@ -161,7 +163,7 @@ func pythonExtreme(th *eval.Thread, fname string, largest bool, args []eval.Valu
 	var vals []eval.Value
 	if len(args) == 1 {
 		if !isPythonIterable(args[0], true) {
-			return nil, fmt.Errorf("%s: %s is not iterable; %s(x, key=...) takes a list, a range or a string", fname, eval.Describe(args[0]), fname)
+			return nil, fmt.Errorf("%s: %s is not iterable; %s(x, key=...) takes a list, a range, a record (its keys) or a string", fname, eval.Describe(args[0]), fname)
 		}
 		var err error
 		if vals, err = collect(th, fname, args[0]); err != nil {
