@@ -84,25 +84,12 @@ func rangeHas(r Range, th *Thread, v Value) bool {
 
 // membership compiles `x in y` and `x not in y`.
 func (c *compiler) membership(e *ast.BinaryExpr) exprFn {
-	x, y := c.expr(e.X), c.expr(e.Y)
 	negate := e.Op == "not in"
 	site := newSite(e.At)
-	return func(fr *frame) (Value, error) {
-		a, err := x(fr)
-		if err != nil {
-			return nil, err
-		}
-		b, err := y(fr)
-		if err != nil {
-			Release(fr.th.RT, a)
-			return nil, err
-		}
+	return c.comparison(e, func(fr *frame, a, b Value) (bool, error) {
 		has, err := fr.member(a, b, site)
-		if err != nil {
-			return nil, err
-		}
-		return Bool(has != negate), nil
-	}
+		return has != negate, err
+	})
 }
 
 // identity compiles a is b and a is not b, Python's identity test: the
@@ -110,8 +97,19 @@ func (c *compiler) membership(e *ast.BinaryExpr) exprFn {
 // bools, numbers of one type, strings), which tref does not tell apart
 // by identity. x is None is the usual use.
 func (c *compiler) identity(e *ast.BinaryExpr) exprFn {
-	x, y := c.expr(e.X), c.expr(e.Y)
 	negate := e.Op == "is not"
+	return c.comparison(e, func(fr *frame, a, b Value) (bool, error) {
+		is := identical(a, b)
+		Release(fr.th.RT, a)
+		Release(fr.th.RT, b)
+		return is != negate, nil
+	})
+}
+
+// comparison compiles a test of e's two operands, evaluated left to
+// right; test consumes them.
+func (c *compiler) comparison(e *ast.BinaryExpr, test func(fr *frame, a, b Value) (bool, error)) exprFn {
+	x, y := c.expr(e.X), c.expr(e.Y)
 	return func(fr *frame) (Value, error) {
 		a, err := x(fr)
 		if err != nil {
@@ -122,10 +120,11 @@ func (c *compiler) identity(e *ast.BinaryExpr) exprFn {
 			Release(fr.th.RT, a)
 			return nil, err
 		}
-		is := identical(a, b)
-		Release(fr.th.RT, a)
-		Release(fr.th.RT, b)
-		return Bool(is != negate), nil
+		t, err := test(fr, a, b)
+		if err != nil {
+			return nil, err
+		}
+		return Bool(t), nil
 	}
 }
 
