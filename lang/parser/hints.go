@@ -26,8 +26,11 @@ func pythonHint(toks []lexer.Token, e *synError) string {
 	case strings.HasPrefix(e.Msg, "expected '{'") && ifAfterOperand(toks, at):
 		return "(a conditional expression needs its else: a if c else b)"
 	case t.Type == tokIdent && prev != nil && prev.Type == tokKeyword && prev.Value == "import":
-		if t.Value == "math" {
+		switch t.Value {
+		case "math":
 			return "(Python's math module is predeclared: use math.sqrt(x) without importing it)"
+		case "time":
+			return "(Python's time module is predeclared: use time.time() without importing it)"
 		}
 		return "(tref imports a file by its path: import \"" + t.Value + ".tr\")"
 	case t.Type == tokOp && t.Value == "//" && (prev == nil || prev.Pos.Line < t.Pos.Line):
