@@ -24,6 +24,7 @@ func (c *compiler) field(e *ast.FieldExpr) exprFn {
 	x := c.expr(e.X)
 	name := e.Name
 	site := newSite(e.At)
+	mc := c.method(name)
 	return func(fr *frame) (Value, error) {
 		v, err := x(fr)
 		if err != nil {
@@ -31,11 +32,49 @@ func (c *compiler) field(e *ast.FieldExpr) exprFn {
 		}
 		f, found, err := fr.getField(v, name, site)
 		if err == nil && !found {
+			if m := mc.boundTo(v); m != nil {
+				return bindMethod(name, m, v), nil // takes over v
+			}
 			err = fr.noField(v, name, site.pos)
 		}
 		Release(fr.th.RT, v)
 		return f, err
 	}
+}
+
+// dictMethods are the builtins a record reads as bound methods, Python's
+// dict methods that leave it as it is (key=scores.get).
+var dictMethods = map[string]bool{"get": true, "keys": true, "values": true, "items": true}
+
+// boundTo is the function x.name stands for when x has no field name, as
+// Python's bound methods: a method of x's type, or a builtin taking x
+// first (on a tensor, a number or a string; on a record, the dict
+// methods); nil when there is none.
+func (m methodRef) boundTo(x Value) *Builtin {
+	switch x.(type) {
+	case String:
+		if m.str != nil {
+			return m.str
+		}
+		return m.builtin
+	case *List:
+		return m.list
+	case *Record:
+		if dictMethods[m.name] {
+			return m.builtin
+		}
+	case Tensor, Int, Float32, Float64, Bool:
+		return m.builtin
+	}
+	return nil
+}
+
+// bindMethod makes the function x.name, which calls m with x, taken
+// over, first.
+func bindMethod(name string, m *Builtin, x Value) *Bound {
+	return NewBound(x.Type()+"."+name, func(th *Thread, held, args []Value, kw []Kwarg) (Value, error) {
+		return th.Call(m, append([]Value{held[0]}, args...), kw)
+	}, []Value{x})
 }
 
 // getField returns an owned reference to field name of v, or found=false
