@@ -14,10 +14,16 @@ import (
 // Format renders v as print shows it, without forcing anything: a tensor
 // whose data is not on the host yet prints as a placeholder. Use
 // Thread.Format to force pending values first.
-func Format(v Value) string {
+func Format(v Value) string { return formatNow(v, false) }
+
+// reprNow is Format for a value shown inside a list (a string quoted), for
+// messages.
+func reprNow(v Value) string { return formatNow(v, true) }
+
+func formatNow(v Value, inner bool) string {
 	var b strings.Builder
 	f := formatter{b: &b, read: func(r *refs.Ref) (*tensor.Dense, error) { return r.Host(), nil }}
-	f.value(v, false)
+	f.value(v, inner)
 	return b.String()
 }
 

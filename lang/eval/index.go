@@ -219,7 +219,8 @@ func (fr *frame) noField(v Value, name string, pos ast.Pos) error {
 // a function), the likely intent was to call it on x, which uniform call
 // syntax does not do.
 func (fr *frame) noMethod(v Value, name string, pos ast.Pos) error {
-	if _, isList := v.(*List); isList && listMutators[name] != nil {
+	_, isList := v.(*List)
+	if _, isMutator := listMutators[name]; isList && isMutator {
 		return fr.errorf(pos, "xs.%s(...) changes a list, so it is a statement of its own on a name, not a value (let v = xs.pop() also works)", name)
 	}
 	err := fr.noField(v, name, pos)

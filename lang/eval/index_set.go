@@ -126,16 +126,23 @@ func (fr *frame) setRecordField(r *Record, items []indexItem, vals []Value, v Va
 		Retain(rt, r) // the caller releases x
 		return r, nil
 	}
-	values := make([]Value, len(r.Values), len(r.Values)+1)
-	for j, e := range r.Values {
-		Retain(rt, e)
-		values[j] = e
-	}
-	out := r.WithValues(values)
+	out := fr.copyRecord(r)
 	out.Positional = r.Positional // an op's result stays readable by position
-	out.owned = true
 	out.PutKey(rt, key, v)
 	return out, nil
+}
+
+// copyRecord is a new record, owned (field assignment may change it in
+// place), holding r's keys and values.
+func (fr *frame) copyRecord(r *Record) *Record {
+	values := make([]Value, len(r.Values), len(r.Values)+1)
+	for i, v := range r.Values {
+		Retain(fr.th.RT, v)
+		values[i] = v
+	}
+	out := r.WithValues(values)
+	out.owned = true
+	return out
 }
 
 // setListIndex replaces an element (int index) or a run of elements

@@ -14,17 +14,27 @@ import (
 // variable's value moved out at its last read), else copied, so that
 // whoever else held the old value keeps it, as for x[i] = v.
 
-// mutator computes the new value of x, consumed, from the call's
-// arguments, borrowed.
-type mutator func(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error)
+// mutator is one in-place method: change computes the new value of x,
+// consumed, from the call's arguments, borrowed. mutate checks first that
+// the call passes between least and most positional arguments and no
+// keywords, unless checksOwn: the method takes keywords and checks its
+// arguments itself.
+type mutator struct {
+	change      func(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error)
+	least, most int
+	checksOwn   bool
+}
 
 var listMutators = map[string]mutator{
-	"append": listAppend, "extend": listExtend, "insert": listInsert, "remove": listRemove,
-	"pop": listPop, "clear": listClear, "sort": listSort, "reverse": listReverse,
+	"append": {listAppend, 1, 1, false}, "extend": {listExtend, 1, 1, false},
+	"insert": {listInsert, 2, 2, false}, "remove": {listRemove, 1, 1, false},
+	"pop": {listPop, 0, 1, false}, "clear": {listClear, 0, 0, false},
+	"sort": {listSort, 0, 0, true}, "reverse": {listReverse, 0, 0, false},
 }
 
 var recordMutators = map[string]mutator{
-	"update": recordUpdate, "pop": recordPop, "setdefault": recordSetdefault, "clear": recordClear,
+	"update": {recordUpdate, 0, 1, true}, "pop": {recordPop, 1, 2, false},
+	"setdefault": {recordSetdefault, 1, 2, false}, "clear": {recordClear, 0, 0, false},
 }
 
 // mutate compiles `x.m(args)` as a statement: x's new value.
@@ -34,27 +44,27 @@ func (c *compiler) mutate(e *ast.MutateExpr) exprFn {
 	evalArgs, _, _ := c.callArgs(e.Call)
 	name := e.Method()
 	mc := c.method(name)
-	listM, recordM := listMutators[name], recordMutators[name]
-	repl := false
-	if a, ok := c.replLast.(*ast.AssignStmt); ok && a.Value == e {
-		repl = true
-	}
+	listM, hasListM := listMutators[name]
+	recordM, hasRecordM := recordMutators[name]
+	last, ok := c.replLast.(*ast.AssignStmt)
+	repl := ok && last.Value == e // the REPL shows a plain call's result
 	return func(fr *frame) (Value, error) {
 		x, err := recv(fr)
 		if err != nil {
 			return nil, err
 		}
-		m := listM
-		if r, ok := x.(*Record); ok {
-			m = nil
-			if _, isField := r.Get(name); !isField {
-				m = recordM // a field of that name is a method of the record's own
-			}
-		} else if _, ok := x.(*List); !ok {
-			m = nil
+		var m mutator
+		typ, ok := "list", false
+		switch x := x.(type) {
+		case *List:
+			m, ok = listM, hasListM
+		case *Record:
+			// A field of that name is a method of the record's own.
+			_, isField := x.Get(name)
+			m, ok, typ = recordM, hasRecordM && !isField, "record"
 		}
 		th := fr.th
-		if m == nil {
+		if !ok {
 			// Not a list or record change: the call, for its effect; x
 			// keeps its value.
 			Retain(th.RT, x)
@@ -76,15 +86,24 @@ func (c *compiler) mutate(e *ast.MutateExpr) exprFn {
 			Release(th.RT, x)
 			return nil, err
 		}
-		v, err := m(fr, x, th.args[base:], kw, site)
+		args := th.args[base:]
+		if !m.checksOwn {
+			err = mutArgs(fr, typ, name, args, kw, m.least, m.most, site)
+		}
+		var v Value
+		if err == nil {
+			v, err = m.change(fr, x, args, kw, site)
+		} else {
+			Release(th.RT, x)
+		}
 		th.popArgs(base)
 		releaseKw(th, kw)
 		return v, err
 	}
 }
 
-// mutArgs checks a mutator's argument count: between least and most
-// positional arguments, and no keywords unless it takes them.
+// mutArgs checks a mutator's arguments: between least and most
+// positional ones, and no keywords.
 func mutArgs(fr *frame, typ, name string, args []Value, kw []Kwarg, least, most int, site *callSite) error {
 	if len(kw) > 0 {
 		return fr.errorf(site.pos, "%s.%s takes no keyword argument %q", typ, name, kw[0].Name)
@@ -114,13 +133,9 @@ func (fr *frame) ownList(l *List, n int, site *callSite) (*List, error) {
 	if l.rc == 1 {
 		return l, nil
 	}
-	elems := make([]Value, len(l.Elems), len(l.Elems)+n)
-	for i, e := range l.Elems {
-		Retain(fr.th.RT, e)
-		elems[i] = e
-	}
+	out := fr.copyList(l)
 	Release(fr.th.RT, l)
-	return NewList(elems), nil
+	return out, nil
 }
 
 // appendOwned appends vs (borrowed) to l, which the caller owns alone.
@@ -135,10 +150,6 @@ func (fr *frame) appendOwned(l *List, vs ...Value) {
 }
 
 func listAppend(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "list", "append", args, kw, 1, 1, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	l, err := fr.ownList(x.(*List), 1, site)
 	if err != nil {
 		return nil, err
@@ -148,10 +159,6 @@ func listAppend(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (V
 }
 
 func listExtend(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "list", "extend", args, kw, 1, 1, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	more, err := Collect(fr.th, args[0], site.pos)
 	if err != nil {
 		Release(fr.th.RT, x)
@@ -167,10 +174,6 @@ func listExtend(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (V
 }
 
 func listInsert(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "list", "insert", args, kw, 2, 2, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	i, err := fr.intIndex(args[0], site.pos, "the index of list.insert")
 	if err != nil {
 		Release(fr.th.RT, x)
@@ -194,10 +197,6 @@ func listInsert(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (V
 }
 
 func listRemove(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "list", "remove", args, kw, 1, 1, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	l := x.(*List)
 	for i, e := range l.Elems {
 		eq, err := fr.equal(args[0], e, site.pos)
@@ -210,7 +209,7 @@ func listRemove(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (V
 		}
 	}
 	Release(fr.th.RT, x)
-	return nil, fr.errorf(site.pos, "list.remove(x): %s is not in the list", formatKey(args[0]))
+	return nil, fr.errorf(site.pos, "list.remove(x): %s is not in the list", reprNow(args[0]))
 }
 
 // removeAt is l (consumed) without its element i.
@@ -225,10 +224,6 @@ func (fr *frame) removeAt(l *List, i int, site *callSite) (Value, error) {
 }
 
 func listPop(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "list", "pop", args, kw, 0, 1, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	l := x.(*List)
 	i := -1
 	if len(args) == 1 {
@@ -254,17 +249,10 @@ func listPop(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Valu
 
 func listClear(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
 	Release(fr.th.RT, x)
-	if err := mutArgs(fr, "list", "clear", args, kw, 0, 0, site); err != nil {
-		return nil, err
-	}
 	return NewList(nil), nil
 }
 
 func listReverse(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "list", "reverse", args, kw, 0, 0, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	l, err := fr.ownList(x.(*List), 0, site)
 	if err != nil {
 		return nil, err
@@ -299,13 +287,7 @@ func (fr *frame) ownRecord(r *Record, site *callSite) (*Record, error) {
 		Release(fr.th.RT, r)
 		return nil, fr.errorf(site.pos, "cannot change the record: %v", err)
 	}
-	values := make([]Value, len(r.Values))
-	for i, v := range r.Values {
-		Retain(fr.th.RT, v)
-		values[i] = v
-	}
-	out := r.WithValues(values)
-	out.owned = true
+	out := fr.copyRecord(r)
 	Release(fr.th.RT, r)
 	return out, nil
 }
@@ -372,22 +354,17 @@ func recordUpdate(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) 
 
 // recordPop drops the field key (a default makes a missing key fine).
 func recordPop(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "record", "pop", args, kw, 1, 2, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	r := x.(*Record)
 	i := r.Find(args[0])
 	if i < 0 {
 		if len(args) == 2 {
 			return r, nil
 		}
-		err := fr.errorf(site.pos, "pop: the record has no key %s", Describe(args[0]))
-		if _, _, ok := RecordKey(args[0]); ok {
-			err = fr.errorf(site.pos, "pop: the record has no key %s (pass a default, r.pop(k, none), to allow that)", formatKey(args[0]))
-		}
 		Release(fr.th.RT, x)
-		return nil, err
+		if _, _, ok := RecordKey(args[0]); !ok {
+			return nil, fr.errorf(site.pos, "pop: the record has no key %s", Describe(args[0]))
+		}
+		return nil, fr.errorf(site.pos, "pop: the record has no key %s (pass a default, r.pop(k, none), to allow that)", reprNow(args[0]))
 	}
 	r, err := fr.ownRecord(r, site)
 	if err != nil {
@@ -402,22 +379,9 @@ func recordPop(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Va
 	return r, nil
 }
 
-// formatKey writes a value as a list shows it: a number bare, a string
-// quoted.
-func formatKey(k Value) string {
-	if s, ok := k.(String); ok {
-		return fmt.Sprintf("%q", string(s))
-	}
-	return Format(k)
-}
-
 // recordSetdefault adds the field key with default (none) unless the
 // record has it.
 func recordSetdefault(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
-	if err := mutArgs(fr, "record", "setdefault", args, kw, 1, 2, site); err != nil {
-		Release(fr.th.RT, x)
-		return nil, err
-	}
 	r := x.(*Record)
 	if _, _, ok := RecordKey(args[0]); !ok {
 		Release(fr.th.RT, x)
@@ -441,8 +405,5 @@ func recordSetdefault(fr *frame, x Value, args []Value, kw []Kwarg, site *callSi
 
 func recordClear(fr *frame, x Value, args []Value, kw []Kwarg, site *callSite) (Value, error) {
 	Release(fr.th.RT, x)
-	if err := mutArgs(fr, "record", "clear", args, kw, 0, 0, site); err != nil {
-		return nil, err
-	}
 	return NewRecord(nil, nil), nil
 }
