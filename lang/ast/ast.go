@@ -353,6 +353,14 @@ type MutateExpr struct {
 	Plain bool
 }
 
+// Mutators are the methods with which Python changes a list or a dict in
+// place: as a statement on a name, x.m(args) is a MutateExpr. The
+// evaluator implements each (for lists, records or both).
+var Mutators = map[string]bool{
+	"append": true, "extend": true, "insert": true, "remove": true, "pop": true,
+	"clear": true, "sort": true, "reverse": true, "update": true, "setdefault": true,
+}
+
 // Recv is the name whose value the statement changes.
 func (e *MutateExpr) Recv() *Ident { return e.Call.Fn.(*FieldExpr).X.(*Ident) }
 

@@ -762,13 +762,6 @@ func rereadable(x ast.Expr) bool {
 	return false
 }
 
-// mutators are the methods with which Python changes a list or a dict in
-// place; as a statement on a name, x.m(args) rebinds x (ast.MutateExpr).
-var mutators = map[string]bool{
-	"append": true, "extend": true, "insert": true, "remove": true, "pop": true,
-	"clear": true, "sort": true, "reverse": true, "update": true, "setdefault": true,
-}
-
 // mutation is the statement x as an ast.MutateExpr when it is a call of a
 // mutator on a plain name, else nil.
 func mutation(x ast.Expr) *ast.MutateExpr {
@@ -777,7 +770,7 @@ func mutation(x ast.Expr) *ast.MutateExpr {
 		return nil
 	}
 	f, ok := call.Fn.(*ast.FieldExpr)
-	if !ok || !mutators[f.Name] {
+	if !ok || !ast.Mutators[f.Name] {
 		return nil
 	}
 	if _, ok := f.X.(*ast.Ident); !ok {
