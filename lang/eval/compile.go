@@ -69,6 +69,10 @@ type param struct {
 	kind ast.ParamKind
 }
 
+// named reports whether a keyword of p's name binds p (not *args or
+// **kwargs).
+func (p param) named() bool { return p.kind == ast.Positional || p.kind == ast.KeywordOnly }
+
 // locKind says where a variable lives at run time.
 type locKind uint8
 

@@ -420,7 +420,7 @@ func (th *Thread) Call(fn Value, args []Value, kwargs []Kwarg) (Value, error) {
 // -1: *args and **kwargs take no keyword of their own name.
 func (c *funcCode) paramIndex(name string) int {
 	for i, p := range c.params {
-		if p.name == name && (p.kind == ast.Positional || p.kind == ast.KeywordOnly) {
+		if p.name == name && p.named() {
 			return i
 		}
 	}
@@ -433,7 +433,7 @@ func (c *funcCode) paramIndex(name string) int {
 func (c *funcCode) paramHint(name string, slots []Value) string {
 	var names, free []string
 	for _, p := range c.params {
-		if p.kind != ast.Positional && p.kind != ast.KeywordOnly {
+		if !p.named() {
 			continue
 		}
 		names = append(names, p.name)
