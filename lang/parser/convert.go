@@ -744,7 +744,7 @@ func (c *converter) popped(name string, value ast.Expr) ast.Expr {
 		index = a.Value
 	}
 	read := &ast.IndexExpr{At: call.At, X: &ast.Ident{At: recv.At, Name: recv.Name}, Indices: []ast.Expr{index}}
-	m := mutation(&ast.CallExpr{At: call.At, Fn: &ast.FieldExpr{At: f.At, X: &ast.Ident{At: recv.At, Name: recv.Name}, Name: "pop"}, Args: call.Args})
+	m := &ast.MutateExpr{At: call.At, Call: &ast.CallExpr{At: call.At, Fn: &ast.FieldExpr{At: f.At, X: &ast.Ident{At: recv.At, Name: recv.Name}, Name: "pop"}, Args: call.Args}}
 	c.after = append(c.after, &ast.AssignStmt{At: call.At, Target: &ast.Ident{At: recv.At, Name: recv.Name}, Op: "=", Value: m})
 	return read
 }
