@@ -25,7 +25,7 @@ func strFormat(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eva
 	if !ok {
 		return nil, fmt.Errorf("format: the template must be a string, not %s", eval.Describe(args[0]))
 	}
-	f := &templateFormat{th: th, args: args[1:], kwargs: kwargs, out: &strings.Builder{}}
+	f := &templateFormat{th: th, args: args[1:], kwargs: kwargs, out: &hostText{th: th}}
 	if err := f.expand(string(tmpl), 0); err != nil {
 		return nil, fmt.Errorf("format: %v", err)
 	}
@@ -37,7 +37,7 @@ type templateFormat struct {
 	th     *eval.Thread
 	args   []eval.Value
 	kwargs []eval.Kwarg
-	out    *strings.Builder
+	out    *hostText
 	// next is the next automatic field's argument; manual says fields
 	// are numbered by hand (0: not known yet, 1: auto, 2: manual).
 	next, numbering int
@@ -72,10 +72,9 @@ func (f *templateFormat) expand(t string, depth int) error {
 			for j < len(t) && t[j] != '{' && t[j] != '}' {
 				j++
 			}
-			if err := f.grow(j - i); err != nil {
+			if err := f.out.write(t[i:j]); err != nil {
 				return err
 			}
-			f.out.WriteString(t[i:j])
 			i = j
 		}
 	}
@@ -99,9 +98,20 @@ func fieldEnd(t string, open int) int {
 	return -1
 }
 
-// grow checks that the result may grow by n bytes.
-func (f *templateFormat) grow(n int) error {
-	return f.th.RT.HostPool().CheckValue(int64(f.out.Len()) + int64(n))
+// hostText is a string being built whose size counts against the host
+// memory limit, as the script's strings do.
+type hostText struct {
+	th *eval.Thread
+	strings.Builder
+}
+
+// write appends s once the text may grow by it.
+func (t *hostText) write(s string) error {
+	if err := t.th.RT.HostPool().CheckValue(int64(t.Len()) + int64(len(s))); err != nil {
+		return err
+	}
+	t.WriteString(s)
+	return nil
 }
 
 // field writes one replacement field, name[!conversion][:spec], found at
@@ -121,7 +131,7 @@ func (f *templateFormat) field(text string, depth int) error {
 			return fmt.Errorf("{%s}: fields nest too deeply (a spec may hold fields, theirs not)", text)
 		}
 		outer := f.out
-		f.out = &strings.Builder{}
+		f.out = &hostText{th: f.th}
 		err := f.expand(spec, depth+1)
 		spec = f.out.String()
 		f.out = outer
@@ -150,11 +160,7 @@ func (f *templateFormat) field(text string, depth int) error {
 	if err != nil {
 		return err
 	}
-	if err := f.grow(len(s)); err != nil {
-		return err
-	}
-	f.out.WriteString(s)
-	return nil
+	return f.out.write(s)
 }
 
 // splitField splits a field's text at the '!' and ':' that end its name

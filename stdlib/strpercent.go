@@ -18,7 +18,7 @@ func strPercent(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	if err := eval.UnpackArgs(th, "%", args, kwargs, "s", &s, "args", &v); err != nil {
 		return nil, err
 	}
-	p := &percentFormat{th: th}
+	p := &percentFormat{th: th, out: hostText{th: th}}
 	switch x := v.(type) {
 	case *eval.List:
 		p.args = x.Elems
@@ -41,7 +41,7 @@ type percentFormat struct {
 	args  []eval.Value
 	named *eval.Record // for %(name)s; args is then the record itself
 	next  int
-	out   strings.Builder
+	out   hostText
 }
 
 // format expands every conversion of s.
@@ -52,10 +52,9 @@ func (p *percentFormat) format(s string) (string, error) {
 		if j < 0 {
 			j = len(s) - i
 		}
-		if err := p.grow(j); err != nil {
+		if err := p.out.write(s[i : i+j]); err != nil {
 			return "", err
 		}
-		p.out.WriteString(s[i : i+j])
 		i += j
 		if i == len(s) {
 			break
@@ -124,10 +123,9 @@ func (p *percentFormat) conversion(s string, at int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := p.grow(len(text)); err != nil {
+	if err := p.out.write(text); err != nil {
 		return 0, err
 	}
-	p.out.WriteString(text)
 	return i, nil
 }
 
@@ -292,9 +290,4 @@ func percentSpec(flags, align string, width, prec int, code string) string {
 	}
 	b.WriteString(code)
 	return b.String()
-}
-
-// grow checks that the result may grow by n bytes.
-func (p *percentFormat) grow(n int) error {
-	return p.th.RT.HostPool().CheckValue(int64(p.out.Len()) + int64(n))
 }
