@@ -40,20 +40,22 @@ if [ -n "${TORCH_DIR:-}" ]; then
   libs=(-L"$TORCH_DIR/lib" -ltorch -ltorch_cpu -lc10)
   rpath=(-Wl,-rpath,"$TORCH_DIR/lib")
   if [ -e "$TORCH_DIR/lib/libc10_cuda.so" ]; then
+    # The CUDA runtime torch itself loads comes first: pip's CUDA wheels
+    # ship it, with its header, next to torch (nvidia/cu13/ for CUDA 13,
+    # nvidia/cuda_runtime/ before); linking another libcudart of the same
+    # soname (a system CUDA's) would replace torch's in the process.
     cuda_inc=""
-    for d in "${CUDA_HOME:-}" /usr/local/cuda /usr/cuda; do
-      [ -n "$d" ] && [ -e "$d/include/cuda_runtime_api.h" ] && { cuda_inc="$d/include"; break; }
+    for cand in "$TORCH_DIR"/../nvidia/cu13/include "$TORCH_DIR"/../nvidia/cuda_runtime/include \
+      "${CUDA_HOME:-/nonexistent}/include" /usr/local/cuda/include /usr/cuda/include; do
+      [ -e "$cand/cuda_runtime_api.h" ] && { cuda_inc=$(cd "$cand" && pwd); break; }
     done
-    if [ -z "$cuda_inc" ]; then
-      # pip's CUDA wheels ship the header next to torch: nvidia/cu13/
-      # for CUDA 13, nvidia/cuda_runtime/ before.
-      for cand in "$TORCH_DIR"/../nvidia/cu13/include "$TORCH_DIR"/../nvidia/cuda_runtime/include; do
-        [ -e "$cand/cuda_runtime_api.h" ] && { cuda_inc=$(cd "$cand" && pwd); break; }
-      done
-    fi
     if [ -n "$cuda_inc" ]; then
       echo "build-torch: CUDA headers in $cuda_inc: building with CUDA streams"
       inc+=(-I"$cuda_inc")
+      # A system CUDA's headers after the wheel's, for any it lacks.
+      for d in "${CUDA_HOME:-/nonexistent}/include" /usr/local/cuda/include; do
+        [ -d "$d" ] && [ "$(cd "$d" && pwd)" != "$cuda_inc" ] && inc+=(-idirafter "$d")
+      done
       defs+=(-DTREF_CUDA)
       # Nothing in the plugin calls libtorch_cuda directly, but loading
       # it registers CUDA with libtorch: keep it with --no-as-needed.

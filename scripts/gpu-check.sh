@@ -15,7 +15,10 @@
 # all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
 # chrome trace and memory svg (on cuda the trace's copies and kernels
 # carry the times CUDA events measured: copies overlapping kernels show
-# there), `tref calibrate`'s output, and table.tsv.
+# there), `tref calibrate`'s output, link.txt (the host link's peak as
+# PyTorch's pinned copies reach it, scripts/gpu-link-peak.py),
+# trace-stats.txt (each trace's overlap and copy bandwidth,
+# scripts/gpu-trace-stats.py), and table.tsv.
 #
 # --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
 # plugin is built against $PYTHON's torch if it has one, else Debian's
@@ -48,12 +51,19 @@ else
   "$python" -c 'import torch; assert torch.cuda.is_available(), "torch sees no CUDA device"; print("torch", torch.__version__, torch.cuda.get_device_name(0))'
   export TORCH_PYTHON="$python"
 fi
+# The link's peak: PyTorch's own pinned copies, timed with CUDA events,
+# for tref's staging pool to be judged against (not fatal).
+if [ "$dev" != torch:cpu ]; then
+  "$python" "$here/scripts/gpu-link-peak.py" >"$out/link.txt" 2>&1 || echo "gpu-check: link peak failed: $(tail -1 "$out/link.txt")"
+  cat "$out/link.txt"
+fi
+
 export TREF_TORCH_OUT="$out/plugin"
 "$here/scripts/build-torch.sh"
 export TREF_TORCH_LIB="$out/plugin/libtref_torch.so"
 
 # Calibration: what sim needs to predict this device (not fatal).
-"$tref" calibrate --device "$dev" >"$out/calibrate.txt" 2>&1 || echo "gpu-check: calibrate failed: $(head -1 "$out/calibrate.txt")"
+timeout 60 "$tref" calibrate --device "$dev" >"$out/calibrate.txt" 2>&1 || echo "gpu-check: calibrate failed: $(head -1 "$out/calibrate.txt")"
 
 # secs prints the time from ns $1 to ns $2 as N.NNN seconds (no bc).
 secs() { local d=$(( ($2 - $1) / 1000000 )); printf '%d.%03d' $((d / 1000)) $((d % 1000)); }
@@ -103,6 +113,11 @@ for w in $workloads; do
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$mode" "$d" "$mem" "$(secs "$t0" "$t1")" "$result" >>"$table"
   done
 done
+# What the traces say: copies overlapping kernels, copy bandwidth.
+if command -v "$python" >/dev/null; then
+  "$python" "$here/scripts/gpu-trace-stats.py" "$out"/*.chrome.json >"$out/trace-stats.txt" 2>&1 || true
+  sed "s|$out/||" "$out/trace-stats.txt"
+fi
 column -t -s "$(printf '\t')" "$table" 2>/dev/null || cat "$table"
 echo "gpu-check: $dev, $(( $(date +%s) - t_start )) s; outputs, chrome traces and table in $out"
 exit $failed

@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/WrapDimUtils.h>
 #include <torch/version.h>
 
 #include <algorithm>
@@ -19,8 +20,7 @@
 #include <vector>
 
 #ifdef TREF_CUDA
-#include <ATen/cuda/CUDAContext.h>
-#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -658,7 +658,7 @@ int tt_set_num_threads(int n) {
 
 int tt_cuda_device_count(void) {
 #ifdef TREF_CUDA
-  return guard([&] { return int(at::cuda::device_count()); }, 0);
+  return guard([&] { return int(c10::cuda::device_count()); }, 0);
 #else
   return 0;
 #endif
