@@ -11,8 +11,9 @@
 # reference), on cuda:0 with every tensor resident, and on cuda:0 with
 # --mem a quarter of the example's weights. The offload run's output must
 # equal the resident run's exactly (same kernels, only the placement
-# differs); a difference or a failed run makes the script exit 1 after
-# all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
+# differs); then runs bad input (a tensor above --mem, a missing device,
+# --mem above the free memory), each of which must exit 1 with an error.
+# A difference or a failed run makes the script exit 1 after all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
 # chrome trace and memory svg (on cuda the trace's copies and kernels
 # carry the times CUDA events measured: copies overlapping kernels show
 # there), `tref calibrate`'s output, link.txt (the host link's peak as
@@ -113,6 +114,26 @@ for w in $workloads; do
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$mode" "$d" "$mem" "$(secs "$t0" "$t1")" "$result" >>"$table"
   done
 done
+# Bad input: each must fail with exit status 1 and an error, not a
+# crash: a tensor larger than --mem, a device that is not there, and (on
+# a GPU) --mem above the free memory.
+bad=("mem-below-tensor|--device $dev --mem 1MiB" "no-such-device|--device cuda:7")
+if [ "$dev" != torch:cpu ]; then
+  bad+=("mem-above-free|--device $dev --mem 100000GiB")
+fi
+for case in "${bad[@]}"; do
+  name=${case%%|*}
+  read -r -a flags <<<"${case#*|}"
+  base="$out/bad-$name"
+  timeout "$limit" "$tref" run "${flags[@]}" "$here/examples/offload/mlp.tr" >"$base.stdout" 2>"$base.stderr" && rc=0 || rc=$?
+  result="ok: $(grep -m1 . "$base.stderr")"
+  if [ $rc -ne 1 ] || grep -q -e '^panic' -e '^goroutine ' -e 'SIGSEGV' "$base.stderr"; then
+    result="exit $rc, want 1 with an error: $(head -1 "$base.stderr")"
+    failed=1
+  fi
+  printf '%s\tbad input\t%s\t-\t-\t%s\n' "$name" "$dev" "$result" >>"$table"
+done
+
 # What the traces say: copies overlapping kernels, copy bandwidth.
 if command -v "$python" >/dev/null; then
   "$python" "$here/scripts/gpu-trace-stats.py" "$out"/*.chrome.json >"$out/trace-stats.txt" 2>&1 || true

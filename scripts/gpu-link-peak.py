@@ -5,7 +5,10 @@ fastest path a peer has) with CUDA events, best of several, for the
 bandwidth that tref's pinned staging pool is judged against. Also times a
 pageable copy, which is what a peer without pinned memory gets.
 
-    python3 scripts/gpu-link-peak.py [MiB]    # default 256
+    python3 scripts/gpu-link-peak.py [MiB...]    # default 1 4 64 256
+
+Small copies pay a fixed cost each: compare tref's copies with the peak
+at their own size.
 """
 
 import sys
@@ -30,18 +33,22 @@ def best_gbps(copy, nbytes, reps=8):
 
 
 def main():
-    mib = int(sys.argv[1]) if len(sys.argv) > 1 else 256
-    n = mib << 20
+    sizes = [int(a) for a in sys.argv[1:]] or [1, 4, 64, 256]
     dev = torch.device("cuda", 0)
-    pinned = torch.empty(n, dtype=torch.uint8, pin_memory=True)
-    pageable = torch.empty(n, dtype=torch.uint8)
-    on_dev = torch.empty(n, dtype=torch.uint8, device=dev)
     print("device", torch.cuda.get_device_name(0), "torch", torch.__version__)
-    print("h2d_pinned_GBps %.2f" % best_gbps(lambda: on_dev.copy_(pinned, non_blocking=True), n))
-    print("d2h_pinned_GBps %.2f" % best_gbps(lambda: pinned.copy_(on_dev, non_blocking=True), n))
-    print("h2d_pageable_GBps %.2f" % best_gbps(lambda: on_dev.copy_(pageable), n))
-    print("d2h_pageable_GBps %.2f" % best_gbps(lambda: pageable.copy_(on_dev), n))
-    print("copy_MiB", mib)
+    print("MiB h2d_pinned d2h_pinned h2d_pageable d2h_pageable (GB/s)")
+    for mib in sizes:
+        n = mib << 20
+        pinned = torch.empty(n, dtype=torch.uint8, pin_memory=True)
+        pageable = torch.empty(n, dtype=torch.uint8)
+        on_dev = torch.empty(n, dtype=torch.uint8, device=dev)
+        rates = [
+            best_gbps(lambda: on_dev.copy_(pinned, non_blocking=True), n),
+            best_gbps(lambda: pinned.copy_(on_dev, non_blocking=True), n),
+            best_gbps(lambda: on_dev.copy_(pageable), n),
+            best_gbps(lambda: pageable.copy_(on_dev), n),
+        ]
+        print("%d %s" % (mib, " ".join("%.2f" % r for r in rates)))
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ func main() {
 	dir := flag.String("dir", "examples/offload", "directory of the workloads")
 	only := flag.String("only", "", "comma-separated workloads (default all)")
 	reps := flag.Int("reps", 1, "runs of each; the fastest counts")
+	chrome := flag.String("chrome", "", "directory for a chrome trace of each workload's last run on the device (warm, unlike a fresh process's)")
 	flag.Parse()
 
 	spec, err := device.Parse(*dev)
@@ -67,13 +68,17 @@ func main() {
 		path := filepath.Join(*dir, w.name+".tr")
 		var resident string
 		for _, mem := range []int64{0, w.weights / 4} {
-			budget := "resident"
+			budget, mode := "resident", "resident"
 			if mem > 0 {
-				budget = fmt.Sprintf("%d MiB (1/4)", mem>>20)
+				budget, mode = fmt.Sprintf("%d MiB (1/4)", mem>>20), "offload"
 			}
 			var best *result
-			for range *reps {
-				r := run(path, spec.Name, mem, cal.Cost)
+			for i := range *reps {
+				trace := ""
+				if *chrome != "" && i == *reps-1 {
+					trace = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
+				}
+				r := run(path, spec.Name, mem, cal.Cost, trace)
 				if best == nil || r.ns < best.ns {
 					best = r
 				}
@@ -82,7 +87,7 @@ func main() {
 			if mem == 0 {
 				simMem = 1 << 40 // everything fits
 			}
-			pred := run(path, "sim:0", simMem, cal.Cost)
+			pred := run(path, "sim:0", simMem, cal.Cost, "")
 			equal := "-"
 			if mem == 0 {
 				resident = best.out
@@ -95,7 +100,7 @@ func main() {
 	}
 }
 
-// result is one run: the time from its first op to its end, its totals
+// result is one run: the time from its first device work to its end, its totals
 // and what the script printed.
 type result struct {
 	ns, cpuNs int64
@@ -103,7 +108,11 @@ type result struct {
 	out       string
 }
 
-// firstOp notes when the first op started.
+// firstOp notes when the first op or copy started: the weights are made
+// on the host, and a resident run copies them all in before its first op
+// (prefetching every one in the window) while an offloading run copies
+// them between its ops, so timing from the first op alone would leave
+// the resident run's copies out.
 type firstOp struct {
 	placement.Base
 	t   int64
@@ -111,17 +120,25 @@ type firstOp struct {
 }
 
 func (f *firstOp) OnEvent(_ *placement.Engine, ev *trace.Event) {
-	if !f.set && ev.Kind == trace.OpStart {
+	if !f.set && (ev.Kind == trace.OpStart || ev.Kind == trace.H2D) {
 		f.t, f.set = ev.T, true
 	}
 }
 
 // run executes the script at path on dev under mem bytes (0: the
-// device's own) with the cost model c.
-func run(path, dev string, mem int64, c device.Cost) *result {
+// device's own) with the cost model c, writing a chrome trace to
+// chromePath unless it is "".
+func run(path, dev string, mem int64, c device.Cost, chromePath string) *result {
 	first := &firstOp{}
 	cpu0 := cpuTime()
-	rec := trace.NewRecorder()
+	var sinks []trace.Sink
+	if chromePath != "" {
+		f, err := os.Create(chromePath)
+		check(err)
+		defer func() { check(f.Close()) }()
+		sinks = append(sinks, trace.NewChrome(f))
+	}
+	rec := trace.NewRecorder(sinks...)
 	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Cost: c, Trace: rec,
 		Middleware: []placement.Middleware{first}})
 	check(err)

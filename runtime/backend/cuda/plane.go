@@ -253,7 +253,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if err != nil {
 		return device.Span{}, err
 	}
-	copy(s.buf, src.Buf)
+	hostCopy(s.buf, src.Buf)
 	a, err := d.begin(d.copy)
 	if err != nil {
 		return device.Span{}, err
@@ -334,7 +334,7 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 			return device.Span{}, err
 		}
 	}
-	copy(dst.Buf, s.buf)
+	hostCopy(dst.Buf, s.buf)
 	return d.span(t0, work), nil
 }
 
