@@ -74,7 +74,20 @@ func resolve(h uintptr, name string) (*cudart, error) {
 	return c, nil
 }
 
-// call runs fn and turns a CUDA error code into an error.
+// call runs fn with arguments that hold no pointers and turns a CUDA
+// error code into an error.
+//
+// A call whose arguments point into Go memory (an out-parameter, say)
+// must convert each pointer with uintptr(unsafe.Pointer(&x)) in
+// purego.SyscallN's own argument list, never pass it through call or any
+// other function: SyscallN is go:uintptrescapes, so only there does the
+// compiler move x to the heap and keep it alive. A pointer to a local
+// passed on as a plain uintptr would point into a goroutine stack that
+// may move (grow or shrink) before the C function writes through it, and
+// the result would silently stay zero (seen on the H200 machine: a
+// cudaMallocAsync that "succeeded" with a null pointer, then
+// cudaMemcpyAsync: invalid argument). TestNoPointersThroughWrappers
+// keeps this so.
 func (c *cudart) call(what string, fn uintptr, args ...uintptr) error {
 	r, _, _ := purego.SyscallN(fn, args...)
 	return c.check(what, int32(r))
@@ -104,14 +117,14 @@ func (c *cudart) SetDevice(n int) error { return c.call("cudaSetDevice", c.setDe
 
 func (c *cudart) MemGetInfo() (int64, int64, error) {
 	var free, total uint64
-	err := c.call("cudaMemGetInfo", c.memGetInfo, uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))
-	return int64(free), int64(total), err
+	r, _, _ := purego.SyscallN(c.memGetInfo, uintptr(unsafe.Pointer(&free)), uintptr(unsafe.Pointer(&total)))
+	return int64(free), int64(total), c.check("cudaMemGetInfo", int32(r))
 }
 
 func (c *cudart) StreamCreateNonBlocking() (Stream, error) {
 	var s uintptr
-	err := c.call("cudaStreamCreateWithFlags", c.streamCreateWithFlags, uintptr(unsafe.Pointer(&s)), cudaStreamNonBlocking)
-	return Stream(s), err
+	r, _, _ := purego.SyscallN(c.streamCreateWithFlags, uintptr(unsafe.Pointer(&s)), cudaStreamNonBlocking)
+	return Stream(s), c.check("cudaStreamCreateWithFlags", int32(r))
 }
 
 func (c *cudart) StreamDestroy(s Stream) error {
@@ -124,8 +137,8 @@ func (c *cudart) StreamSynchronize(s Stream) error {
 
 func (c *cudart) EventCreate() (Event, error) {
 	var e uintptr
-	err := c.call("cudaEventCreate", c.eventCreate, uintptr(unsafe.Pointer(&e)))
-	return Event(e), err
+	r, _, _ := purego.SyscallN(c.eventCreate, uintptr(unsafe.Pointer(&e)))
+	return Event(e), c.check("cudaEventCreate", int32(r))
 }
 
 func (c *cudart) EventDestroy(e Event) error {
@@ -150,8 +163,8 @@ func (c *cudart) EventQuery(e Event) (bool, error) {
 
 func (c *cudart) EventElapsed(a, b Event) (float32, error) {
 	var ms uint32
-	err := c.call("cudaEventElapsedTime", c.eventElapsedTime, uintptr(unsafe.Pointer(&ms)), uintptr(a), uintptr(b))
-	return math.Float32frombits(ms), err
+	r, _, _ := purego.SyscallN(c.eventElapsedTime, uintptr(unsafe.Pointer(&ms)), uintptr(a), uintptr(b))
+	return math.Float32frombits(ms), c.check("cudaEventElapsedTime", int32(r))
 }
 
 func (c *cudart) StreamWaitEvent(s Stream, e Event) error {
@@ -160,8 +173,14 @@ func (c *cudart) StreamWaitEvent(s Stream, e Event) error {
 
 func (c *cudart) MallocAsync(n int64, s Stream) (Ptr, error) {
 	var p uintptr
-	err := c.call("cudaMallocAsync", c.mallocAsync, uintptr(unsafe.Pointer(&p)), uintptr(n), uintptr(s))
-	return Ptr(p), err
+	r, _, _ := purego.SyscallN(c.mallocAsync, uintptr(unsafe.Pointer(&p)), uintptr(n), uintptr(s))
+	if err := c.check("cudaMallocAsync", int32(r)); err != nil {
+		return 0, err
+	}
+	if p == 0 && n > 0 {
+		return 0, errors.New("cudaMallocAsync: no memory")
+	}
+	return Ptr(p), nil
 }
 
 func (c *cudart) FreeAsync(p Ptr, s Stream) error {
@@ -170,7 +189,8 @@ func (c *cudart) FreeAsync(p Ptr, s Stream) error {
 
 func (c *cudart) HostAlloc(n int64) ([]byte, error) {
 	var p *byte
-	if err := c.call("cudaHostAlloc", c.hostAlloc, uintptr(unsafe.Pointer(&p)), uintptr(n), cudaHostAllocDefault); err != nil {
+	r, _, _ := purego.SyscallN(c.hostAlloc, uintptr(unsafe.Pointer(&p)), uintptr(n), cudaHostAllocDefault)
+	if err := c.check("cudaHostAlloc", int32(r)); err != nil {
 		return nil, err
 	}
 	if p == nil {
@@ -180,15 +200,18 @@ func (c *cudart) HostAlloc(n int64) ([]byte, error) {
 }
 
 func (c *cudart) FreeHost(b []byte) error {
-	return c.call("cudaFreeHost", c.freeHost, uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	r, _, _ := purego.SyscallN(c.freeHost, uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	return c.check("cudaFreeHost", int32(r))
 }
 
 func (c *cudart) CopyH2D(dst Ptr, src []byte, s Stream) error {
-	return c.call("cudaMemcpyAsync", c.memcpyAsync, uintptr(dst), uintptr(unsafe.Pointer(unsafe.SliceData(src))),
+	r, _, _ := purego.SyscallN(c.memcpyAsync, uintptr(dst), uintptr(unsafe.Pointer(unsafe.SliceData(src))),
 		uintptr(len(src)), cudaMemcpyHostToDev, uintptr(s))
+	return c.check("cudaMemcpyAsync", int32(r))
 }
 
 func (c *cudart) CopyD2H(dst []byte, src Ptr, s Stream) error {
-	return c.call("cudaMemcpyAsync", c.memcpyAsync, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(src),
+	r, _, _ := purego.SyscallN(c.memcpyAsync, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(src),
 		uintptr(len(dst)), cudaMemcpyDevToHost, uintptr(s))
+	return c.check("cudaMemcpyAsync", int32(r))
 }
