@@ -5,20 +5,26 @@ import (
 	"sync"
 )
 
-// hostCopyChunk is the least one goroutine of hostCopy copies: below it,
-// starting the goroutine costs about what it saves.
-const hostCopyChunk = 512 << 10
+// A host copy of at least hostCopyParallel bytes is split among
+// goroutines, each copying hostCopyChunk bytes or more.
+const (
+	hostCopyParallel = 8 << 20
+	hostCopyChunk    = 2 << 20
+)
 
-// hostCopy copies src into dst, which is as long, on up to GOMAXPROCS
-// goroutines. Every copy in or out of the device also crosses host
-// memory once, between a tensor's buffer and its pinned staging buffer:
-// one core's memmove moves about 8 GB/s (measured on the H200 machine,
-// bench/RESULTS.md), a seventh of what the link carries, so on one core
-// that copy, not the link, would bound every transfer.
+// hostCopy copies src into dst, which is as long; a large copy runs on up
+// to GOMAXPROCS goroutines. Every copy in or out of the device also
+// crosses host memory once, between a tensor's buffer and its pinned
+// staging buffer, and one core's memmove moved about 7.6 GB/s on the H200
+// machine, a seventh of the link's 55 (bench/RESULTS.md). Split, a 64 MiB
+// copy in ran at 17-24 GB/s end to end instead of 4.8. Copies of a few
+// MiB gained nothing split (the offload examples ran no faster, and the
+// copy engine slowed to 16-20 GB/s from 35-43 while the next copy's
+// goroutines took the host's memory bandwidth), so they stay on one core.
 func hostCopy(dst, src []byte) {
 	n := len(src)
 	workers := min(runtime.GOMAXPROCS(0), n/hostCopyChunk)
-	if workers <= 1 {
+	if n < hostCopyParallel || workers <= 1 {
 		copy(dst, src)
 		return
 	}

@@ -9,8 +9,8 @@ import (
 func TestHostCopy(t *testing.T) {
 	for _, procs := range []int{1, 2, 3, 16} {
 		prev := runtime.GOMAXPROCS(procs)
-		for _, n := range []int{0, 1, 63, hostCopyChunk - 1, hostCopyChunk, 2 * hostCopyChunk, 2*hostCopyChunk + 1,
-			3*hostCopyChunk + 17, 16*hostCopyChunk - 5, 40*hostCopyChunk + 3} {
+		for _, n := range []int{0, 1, 63, hostCopyChunk + 1, hostCopyParallel - 1, hostCopyParallel,
+			hostCopyParallel + 17, 3*hostCopyParallel + 5, 16*hostCopyChunk + 3} {
 			src := make([]byte, n)
 			for i := range src {
 				src[i] = byte(i*7 + i>>9)
@@ -32,7 +32,7 @@ func TestHostCopy(t *testing.T) {
 }
 
 func BenchmarkHostCopy(b *testing.B) {
-	src := make([]byte, 4<<20)
+	src := make([]byte, 64<<20)
 	dst := make([]byte, len(src))
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
