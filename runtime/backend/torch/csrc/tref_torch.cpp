@@ -738,8 +738,11 @@ tt_tensor tt_op(const char *op, const tt_tensor *ins, int nin, const int64_t *ia
 tt_tensor tt_wrap_memory(void *data, int64_t nbytes, int dtype, const int64_t *shape, int ndim, int device) {
   return guard([&]() -> tt_tensor {
     std::vector<int64_t> dims(shape, shape + ndim);
-    auto opts = at::TensorOptions().dtype(to_scalar(dtype)).device(device < 0 ? at::Device(at::kCPU) : to_device(device));
-    at::Tensor t = at::from_blob(data, dims, opts);
+    at::Device dev = device < 0 ? at::Device(at::kCPU) : to_device(device);
+    // target_device names the memory's device, so that libtorch does not
+    // ask the CUDA driver whose pointer it is (cudaPointerGetAttributes)
+    // for every operand of every op.
+    at::Tensor t = at::for_blob(data, dims).options(at::TensorOptions().dtype(to_scalar(dtype)).device(dev)).target_device(dev).make_tensor();
     if (int64_t(t.nbytes()) != nbytes) throw std::runtime_error("tt_wrap_memory: byte count does not match shape");
     return wrap(std::move(t));
   }, nullptr);
