@@ -7,6 +7,13 @@
 //
 //	go run ./bench/devices                   # torch:cpu, every workload
 //	go run ./bench/devices -only mlp -reps 3
+//	go run ./bench/devices -device cuda:0 -set large -link 54
+//
+// -set large runs large.tr beside this file: 2 GiB of weights in 256 MiB
+// layers (-width 8192), once with a batch that makes it compute-bound and once with
+// one that makes it transfer-bound (too large for sim, which computes on
+// the host: no prediction); -link, the host link's measured GB/s
+// (scripts/gpu-link-peak.py), adds the time the moved bytes take on it.
 package main
 
 import (
@@ -17,6 +24,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -30,23 +38,46 @@ import (
 	"github.com/tref-lang/tref/stdlib"
 )
 
-// workload is an offload example and the bytes of its weights.
+// workload is a script, its arguments and the bytes of its weights;
+// sim predicts it unless noSim.
 type workload struct {
 	name    string
+	path    string // "": the example of that name in -dir
+	args    []string
 	weights int64
+	noSim   bool
 }
 
-var workloads = []workload{
-	{"mlp", 64 << 20},
-	{"transformer", 96 << 20},
-	{"embedding", 112 << 20},
-	{"loop", 96 << 20},
+// sets are the workloads -set picks from.
+var sets = map[string][]workload{
+	"examples": {
+		{name: "mlp", weights: 64 << 20},
+		{name: "transformer", weights: 96 << 20},
+		{name: "embedding", weights: 112 << 20},
+		{name: "loop", weights: 96 << 20},
+	},
+}
+
+// largeSet is -set large at -width: 8 layers of width x width float32
+// weights (2 GiB at 8192), with a batch of width rows (compute-bound) and
+// of width / 32 (transfer-bound).
+func largeSet(width int) []workload {
+	const layers = 8
+	w := strconv.Itoa(width)
+	weights := int64(layers) * int64(width) * int64(width) * 4
+	return []workload{
+		{name: "large-compute", path: "bench/devices/large.tr", args: []string{strconv.Itoa(layers), w, w}, weights: weights, noSim: true},
+		{name: "large-transfer", path: "bench/devices/large.tr", args: []string{strconv.Itoa(layers), w, strconv.Itoa(width / 32)}, weights: weights, noSim: true},
+	}
 }
 
 func main() {
 	dev := flag.String("device", "torch:cpu", "the device to measure")
 	dir := flag.String("dir", "examples/offload", "directory of the workloads")
+	set := flag.String("set", "examples", "the workloads: examples (examples/offload) or large (bench/devices/large.tr)")
 	only := flag.String("only", "", "comma-separated workloads (default all)")
+	link := flag.Float64("link", 0, "the host link's measured GB/s, for the time the moved bytes take on it")
+	width := flag.Int("width", 8192, "-set large: the layers' width")
 	reps := flag.Int("reps", 1, "runs of each; the fastest counts")
 	chrome := flag.String("chrome", "", "directory for a chrome trace of each workload's last run on the device (warm, unlike a fresh process's)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
@@ -61,6 +92,11 @@ func main() {
 		}()
 	}
 
+	sets["large"] = largeSet(*width)
+	workloads, ok := sets[*set]
+	if !ok {
+		check(fmt.Errorf("no workload set %q (examples, large)", *set))
+	}
 	spec, err := device.Parse(*dev)
 	check(err)
 	d, err := device.Open(spec, device.Options{})
@@ -68,16 +104,22 @@ func main() {
 	cal, err := device.Calibrate(d, device.DefaultCalibrationSizes)
 	check(err)
 	check(d.Close())
-	fmt.Printf("calibrated %s: h2d %.3g GB/s, d2h %.3g GB/s, copy %d ns, op %d ns, matmul %.3g GFLOP/s, add %.3g GB/s\n\n",
-		spec.Name, cal.H2D/1e9, cal.D2H/1e9, cal.CopyNs, cal.LaunchNs, cal.Flops/1e9, cal.MemBandwidth/1e9)
-	fmt.Println("| workload | budget | measured ms | process CPU ms | sim predicts ms | sim / measured | moved MiB | output = resident |")
-	fmt.Println("|---|---|---:|---:|---:|---:|---:|---|")
+	cal.Cost.HostFlops, cal.Cost.HostMemBandwidth = hostRates(3)
+	fmt.Printf("calibrated %s: h2d %.3g GB/s, d2h %.3g GB/s, copy %d ns, op %d ns, matmul %.3g GFLOP/s, add %.3g GB/s; host matmul %.3g GFLOP/s, add %.3g GB/s\n\n",
+		spec.Name, cal.H2D/1e9, cal.D2H/1e9, cal.CopyNs, cal.LaunchNs, cal.Flops/1e9, cal.MemBandwidth/1e9,
+		cal.Cost.HostFlops/1e9, cal.Cost.HostMemBandwidth/1e9)
+	fmt.Println("| workload | budget | measured ms | process CPU ms | sim predicts ms | sim / measured | moved MiB | moved / link ms | speed vs resident | output = resident |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, w := range workloads {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), w.name) {
 			continue
 		}
-		path := filepath.Join(*dir, w.name+".tr")
+		path := w.path
+		if path == "" {
+			path = filepath.Join(*dir, w.name+".tr")
+		}
 		var resident string
+		var residentNs int64
 		for _, mem := range []int64{0, w.weights / 4} {
 			budget, mode := "resident", "resident"
 			if mem > 0 {
@@ -89,24 +131,34 @@ func main() {
 				if *chrome != "" && i == *reps-1 {
 					trace = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
 				}
-				r := run(path, spec.Name, mem, cal.Cost, trace)
+				r := run(path, w.args, spec.Name, mem, cal.Cost, trace)
 				if best == nil || r.ns < best.ns {
 					best = r
 				}
 			}
-			simMem := mem
-			if mem == 0 {
-				simMem = 1 << 40 // everything fits
+			predMs, predRatio := "-", "-"
+			if !w.noSim {
+				simMem := mem
+				if mem == 0 {
+					simMem = 1 << 40 // everything fits
+				}
+				pred := run(path, w.args, "sim:0", simMem, cal.Cost, "")
+				predMs, predRatio = fmt.Sprintf("%.1f", float64(pred.ns)/1e6), fmt.Sprintf("%.2f", float64(pred.ns)/float64(best.ns))
 			}
-			pred := run(path, "sim:0", simMem, cal.Cost, "")
-			equal := "-"
+			moved := best.tot.BytesH2D + best.tot.BytesD2H
+			linkMs := "-"
+			if *link > 0 {
+				linkMs = fmt.Sprintf("%.1f", float64(moved)/(*link*1e9)*1e3)
+			}
+			equal, speed := "-", "-"
 			if mem == 0 {
-				resident = best.out
+				resident, residentNs = best.out, best.ns
 			} else {
 				equal = fmt.Sprint(best.out == resident)
+				speed = fmt.Sprintf("%.2fx", float64(residentNs)/float64(best.ns))
 			}
-			fmt.Printf("| %s | %s | %.1f | %.1f | %.1f | %.2f | %.1f | %s |\n", w.name, budget, float64(best.ns)/1e6,
-				float64(best.cpuNs)/1e6, float64(pred.ns)/1e6, float64(pred.ns)/float64(best.ns), float64(best.tot.BytesH2D+best.tot.BytesD2H)/(1<<20), equal)
+			fmt.Printf("| %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %s | %s |\n", w.name, budget, float64(best.ns)/1e6,
+				float64(best.cpuNs)/1e6, predMs, predRatio, float64(moved)/(1<<20), linkMs, speed, equal)
 		}
 	}
 }
@@ -136,10 +188,10 @@ func (f *firstOp) OnEvent(_ *placement.Engine, ev *trace.Event) {
 	}
 }
 
-// run executes the script at path on dev under mem bytes (0: the
+// run executes the script at path with args on dev under mem bytes (0: the
 // device's own) with the cost model c, writing a chrome trace to
 // chromePath unless it is "".
-func run(path, dev string, mem int64, c device.Cost, chromePath string) *result {
+func run(path string, args []string, dev string, mem int64, c device.Cost, chromePath string) *result {
 	first := &firstOp{}
 	cpu0 := cpuTime()
 	var sinks []trace.Sink
@@ -155,7 +207,7 @@ func run(path, dev string, mem int64, c device.Cost, chromePath string) *result 
 	check(err)
 	var out bytes.Buffer
 	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out})
+	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out, Argv: args})
 	err = in.RunFile(path)
 	in.Close()
 	if ferr := rt.Flush(); err == nil {
