@@ -270,26 +270,43 @@ func (f *Fake) FreeHost(b []byte) error {
 	return nil
 }
 
-// CopyH2D reads src when the copy runs.
+// CopyH2D reads src when the copy runs; dst may point inside an
+// allocation (a chunk of a tensor).
 func (f *Fake) CopyH2D(dst Ptr, src []byte, s Stream) error {
 	return f.enqueue(s, func() {
-		if d := f.Bytes(dst); len(d) != len(src) {
-			f.fail("copy in of %d bytes to %#x, which holds %d", len(src), dst, len(d))
+		if d := f.span(dst, len(src)); d == nil {
+			f.fail("copy in of %d bytes to %#x, not inside one allocation", len(src), dst)
 		} else {
 			copy(d, src)
 		}
 	})
 }
 
-// CopyD2H writes dst when the copy runs.
+// CopyD2H writes dst when the copy runs; src may point inside an
+// allocation.
 func (f *Fake) CopyD2H(dst []byte, src Ptr, s Stream) error {
 	return f.enqueue(s, func() {
-		if b := f.Bytes(src); len(b) != len(dst) {
-			f.fail("copy out of %d bytes from %#x, which holds %d", len(dst), src, len(b))
+		if b := f.span(src, len(dst)); b == nil {
+			f.fail("copy out of %d bytes from %#x, not inside one allocation", len(dst), src)
 		} else {
 			copy(dst, b)
 		}
 	})
+}
+
+// span is the n bytes at p, which must lie inside one live allocation;
+// nil if they do not.
+func (f *Fake) span(p Ptr, n int) []byte {
+	for base, b := range f.mem {
+		if p >= base && p < base+Ptr(len(b)) {
+			off := int(p - base)
+			if off+n > len(b) {
+				return nil
+			}
+			return b[off : off+n]
+		}
+	}
+	return nil
 }
 
 // Launch enqueues a kernel on s (as libtorch would on its stream).

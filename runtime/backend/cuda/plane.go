@@ -33,6 +33,12 @@ type Config struct {
 	Mem int64
 	// Staging bounds the pinned host memory the copies go through.
 	Staging int64
+	// Chunk is the most one copy stages at once: a larger tensor goes
+	// through the staging buffers a chunk at a time, so that pinned
+	// memory stays bounded whatever the tensor's size and the host's
+	// memcpy of one chunk overlaps the copy engine's transfer of the one
+	// before. 0 means DefaultChunk; it is at most Staging.
+	Chunk int64
 }
 
 // DefaultMargin is the device memory a Plane leaves to libtorch when the
@@ -43,6 +49,12 @@ const DefaultMargin = 1 << 30
 // DefaultStaging is the pinned staging memory when the caller states
 // none.
 const DefaultStaging = 256 << 20
+
+// DefaultChunk is the staging chunk when the caller states none: the link
+// moves 16 MiB at about 96% of its peak rate (PyTorch's pinned copies on
+// the H200 machine: 48.9 GB/s at 4 MiB, 54.0 at 64 MiB), and a chunk is
+// large enough for hostCopy to split.
+const DefaultChunk = 16 << 20
 
 // Plane is a device.Device on a CUDA runtime: tensors live in memory from
 // MallocAsync (on the copy stream for a copy in, else on the compute
@@ -84,6 +96,10 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	if cfg.Staging <= 0 {
 		cfg.Staging = DefaultStaging
 	}
+	if cfg.Chunk <= 0 {
+		cfg.Chunk = DefaultChunk
+	}
+	cfg.Chunk = min(cfg.Chunk, cfg.Staging)
 	if err := rt.SetDevice(cfg.Index); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
 	}
@@ -249,43 +265,55 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if err := d.back(b, d.copy); err != nil {
 		return device.Span{}, err
 	}
-	s, err := d.staging.get(b.bytes)
-	if err != nil {
-		return device.Span{}, err
-	}
-	hostCopy(s.buf, src.Buf)
-	a, err := d.begin(d.copy)
-	if err != nil {
-		return device.Span{}, err
-	}
-	if err := d.rt.CopyH2D(b.p, s.buf, d.copy); err != nil {
-		return device.Span{}, err
+	var a Event
+	for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
+		n := min(d.cfg.Chunk, b.bytes-off)
+		// Waits, when the pool is full, for the oldest buffer's copy
+		// (an earlier chunk's, for a large tensor).
+		s, err := d.staging.get(n)
+		if err != nil {
+			return device.Span{}, err
+		}
+		hostCopy(s.buf, src.Buf[off:off+n])
+		if off == 0 {
+			if a, err = d.begin(d.copy); err != nil {
+				return device.Span{}, err
+			}
+		}
+		if err := d.rt.CopyH2D(b.p+Ptr(off), s.buf, d.copy); err != nil {
+			return device.Span{}, err
+		}
+		if err := d.staged(s); err != nil {
+			return device.Span{}, err
+		}
 	}
 	work, err := d.end(a, d.copy)
 	if err != nil {
 		return device.Span{}, err
 	}
-	if err := d.copied(b, s); err != nil {
+	if err := d.copied(b); err != nil {
 		return device.Span{}, err
 	}
 	return d.span(t0, work), nil
 }
 
-// copied records the copy just issued on b through s.
-func (d *Plane) copied(b *buffer, s *staging) error {
+// staged marks s busy until the copy just issued through it completes.
+func (d *Plane) staged(s *staging) error {
 	e, err := d.record(d.copy)
 	if err != nil {
 		return err
 	}
-	e2, err := d.record(d.copy)
+	return d.staging.use(s, e)
+}
+
+// copied records the copies just issued on b as its last.
+func (d *Plane) copied(b *buffer) error {
+	e, err := d.record(d.copy)
 	if err != nil {
 		return err
 	}
 	b.computeWaited = false
-	if err := d.replace(&b.lastCopy, e); err != nil {
-		return err
-	}
-	return d.staging.use(s, e2)
+	return d.replace(&b.lastCopy, e)
 }
 
 // CopyOut copies src on the copy stream, after its producer, into pinned
@@ -311,30 +339,42 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		}
 		b.copyWaited = true
 	}
-	s, err := d.staging.get(b.bytes)
-	if err != nil {
-		return device.Span{}, err
-	}
-	a, err := d.begin(d.copy)
-	if err != nil {
-		return device.Span{}, err
-	}
-	if err := d.rt.CopyD2H(s.buf, b.p, d.copy); err != nil {
-		return device.Span{}, err
-	}
-	work, err := d.end(a, d.copy)
-	if err != nil {
-		return device.Span{}, err
-	}
-	if err := d.copied(b, s); err != nil {
-		return device.Span{}, err
-	}
-	if d.skip != "host-after-copy-out" {
-		if _, err := d.staging.idle(s, true); err != nil {
+	// A chunk at a time: each staging buffer is copied out before the
+	// next chunk may take it.
+	var a Event
+	var work uint64
+	for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
+		n := min(d.cfg.Chunk, b.bytes-off)
+		s, err := d.staging.get(n)
+		if err != nil {
 			return device.Span{}, err
 		}
+		if off == 0 {
+			if a, err = d.begin(d.copy); err != nil {
+				return device.Span{}, err
+			}
+		}
+		if err := d.rt.CopyD2H(s.buf, b.p+Ptr(off), d.copy); err != nil {
+			return device.Span{}, err
+		}
+		if off+n == b.bytes {
+			if work, err = d.end(a, d.copy); err != nil {
+				return device.Span{}, err
+			}
+		}
+		if err := d.staged(s); err != nil {
+			return device.Span{}, err
+		}
+		if d.skip != "host-after-copy-out" {
+			if _, err := d.staging.idle(s, true); err != nil {
+				return device.Span{}, err
+			}
+		}
+		hostCopy(dst.Buf[off:off+n], s.buf)
 	}
-	hostCopy(dst.Buf, s.buf)
+	if err := d.copied(b); err != nil {
+		return device.Span{}, err
+	}
 	return d.span(t0, work), nil
 }
 

@@ -28,11 +28,16 @@ var copiesFirst bool
 // so that the pool fills and waits for its oldest copies.
 const fakeStaging = 4 << 10
 
+// fakeChunk is the staging chunk of the next fakecuda plane (0: the
+// default, which the staging bound caps at 4 KiB: every tensor in one
+// piece).
+var fakeChunk int64
+
 func init() {
 	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
 		f := NewFake(1 << 30)
 		f.CopiesFirst = copiesFirst
-		p, err := NewPlane(f, FakeKernels{f}, Config{Name: spec.Name, Staging: fakeStaging})
+		p, err := NewPlane(f, FakeKernels{f}, Config{Name: spec.Name, Staging: fakeStaging, Chunk: fakeChunk})
 		if err != nil {
 			return nil, err
 		}
@@ -161,9 +166,12 @@ func onFake(t *testing.T, seed uint64, strategy string, mem int64) (got [][]byte
 // bit-identical.
 func differential(t *testing.T, count int) string {
 	var seen trace.Totals
-	defer func() { copiesFirst = false }()
+	defer func() { copiesFirst, fakeChunk = false, 0 }()
 	for seed := range uint64(count) {
 		copiesFirst = seed%2 == 1
+		// Tensors of 64 to 576 bytes: whole, or copied in chunks of
+		// 100 or 256 bytes (the last one shorter).
+		fakeChunk = []int64{0, 100, 256}[seed%3]
 		want, err := program(t, seed, &cpu.Device{})
 		if err != nil {
 			t.Fatal(err)
@@ -176,7 +184,7 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, err := onFake(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (copies first: %v)", seed, st, mem, copiesFirst)
+				name := fmt.Sprintf("program %d, %s under %d bytes (copies first: %v, chunk %d)", seed, st, mem, copiesFirst, fakeChunk)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
@@ -517,5 +525,45 @@ func TestFreeWaitsForCopy(t *testing.T) {
 func TestHostPlacementSameAsSim(t *testing.T) {
 	if n := placetest.SameAsSim(t, "fakecuda:0", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n == 0 {
 		t.Fatal("flow ran no op on the host by choice")
+	}
+}
+
+// TestLargeCopyBoundedStaging: a tensor 16 times the staging bound goes
+// in and out in chunks through at most the bound of pinned memory, every
+// byte in its place (the fake's copies run late, its fresh memory is
+// NaN).
+func TestLargeCopyBoundedStaging(t *testing.T) {
+	f := NewFake(1 << 20)
+	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Staging: 4 << 10, Chunk: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tensor.Meta{Shape: tensor.Shape{16 << 10}, DType: tensor.Float32} // 64 KiB
+	src := tensor.NewDense(m)
+	for i := range src.F32() {
+		src.F32()[i] = float32(i)
+	}
+	mem, err := p.Alloc(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.CopyIn(mem, src); err != nil {
+		t.Fatal(err)
+	}
+	back := tensor.NewDense(m)
+	if _, err := p.CopyOut(back, mem); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range back.F32() {
+		if v != float32(i) {
+			t.Fatalf("element %d came back as %v", i, v)
+		}
+	}
+	if peak := p.StagingPeak(); peak > 4<<10 {
+		t.Fatalf("staged through %d bytes of pinned memory, bound 4096", peak)
+	}
+	p.Free(mem)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
