@@ -33,7 +33,7 @@ func (d *Plane) Measure(on bool) error {
 	if !on {
 		if d.m != nil {
 			d.drop(d.m.pending)
-			d.rt.EventDestroy(d.m.start)
+			d.events.put(d.m.start)
 			d.m = nil
 		}
 		return nil
@@ -104,7 +104,7 @@ func (d *Plane) end(a Event, s Stream) (uint64, error) {
 	}
 	b, err := d.record(s)
 	if err != nil {
-		d.rt.EventDestroy(a)
+		d.events.put(a)
 		return 0, err
 	}
 	d.m.next++
@@ -124,8 +124,8 @@ func (d *Plane) resolve() error {
 	return err
 }
 
-// times reads the spans of completed work ws into done and destroys its
-// events.
+// times reads the spans of completed work ws into done and gives its
+// events back.
 func (d *Plane) times(ws []timed) error {
 	m := d.m
 	defer d.drop(ws)
@@ -143,11 +143,11 @@ func (d *Plane) times(ws []timed) error {
 	return nil
 }
 
-// drop destroys the events of ws.
+// drop gives the events of ws back to the pool.
 func (d *Plane) drop(ws []timed) {
 	for _, w := range ws {
-		d.rt.EventDestroy(w.a)
-		d.rt.EventDestroy(w.b)
+		d.events.put(w.a)
+		d.events.put(w.b)
 	}
 }
 

@@ -69,6 +69,7 @@ type Plane struct {
 	compute Stream // libtorch's: the legacy default stream
 	copy    Stream
 	staging stagingPool
+	events  *eventPool
 	start   time.Time
 	live    refs.PoolStats
 	// skip names a wait the plane leaves out (mutation tests only).
@@ -122,8 +123,9 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: copy stream: %w", cfg.Name, err)
 	}
-	return &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs,
-		staging: stagingPool{rt: rt, limit: cfg.Staging}, start: time.Now()}, nil
+	events := &eventPool{rt: rt}
+	return &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
+		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging}, start: time.Now()}, nil
 }
 
 func fmtBytes(n int64) string {
@@ -140,27 +142,13 @@ func (d *Plane) enter() error {
 	return nil
 }
 
-// record is a new event capturing s's work so far.
-func (d *Plane) record(s Stream) (Event, error) {
-	e, err := d.rt.EventCreate()
-	if err != nil {
-		return 0, err
-	}
-	if err := d.rt.EventRecord(e, s); err != nil {
-		d.rt.EventDestroy(e)
-		return 0, err
-	}
-	return e, nil
-}
+// record is an event capturing s's work so far.
+func (d *Plane) record(s Stream) (Event, error) { return d.events.record(s) }
 
-// replace sets *slot to e, destroying the event it held.
-func (d *Plane) replace(slot *Event, e Event) error {
-	var err error
-	if *slot != 0 {
-		err = d.rt.EventDestroy(*slot)
-	}
+// replace sets *slot to e, giving the event it held back to the pool.
+func (d *Plane) replace(slot *Event, e Event) {
+	d.events.put(*slot)
 	*slot = e
-	return err
 }
 
 // Name is the device's name.
@@ -255,7 +243,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 			return device.Span{}, err
 		}
 		err = d.rt.StreamWaitEvent(d.copy, e)
-		d.rt.EventDestroy(e)
+		d.events.put(e)
 		if err != nil {
 			return device.Span{}, err
 		}
@@ -303,7 +291,8 @@ func (d *Plane) staged(s *staging) error {
 	if err != nil {
 		return err
 	}
-	return d.staging.use(s, e)
+	d.staging.use(s, e)
+	return nil
 }
 
 // copied records the copies just issued on b as its last.
@@ -313,7 +302,8 @@ func (d *Plane) copied(b *buffer) error {
 		return err
 	}
 	b.computeWaited = false
-	return d.replace(&b.lastCopy, e)
+	d.replace(&b.lastCopy, e)
+	return nil
 }
 
 // CopyOut copies src on the copy stream, after its producer, into pinned
@@ -420,9 +410,7 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 		return device.Span{}, err
 	}
 	o.copyWaited = false
-	if err := d.replace(&o.lastKernel, e); err != nil {
-		return device.Span{}, err
-	}
+	d.replace(&o.lastKernel, e)
 	return d.span(t0, work), nil
 }
 
@@ -455,6 +443,9 @@ func (d *Plane) Close() error {
 	err := d.Sync()
 	d.Measure(false)
 	if e := d.staging.close(); err == nil {
+		err = e
+	}
+	if e := d.events.close(); err == nil {
 		err = e
 	}
 	if e := d.rt.StreamDestroy(d.copy); err == nil {

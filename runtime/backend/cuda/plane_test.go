@@ -567,3 +567,46 @@ func TestLargeCopyBoundedStaging(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEventsRecycled: a plane that copies and measures over and over
+// creates a handful of CUDA events, not a few for every copy, and leaves
+// none behind at Close.
+func TestEventsRecycled(t *testing.T) {
+	f := NewFake(1 << 20)
+	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Measure(true); err != nil {
+		t.Fatal(err)
+	}
+	m := tensor.Meta{Shape: tensor.Shape{64}, DType: tensor.Float32}
+	mem, _ := p.Alloc(m)
+	out := tensor.NewDense(m)
+	for i := range 100 {
+		if _, err := p.CopyIn(mem, tensor.NewDense(m)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.CopyOut(out, mem); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 9 {
+			if err := p.Sync(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Each round trip records 8 events (each way: the staging buffer's,
+	// the buffer's last use, a measured span's two); fresh ones would be
+	// 800.
+	if created := int(f.nextEv); created > 50 {
+		t.Fatalf("created %d events for 100 copies in and out", created)
+	}
+	p.Free(mem)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.events) != 0 {
+		t.Fatalf("%d events left after Close", len(f.events))
+	}
+}

@@ -18,7 +18,8 @@ type staging struct {
 // other is freed). Pinned memory is scarce and slow to allocate: buffers
 // are kept for reuse, and reused only after their copy completed.
 type stagingPool struct {
-	rt Runtime
+	rt     Runtime
+	events *eventPool
 	// host, when set, counts the buffers against the host limit: a
 	// buffer that would pass it is refused before it is allocated.
 	host  *refs.HostPool
@@ -98,17 +99,14 @@ func (p *stagingPool) idle(s *staging, wait bool) (bool, error) {
 	} else if done, err := p.rt.EventQuery(s.busy); err != nil || !done {
 		return false, err
 	}
-	err := p.rt.EventDestroy(s.busy)
+	p.events.put(s.busy)
 	s.busy = 0
-	return true, err
+	return true, nil
 }
 
 // use marks s busy until e (which the pool now owns) completes.
-func (p *stagingPool) use(s *staging, e Event) error {
-	var err error
-	if s.busy != 0 {
-		err = p.rt.EventDestroy(s.busy)
-	}
+func (p *stagingPool) use(s *staging, e Event) {
+	p.events.put(s.busy)
 	s.busy = e
 	// Most recently used last: the oldest is the first to wait for.
 	for i, t := range p.all {
@@ -118,7 +116,6 @@ func (p *stagingPool) use(s *staging, e Event) error {
 			break
 		}
 	}
-	return err
 }
 
 func (p *stagingPool) drop(i int) error {
