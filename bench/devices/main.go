@@ -29,8 +29,8 @@ import (
 	"syscall"
 
 	"github.com/tref-lang/tref/lang/eval"
-	_ "github.com/tref-lang/tref/runtime/backend/sim"   // registers --device sim
-	_ "github.com/tref-lang/tref/runtime/backend/torch" // registers torch:cpu, cuda
+	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
+	"github.com/tref-lang/tref/runtime/backend/torch" // registers torch:cpu, cuda
 	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
@@ -110,10 +110,12 @@ func main() {
 		cal.Cost.HostFlops/1e9, cal.Cost.HostMemBandwidth/1e9)
 	fmt.Println("| workload | budget | measured ms | process CPU ms | sim predicts ms | sim / measured | moved MiB | moved / link ms | speed vs resident | output = resident |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+	var plugin []string // what the torch plugin counted, per workload
 	for _, w := range workloads {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), w.name) {
 			continue
 		}
+		stats0, _ := intoStats(spec)
 		path := w.path
 		if path == "" {
 			path = filepath.Join(*dir, w.name+".tr")
@@ -160,7 +162,34 @@ func main() {
 			fmt.Printf("| %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %s | %s |\n", w.name, budget, float64(best.ns)/1e6,
 				float64(best.cpuNs)/1e6, predMs, predRatio, float64(moved)/(1<<20), linkMs, speed, equal)
 		}
+		if stats1, ok := intoStats(spec); ok {
+			d := torch.IntoStats{Direct: stats1.Direct - stats0.Direct, Copied: stats1.Copied - stats0.Copied,
+				OpNs: stats1.OpNs - stats0.OpNs, CopyNs: stats1.CopyNs - stats0.CopyNs}
+			if n := d.Direct + d.Copied; n > 0 {
+				plugin = append(plugin, fmt.Sprintf("%s: %d ops, %d written in place, %d copied; issuing an op %.1f µs, a copy %.1f µs (host)",
+					w.name, n, d.Direct, d.Copied, float64(d.OpNs)/float64(n)/1e3, float64(d.CopyNs)/float64(max(d.Copied, 1))/1e3))
+			}
+		}
 	}
+	if len(plugin) > 0 {
+		fmt.Println("\nThe torch plugin's ops on the device's memory (every run of the workload):")
+		for _, l := range plugin {
+			fmt.Println("- " + l)
+		}
+	}
+}
+
+// intoStats is what the torch plugin counted of its ops on the CUDA data
+// plane's memory, when spec's device is a CUDA one.
+func intoStats(spec device.Spec) (torch.IntoStats, bool) {
+	if !strings.HasPrefix(spec.Name, "cuda") {
+		return torch.IntoStats{}, false
+	}
+	lib, err := torch.Load("")
+	if err != nil {
+		return torch.IntoStats{}, false
+	}
+	return lib.IntoStats()
 }
 
 // result is one run: the time from its first device work to its end, its totals

@@ -34,6 +34,8 @@ type Lib struct {
 
 	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype, fnStorage uintptr
 	fnDeviceCount, fnSync, fnThreads, fnToDevice                                   uintptr
+	// fnIntoStats is tt_into_stats, 0 in plugins built before it.
+	fnIntoStats uintptr
 
 	errorText func() string
 	// scalars is what tt_scalar_operands returned: 1 when tt_op takes a
@@ -132,6 +134,9 @@ func load(paths []string) (*Lib, error) {
 	purego.RegisterLibFunc(&abi, h, "tt_abi_version")
 	if v := abi(); v != abiVersion {
 		return nil, fmt.Errorf("torch backend: %s speaks ABI %d, this tref needs %d; rebuild it with scripts/build-torch.sh", path, v, abiVersion)
+	}
+	if sym, err := purego.Dlsym(h, "tt_into_stats"); err == nil {
+		l.fnIntoStats = sym
 	}
 	if sym, err := purego.Dlsym(h, "tt_scalar_operands"); err == nil {
 		r, _, _ := purego.SyscallN(sym)

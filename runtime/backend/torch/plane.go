@@ -178,3 +178,25 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 	}
 	return cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem})
 }
+
+// IntoStats counts the plugin's runs of ops into the CUDA data plane's
+// memory (tt_into_stats): those that wrote the output directly (an op's
+// out= variant) and those whose result was copied into it, and the host
+// time spent issuing each part.
+type IntoStats struct {
+	Direct, Copied int64
+	OpNs, CopyNs   int64
+}
+
+// IntoStats is what the plugin counted so far; false for a plugin built
+// before tt_into_stats.
+func (l *Lib) IntoStats() (IntoStats, bool) {
+	if l.fnIntoStats == 0 {
+		return IntoStats{}, false
+	}
+	var s [4]int64
+	l.mu.Lock()
+	purego.SyscallN(l.fnIntoStats, uintptr(unsafe.Pointer(&s[0])))
+	l.mu.Unlock()
+	return IntoStats{Direct: s[0], Copied: s[1], OpNs: s[2], CopyNs: s[3]}, true
+}

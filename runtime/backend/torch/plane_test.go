@@ -173,3 +173,77 @@ func TestPlaneFull(t *testing.T) {
 		t.Errorf("moved %d bytes in and %d out, want 0 and %d", tot.BytesH2D, tot.BytesD2H, 64*33*4)
 	}
 }
+
+// TestPlaneWritesInPlace: on the CUDA data plane the ops with an out=
+// variant (matmul of matrices, add, exp) write the plane's output
+// directly; relu's result is copied there; the values are torch:cpu's.
+func TestPlaneWritesInPlace(t *testing.T) {
+	lib := plugin(t)
+	if _, err := newPlaneKernels(lib, -1); err != nil {
+		t.Skip(err)
+	}
+	if _, ok := lib.IntoStats(); !ok {
+		t.Skip("a plugin built before tt_into_stats")
+	}
+	// x is a fresh input: the runtime takes the buffer it is given.
+	x := func() *tensor.Dense {
+		d := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{8, 8}, DType: tensor.Float32})
+		for i := range d.F32() {
+			d.F32()[i] = float32(i%5) - 2
+		}
+		return d
+	}
+	// run computes matmul(x, x), + x, exp(x) and relu of the sum on dev.
+	run := func(dev string) [][]float32 {
+		ex, err := placement.NewExecutor(placement.Config{Device: dev, Strategy: "flow", Trace: trace.NewRecorder()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng := ex.(*placement.Engine)
+		rt := refs.New(eng, refs.Options{Lookahead: 8})
+		submit := func(op ops.Op, ins ...*refs.Ref) *refs.Ref {
+			r, err := rt.Submit(refs.Site{}, op, nil, ins...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		a := rt.FromHost(refs.Site{}, x())
+		mm := submit(ops.Matmul, a, a)
+		sum := submit(ops.Add, mm, a)
+		e := submit(ops.Exp, a)
+		r := submit(ops.Relu, sum)
+		var got [][]float32
+		for _, ref := range []*refs.Ref{mm, sum, e, r} {
+			d, err := rt.Read(ref)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, append([]float32(nil), d.F32()...))
+		}
+		for _, ref := range []*refs.Ref{a, mm, sum, e, r} {
+			rt.Release(ref)
+		}
+		if _, err := eng.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.Accelerator().Close(); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	want := run("torch:cpu")
+	before, _ := lib.IntoStats()
+	got := run("torchfake:0")
+	after, _ := lib.IntoStats()
+	for i, name := range []string{"matmul", "add", "exp", "relu"} {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Fatalf("%s element %d: %v, torch:cpu %v", name, j, got[i][j], want[i][j])
+			}
+		}
+	}
+	if direct, copied := after.Direct-before.Direct, after.Copied-before.Copied; direct != 3 || copied != 1 {
+		t.Fatalf("%d ops wrote their output directly and %d were copied, want 3 and 1 (relu)", direct, copied)
+	}
+}

@@ -12,6 +12,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -34,6 +35,13 @@ namespace {
 // process-wide message (not thread_local: Go may move the calling goroutine
 // between OS threads between a call and tt_error) is correct.
 std::string last_error;
+
+// into_stats counts tt_op_into's calls (tt_into_stats): those whose op
+// wrote straight into the output, those whose result was copied there,
+// and the host time issuing each part.
+struct {
+  int64_t direct = 0, copied = 0, op_ns = 0, copy_ns = 0;
+} into_stats;
 
 template <typename F>
 auto guard(F &&f, decltype(f()) fail) -> decltype(f()) {
@@ -305,6 +313,40 @@ OpFn binary(F f) {
   };
 }
 
+// writes_into reports whether an op of result dtype dt and shape sizes
+// may write straight into tt_op_into's output (its out= variant) rather
+// than into a tensor of its own that tt_op_into then copies: only where
+// the output has exactly that dtype and shape, so that out= neither casts
+// nor resizes (tref's memory cannot grow) and a disagreement with tref's
+// inference still surfaces as tt_op_into's error.
+bool writes_into(const Args &a, at::ScalarType dt, at::IntArrayRef sizes) {
+  return a.out != nullptr && a.out->scalar_type() == dt && a.out->sizes() == sizes;
+}
+
+// binary_out is binary with f's out= variant g(out, x, y), used when the
+// op runs into tt_op_into's output (writes_into).
+template <typename F, typename G>
+OpFn binary_out(F f, G g) {
+  return [f, g](const Args &a) -> at::Tensor {
+    auto xy = operands(a);
+    const at::Tensor &x = xy.first, &y = xy.second;
+    if (writes_into(a, at::result_type(x, y), at::infer_size(x.sizes(), y.sizes()))) return g(*a.out, x, y);
+    return f(x, y);
+  };
+}
+
+// unary_out is a registry entry of a unary op f(x) with its out= variant
+// g(out, x), used for a floating x when the op runs into tt_op_into's
+// output (writes_into; the op keeps a floating dtype).
+template <typename F, typename G>
+OpFn unary_out(F f, G g) {
+  return [f, g](const Args &a) -> at::Tensor {
+    const at::Tensor &x = a.in(0);
+    if (at::isFloatingType(x.scalar_type()) && writes_into(a, x.scalar_type(), x.sizes())) return g(*a.out, x);
+    return f(x);
+  };
+}
+
 // find_op looks an op up in every registry.
 const OpFn *find_op(const std::string &op);
 
@@ -312,15 +354,21 @@ const std::unordered_map<std::string, OpFn> &registry() {
   static const std::unordered_map<std::string, OpFn> ops = {
       // binary elementwise, torch promotion; the second operand may be a
       // scalar (operands)
-      {"add", binary([](const at::Tensor &x, const at::Tensor &y) { return at::add(x, y); })},
-      {"sub", binary([](const at::Tensor &x, const at::Tensor &y) { return at::sub(x, y); })},
-      {"mul", binary([](const at::Tensor &x, const at::Tensor &y) { return at::mul(x, y); })},
-      {"div", binary([](const at::Tensor &x, const at::Tensor &y) { return at::div(x, y); })},
+      {"add", binary_out([](const at::Tensor &x, const at::Tensor &y) { return at::add(x, y); },
+                        [](at::Tensor &o, const at::Tensor &x, const at::Tensor &y) { return at::add_out(o, x, y); })},
+      {"sub", binary_out([](const at::Tensor &x, const at::Tensor &y) { return at::sub(x, y); },
+                        [](at::Tensor &o, const at::Tensor &x, const at::Tensor &y) { return at::sub_out(o, x, y); })},
+      {"mul", binary_out([](const at::Tensor &x, const at::Tensor &y) { return at::mul(x, y); },
+                        [](at::Tensor &o, const at::Tensor &x, const at::Tensor &y) { return at::mul_out(o, x, y); })},
+      {"div", binary_out([](const at::Tensor &x, const at::Tensor &y) { return at::div(x, y); },
+                        [](at::Tensor &o, const at::Tensor &x, const at::Tensor &y) { return at::div_out(o, x, y); })},
       {"floordiv", binary([](const at::Tensor &x, const at::Tensor &y) { return at::div(x, y, "floor"); })},
       {"mod", binary([](const at::Tensor &x, const at::Tensor &y) { return at::remainder(x, y); })},
       {"pow", binary([](const at::Tensor &x, const at::Tensor &y) { return at::pow(x, y); })},
-      {"maximum", binary([](const at::Tensor &x, const at::Tensor &y) { return at::maximum(x, y); })},
-      {"minimum", binary([](const at::Tensor &x, const at::Tensor &y) { return at::minimum(x, y); })},
+      {"maximum", binary_out([](const at::Tensor &x, const at::Tensor &y) { return at::maximum(x, y); },
+                        [](at::Tensor &o, const at::Tensor &x, const at::Tensor &y) { return at::maximum_out(o, x, y); })},
+      {"minimum", binary_out([](const at::Tensor &x, const at::Tensor &y) { return at::minimum(x, y); },
+                        [](at::Tensor &o, const at::Tensor &x, const at::Tensor &y) { return at::minimum_out(o, x, y); })},
       {"atan2", binary([](const at::Tensor &x, const at::Tensor &y) { return at::atan2(x, y); })},
       {"eq", binary([](const at::Tensor &x, const at::Tensor &y) { return at::eq(x, y); })},
       {"ne", binary([](const at::Tensor &x, const at::Tensor &y) { return at::ne(x, y); })},
@@ -337,16 +385,16 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::where(a.in(0), xy.first, xy.second);
        }},
       // unary
-      {"neg", [](const Args &a) { return at::neg(a.in(0)); }},
-      {"abs", [](const Args &a) { return at::abs(a.in(0)); }},
-      {"exp", [](const Args &a) { return at::exp(a.in(0)); }},
-      {"log", [](const Args &a) { return at::log(a.in(0)); }},
-      {"sqrt", [](const Args &a) { return at::sqrt(a.in(0)); }},
-      {"rsqrt", [](const Args &a) { return at::rsqrt(a.in(0)); }},
-      {"sin", [](const Args &a) { return at::sin(a.in(0)); }},
-      {"cos", [](const Args &a) { return at::cos(a.in(0)); }},
-      {"tanh", [](const Args &a) { return at::tanh(a.in(0)); }},
-      {"sigmoid", [](const Args &a) { return at::sigmoid(a.in(0)); }},
+      {"neg", unary_out([](const at::Tensor &x) { return at::neg(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::neg_out(o, x); })},
+      {"abs", unary_out([](const at::Tensor &x) { return at::abs(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::abs_out(o, x); })},
+      {"exp", unary_out([](const at::Tensor &x) { return at::exp(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::exp_out(o, x); })},
+      {"log", unary_out([](const at::Tensor &x) { return at::log(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::log_out(o, x); })},
+      {"sqrt", unary_out([](const at::Tensor &x) { return at::sqrt(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::sqrt_out(o, x); })},
+      {"rsqrt", unary_out([](const at::Tensor &x) { return at::rsqrt(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::rsqrt_out(o, x); })},
+      {"sin", unary_out([](const at::Tensor &x) { return at::sin(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::sin_out(o, x); })},
+      {"cos", unary_out([](const at::Tensor &x) { return at::cos(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::cos_out(o, x); })},
+      {"tanh", unary_out([](const at::Tensor &x) { return at::tanh(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::tanh_out(o, x); })},
+      {"sigmoid", unary_out([](const at::Tensor &x) { return at::sigmoid(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::sigmoid_out(o, x); })},
       {"relu", [](const Args &a) { return at::relu(a.in(0)); }},
       {"gelu", [](const Args &a) { return at::gelu(a.in(0)); }},
       // bitwise ops of runtime/ops/bitwise.go
@@ -499,7 +547,15 @@ const std::unordered_map<std::string, OpFn> &registry() {
                             [](const at::Tensor &x, int64_t k, bool kd) { return at::all(x, k, kd); });
        }},
       // linear algebra
-      {"matmul", [](const Args &a) { return at::matmul(a.in(0), a.in(1)); }},
+      {"matmul",
+       [](const Args &a) -> at::Tensor {
+         const at::Tensor &x = a.in(0), &y = a.in(1);
+         // Matrices of one dtype: the product straight into the output.
+         if (x.dim() == 2 && y.dim() == 2 && x.scalar_type() == y.scalar_type() &&
+             writes_into(a, x.scalar_type(), {x.size(0), y.size(1)}))
+           return at::matmul_out(*a.out, x, y);
+         return at::matmul(x, y);
+       }},
       // inputs x, w and an optional bias
       {"linear", [](const Args &a) {
          c10::optional<at::Tensor> b;
@@ -754,13 +810,29 @@ int tt_op_into(const char *op, const tt_tensor *ins, int nin, const int64_t *ia,
     const OpFn *fn = find_op(op);
     if (fn == nullptr) throw std::runtime_error(std::string("the torch backend has no op ") + op);
     Args a{ins, nin, ia, nia, fa, nfa, &out->t};
+    auto t0 = std::chrono::steady_clock::now();
     at::Tensor r = (*fn)(a);
-    if (r.is_same(out->t)) return 0;
+    auto t1 = std::chrono::steady_clock::now();
+    into_stats.op_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
+    if (r.is_same(out->t)) {
+      into_stats.direct++;
+      return 0;
+    }
     if (r.sizes() != out->t.sizes() || r.scalar_type() != out->t.scalar_type())
       throw std::runtime_error(std::string("tt_op_into: ") + op + " gave another shape or dtype than its output");
     out->t.copy_(r);
+    into_stats.copied++;
+    into_stats.copy_ns +=
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t1).count();
     return 0;
   }, -1);
+}
+
+void tt_into_stats(int64_t *stats) {
+  stats[0] = into_stats.direct;
+  stats[1] = into_stats.copied;
+  stats[2] = into_stats.op_ns;
+  stats[3] = into_stats.copy_ns;
 }
 
 int tt_synchronize(int device) {

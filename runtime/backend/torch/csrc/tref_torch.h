@@ -64,12 +64,19 @@ int tt_scalar_operands(void);
  * frees it nor keeps it alive; tt_free drops the view. */
 tt_tensor tt_wrap_memory(void *data, int64_t nbytes, int dtype,
                          const int64_t *shape, int ndim, int device);
-/* tt_op_into runs a registered op as tt_op does and copies its result
- * into out (a tensor of the result's shape and dtype), on libtorch's
- * current stream: on CUDA it returns once the work is issued. */
+/* tt_op_into runs a registered op as tt_op does with its result in out
+ * (a tensor of the result's shape and dtype): written there directly by
+ * the ops that have an out= variant (matmul of matrices, the arithmetic
+ * and common unary elementwise ops), else copied, on libtorch's current
+ * stream: on CUDA it returns once the work is issued. */
 int tt_op_into(const char *op, const tt_tensor *ins, int nin,
                const int64_t *ia, int nia, const double *fa, int nfa,
                tt_tensor out);
+/* tt_into_stats fills stats[0..3] with tt_op_into's counts so far: the
+ * calls whose op wrote straight into out (its out= variant), the calls
+ * whose result was copied into out, and the host nanoseconds spent
+ * issuing the ops and the copies (on CUDA the work itself runs later). */
+void tt_into_stats(int64_t *stats);
 /* tt_synchronize waits for all work on a CUDA device (no-op on CPU). */
 int tt_synchronize(int device);
 
