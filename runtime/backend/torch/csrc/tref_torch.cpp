@@ -7,6 +7,7 @@
 #include "tref_torch.h"
 
 #include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
 #include <ATen/Parallel.h>
 #include <ATen/WrapDimUtils.h>
 #include <torch/version.h>
