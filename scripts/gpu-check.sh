@@ -21,6 +21,13 @@
 # trace-stats.txt (each trace's overlap and copy bandwidth,
 # scripts/gpu-trace-stats.py), and table.tsv.
 #
+# With GPU_CHECK_BENCH set to a `CGO_ENABLED=0 go build ./bench/devices`
+# binary, the script then runs that benchmark too: the offload examples
+# (warm, fastest of 5, sim's prediction; bench-examples.md) and the large
+# layers of bench/devices/large.tr (2 GiB of weights, compute- and
+# transfer-bound; bench-large.md), against the link peak link.txt
+# measured, with the warm chrome traces in bench-traces/.
+#
 # --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
 # plugin is built against $PYTHON's torch if it has one, else Debian's
 # libtorch-dev. TREF_CUDA_SYNC=1 in the environment runs cuda:N on the
@@ -133,6 +140,26 @@ for case in "${bad[@]}"; do
   fi
   printf '%s\tbad input\t%s\t-\t-\t%s\n' "$name" "$dev" "$result" >>"$table"
 done
+
+# The benchmark (not fatal: the check above is the verdict).
+if [ -n "${GPU_CHECK_BENCH:-}" ]; then
+  bench=$(cd "$(dirname "$GPU_CHECK_BENCH")" && pwd)/$(basename "$GPU_CHECK_BENCH")
+  # The link's peak: PyTorch's pinned host-to-device copies of 64 MiB.
+  peak=$(awk '$1 == 64 { print $2 }' "$out/link.txt" 2>/dev/null || true)
+  mkdir -p "$out/bench-traces"
+  sets=("examples|-reps 5" "large|-reps 2")
+  if [ "$dev" = torch:cpu ]; then
+    sets=("examples|-reps 1 -only mlp" "large|-reps 1 -width 256")
+  fi
+  for s in "${sets[@]}"; do
+    name=${s%%|*}
+    read -r -a flags <<<"${s#*|}"
+    (cd "$here" && timeout $((limit * 8)) "$bench" -device "$dev" -set "$name" "${flags[@]}" ${peak:+-link "$peak"} \
+      -chrome "$out/bench-traces") >"$out/bench-$name.md" 2>&1 ||
+      echo "gpu-check: bench -set $name failed: $(tail -1 "$out/bench-$name.md")"
+    cat "$out/bench-$name.md"
+  done
+fi
 
 # What the traces say: copies overlapping kernels, copy bandwidth.
 if command -v "$python" >/dev/null; then

@@ -59,15 +59,18 @@ var sets = map[string][]workload{
 }
 
 // largeSet is -set large at -width: 8 layers of width x width float32
-// weights (2 GiB at 8192), with a batch of width rows (compute-bound) and
-// of width / 32 (transfer-bound).
+// weights (2 GiB at 8192), each applied 4 times to a batch of width / 4
+// rows (compute-bound: at 8192, 1.1 TFLOP per 256 MiB copied) and once to
+// width / 32 rows (transfer-bound: 34 GFLOP). A quarter of the weights
+// holds two layers, and the working set of one matmul (a weight, its
+// input and output) fits it.
 func largeSet(width int) []workload {
 	const layers = 8
-	w := strconv.Itoa(width)
+	l, w := strconv.Itoa(layers), strconv.Itoa(width)
 	weights := int64(layers) * int64(width) * int64(width) * 4
 	return []workload{
-		{name: "large-compute", path: "bench/devices/large.tr", args: []string{strconv.Itoa(layers), w, w}, weights: weights, noSim: true},
-		{name: "large-transfer", path: "bench/devices/large.tr", args: []string{strconv.Itoa(layers), w, strconv.Itoa(width / 32)}, weights: weights, noSim: true},
+		{name: "large-compute", path: "bench/devices/large.tr", args: []string{l, w, strconv.Itoa(width / 4), "4"}, weights: weights, noSim: true},
+		{name: "large-transfer", path: "bench/devices/large.tr", args: []string{l, w, strconv.Itoa(width / 32), "1"}, weights: weights, noSim: true},
 	}
 }
 
@@ -125,7 +128,7 @@ func main() {
 		for _, mem := range []int64{0, w.weights / 4} {
 			budget, mode := "resident", "resident"
 			if mem > 0 {
-				budget, mode = fmt.Sprintf("%d MiB (1/4)", mem>>20), "offload"
+				budget, mode = trace.FormatBytes(mem)+" (1/4)", "offload"
 			}
 			var best *result
 			for i := range *reps {
