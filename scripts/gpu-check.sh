@@ -24,7 +24,7 @@
 # With GPU_CHECK_BENCH set to a `CGO_ENABLED=0 go build ./bench/devices`
 # binary, the script then runs that benchmark too: the offload examples
 # (warm, fastest of 5, sim's prediction; bench-examples.md) and the large
-# layers of bench/devices/large.tr (2 GiB of weights, compute- and
+# layers of bench/devices/large.tr (1 GiB of weights, compute- and
 # transfer-bound; bench-large.md), against the link peak link.txt
 # measured, with the warm chrome traces in bench-traces/.
 #

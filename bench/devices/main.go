@@ -9,8 +9,8 @@
 //	go run ./bench/devices -only mlp -reps 3
 //	go run ./bench/devices -device cuda:0 -set large -link 54
 //
-// -set large runs large.tr beside this file: 2 GiB of weights in 256 MiB
-// layers (-width 8192), once with a batch that makes it compute-bound and once with
+// -set large runs large.tr beside this file: 1 GiB of weights in 64 MiB
+// layers (-width 4096), once with a batch that makes it compute-bound and once with
 // one that makes it transfer-bound (too large for sim, which computes on
 // the host: no prediction); -link, the host link's measured GB/s
 // (scripts/gpu-link-peak.py), adds the time the moved bytes take on it.
@@ -58,14 +58,15 @@ var sets = map[string][]workload{
 	},
 }
 
-// largeSet is -set large at -width: 8 layers of width x width float32
-// weights (2 GiB at 8192), each applied 4 times to a batch of width / 4
-// rows (compute-bound: at 8192, 1.1 TFLOP per 256 MiB copied) and once to
-// width / 32 rows (transfer-bound: 34 GFLOP). A quarter of the weights
-// holds two layers, and the working set of one matmul (a weight, its
-// input and output) fits it.
+// largeSet is -set large at -width: 16 layers of width x width float32
+// weights (1 GiB at 4096, 64 MiB a layer, four 16 MiB staging chunks),
+// each applied 4 times to a batch of width / 4 rows (compute-bound: at
+// 4096, 137 GFLOP per 64 MiB copied) and once to width / 32 rows
+// (transfer-bound: 4.3 GFLOP). A quarter of the weights holds four
+// layers, so that beside one matmul's working set (a weight, its input
+// and output) the next weights can be on their way.
 func largeSet(width int) []workload {
-	const layers = 8
+	const layers = 16
 	l, w := strconv.Itoa(layers), strconv.Itoa(width)
 	weights := int64(layers) * int64(width) * int64(width) * 4
 	return []workload{
@@ -80,7 +81,7 @@ func main() {
 	set := flag.String("set", "examples", "the workloads: examples (examples/offload) or large (bench/devices/large.tr)")
 	only := flag.String("only", "", "comma-separated workloads (default all)")
 	link := flag.Float64("link", 0, "the host link's measured GB/s, for the time the moved bytes take on it")
-	width := flag.Int("width", 8192, "-set large: the layers' width")
+	width := flag.Int("width", 4096, "-set large: the layers' width")
 	reps := flag.Int("reps", 1, "runs of each; the fastest counts")
 	chrome := flag.String("chrome", "", "directory for a chrome trace of each workload's last run on the device (warm, unlike a fresh process's)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
