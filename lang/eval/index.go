@@ -42,6 +42,13 @@ func (c *compiler) field(e *ast.FieldExpr) exprFn {
 	}
 }
 
+// strMethods are Python's string methods that are builtins here taking
+// the string first: str.upper reads as the builtin upper.
+var strMethods = map[string]bool{
+	"upper": true, "lower": true, "strip": true, "lstrip": true, "rstrip": true, "split": true, "join": true,
+	"replace": true, "startswith": true, "endswith": true, "find": true, "encode": true,
+}
+
 // dictMethods are the builtins a record reads as bound methods, Python's
 // dict methods that leave it as it is (key=scores.get).
 var dictMethods = map[string]bool{"get": true, "keys": true, "values": true, "items": true}
@@ -97,11 +104,18 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 		if m, ok := x.Methods[name]; ok {
 			return m, true, nil
 		}
-		f, ok := x.Members[name]
-		if ok {
+		if f, ok := x.Members[name]; ok {
 			Retain(fr.th.RT, f)
+			return f, true, nil
 		}
-		return f, ok, nil
+		// Python's unbound string methods (map(str.upper, xs)): the
+		// builtin of that name, which takes the string first.
+		if x.Name == "str" && strMethods[name] {
+			if b := fr.th.builtin(name); b != nil {
+				return b, true, nil
+			}
+		}
+		return nil, false, nil
 	case Object:
 		return x.Field(fr.th, name)
 	case Tensor, Bool, Int, Float32, Float64:
