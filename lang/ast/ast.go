@@ -203,6 +203,11 @@ type FStringPart struct {
 	Text string
 	X    Expr
 	Spec string
+	// SpecParts, when the spec holds fields of its own ({x:{w}.{p}f}),
+	// are its texts and fields in order (each field written as print
+	// writes it, no spec of its own), evaluated after X; Spec is then
+	// empty.
+	SpecParts []*FStringPart
 	// Conv is the conversion, "r", "s" or "a" ({x!r}), or "".
 	Conv string
 }

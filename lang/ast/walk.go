@@ -79,6 +79,9 @@ func Children(n Node, f func(Node)) {
 	case *FStringExpr:
 		for _, p := range n.Parts {
 			expr(p.X)
+			for _, sp := range p.SpecParts {
+				expr(sp.X)
+			}
 		}
 	case *FnExpr:
 		for _, p := range n.Params {

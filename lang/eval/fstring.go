@@ -10,12 +10,19 @@ import (
 // print writes it, or as the format builtin does with the field's spec,
 // between the literal texts.
 func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
+	type specPart struct {
+		text string
+		x    exprFn // nil for text
+		site *callSite
+	}
 	type part struct {
 		text string
 		x    exprFn
 		spec Value // a String, or nil for print's form
-		repr bool  // !r (or !a): the value quoted as in a list
-		site *callSite
+		// specParts build the spec when it holds fields.
+		specParts []specPart
+		repr      bool // !r (or !a): the value quoted as in a list
+		site      *callSite
 	}
 	parts := make([]part, len(e.Parts))
 	for i, p := range e.Parts {
@@ -26,8 +33,36 @@ func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
 			if p.Spec != "" {
 				parts[i].spec = String(p.Spec)
 			}
+			for _, sp := range p.SpecParts {
+				q := specPart{text: sp.Text}
+				if sp.X != nil {
+					q.x, q.site = c.expr(sp.X), newSite(sp.X.Span())
+				}
+				parts[i].specParts = append(parts[i].specParts, q)
+			}
 			parts[i].repr = p.Conv == "r" || p.Conv == "a"
 		}
+	}
+	// specOf builds a spec from its texts and fields, each field written
+	// as print writes it.
+	specOf := func(fr *frame, sps []specPart) (Value, error) {
+		var b strings.Builder
+		for _, sp := range sps {
+			if sp.x == nil {
+				b.WriteString(sp.text)
+				continue
+			}
+			v, err := sp.x(fr)
+			if err != nil {
+				return nil, err
+			}
+			s, err := fr.formatField(v, nil, sp.site)
+			if err != nil {
+				return nil, err
+			}
+			b.WriteString(s)
+		}
+		return String(b.String()), nil
 	}
 	return func(fr *frame) (Value, error) {
 		var b strings.Builder
@@ -48,7 +83,14 @@ func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
 				}
 				v = String(r)
 			}
-			s, err := fr.formatField(v, p.spec, p.site)
+			spec := p.spec
+			if p.specParts != nil {
+				if spec, err = specOf(fr, p.specParts); err != nil {
+					Release(fr.th.RT, v)
+					return nil, err
+				}
+			}
+			s, err := fr.formatField(v, spec, p.site)
 			if err != nil {
 				return nil, err
 			}

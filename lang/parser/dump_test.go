@@ -99,6 +99,18 @@ func dumpNode(b *strings.Builder, n ast.Node) {
 			if p.Spec != "" {
 				b.WriteString(":" + p.Spec)
 			}
+			if p.SpecParts != nil {
+				b.WriteString(":")
+				for _, sp := range p.SpecParts {
+					if sp.X == nil {
+						b.WriteString(sp.Text)
+						continue
+					}
+					b.WriteString("{")
+					dumpNode(b, sp.X)
+					b.WriteString("}")
+				}
+			}
 			b.WriteString("}")
 		}
 		b.WriteString(")")

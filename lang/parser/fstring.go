@@ -16,7 +16,8 @@ import (
 // text is split here: the text between fields is unescaped as a string's
 // (with {{ and }} for braces), each field's expression is scanned and
 // parsed where it stands in the file, so that its errors point into the
-// f-string, and a field's format spec after ':' is kept as written. A
+// f-string, and a field's format spec after ':' is kept as written, or
+// split into its texts and fields when it holds fields ({x:{w}.{p}f}). A
 // field may end in '=' ({loss=}) to write its own source before the value.
 // A field's expression may hold strings in the other quotes
 // (f"{cfg['lr']}", f'{d["k"]}'), as in Python before 3.12.
@@ -157,14 +158,28 @@ func (f *fstringSplitter) field() *synError {
 		col += 2
 	}
 	spec := ""
+	var specParts []*ast.FStringPart
 	if f.raw[j] == ':' {
 		j++
 		col++
-		specStart := j
+		specStart, textStart := j, j
 		for j < len(f.raw) && f.raw[j] != '}' {
 			r, size := utf8.DecodeRuneInString(f.raw[j:])
-			if r == '{' || r == '\\' {
+			if r == '\\' {
 				return f.fail(col, "an f-string format spec cannot hold %q", r)
+			}
+			if r == '{' {
+				// A field in the spec ({x:{width}.{prec}f}).
+				if textStart < j {
+					specParts = append(specParts, &ast.FStringPart{Text: f.raw[textStart:j]})
+				}
+				nx, next, nextCol, err := f.specField(j, col)
+				if err != nil {
+					return err
+				}
+				specParts = append(specParts, &ast.FStringPart{X: nx})
+				j, col, textStart = next, nextCol, next
+				continue
 			}
 			j += size
 			col++
@@ -172,13 +187,68 @@ func (f *fstringSplitter) field() *synError {
 		if j == len(f.raw) {
 			return f.fail(open, "f-string field '{' is not closed (write '{{' for a brace)")
 		}
-		spec = f.raw[specStart:j]
+		if specParts != nil {
+			if textStart < j {
+				specParts = append(specParts, &ast.FStringPart{Text: f.raw[textStart:j]})
+			}
+		} else {
+			spec = f.raw[specStart:j]
+		}
 	}
 	// raw[j] is the field's closing '}', at column col.
-	f.parts = append(f.parts, &ast.FStringPart{X: x, Spec: spec, Conv: conv})
+	f.parts = append(f.parts, &ast.FStringPart{X: x, Spec: spec, SpecParts: specParts, Conv: conv})
 	f.i = j + 1
 	f.col = col + 1
 	return nil
+}
+
+// specField reads a field in a format spec, raw[j] == '{' at column col:
+// an expression alone (Python's nested replacement field, without a
+// conversion or spec of its own) up to its '}' outside brackets and
+// strings. It returns the expression and the byte and column after the
+// '}'.
+func (f *fstringSplitter) specField(j, col int) (ast.Expr, int, int, *synError) {
+	open := col
+	start, startCol := j+1, col+1
+	j, col = start, startCol
+	depth := 0
+	for {
+		if j == len(f.raw) {
+			return nil, 0, 0, f.fail(open, "f-string field '{' in a format spec is not closed")
+		}
+		r, size := utf8.DecodeRuneInString(f.raw[j:])
+		switch {
+		case r == '\\':
+			return nil, 0, 0, f.fail(col, "an f-string field's expression cannot contain a backslash")
+		case r == '\'' || r == '"':
+			n := strings.IndexRune(f.raw[j+1:], r)
+			if n < 0 {
+				return nil, 0, 0, f.fail(col, "string literal not terminated in an f-string field")
+			}
+			col += utf8.RuneCountInString(f.raw[j : j+n+2])
+			j += n + 2
+			continue
+		case r == '(' || r == '[' || r == '{':
+			depth++
+		case (r == ')' || r == ']' || r == '}') && depth > 0:
+			depth--
+		case depth > 0:
+		case r == '}':
+			src := f.raw[start:j]
+			if strings.TrimSpace(src) == "" {
+				return nil, 0, 0, f.fail(open, "empty expression in an f-string field")
+			}
+			x, err := f.parseField(src, startCol, f.tok.Pos.Offset+2+start)
+			if err != nil {
+				return nil, 0, 0, err
+			}
+			return x, j + 1, col + 1, nil
+		case r == ':' || r == '!' && !strings.HasPrefix(f.raw[j+1:], "="):
+			return nil, 0, 0, f.fail(col, "a field in an f-string format spec is an expression alone (no %q)", r)
+		}
+		j += size
+		col++
+	}
 }
 
 // fieldEnds reports whether rest, the text after a '=' in a field, ends

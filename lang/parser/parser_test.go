@@ -85,6 +85,7 @@ var exprTests = []struct{ src, want string }{
 	{`f"a {x} b {y + 1:.2f}{z}"`, `(fstring "a " {x} " b " {(y + 1):.2f} {z})`},
 	{`f"{{lit}} \t {r.k}"`, `(fstring "{lit} \t " {(. r k)})`},
 	{`f"{x=} {f(a=1)=:>4}"`, `(fstring "x=" {x} " f(a=1)=" {(call f a=1):>4})`},
+	{`f"{x:{w}.{p - 1}f} {y:>{d['w']}}"`, `(fstring {x:{w}.{(p - 1)}f} " " {y:>{(index d "w")}})`},
 	{`f"{a != b} {a[1:2]} { {x: 1}.x } {fn(v) => v}"`, `(fstring {(a != b)} " " {(index a (slice 1 2 _))} " " {(. {x: 1} x)} " " {(fn lambda(v) => {return v})})`},
 	{"a if c else b", "(a if c else b)"},
 	{"a or b if c and d else e", "((a or b) if (c and d) else e)"},

@@ -347,9 +347,16 @@ func (l *live) expr(e ast.Expr, out set) set {
 		}
 		return out
 	case *ast.FStringExpr:
+		// Backwards: a field's value, then its spec's fields, in order.
 		for i := len(e.Parts) - 1; i >= 0; i-- {
-			if x := e.Parts[i].X; x != nil {
-				out = l.expr(x, out)
+			p := e.Parts[i]
+			for k := len(p.SpecParts) - 1; k >= 0; k-- {
+				if x := p.SpecParts[k].X; x != nil {
+					out = l.expr(x, out)
+				}
+			}
+			if p.X != nil {
+				out = l.expr(p.X, out)
 			}
 		}
 		return out

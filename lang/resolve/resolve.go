@@ -540,6 +540,9 @@ func (r *resolver) expr(s *scope, e ast.Expr) {
 	case *ast.FStringExpr:
 		for _, p := range e.Parts {
 			r.expr(s, p.X)
+			for _, sp := range p.SpecParts {
+				r.expr(s, sp.X)
+			}
 		}
 	case *ast.StarExpr:
 		r.expr(s, e.X)
