@@ -98,6 +98,9 @@ type SimCost struct {
 	// flag (the default).
 	Latency    time.Duration
 	LatencySet bool
+	// StagingBandwidth is the host's bytes per second staging a copy
+	// through pinned memory (a CUDA device's), 0 for none.
+	StagingBandwidth float64
 }
 
 // TraceOutput is the output of `tref trace`.
@@ -164,6 +167,8 @@ var flagDefs = []flagDef{
 			c.Sim.LatencySet = err == nil
 			return err
 		}},
+	{"sim-staging-bw", "RATE", "host rate staging each copy through pinned memory (CUDA's), e.g. 7.6GB/s", groupSim,
+		func(c *Config, s string) (err error) { c.Sim.StagingBandwidth, err = parseRate(s); return err }},
 }
 
 // setString sets a string field to the checked (and normalised) value.

@@ -27,7 +27,7 @@ func placementConfig(cfg *Config, dev string) placement.Config {
 		Strategy:  cfg.Strategy,
 		Lookahead: cfg.Lookahead,
 		Cost: device.Cost{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
-			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency},
+			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency, StagingBandwidth: cfg.Sim.StagingBandwidth},
 	}
 }
 

@@ -24,6 +24,12 @@ type Cost struct {
 	// HostFlops and HostMemBandwidth time ops that run on the host (the
 	// none strategy and fallbacks), so that every run has one clock.
 	HostFlops, HostMemBandwidth float64
+	// StagingBandwidth is the rate, in bytes per second, at which the
+	// host thread copies a tensor into pinned staging memory before the
+	// device copies it in (and out of it after a copy out), the host
+	// blocked meanwhile: a CUDA data plane's copies. Zero (the default)
+	// means copies cost the host nothing, as on the simulated device.
+	StagingBandwidth float64
 }
 
 // The defaults model a PCIe 4.0 x16 link (25 GB/s each way) to a modern
@@ -85,6 +91,9 @@ func (p Cost) Validate() error {
 			return fmt.Errorf("device: cost model: %s must be a positive number, got %v", r.name, r.v)
 		}
 	}
+	if !(p.StagingBandwidth >= 0) || math.IsInf(p.StagingBandwidth, 0) {
+		return fmt.Errorf("device: cost model: staging bandwidth must be zero (none) or a positive number, got %v", p.StagingBandwidth)
+	}
 	return nil
 }
 
@@ -107,6 +116,15 @@ func (p Cost) CopyNs(n int64, rate float64) int64 {
 // larger of its compute time and its memory time.
 func (p Cost) OpNs(flops, bytes int64) int64 {
 	return p.LatencyNs + max(ns(float64(flops), p.Flops), ns(float64(bytes), p.MemBandwidth))
+}
+
+// StagingNs is the host thread's time staging n bytes of a copy (0
+// without a StagingBandwidth).
+func (p Cost) StagingNs(n int64) int64 {
+	if p.StagingBandwidth <= 0 {
+		return 0
+	}
+	return ns(float64(n), p.StagingBandwidth)
 }
 
 // HostOpNs is the duration of an op run on the host.

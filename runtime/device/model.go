@@ -155,8 +155,13 @@ func (d *Model) Free(b *Buffer) {
 }
 
 // CopyIn times a copy into b on the host->device engine, starting no
-// earlier than srcReady (when the host copy became valid).
+// earlier than srcReady (when the host copy became valid). With a
+// staging bandwidth the host thread first copies the bytes into pinned
+// memory, which delays everything it issues after.
 func (d *Model) CopyIn(b *Buffer, srcReady int64) Span {
+	if st := d.cost.StagingNs(b.bytes); st > 0 {
+		d.host = max(d.host, srcReady) + st
+	}
 	s := Span{Start: max(d.h2d, d.host, srcReady, b.AllocAt)}
 	s.End = s.Start + d.cost.CopyNs(b.bytes, d.cost.H2D)
 	d.h2d = s.End
@@ -166,11 +171,15 @@ func (d *Model) CopyIn(b *Buffer, srcReady int64) Span {
 }
 
 // CopyOut times a copy of b to the host on the device->host engine,
-// after b's contents are ready.
+// after b's contents are ready. With a staging bandwidth the host thread
+// waits for the copy and then copies the bytes out of pinned memory.
 func (d *Model) CopyOut(b *Buffer) Span {
 	s := Span{Start: max(d.d2h, d.host, b.ReadyAt)}
 	s.End = s.Start + d.cost.CopyNs(b.bytes, d.cost.D2H)
 	d.d2h = s.End
+	if st := d.cost.StagingNs(b.bytes); st > 0 {
+		d.host = s.End + st
+	}
 	b.BusyUntil = max(b.BusyUntil, s.End)
 	d.settle()
 	return s

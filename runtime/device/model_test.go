@@ -153,3 +153,42 @@ func (m *timeline) usageAt(t int64) int64 {
 	}
 	return u
 }
+
+// TestStagingBlocksHost: with a staging bandwidth the host thread copies
+// a tensor into pinned memory before the copy in starts, and out of it
+// after the copy out ends, so what it issues next starts no earlier;
+// without one, copies leave the host free.
+func TestStagingBlocksHost(t *testing.T) {
+	for _, staging := range []float64{0, 0.5e9} {
+		m, err := NewModel(1<<20, Cost{H2D: 1e9, D2H: 1e9, LatencyNs: -1, StagingBandwidth: staging})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := m.Alloc(1000, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := m.CopyIn(b, 0)
+		stage := int64(0)
+		if staging > 0 {
+			stage = 2000 // 1000 bytes at 0.5 GB/s
+		}
+		if in.Start != stage || in.End != stage+1000 || m.Host() != stage {
+			t.Fatalf("staging %v: copy in %+v, host at %d", staging, in, m.Host())
+		}
+		out := m.CopyOut(b)
+		if out.Start != stage+1000 || out.End != stage+2000 {
+			t.Fatalf("staging %v: copy out %+v", staging, out)
+		}
+		want := int64(0)
+		if staging > 0 {
+			want = out.End + 2000
+		}
+		if m.Host() != want {
+			t.Fatalf("staging %v: host at %d after the copy out, want %d", staging, m.Host(), want)
+		}
+	}
+	if _, err := NewModel(1, Cost{StagingBandwidth: -1}); err == nil {
+		t.Fatal("a negative staging bandwidth was accepted")
+	}
+}
