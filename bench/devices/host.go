@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
-	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -43,29 +42,4 @@ func hostRates(reps int) (flops, memBandwidth float64) {
 	mm := fastest(ops.Matmul, tensor.Meta{Shape: tensor.Shape{n, n}, DType: tensor.Float32})
 	ad := fastest(ops.Add, tensor.Meta{Shape: tensor.Shape{add}, DType: tensor.Float32})
 	return 2 * n * n * n / float64(mm) * 1e9, 3 * 4 * add / float64(ad) * 1e9
-}
-
-// stagingRate is the rate at which a CUDA data plane holds the host while
-// it copies a 4 MiB tensor in (the size of the examples' weights): the
-// time until CopyIn returns, fastest of reps, which is the memcpy into
-// pinned staging memory and the copy's issue, not the transfer. The cost
-// model's StagingBandwidth, so that sim charges the host for it.
-func stagingRate(d device.Device, reps int) float64 {
-	m := tensor.Meta{Shape: tensor.Shape{1 << 20}, DType: tensor.Float32}
-	src := tensor.NewDense(m)
-	best := int64(-1)
-	for i := range reps + 1 { // the first allocates the staging buffer
-		mem, err := d.Alloc(m)
-		check(err)
-		t0 := time.Now()
-		_, err = d.CopyIn(mem, src)
-		check(err)
-		ns := time.Since(t0).Nanoseconds()
-		check(d.Sync())
-		d.Free(mem)
-		if i > 0 && (best < 0 || ns < best) {
-			best = ns
-		}
-	}
-	return float64(m.Bytes()) / float64(max(best, 1)) * 1e9
 }

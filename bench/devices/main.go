@@ -107,11 +107,6 @@ func main() {
 	check(err)
 	cal, err := device.Calibrate(d, device.DefaultCalibrationSizes)
 	check(err)
-	if strings.HasPrefix(spec.Name, "cuda") {
-		// The plane's copies return once staged; torch:cpu's and sim's
-		// cost the host nothing beyond the copy itself.
-		cal.Cost.StagingBandwidth = stagingRate(d, 5)
-	}
 	check(d.Close())
 	cal.Cost.HostFlops, cal.Cost.HostMemBandwidth = hostRates(3)
 	fmt.Printf("calibrated %s: h2d %.3g GB/s, d2h %.3g GB/s, copy %d ns, op %d ns, matmul %.3g GFLOP/s, add %.3g GB/s; host matmul %.3g GFLOP/s, add %.3g GB/s, staging %.3g GB/s\n\n",

@@ -50,10 +50,18 @@ func (c *cli) calibrate(cfg *Config) int {
 // writeCalibration prints what was measured as a comment line, then the
 // flags, in the forms the flag parsers read back.
 func writeCalibration(w io.Writer, dev string, cal device.Calibration) {
-	fmt.Fprintf(w, "# %s: h2d %s, d2h %s, %v a copy; %v an op; matmul %sFLOP/s; add %s of memory traffic\n",
-		dev, rate(cal.H2D), rate(cal.D2H), roundNs(cal.CopyNs), roundNs(cal.LaunchNs), si(cal.Flops), rate(cal.MemBandwidth))
-	fmt.Fprintf(w, "--sim-bw %s --sim-flops %s --sim-membw %s --sim-latency %v\n",
-		rate(cal.Cost.H2D), si(cal.Cost.Flops), rate(cal.Cost.MemBandwidth), roundNs(cal.Cost.LatencyNs))
+	staged := ""
+	if cal.Staging > 0 {
+		staged = "; the host stages copies at " + rate(cal.Staging)
+	}
+	fmt.Fprintf(w, "# %s: h2d %s, d2h %s, %v a copy; %v an op; matmul %sFLOP/s; add %s of memory traffic%s\n",
+		dev, rate(cal.H2D), rate(cal.D2H), roundNs(cal.CopyNs), roundNs(cal.LaunchNs), si(cal.Flops), rate(cal.MemBandwidth), staged)
+	staging := ""
+	if cal.Cost.StagingBandwidth > 0 {
+		staging = " --sim-staging-bw " + rate(cal.Cost.StagingBandwidth)
+	}
+	fmt.Fprintf(w, "--sim-bw %s --sim-flops %s --sim-membw %s --sim-latency %v%s\n",
+		rate(cal.Cost.H2D), si(cal.Cost.Flops), rate(cal.Cost.MemBandwidth), roundNs(cal.Cost.LatencyNs), staging)
 }
 
 // rate writes bytes per second as parseRate reads them: "12.3GB/s".

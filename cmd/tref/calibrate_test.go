@@ -42,3 +42,24 @@ func TestCalibrateRefusesTheHost(t *testing.T) {
 		t.Fatalf("exit %d: %q", code, stderr.String())
 	}
 }
+
+// TestCalibrationStagingFlag: a calibration with a staging rate (a CUDA
+// plane's) prints --sim-staging-bw, which parses back to that rate.
+func TestCalibrationStagingFlag(t *testing.T) {
+	cal := device.Calibration{H2D: 50e9, D2H: 50e9, Flops: 30e12, MemBandwidth: 1e12, LaunchNs: 20000, Staging: 7.6e9}
+	cal.Cost = device.Cost{H2D: cal.H2D, D2H: cal.D2H, Flops: cal.Flops, MemBandwidth: cal.MemBandwidth,
+		LatencyNs: cal.LaunchNs, StagingBandwidth: cal.Staging}
+	var out, stderr bytes.Buffer
+	writeCalibration(&out, "cuda:0", cal)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], "the host stages copies at 7.6GB/s") || !strings.HasSuffix(lines[1], "--sim-staging-bw 7.6GB/s") {
+		t.Fatalf("output %q", out.String())
+	}
+	cfg, _, _, done := parseCommand(findCommand("run"), append(strings.Fields(lines[1]), "m.tr"), &out, &stderr)
+	if done {
+		t.Fatalf("the flags %q do not parse: %s", lines[1], stderr.String())
+	}
+	if got := placementConfig(cfg, "sim:0").Cost.StagingBandwidth; got != 7.6e9 {
+		t.Fatalf("staging bandwidth %v from %q", got, lines[1])
+	}
+}

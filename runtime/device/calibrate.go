@@ -23,6 +23,10 @@ type Calibration struct {
 	// Flops is matmul's rate in FLOP/s; MemBandwidth the bytes an
 	// elementwise add reads and writes per second.
 	Flops, MemBandwidth float64
+	// Staging is the rate at which the host stages a copy in, on a
+	// device with Caps.StagedCopies (else 0): a 4 MiB tensor's bytes
+	// over the time until CopyIn returns.
+	Staging float64
 	// Cost is the cost model made of the above.
 	Cost Cost
 }
@@ -94,8 +98,17 @@ func Calibrate(dev Device, sz CalibrationSizes) (Calibration, error) {
 	}
 	cal.MemBandwidth = float64(3*vec.Bytes()) / max(float64(add-cal.LaunchNs), 1) * 1e9
 
+	if dev.Caps().StagedCopies {
+		staged := tensor.Meta{Shape: tensor.Shape{1 << 20}, DType: tensor.Float32} // 4 MiB
+		ns, err := c.staging(staged)
+		if err != nil {
+			return cal, err
+		}
+		cal.Staging = float64(staged.Bytes()) / max(float64(ns), 1) * 1e9
+	}
+
 	cal.Cost = Cost{H2D: cal.H2D, D2H: cal.D2H, Flops: cal.Flops, MemBandwidth: cal.MemBandwidth,
-		LatencyNs: max(cal.LaunchNs, 1)}.WithDefaults()
+		LatencyNs: max(cal.LaunchNs, 1), StagingBandwidth: cal.Staging}.WithDefaults()
 	return cal, cal.Cost.Validate()
 }
 
@@ -138,6 +151,34 @@ func (c *calibrator) copyIn(m tensor.Meta) (int64, error) {
 		_, err = c.dev.CopyIn(mem, src)
 		return err
 	})
+}
+
+// staging times how long CopyIn of a host tensor of meta m holds the
+// host (until it returns, the transfer still running), the fastest of
+// reps after one that warms up.
+func (c *calibrator) staging(m tensor.Meta) (int64, error) {
+	src := tensor.NewDense(m)
+	best := int64(-1)
+	for i := range c.reps + 1 {
+		mem, err := c.dev.Alloc(m)
+		if err != nil {
+			return 0, err
+		}
+		start := time.Now()
+		_, err = c.dev.CopyIn(mem, src)
+		t := int64(time.Since(start))
+		if err == nil {
+			err = c.dev.Sync()
+		}
+		c.dev.Free(mem)
+		if err != nil {
+			return 0, err
+		}
+		if i > 0 && (best < 0 || t < best) {
+			best = t
+		}
+	}
+	return best, nil
 }
 
 // copyOut times copies of a device tensor of meta m to the host.

@@ -90,6 +90,12 @@ type Caps struct {
 	// Memory is the budget when none is asked for (--mem): the device's
 	// memory, or what tref may take of it, or Unbounded.
 	Memory int64
+	// StagedCopies: CopyIn returns once the host has staged the bytes
+	// (a CUDA data plane's memcpy into pinned memory), the transfer
+	// completing later, so Calibrate measures the staging as the cost
+	// model's StagingBandwidth. Without it a copy costs the host nothing
+	// beyond the copy itself.
+	StagedCopies bool
 }
 
 // Unbounded is the budget of a device that keeps every tensor resident

@@ -155,9 +155,10 @@ func (d *Plane) replace(slot *Event, e Event) {
 func (d *Plane) Name() string { return d.cfg.Name }
 
 // Caps: wall-clock times, no in-place results, no exact fallback
-// (libtorch's CUDA kernels differ from the host's), the budget.
+// (libtorch's CUDA kernels differ from the host's), the budget, copies
+// staged through pinned memory by the host.
 func (d *Plane) Caps() device.Caps {
-	return device.Caps{Clock: device.Wall, Memory: d.budget}
+	return device.Caps{Clock: device.Wall, Memory: d.budget, StagedCopies: true}
 }
 
 // Supports asks the kernels.

@@ -610,3 +610,33 @@ func TestEventsRecycled(t *testing.T) {
 		t.Fatalf("%d events left after Close", len(f.events))
 	}
 }
+
+// TestCalibrateStaging: calibrating the plane (copies staged by the host,
+// Caps.StagedCopies) measures the host's staging rate into the cost
+// model; the simulated device, whose copies cost the host nothing, has
+// none.
+func TestCalibrateStaging(t *testing.T) {
+	f := NewFake(1 << 30)
+	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sizes := device.CalibrationSizes{Copy: 1 << 20, Matmul: 32, Add: 1 << 12, Reps: 2}
+	cal, err := device.Calibrate(p, sizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(cal.Staging > 0) || cal.Cost.StagingBandwidth != cal.Staging {
+		t.Fatalf("staging %v, cost's %v", cal.Staging, cal.Cost.StagingBandwidth)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := device.Open(device.Spec{Kind: "sim", Name: "sim:0"}, device.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal, err := device.Calibrate(s, sizes); err != nil || cal.Cost.StagingBandwidth != 0 {
+		t.Fatalf("sim: staging %v, %v", cal.Cost.StagingBandwidth, err)
+	}
+}
