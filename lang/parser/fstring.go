@@ -94,45 +94,15 @@ func (f *fstringSplitter) flush() {
 func (f *fstringSplitter) field() *synError {
 	open := f.col
 	start, startCol := f.i+1, f.col+1
-	j, col, depth := start, startCol, 0
-	end := -1 // the byte after the expression
-	debug := false
-	for end < 0 {
-		if j == len(f.raw) {
-			return f.fail(open, "f-string field '{' is not closed (write '{{' for a brace)")
-		}
-		r, size := utf8.DecodeRuneInString(f.raw[j:])
-		switch {
-		case r == '\\':
-			return f.fail(col, "an f-string field's expression cannot contain a backslash")
-		case r == '\'' || r == '"':
-			// A string in the other quotes: its text may hold : } !
-			n := strings.IndexRune(f.raw[j+1:], r)
-			if n < 0 {
-				return f.fail(col, "string literal not terminated in an f-string field")
-			}
-			col += utf8.RuneCountInString(f.raw[j : j+n+2])
-			j += n + 2
-			continue
-		case r == '(' || r == '[' || r == '{':
-			depth++
-		case (r == ')' || r == ']' || r == '}') && depth > 0:
-			depth--
-		case depth > 0:
-		case r == '}' || r == ':':
-			end = j
-			continue
-		case r == '!' && !strings.HasPrefix(f.raw[j+1:], "="):
-			end = j
-			continue
-		case r == '=' && fieldEnds(f.raw[j+1:]) && !strings.ContainsRune("=!<>", prevRune(f.raw[:j])):
-			debug = true
-			end = j
-			continue
-		}
-		j += size
-		col++
+	end, col, err := f.exprStop(start, startCol, true)
+	if err != nil {
+		return err
 	}
+	if end == len(f.raw) {
+		return f.fail(open, "f-string field '{' is not closed (write '{{' for a brace)")
+	}
+	debug := f.raw[end] == '='
+	j := end
 	src := f.raw[start:end]
 	if strings.TrimSpace(src) == "" {
 		return f.fail(open, "empty expression in an f-string field")
@@ -210,20 +180,42 @@ func (f *fstringSplitter) field() *synError {
 func (f *fstringSplitter) specField(j, col int) (ast.Expr, int, int, *synError) {
 	open := col
 	start, startCol := j+1, col+1
-	j, col = start, startCol
+	end, col, err := f.exprStop(start, startCol, false)
+	switch {
+	case err != nil:
+		return nil, 0, 0, err
+	case end == len(f.raw):
+		return nil, 0, 0, f.fail(open, "f-string field '{' in a format spec is not closed")
+	case f.raw[end] != '}':
+		return nil, 0, 0, f.fail(col, "a field in an f-string format spec is an expression alone (no %q)", f.raw[end])
+	}
+	src := f.raw[start:end]
+	if strings.TrimSpace(src) == "" {
+		return nil, 0, 0, f.fail(open, "empty expression in an f-string field")
+	}
+	x, perr := f.parseField(src, startCol, f.tok.Pos.Offset+2+start)
+	if perr != nil {
+		return nil, 0, 0, perr
+	}
+	return x, end + 1, col + 1, nil
+}
+
+// exprStop scans a field's expression from raw[j], at column col, past
+// strings in the other quotes (whose text may hold : } !) and brackets, to
+// the first rune outside them that may end it: '}', ':', a '!' not of
+// "!=", and with debug a '=' that ends the field ({x=}, {x=:.2f}). It
+// returns that rune's byte and column, or len(raw) when none comes.
+func (f *fstringSplitter) exprStop(j, col int, debug bool) (int, int, *synError) {
 	depth := 0
-	for {
-		if j == len(f.raw) {
-			return nil, 0, 0, f.fail(open, "f-string field '{' in a format spec is not closed")
-		}
+	for j < len(f.raw) {
 		r, size := utf8.DecodeRuneInString(f.raw[j:])
 		switch {
 		case r == '\\':
-			return nil, 0, 0, f.fail(col, "an f-string field's expression cannot contain a backslash")
+			return 0, 0, f.fail(col, "an f-string field's expression cannot contain a backslash")
 		case r == '\'' || r == '"':
 			n := strings.IndexRune(f.raw[j+1:], r)
 			if n < 0 {
-				return nil, 0, 0, f.fail(col, "string literal not terminated in an f-string field")
+				return 0, 0, f.fail(col, "string literal not terminated in an f-string field")
 			}
 			col += utf8.RuneCountInString(f.raw[j : j+n+2])
 			j += n + 2
@@ -233,22 +225,15 @@ func (f *fstringSplitter) specField(j, col int) (ast.Expr, int, int, *synError) 
 		case (r == ')' || r == ']' || r == '}') && depth > 0:
 			depth--
 		case depth > 0:
-		case r == '}':
-			src := f.raw[start:j]
-			if strings.TrimSpace(src) == "" {
-				return nil, 0, 0, f.fail(open, "empty expression in an f-string field")
-			}
-			x, err := f.parseField(src, startCol, f.tok.Pos.Offset+2+start)
-			if err != nil {
-				return nil, 0, 0, err
-			}
-			return x, j + 1, col + 1, nil
-		case r == ':' || r == '!' && !strings.HasPrefix(f.raw[j+1:], "="):
-			return nil, 0, 0, f.fail(col, "a field in an f-string format spec is an expression alone (no %q)", r)
+		case r == '}' || r == ':',
+			r == '!' && !strings.HasPrefix(f.raw[j+1:], "="),
+			debug && r == '=' && fieldEnds(f.raw[j+1:]) && !strings.ContainsRune("=!<>", prevRune(f.raw[:j])):
+			return j, col, nil
 		}
 		j += size
 		col++
 	}
+	return j, col, nil
 }
 
 // fieldEnds reports whether rest, the text after a '=' in a field, ends
