@@ -10,22 +10,30 @@ import (
 // print writes it, or as the format builtin does with the field's spec,
 // between the literal texts.
 func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
-	type specPart struct {
-		text string
-		x    exprFn // nil for text
-		site *callSite
+	parts := c.fstringParts(e.Parts)
+	return func(fr *frame) (Value, error) {
+		s, err := fr.fstringText(parts)
+		if err != nil {
+			return nil, err
+		}
+		return String(s), nil
 	}
-	type part struct {
-		text string
-		x    exprFn
-		spec Value // a String, or nil for print's form
-		// specParts build the spec when it holds fields.
-		specParts []specPart
-		repr      bool // !r (or !a): the value quoted as in a list
-		site      *callSite
-	}
-	parts := make([]part, len(e.Parts))
-	for i, p := range e.Parts {
+}
+
+// fstringPart is a compiled f-string part: a literal text, or a field.
+type fstringPart struct {
+	text string
+	x    exprFn // nil for a text
+	spec Value  // a String, or nil for print's form
+	// specParts build the spec when it holds fields ({x:{w}.{p}f}).
+	specParts []fstringPart
+	repr      bool // !r (or !a): the value quoted as in a list
+	site      *callSite
+}
+
+func (c *compiler) fstringParts(ps []*ast.FStringPart) []fstringPart {
+	parts := make([]fstringPart, len(ps))
+	for i, p := range ps {
 		parts[i].text = p.Text
 		if p.X != nil {
 			parts[i].x = c.expr(p.X)
@@ -33,74 +41,55 @@ func (c *compiler) fstring(e *ast.FStringExpr) exprFn {
 			if p.Spec != "" {
 				parts[i].spec = String(p.Spec)
 			}
-			for _, sp := range p.SpecParts {
-				q := specPart{text: sp.Text}
-				if sp.X != nil {
-					q.x, q.site = c.expr(sp.X), newSite(sp.X.Span())
-				}
-				parts[i].specParts = append(parts[i].specParts, q)
+			if p.SpecParts != nil {
+				parts[i].specParts = c.fstringParts(p.SpecParts)
 			}
 			parts[i].repr = p.Conv == "r" || p.Conv == "a"
 		}
 	}
-	// specOf builds a spec from its texts and fields, each field written
-	// as print writes it.
-	specOf := func(fr *frame, sps []specPart) (Value, error) {
-		var b strings.Builder
-		for _, sp := range sps {
-			if sp.x == nil {
-				b.WriteString(sp.text)
-				continue
-			}
-			v, err := sp.x(fr)
-			if err != nil {
-				return nil, err
-			}
-			s, err := fr.formatField(v, nil, sp.site)
-			if err != nil {
-				return nil, err
-			}
-			b.WriteString(s)
+	return parts
+}
+
+// fstringText writes parts in order: the texts, and each field's value
+// after its spec's own fields are written into the spec.
+func (fr *frame) fstringText(parts []fstringPart) (string, error) {
+	var b strings.Builder
+	for _, p := range parts {
+		if p.x == nil {
+			b.WriteString(p.text)
+			continue
 		}
-		return String(b.String()), nil
-	}
-	return func(fr *frame) (Value, error) {
-		var b strings.Builder
-		for _, p := range parts {
-			if p.x == nil {
-				b.WriteString(p.text)
-				continue
-			}
-			v, err := p.x(fr)
+		v, err := p.x(fr)
+		if err != nil {
+			return "", err
+		}
+		if p.repr {
+			r, err := fr.th.Repr(v)
+			Release(fr.th.RT, v)
 			if err != nil {
-				return nil, err
+				return "", fr.wrap(p.site.pos, err)
 			}
-			if p.repr {
-				r, err := fr.th.Repr(v)
+			v = String(r)
+		}
+		spec := p.spec
+		if p.specParts != nil {
+			text, err := fr.fstringText(p.specParts)
+			if err != nil {
 				Release(fr.th.RT, v)
-				if err != nil {
-					return nil, fr.wrap(p.site.pos, err)
-				}
-				v = String(r)
+				return "", err
 			}
-			spec := p.spec
-			if p.specParts != nil {
-				if spec, err = specOf(fr, p.specParts); err != nil {
-					Release(fr.th.RT, v)
-					return nil, err
-				}
-			}
-			s, err := fr.formatField(v, spec, p.site)
-			if err != nil {
-				return nil, err
-			}
-			if err := fr.th.RT.HostPool().CheckValue(int64(b.Len()) + int64(len(s))); err != nil {
-				return nil, fr.errorf(p.site.pos, "cannot build the f-string: %v", err)
-			}
-			b.WriteString(s)
+			spec = String(text)
 		}
-		return String(b.String()), nil
+		s, err := fr.formatField(v, spec, p.site)
+		if err != nil {
+			return "", err
+		}
+		if err := fr.th.RT.HostPool().CheckValue(int64(b.Len()) + int64(len(s))); err != nil {
+			return "", fr.errorf(p.site.pos, "cannot build the f-string: %v", err)
+		}
+		b.WriteString(s)
 	}
+	return b.String(), nil
 }
 
 // formatField writes an f-string field's value v, consuming it: as print
