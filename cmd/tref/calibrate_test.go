@@ -22,11 +22,7 @@ func TestCalibratePrintsFlagsThatParseBack(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "# sim:0: h2d ") || !strings.HasPrefix(lines[1], "--sim-bw ") {
 		t.Fatalf("output %q", stdout.String())
 	}
-	cfg, _, _, done := parseCommand(findCommand("run"), append(strings.Fields(lines[1]), "m.tr"), &stdout, &stderr)
-	if done {
-		t.Fatalf("the flags %q do not parse: %s", lines[1], stderr.String())
-	}
-	cost := placementConfig(cfg, "sim:0").Cost
+	cost := flagsCost(t, lines[1])
 	if err := cost.WithDefaults().Validate(); err != nil || cost.H2D <= 0 || cost.Flops <= 0 || cost.MemBandwidth <= 0 {
 		t.Fatalf("cost %+v from %q: %v", cost, lines[1], err)
 	}
@@ -49,17 +45,25 @@ func TestCalibrationStagingFlag(t *testing.T) {
 	cal := device.Calibration{H2D: 50e9, D2H: 50e9, Flops: 30e12, MemBandwidth: 1e12, LaunchNs: 20000, Staging: 7.6e9}
 	cal.Cost = device.Cost{H2D: cal.H2D, D2H: cal.D2H, Flops: cal.Flops, MemBandwidth: cal.MemBandwidth,
 		LatencyNs: cal.LaunchNs, StagingBandwidth: cal.Staging}
-	var out, stderr bytes.Buffer
+	var out bytes.Buffer
 	writeCalibration(&out, "cuda:0", cal)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], "the host stages copies at 7.6GB/s") || !strings.HasSuffix(lines[1], "--sim-staging-bw 7.6GB/s") {
 		t.Fatalf("output %q", out.String())
 	}
-	cfg, _, _, done := parseCommand(findCommand("run"), append(strings.Fields(lines[1]), "m.tr"), &out, &stderr)
-	if done {
-		t.Fatalf("the flags %q do not parse: %s", lines[1], stderr.String())
-	}
-	if got := placementConfig(cfg, "sim:0").Cost.StagingBandwidth; got != 7.6e9 {
+	if got := flagsCost(t, lines[1]).StagingBandwidth; got != 7.6e9 {
 		t.Fatalf("staging bandwidth %v from %q", got, lines[1])
 	}
+}
+
+// flagsCost reads the flags of line back with tref run's parser and
+// returns the cost model they give.
+func flagsCost(t *testing.T, line string) device.Cost {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cfg, _, _, done := parseCommand(findCommand("run"), append(strings.Fields(line), "m.tr"), &stdout, &stderr)
+	if done {
+		t.Fatalf("the flags %q do not parse: %s", line, stderr.String())
+	}
+	return placementConfig(cfg, "sim:0").Cost
 }

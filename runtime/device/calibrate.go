@@ -123,8 +123,7 @@ type calibrator struct {
 // fastest runs f reps times (after one run to warm up) and returns its
 // shortest time, including a Sync.
 func (c *calibrator) fastest(f func() error) (int64, error) {
-	best := int64(-1)
-	for i := range c.reps + 1 {
+	return c.shortest(func() (int64, error) {
 		start := time.Now()
 		if err := f(); err != nil {
 			return 0, err
@@ -132,7 +131,20 @@ func (c *calibrator) fastest(f func() error) (int64, error) {
 		if err := c.dev.Sync(); err != nil {
 			return 0, err
 		}
-		if t := int64(time.Since(start)); i > 0 && (best < 0 || t < best) {
+		return int64(time.Since(start)), nil
+	})
+}
+
+// shortest runs timed reps times (after one run to warm up) and returns
+// the shortest of the times it reported.
+func (c *calibrator) shortest(timed func() (int64, error)) (int64, error) {
+	best := int64(-1)
+	for i := range c.reps + 1 {
+		t, err := timed()
+		if err != nil {
+			return 0, err
+		}
+		if i > 0 && (best < 0 || t < best) {
 			best = t
 		}
 	}
@@ -158,27 +170,20 @@ func (c *calibrator) copyIn(m tensor.Meta) (int64, error) {
 // reps after one that warms up.
 func (c *calibrator) staging(m tensor.Meta) (int64, error) {
 	src := tensor.NewDense(m)
-	best := int64(-1)
-	for i := range c.reps + 1 {
+	return c.shortest(func() (int64, error) {
 		mem, err := c.dev.Alloc(m)
 		if err != nil {
 			return 0, err
 		}
+		defer c.dev.Free(mem)
 		start := time.Now()
 		_, err = c.dev.CopyIn(mem, src)
 		t := int64(time.Since(start))
 		if err == nil {
 			err = c.dev.Sync()
 		}
-		c.dev.Free(mem)
-		if err != nil {
-			return 0, err
-		}
-		if i > 0 && (best < 0 || t < best) {
-			best = t
-		}
-	}
-	return best, nil
+		return t, err
+	})
 }
 
 // copyOut times copies of a device tensor of meta m to the host.
