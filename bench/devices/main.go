@@ -133,11 +133,11 @@ func main() {
 			}
 			var best *result
 			for i := range *reps {
-				trace := ""
+				chromePath := ""
 				if *chrome != "" && i == *reps-1 {
-					trace = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
+					chromePath = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
 				}
-				r := run(path, w.args, spec.Name, mem, cal.Cost, trace)
+				r := run(path, w.args, spec.Name, mem, cal.Cost, chromePath)
 				if best == nil || r.ns < best.ns {
 					best = r
 				}
