@@ -26,7 +26,8 @@
 # (warm, fastest of 5, sim's prediction; bench-examples.md) and the large
 # layers of bench/devices/large.tr (1 GiB of weights, compute- and
 # transfer-bound; bench-large.md), against the link peak link.txt
-# measured, with the warm chrome traces in bench-traces/.
+# measured, each offload also with every copy staged (--pinned 0), with
+# the warm chrome traces in bench-traces/.
 #
 # --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
 # plugin is built against $PYTHON's torch if it has one, else Debian's
@@ -147,9 +148,11 @@ if [ -n "${GPU_CHECK_BENCH:-}" ]; then
   # The link's peak: PyTorch's pinned host-to-device copies of 64 MiB.
   peak=$(awk '$1 == 64 { print $2 }' "$out/link.txt" 2>/dev/null || true)
   mkdir -p "$out/bench-traces"
-  sets=("examples|-reps 5" "large|-reps 2")
+  # -staged: each offload again with every copy staged (--pinned 0), to
+  # show what copying straight from pinned host tensors gains.
+  sets=("examples|-reps 5 -staged" "large|-reps 2 -staged")
   if [ "$dev" = torch:cpu ]; then
-    sets=("examples|-reps 1 -only mlp" "large|-reps 1 -width 256")
+    sets=("examples|-reps 1 -only mlp -staged" "large|-reps 1 -width 256")
   fi
   for s in "${sets[@]}"; do
     name=${s%%|*}

@@ -7,7 +7,7 @@
 //
 //	go run ./bench/devices                   # torch:cpu, every workload
 //	go run ./bench/devices -only mlp -reps 3
-//	go run ./bench/devices -device cuda:0 -set large -link 54
+//	go run ./bench/devices -device cuda:0 -set large -link 54 -staged
 //
 // -set large runs large.tr beside this file: 1 GiB of weights in 64 MiB
 // layers (-width 4096), once with a batch that makes it compute-bound and once with
@@ -29,6 +29,7 @@ import (
 	"syscall"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/backend/cuda"
 	_ "github.com/tref-lang/tref/runtime/backend/sim" // registers --device sim
 	"github.com/tref-lang/tref/runtime/backend/torch" // registers torch:cpu, cuda
 	"github.com/tref-lang/tref/runtime/device"
@@ -85,6 +86,7 @@ func main() {
 	reps := flag.Int("reps", 1, "runs of each; the fastest counts")
 	chrome := flag.String("chrome", "", "directory for a chrome trace of each workload's last run on the device (warm, unlike a fresh process's)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
+	staged := flag.Bool("staged", false, "also run each offload with every copy staged (--pinned 0): what copying straight from pinned host tensors gains on CUDA")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -114,7 +116,8 @@ func main() {
 		cal.Cost.HostFlops/1e9, cal.Cost.HostMemBandwidth/1e9, cal.Cost.StagingBandwidth/1e9)
 	fmt.Println("| workload | budget | measured ms | process CPU ms | sim predicts ms | sim / measured | moved MiB | moved / link ms | speed vs resident | output = resident |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
-	var plugin []string // what the torch plugin counted, per workload
+	var plugin []string  // what the torch plugin counted, per workload
+	var pinning []string // how the CUDA plane copied, per offload run
 	for _, w := range workloads {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), w.name) {
 			continue
@@ -126,18 +129,24 @@ func main() {
 		}
 		var resident string
 		var residentNs int64
-		for _, mem := range []int64{0, w.weights / 4} {
-			budget, mode := "resident", "resident"
-			if mem > 0 {
-				budget, mode = trace.FormatBytes(mem)+" (1/4)", "offload"
-			}
+		type variant struct {
+			mem, pinned  int64
+			budget, mode string
+		}
+		quarter := trace.FormatBytes(w.weights/4) + " (1/4)"
+		variants := []variant{{0, 0, "resident", "resident"}, {w.weights / 4, 0, quarter, "offload"}}
+		if *staged {
+			variants = append(variants, variant{w.weights / 4, -1, quarter + ", staged", "offload-staged"})
+		}
+		for _, v := range variants {
+			mem, budget, mode := v.mem, v.budget, v.mode
 			var best *result
 			for i := range *reps {
 				chromePath := ""
 				if *chrome != "" && i == *reps-1 {
 					chromePath = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
 				}
-				r := run(path, w.args, spec.Name, mem, cal.Cost, chromePath)
+				r := run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath)
 				if best == nil || r.ns < best.ns {
 					best = r
 				}
@@ -148,7 +157,7 @@ func main() {
 				if mem == 0 {
 					simMem = 1 << 40 // everything fits
 				}
-				pred := run(path, w.args, "sim:0", simMem, cal.Cost, "")
+				pred := run(path, w.args, "sim:0", simMem, 0, cal.Cost, "")
 				predMs, predRatio = fmt.Sprintf("%.1f", float64(pred.ns)/1e6), fmt.Sprintf("%.2f", float64(pred.ns)/float64(best.ns))
 			}
 			moved := best.tot.BytesH2D + best.tot.BytesD2H
@@ -165,6 +174,10 @@ func main() {
 			}
 			fmt.Printf("| %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %s | %s |\n", w.name, budget, float64(best.ns)/1e6,
 				float64(best.cpuNs)/1e6, predMs, predRatio, float64(moved)/(1<<20), linkMs, speed, equal)
+			if p := best.pins; p != nil && mem > 0 {
+				pinning = append(pinning, fmt.Sprintf("%s %s: %d copies straight from (or into) pinned host tensors, %d staged; %s pinned at most (%d pinned, %d refused, %d over the bound); the host waited for a copy %d times",
+					w.name, mode, p.Direct, p.Staged, trace.FormatBytes(p.Peak), p.Pinned, p.Refused, p.Full, p.Waits))
+			}
 		}
 		if stats1, ok := intoStats(spec); ok {
 			d := torch.IntoStats{Direct: stats1.Direct - stats0.Direct, Copied: stats1.Copied - stats0.Copied,
@@ -173,6 +186,12 @@ func main() {
 				plugin = append(plugin, fmt.Sprintf("%s: %d ops, %d written in place, %d copied; issuing an op %.1f µs, a copy %.1f µs (host)",
 					w.name, n, d.Direct, d.Copied, float64(d.OpNs)/float64(n)/1e3, float64(d.CopyNs)/float64(max(d.Copied, 1))/1e3))
 			}
+		}
+	}
+	if len(pinning) > 0 {
+		fmt.Println("\nThe CUDA plane's copies (the fastest run of each):")
+		for _, l := range pinning {
+			fmt.Println("- " + l)
 		}
 	}
 	if len(plugin) > 0 {
@@ -202,6 +221,7 @@ type result struct {
 	ns, cpuNs int64
 	tot       *trace.Totals
 	out       string
+	pins      *cuda.PinStats // nil off CUDA
 }
 
 // firstOp notes when the first op or copy started: the weights are made
@@ -222,9 +242,10 @@ func (f *firstOp) OnEvent(_ *placement.Engine, ev *trace.Event) {
 }
 
 // run executes the script at path with args on dev under mem bytes (0: the
-// device's own) with the cost model c, writing a chrome trace to
-// chromePath unless it is "".
-func run(path string, args []string, dev string, mem int64, c device.Cost, chromePath string) *result {
+// device's own) and pinned bytes pinned in place (device.Options.Pinned)
+// with the cost model c, writing a chrome trace to chromePath unless it
+// is "", and closes the device.
+func run(path string, args []string, dev string, mem, pinned int64, c device.Cost, chromePath string) *result {
 	first := &firstOp{}
 	cpu0 := cpuTime()
 	var sinks []trace.Sink
@@ -235,7 +256,7 @@ func run(path string, args []string, dev string, mem int64, c device.Cost, chrom
 		sinks = append(sinks, trace.NewChrome(f))
 	}
 	rec := trace.NewRecorder(sinks...)
-	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Cost: c, Trace: rec,
+	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Pinned: pinned, Cost: c, Trace: rec,
 		Middleware: []placement.Middleware{first}})
 	check(err)
 	var out bytes.Buffer
@@ -250,9 +271,18 @@ func run(path string, args []string, dev string, mem int64, c device.Cost, chrom
 	if n := rt.LiveRefs(); n != 0 {
 		check(fmt.Errorf("%s on %s: %d refs alive at the end", path, dev, n))
 	}
-	tot, err := ex.(*placement.Engine).Finish()
+	eng := ex.(*placement.Engine)
+	tot, err := eng.Finish()
 	check(err)
-	return &result{ns: tot.TimeNs - first.t, cpuNs: cpuTime() - cpu0, tot: tot, out: out.String()}
+	res := &result{ns: tot.TimeNs - first.t, cpuNs: cpuTime() - cpu0, tot: tot, out: out.String()}
+	if p, ok := eng.Accelerator().(*cuda.Plane); ok {
+		s := p.PinStats()
+		res.pins = &s
+	}
+	// Closed, a CUDA plane gives its pinned memory back before the next
+	// run pins its own.
+	check(eng.Accelerator().Close())
+	return res
 }
 
 // cpuTime is the process's user and system time so far, in nanoseconds:

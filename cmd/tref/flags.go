@@ -26,6 +26,9 @@ type Config struct {
 	Device string
 	// Mem is the accelerator's budget in bytes; 0 means the device's own.
 	Mem int64
+	// Pinned bounds the host memory a CUDA device pins in place
+	// (--pinned): 0 the default, negative none.
+	Pinned int64
 	// Strategy is the placement strategy: flow, lru, genoa or none.
 	Strategy string
 	// Lookahead is the window of pending ops (refs.Options.Lookahead).
@@ -139,6 +142,15 @@ var flagDefs = []flagDef{
 		setString(func(c *Config) *string { return &c.Device }, parseDevice)},
 	{"mem", "SIZE", "accelerator memory budget, e.g. 512MiB, 2GB, 1e9", groupPlacement,
 		func(c *Config, s string) (err error) { c.Mem, err = parseSize(s); return err }},
+	{"pinned", "SIZE", "host memory a CUDA device may pin for copies straight from tensors (default half the host's; 0: stage every copy)", groupPlacement,
+		func(c *Config, s string) (err error) {
+			if strings.TrimSpace(s) == "0" {
+				c.Pinned = -1
+				return nil
+			}
+			c.Pinned, err = parseSize(s)
+			return err
+		}},
 	{"strategy", "NAME", "placement strategy: flow|lru|genoa|none (default flow)", groupPlacement,
 		setString(func(c *Config) *string { return &c.Strategy }, oneOf(strategies))},
 	{"lookahead", "N", "window of pending ops the placement engine sees", groupPlacement,

@@ -24,6 +24,7 @@ func placementConfig(cfg *Config, dev string) placement.Config {
 	return placement.Config{
 		Device:    dev,
 		Mem:       cfg.Mem,
+		Pinned:    cfg.Pinned,
 		Strategy:  cfg.Strategy,
 		Lookahead: cfg.Lookahead,
 		Cost: device.Cost{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,

@@ -27,8 +27,10 @@ type Cost struct {
 	// StagingBandwidth is the rate, in bytes per second, at which the
 	// host thread copies a tensor into pinned staging memory before the
 	// device copies it in (and out of it after a copy out), the host
-	// blocked meanwhile: a CUDA data plane's copies. Zero (the default)
-	// means copies cost the host nothing, as on the simulated device.
+	// blocked meanwhile: a CUDA data plane's copies, but for a refetch
+	// of a host copy copied in before, which the plane has pinned in
+	// place (Model.CopyIn). Zero (the default) means copies cost the
+	// host nothing, as on the simulated device.
 	StagingBandwidth float64
 }
 

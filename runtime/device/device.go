@@ -52,7 +52,10 @@ type Device interface {
 	// Free returns mem. Freeing memory that was never written is allowed.
 	Free(mem Memory)
 	// CopyIn copies host data src into dst. src may be changed or freed
-	// once CopyIn returns (an asynchronous device stages it first).
+	// once CopyIn returns (an asynchronous device stages it first), but
+	// for a device bound to the runtime's host pool (refs.HostBinder):
+	// it may read the runtime's host blocks straight, later, until the
+	// pool tells it their bytes change (refs.HostWatcher).
 	CopyIn(dst Memory, src *tensor.Dense) (Span, error)
 	// CopyOut copies src into the host buffer dst, which holds the data
 	// when CopyOut returns.

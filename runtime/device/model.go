@@ -157,9 +157,11 @@ func (d *Model) Free(b *Buffer) {
 // CopyIn times a copy into b on the host->device engine, starting no
 // earlier than srcReady (when the host copy became valid). With a
 // staging bandwidth the host thread first copies the bytes into pinned
-// memory, which delays everything it issues after.
-func (d *Model) CopyIn(b *Buffer, srcReady int64) Span {
-	if st := d.cost.StagingNs(b.bytes); st > 0 {
+// memory, which delays everything it issues after, unless refetch: the
+// same host copy was copied in before, and the CUDA plane has pinned it
+// in place since and copies straight from it.
+func (d *Model) CopyIn(b *Buffer, srcReady int64, refetch bool) Span {
+	if st := d.cost.StagingNs(b.bytes); st > 0 && !refetch {
 		d.host = max(d.host, srcReady) + st
 	}
 	s := Span{Start: max(d.h2d, d.host, srcReady, b.AllocAt)}

@@ -84,8 +84,8 @@ func TestModelStreams(t *testing.T) {
 	// 1000 bytes: 1 µs over the link.
 	a, _ := d.Alloc(1000, 0)
 	b, _ := d.Alloc(1000, 0)
-	sa := d.CopyIn(a, 0)
-	sb := d.CopyIn(b, 0)
+	sa := d.CopyIn(a, 0, false)
+	sb := d.CopyIn(b, 0, false)
 	// One copy engine: the second copy waits for the first.
 	if sa != (Span{Start: 0, End: 1010}) || sb != (Span{Start: 1010, End: 2020}) {
 		t.Fatalf("copies %v %v", sa, sb)
@@ -168,7 +168,7 @@ func TestStagingBlocksHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := m.CopyIn(b, 0)
+		in := m.CopyIn(b, 0, false)
 		stage := int64(0)
 		if staging > 0 {
 			stage = 2000 // 1000 bytes at 0.5 GB/s
@@ -186,6 +186,16 @@ func TestStagingBlocksHost(t *testing.T) {
 		}
 		if m.Host() != want {
 			t.Fatalf("staging %v: host at %d after the copy out, want %d", staging, m.Host(), want)
+		}
+		// A refetch copies straight from the pinned host copy: the host
+		// is not held.
+		again, err := m.Alloc(1000, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := m.CopyIn(again, 0, true)
+		if m.Host() != want || re.Start != max(want, in.End) {
+			t.Fatalf("staging %v: refetch %+v, host at %d, want %d", staging, re, m.Host(), want)
 		}
 	}
 	if _, err := NewModel(1, Cost{StagingBandwidth: -1}); err == nil {

@@ -30,6 +30,9 @@ type Options struct {
 	// Mem is the budget --mem asks for (0: none); a device that knows
 	// its free memory refuses a budget above it.
 	Mem int64
+	// Pinned bounds the host memory a device pins in place for its
+	// copies (--pinned): 0 takes the device's default, negative none.
+	Pinned int64
 }
 
 // Spec is a parsed --device value.

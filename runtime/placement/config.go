@@ -29,6 +29,9 @@ type Config struct {
 	// NoInPlace turns off results taking over dying operands' memory on
 	// the accelerator (device.Options.NoInPlace).
 	NoInPlace bool
+	// Pinned bounds the host memory the accelerator pins in place
+	// (device.Options.Pinned: 0 its default, negative none).
+	Pinned int64
 	// Middleware is the chain, in order, after the built-in tracer.
 	Middleware []Middleware
 	// Trace receives every event and the op log; nil means no tracing.
@@ -57,7 +60,7 @@ func NewExecutor(cfg Config) (refs.Executor, error) {
 	if cfg.Mem < 0 {
 		return nil, fmt.Errorf("invalid memory budget %d bytes: want a positive size", cfg.Mem)
 	}
-	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace, Mem: cfg.Mem})
+	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace, Mem: cfg.Mem, Pinned: cfg.Pinned})
 	if err != nil {
 		return nil, err
 	}

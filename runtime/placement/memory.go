@@ -174,7 +174,8 @@ func (e *Engine) copyIn(s *RefState, reason string, notBefore int64) error {
 		e.free(buf)
 		return err
 	}
-	span := e.shown(e.model.CopyIn(buf, ready), measured)
+	span := e.shown(e.model.CopyIn(buf, ready, s.copiedIn), measured)
+	s.copiedIn = true
 	s.buf = buf
 	e.resident.pushBack(s)
 	s.setCopy(e.devName)

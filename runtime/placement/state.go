@@ -30,6 +30,9 @@ type RefState struct {
 	keyPred       bool
 	// prefetched marks a copy that a prefetch brought and no op used yet.
 	prefetched bool
+	// copiedIn marks a host copy copied in before: a copy in again is a
+	// refetch (device.Model.CopyIn).
+	copiedIn bool
 	// fromForecast marks that prefetch as made on a forecast (beyond the
 	// window).
 	fromForecast bool

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -39,6 +40,55 @@ type HostPool struct {
 	// kept is host memory a backend keeps only to save work, counted
 	// against Limit and shrunk before an allocation fails (SetKept).
 	kept Kept
+	// watchers are told before a block's bytes change or the pool lets
+	// it go (Watch).
+	watchers []HostWatcher
+}
+
+// HostWatcher is told about the pool's blocks before their bytes may
+// change and before the pool gives them back to the system: a device
+// that copies straight from host blocks (pinned in place, without a
+// staging copy) waits there for its copies still reading them, and
+// unpins a block before the Go heap may reuse it. A block's bytes change
+// only after Overwriting: a ref's valid host copy is never written again.
+type HostWatcher interface {
+	// Overwriting: block's bytes are about to change (the cache hands
+	// it out again, or an in-place op takes it over).
+	Overwriting(block []byte)
+	// Releasing: the pool drops block (to the Go heap).
+	Releasing(block []byte)
+}
+
+// Watch adds w to the pool's watchers; Unwatch removes it.
+func (p *HostPool) Watch(w HostWatcher) { p.watchers = append(p.watchers, w) }
+
+// Unwatch removes w from the pool's watchers.
+func (p *HostPool) Unwatch(w HostWatcher) {
+	p.watchers = slices.DeleteFunc(p.watchers, func(x HostWatcher) bool { return x == w })
+}
+
+// Block is the whole pool block that buf begins: buf up to its capacity
+// when that is one of the pool's size classes, else buf itself (a
+// buffer from elsewhere, which may be a slice of a larger one).
+func Block(buf []byte) []byte {
+	if c := cap(buf); c > 0 && c == sizeClass(c) {
+		return buf[:c]
+	}
+	return buf
+}
+
+// overwriting tells the watchers that block's bytes are about to change.
+func (p *HostPool) overwriting(block []byte) {
+	for _, w := range p.watchers {
+		w.Overwriting(block)
+	}
+}
+
+// releasing tells the watchers that the pool drops block.
+func (p *HostPool) releasing(block []byte) {
+	for _, w := range p.watchers {
+		w.Releasing(block)
+	}
 }
 
 // Kept is host memory a backend keeps only to save work (the cpu
@@ -314,6 +364,7 @@ func (p *HostPool) block(m tensor.Meta) (*tensor.Dense, error) {
 		p.free[class] = l[:len(l)-1]
 		p.stats.CachedBytes -= int64(class)
 		p.stats.Hits++
+		p.overwriting(buf)
 	} else {
 		if p.Limit > 0 && p.held()+p.stats.CachedBytes+int64(class) > p.Limit {
 			// Cached blocks of other sizes count against the machine's
@@ -377,12 +428,17 @@ func (p *HostPool) Free(d *tensor.Dense) {
 	p.stats.LiveBytes -= int64(n)
 	p.stats.SlackBytes -= int64(class - n)
 	if class == 0 || class != sizeClass(class) {
-		return // not a pool block (an adopted buffer): let the system have it
+		// Not a pool block (an adopted buffer): let the system have it.
+		if class > 0 {
+			p.releasing(buf[:class])
+		}
+		return
 	}
 	if p.stats.CachedBytes+int64(class) > p.Keep {
 		p.trim(p.Keep - int64(class))
 		if p.stats.CachedBytes+int64(class) > p.Keep {
 			p.stats.ReleasedBytes += int64(class)
+			p.releasing(buf[:class])
 			return
 		}
 	}
@@ -408,6 +464,7 @@ func (p *HostPool) trim(keep int64) {
 			return
 		}
 		l := p.free[big]
+		p.releasing(l[len(l)-1])
 		l[len(l)-1] = nil
 		p.free[big] = l[:len(l)-1]
 		p.stats.CachedBytes -= int64(big)

@@ -8,6 +8,7 @@ import (
 	"weak"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -344,4 +345,84 @@ func TestHostPoolAdoptTrims(t *testing.T) {
 	if s := p.Stats(); s.CachedBytes != 0 || s.LiveBytes != 6048 {
 		t.Errorf("after adopting past the limit: %+v; want the cache given back", s)
 	}
+}
+
+// watchLog records what the pool tells its watcher, by block address.
+type watchLog struct{ overwritten, released []*byte }
+
+func (w *watchLog) Overwriting(b []byte) { w.overwritten = append(w.overwritten, &b[0]) }
+func (w *watchLog) Releasing(b []byte)   { w.released = append(w.released, &b[0]) }
+
+// TestHostPoolWatchers: the pool tells its watchers before a cached block
+// is handed out again (Alloc and Take) and before it drops a block (past
+// Keep, trimmed, or a buffer from elsewhere freed); an in-place op's
+// steal tells them too; an unwatched pool tells no one.
+func TestHostPoolWatchers(t *testing.T) {
+	p := newPool()
+	p.Keep = 4096
+	w := &watchLog{}
+	p.Watch(w)
+	a := alloc(t, p, 1024)
+	at := &a.Buf[0]
+	p.Free(a)
+	if len(w.overwritten)+len(w.released) != 0 {
+		t.Fatalf("told of a fresh block or a cached one: %+v", w)
+	}
+	b := alloc(t, p, 1000) // the same class: a's block again
+	if len(w.overwritten) != 1 || w.overwritten[0] != at || &b.Buf[0] != at {
+		t.Fatalf("reuse: %+v", w)
+	}
+	p.Free(b)
+	c, err := p.Take(bytesMeta(1024))
+	if err != nil || len(w.overwritten) != 2 || &c.Buf[0] != at {
+		t.Fatalf("take: %+v, %v", w, err)
+	}
+	p.Adopt(c)
+	big := alloc(t, p, 8192)
+	bigAt := &big.Buf[0]
+	p.Free(big) // past Keep: dropped
+	if len(w.released) != 1 || w.released[0] != bigAt {
+		t.Fatalf("past keep: %+v", w)
+	}
+	p.Free(c)
+	p.Trim(0)
+	if len(w.released) != 2 || w.released[1] != at {
+		t.Fatalf("trim: %+v", w)
+	}
+	own := tensor.NewDense(bytesMeta(1000)) // not a size class
+	p.Adopt(own)
+	ownAt := &own.Buf[0]
+	p.Free(own)
+	if len(w.released) != 3 || w.released[2] != ownAt {
+		t.Fatalf("adopted buffer: %+v", w)
+	}
+	p.Unwatch(w)
+	d := alloc(t, p, 64)
+	p.Free(d)
+	alloc(t, p, 64)
+	if len(w.overwritten) != 2 {
+		t.Fatalf("an unwatched pool told its old watcher: %+v", w)
+	}
+}
+
+// TestStealTellsWatchers: an op that takes a dying operand's host block
+// in place tells the pool's watchers before it writes.
+func TestStealTellsWatchers(t *testing.T) {
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8})
+	w := &watchLog{}
+	rt.HostPool().Watch(w)
+	x := hostVec(rt, 256, 3)
+	xbuf := bufAddr(t, rt, x)
+	y, err := rt.Submit(refs.Site{}, ops.Neg, nil, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Release(x)
+	if got := bufAddr(t, rt, y); got != xbuf {
+		t.Fatal("neg of a dying operand did not write into its buffer")
+	}
+	if len(w.overwritten) != 1 || w.overwritten[0] != xbuf {
+		t.Fatalf("the steal told %+v", w)
+	}
+	rt.Release(y)
 }

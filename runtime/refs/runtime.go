@@ -474,6 +474,7 @@ func (rt *Runtime) StealHost(src, dst *Ref) bool {
 	if !src.meta.Shape.Equal(dst.meta.Shape) || !rt.stealable(src, dst) {
 		return false
 	}
+	rt.host.overwriting(src.host.Buf)
 	dst.host = src.host // its shape equals dst's: shapes are never modified
 	src.host, src.hostValid = nil, false
 	return true
@@ -487,6 +488,7 @@ func (rt *Runtime) StealHostReshaped(src, dst *Ref) bool {
 		return false
 	}
 	d := src.host
+	rt.host.overwriting(d.Buf)
 	d.Shape = dst.meta.Shape.Clone() // a new slice: src's shape may be shared
 	dst.host = d
 	src.host, src.hostValid = nil, false

@@ -16,7 +16,10 @@
 //   - a copy out completes before the host reads the staging buffer;
 //   - device memory is freed (stream-ordered, on the compute stream) only
 //     after every copy that used it, and a staging buffer is reused only
-//     after the copy that used it completed.
+//     after the copy that used it completed;
+//   - a host block pinned in place (the runtime's own buffer, copied from
+//     without staging) is overwritten or unpinned only after the copies
+//     reading it completed (refs.HostWatcher tells the plane when).
 package cuda
 
 // Ptr is a device address.
@@ -30,7 +33,8 @@ type Stream uintptr
 type Event uintptr
 
 // Runtime is the part of the CUDA runtime API the plane uses. Host
-// memory is passed as Go slices over pinned memory from HostAlloc.
+// memory is passed as Go slices over pinned memory: from HostAlloc, or Go
+// memory pinned by HostRegister.
 // Errors carry cudaGetErrorString's text.
 type Runtime interface {
 	// SetDevice makes device n current on the calling thread.
@@ -67,6 +71,14 @@ type Runtime interface {
 	HostAlloc(n int64) ([]byte, error)
 	// FreeHost frees pinned memory from HostAlloc.
 	FreeHost(b []byte) error
+	// HostRegister pins b, Go memory the caller keeps alive and
+	// unchanged while copies read it, for copies straight from (or
+	// into) it, in every CUDA context. A failure leaves no error behind
+	// for later calls to report.
+	HostRegister(b []byte) error
+	// HostUnregister unpins b (registered by HostRegister, with no copy
+	// still using it).
+	HostUnregister(b []byte) error
 	// CopyH2D copies src (pinned) to dst, ordered on s; src is read
 	// when the copy runs.
 	CopyH2D(dst Ptr, src []byte, s Stream) error

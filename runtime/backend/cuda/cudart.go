@@ -21,7 +21,8 @@ type cudart struct {
 	setDevice, memGetInfo, streamCreateWithFlags, streamDestroy, streamSynchronize uintptr
 	eventCreate, eventDestroy, eventRecord, eventSynchronize, eventQuery           uintptr
 	eventElapsedTime, streamWaitEvent, mallocAsync, freeAsync, hostAlloc           uintptr
-	freeHost, memcpyAsync, getErrorString                                          uintptr
+	freeHost, memcpyAsync, getErrorString, hostRegister, hostUnregister            uintptr
+	getLastError                                                                   uintptr
 }
 
 // The values of the CUDA enums the calls pass.
@@ -30,8 +31,11 @@ const (
 	cudaErrorNotReady     = 600
 	cudaStreamNonBlocking = 1
 	cudaHostAllocDefault  = 0
-	cudaMemcpyHostToDev   = 1
-	cudaMemcpyDevToHost   = 2
+	// cudaHostRegisterPortable: pinned for every CUDA context, not only
+	// the current one.
+	cudaHostRegisterPortable = 1
+	cudaMemcpyHostToDev      = 1
+	cudaMemcpyDevToHost      = 2
 )
 
 // Load opens the first of names that dlopen finds and resolves the
@@ -64,6 +68,8 @@ func resolve(h uintptr, name string) (*cudart, error) {
 		{"cudaMallocAsync", &c.mallocAsync}, {"cudaFreeAsync", &c.freeAsync},
 		{"cudaHostAlloc", &c.hostAlloc}, {"cudaFreeHost", &c.freeHost},
 		{"cudaMemcpyAsync", &c.memcpyAsync}, {"cudaGetErrorString", &c.getErrorString},
+		{"cudaHostRegister", &c.hostRegister}, {"cudaHostUnregister", &c.hostUnregister},
+		{"cudaGetLastError", &c.getLastError},
 	} {
 		p, err := purego.Dlsym(h, s.name)
 		if err != nil {
@@ -202,6 +208,25 @@ func (c *cudart) HostAlloc(n int64) ([]byte, error) {
 func (c *cudart) FreeHost(b []byte) error {
 	r, _, _ := purego.SyscallN(c.freeHost, uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	return c.check("cudaFreeHost", int32(r))
+}
+
+func (c *cudart) HostRegister(b []byte) error {
+	r, _, _ := purego.SyscallN(c.hostRegister, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), cudaHostRegisterPortable)
+	if int32(r) != cudaSuccess {
+		// The runtime also keeps the failure as its last error, which
+		// libtorch's launch checks (cudaGetLastError after a kernel)
+		// would report as the next kernel's: take it back.
+		purego.SyscallN(c.getLastError)
+	}
+	return c.check("cudaHostRegister", int32(r))
+}
+
+func (c *cudart) HostUnregister(b []byte) error {
+	r, _, _ := purego.SyscallN(c.hostUnregister, uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+	if int32(r) != cudaSuccess {
+		purego.SyscallN(c.getLastError)
+	}
+	return c.check("cudaHostUnregister", int32(r))
 }
 
 func (c *cudart) CopyH2D(dst Ptr, src []byte, s Stream) error {

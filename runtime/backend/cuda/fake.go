@@ -4,8 +4,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
+	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -16,9 +19,12 @@ import (
 // or stream synchronisation on the host, or a wait recorded on the
 // compute stream), so kernels run as early and copies land as late as
 // the recorded dependencies allow (with CopiesFirst, the other way
-// round: copies at once, kernels when waited for); device and pinned memory come back filled with NaN; a copy or
-// kernel on freed memory is an error. A plane that misses a wait reads
-// NaN or stale bytes and its results differ.
+// round: copies at once, kernels when waited for; with Lazy, every
+// stream only when the host waits for it); device and pinned memory come
+// back filled with NaN; a copy or kernel on freed memory is an error, and
+// so is a copy from or to host memory that is not pinned (HostAlloc,
+// HostRegister) when it is issued and when it runs. A plane that misses a
+// wait reads NaN or stale bytes and its results differ.
 type Fake struct {
 	free     int64
 	total    int64
@@ -37,6 +43,19 @@ type Fake struct {
 	// CopiesFirst runs the copy streams' work at once and the compute
 	// stream's when waited for.
 	CopiesFirst bool
+	// Lazy runs every stream's work only when the host waits for it.
+	Lazy bool
+	// pinned is the host memory copies may use: HostAlloc's and
+	// HostRegister's, by first byte, with its length and origin.
+	pinned map[*byte]pinnedRange
+	// RegisterError, when set, is what HostRegister returns.
+	RegisterError error
+}
+
+// pinnedRange is a range of pinned host memory.
+type pinnedRange struct {
+	n          int
+	registered bool // by HostRegister, not from HostAlloc
 }
 
 // fakeStream is a stream's work: done counts the tasks that ran, and
@@ -57,7 +76,7 @@ type fakeMark struct {
 // NewFake makes a fake device with total bytes of memory.
 func NewFake(total int64) *Fake {
 	f := &Fake{free: total, total: total, mem: map[Ptr][]byte{}, next: 1 << 20,
-		streams: map[Stream]*fakeStream{0: {}}, events: map[Event]fakeMark{}}
+		streams: map[Stream]*fakeStream{0: {}}, events: map[Event]fakeMark{}, pinned: map[*byte]pinnedRange{}}
 	return f
 }
 
@@ -90,7 +109,7 @@ func (f *Fake) enqueue(s Stream, t func()) error {
 		return err
 	}
 	st.tasks = append(st.tasks, t)
-	if (s == 0) != f.CopiesFirst {
+	if !f.Lazy && (s == 0) != f.CopiesFirst {
 		// The eager side runs at once (its recorded waits force the
 		// work they wait for).
 		f.runTo(fakeMark{s, len(st.tasks)})
@@ -261,20 +280,104 @@ func (f *Fake) FreeAsync(p Ptr, s Stream) error {
 	return f.enqueue(s, func() { delete(f.mem, p) })
 }
 
-// HostAlloc makes NaN-filled host memory.
-func (f *Fake) HostAlloc(n int64) ([]byte, error) { return poisoned(n), nil }
+// HostAlloc makes NaN-filled pinned host memory.
+func (f *Fake) HostAlloc(n int64) ([]byte, error) {
+	b := poisoned(n)
+	if n > 0 {
+		f.pinned[&b[0]] = pinnedRange{n: int(n)}
+	}
+	return b, nil
+}
 
-// FreeHost poisons b, so a copy still to run reads NaN.
+// FreeHost poisons b, so a copy still to run reads NaN, and unpins it.
 func (f *Fake) FreeHost(b []byte) error {
+	if len(b) > 0 {
+		if p, ok := f.pinned[&b[0]]; !ok || p.registered {
+			return fmt.Errorf("fake cuda: FreeHost of memory not from HostAlloc")
+		}
+		delete(f.pinned, &b[0])
+	}
 	copy(b, poisoned(int64(len(b))))
 	return nil
 }
 
-// CopyH2D reads src when the copy runs; dst may point inside an
-// allocation (a chunk of a tensor).
+// HostRegister pins b, which must not overlap pinned memory (CUDA's
+// cudaErrorHostMemoryAlreadyRegistered).
+func (f *Fake) HostRegister(b []byte) error {
+	if f.RegisterError != nil {
+		return f.RegisterError
+	}
+	if len(b) == 0 {
+		return fmt.Errorf("fake cuda: HostRegister of no memory")
+	}
+	lo, hi := f.addr(b)
+	for base, p := range f.pinned {
+		a := uintptr(unsafe.Pointer(base))
+		if lo < a+uintptr(p.n) && a < hi {
+			return fmt.Errorf("fake cuda: HostRegister: part of the host memory is already registered")
+		}
+	}
+	f.pinned[&b[0]] = pinnedRange{n: len(b), registered: true}
+	return nil
+}
+
+// HostUnregister unpins b, which HostRegister pinned.
+func (f *Fake) HostUnregister(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("fake cuda: HostUnregister of no memory")
+	}
+	if p, ok := f.pinned[&b[0]]; !ok || !p.registered {
+		return fmt.Errorf("fake cuda: HostUnregister of memory not registered")
+	}
+	delete(f.pinned, &b[0])
+	return nil
+}
+
+// Registered is the host memory HostRegister pinned and
+// HostUnregister has not unpinned, in bytes.
+func (f *Fake) Registered() int64 {
+	var n int64
+	for _, p := range f.pinned {
+		if p.registered {
+			n += int64(p.n)
+		}
+	}
+	return n
+}
+
+func (f *Fake) addr(b []byte) (lo, hi uintptr) {
+	lo = uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return lo, lo + uintptr(len(b))
+}
+
+// isPinned reports whether b lies inside pinned host memory.
+func (f *Fake) isPinned(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	if p, ok := f.pinned[&b[0]]; ok {
+		return len(b) <= p.n
+	}
+	lo, hi := f.addr(b)
+	for base, p := range f.pinned {
+		if a := uintptr(unsafe.Pointer(base)); lo >= a && hi <= a+uintptr(p.n) {
+			return true
+		}
+	}
+	return false
+}
+
+// CopyH2D reads src, which must be pinned when the copy is issued and
+// when it runs, when it runs; dst may point inside an allocation (a
+// chunk of a tensor).
 func (f *Fake) CopyH2D(dst Ptr, src []byte, s Stream) error {
+	if !f.isPinned(src) {
+		return fmt.Errorf("fake cuda: copy in from pageable host memory (%d bytes)", len(src))
+	}
 	return f.enqueue(s, func() {
-		if d := f.span(dst, len(src)); d == nil {
+		if !f.isPinned(src) {
+			f.fail("copy in of %d bytes from host memory unpinned before the copy ran", len(src))
+		} else if d := f.span(dst, len(src)); d == nil {
 			f.fail("copy in of %d bytes to %#x, not inside one allocation", len(src), dst)
 		} else {
 			copy(d, src)
@@ -282,11 +385,16 @@ func (f *Fake) CopyH2D(dst Ptr, src []byte, s Stream) error {
 	})
 }
 
-// CopyD2H writes dst when the copy runs; src may point inside an
-// allocation.
+// CopyD2H writes dst, which must be pinned when the copy is issued and
+// when it runs, when it runs; src may point inside an allocation.
 func (f *Fake) CopyD2H(dst []byte, src Ptr, s Stream) error {
+	if !f.isPinned(dst) {
+		return fmt.Errorf("fake cuda: copy out to pageable host memory (%d bytes)", len(dst))
+	}
 	return f.enqueue(s, func() {
-		if b := f.span(src, len(dst)); b == nil {
+		if !f.isPinned(dst) {
+			f.fail("copy out of %d bytes to host memory unpinned before the copy ran", len(dst))
+		} else if b := f.span(src, len(dst)); b == nil {
 			f.fail("copy out of %d bytes from %#x, not inside one allocation", len(dst), src)
 		} else {
 			copy(dst, b)
@@ -338,12 +446,20 @@ func poisoned(n int64) []byte {
 // FakeKernels runs ops with the host's kernels as work on the fake's
 // streams, reading and writing the fake's device memory when the work
 // runs.
-type FakeKernels struct{ F *Fake }
+type FakeKernels struct {
+	F *Fake
+	// HostOnly are ops the kernels refuse, as a plugin without them
+	// would: the engine runs them on the host.
+	HostOnly []ops.Op
+}
 
-// Supports is "" for ops with a cpu kernel.
+// Supports is "" for ops with a cpu kernel, except HostOnly.
 func (k FakeKernels) Supports(op *refs.Op) string {
 	if _, ok := cpu.Lookup(op.Op); !ok {
 		return "no host kernel for " + op.Op.Name()
+	}
+	if slices.Contains(k.HostOnly, op.Op) {
+		return "the fake kernels leave " + op.Op.Name() + " to the host"
 	}
 	return ""
 }

@@ -39,7 +39,19 @@ type Config struct {
 	// memcpy of one chunk overlaps the copy engine's transfer of the one
 	// before. 0 means DefaultChunk; it is at most Staging.
 	Chunk int64
+	// Pinned bounds the host memory pinned in place for copies straight
+	// from the runtime's host blocks (see pinning.go): 0 means half the
+	// host pool's limit (DefaultPinned without one), negative none
+	// (every copy staged).
+	Pinned int64
+	// PinMin is the smallest host block pinned in place; 0 means
+	// DefaultPinMin.
+	PinMin int64
 }
+
+// DefaultPinned bounds the host memory pinned in place when the host
+// pool has no limit either.
+const DefaultPinned = 4 << 30
 
 // DefaultMargin is the device memory a Plane leaves to libtorch when the
 // caller states none: cuBLAS workspaces, the caching allocator's
@@ -69,6 +81,7 @@ type Plane struct {
 	compute Stream // libtorch's: the legacy default stream
 	copy    Stream
 	staging stagingPool
+	pins    pinning
 	events  *eventPool
 	start   time.Time
 	live    refs.PoolStats
@@ -101,6 +114,9 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 		cfg.Chunk = DefaultChunk
 	}
 	cfg.Chunk = min(cfg.Chunk, cfg.Staging)
+	if cfg.PinMin <= 0 {
+		cfg.PinMin = DefaultPinMin
+	}
 	if err := rt.SetDevice(cfg.Index); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
 	}
@@ -125,7 +141,9 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	}
 	events := &eventPool{rt: rt}
 	return &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
-		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging}, start: time.Now()}, nil
+		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging},
+		pins:    pinning{min: cfg.PinMin, blocks: map[uintptr]*pinnedBlock{}, seen: map[uintptr]bool{}, refused: map[uintptr]bool{}},
+		start:   time.Now()}, nil
 }
 
 func fmtBytes(n int64) string {
@@ -254,6 +272,10 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if err := d.back(b, d.copy); err != nil {
 		return device.Span{}, err
 	}
+	if pb := d.pinnedFor(src.Buf, true); pb != nil {
+		return d.copyInPinned(t0, b, src.Buf, pb)
+	}
+	d.pins.stats.Staged++
 	var a Event
 	for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
 		n := min(d.cfg.Chunk, b.bytes-off)
@@ -280,6 +302,32 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if err != nil {
 		return device.Span{}, err
 	}
+	if err := d.copied(b); err != nil {
+		return device.Span{}, err
+	}
+	return d.span(t0, work), nil
+}
+
+// copyInPinned copies src straight from its pinned block pb, which stays
+// busy until the copy completes.
+func (d *Plane) copyInPinned(t0 int64, b *buffer, src []byte, pb *pinnedBlock) (device.Span, error) {
+	d.pins.stats.Direct++
+	a, err := d.begin(d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
+	if err := d.rt.CopyH2D(b.p, src, d.copy); err != nil {
+		return device.Span{}, err
+	}
+	work, err := d.end(a, d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
+	e, err := d.record(d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
+	d.replace(&pb.busy, e)
 	if err := d.copied(b); err != nil {
 		return device.Span{}, err
 	}
@@ -330,6 +378,10 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		}
 		b.copyWaited = true
 	}
+	if pb := d.pinnedFor(dst.Buf, false); pb != nil {
+		return d.copyOutPinned(t0, b, dst.Buf, pb)
+	}
+	d.pins.stats.Staged++
 	// A chunk at a time: each staging buffer is copied out before the
 	// next chunk may take it.
 	var a Event
@@ -363,6 +415,33 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		}
 		hostCopy(dst.Buf[off:off+n], s.buf)
 	}
+	if err := d.copied(b); err != nil {
+		return device.Span{}, err
+	}
+	return d.span(t0, work), nil
+}
+
+// copyOutPinned copies b straight into dst, in its pinned block pb, and
+// waits for the copy.
+func (d *Plane) copyOutPinned(t0 int64, b *buffer, dst []byte, pb *pinnedBlock) (device.Span, error) {
+	d.pins.stats.Direct++
+	a, err := d.begin(d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
+	if err := d.rt.CopyD2H(dst, b.p, d.copy); err != nil {
+		return device.Span{}, err
+	}
+	work, err := d.end(a, d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
+	e, err := d.record(d.copy)
+	if err != nil {
+		return device.Span{}, err
+	}
+	d.replace(&pb.busy, e)
+	d.settle(pb, "host-after-copy-out")
 	if err := d.copied(b); err != nil {
 		return device.Span{}, err
 	}
@@ -444,6 +523,9 @@ func (d *Plane) Close() error {
 	err := d.Sync()
 	d.Measure(false)
 	if e := d.staging.close(); err == nil {
+		err = e
+	}
+	if e := d.unpinAll(); err == nil {
 		err = e
 	}
 	if e := d.events.close(); err == nil {

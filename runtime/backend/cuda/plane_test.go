@@ -21,8 +21,19 @@ import (
 // mutation names the wait the next fakecuda plane leaves out ("" none).
 var mutation string
 
-// copiesFirst is the Fake's CopiesFirst for the next fakecuda plane.
-var copiesFirst bool
+// fakeMode is how the next fakecuda plane's streams run: 0 kernels at
+// once and copies when waited for, 1 the other way round (CopiesFirst),
+// 2 everything when waited for (Lazy).
+var fakeMode int
+
+// fakeHostOnly are ops the next fakecuda plane's kernels leave to the
+// host.
+var fakeHostOnly []ops.Op
+
+// fakePinned is the next fakecuda plane's bound on host blocks pinned in
+// place (Config.Pinned; negative: none). Every block is large enough to
+// pin.
+var fakePinned int64 = 1 << 20
 
 // fakeStaging is the pinned staging bound of the fakecuda planes: small,
 // so that the pool fills and waits for its oldest copies.
@@ -36,8 +47,9 @@ var fakeChunk int64
 func init() {
 	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
 		f := NewFake(1 << 30)
-		f.CopiesFirst = copiesFirst
-		p, err := NewPlane(f, FakeKernels{f}, Config{Name: spec.Name, Staging: fakeStaging, Chunk: fakeChunk})
+		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
+		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, Chunk: fakeChunk,
+			Pinned: fakePinned, PinMin: 1})
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +154,13 @@ func program(t *testing.T, seed uint64, exec refs.Executor) ([][]byte, error) {
 // onFake runs program seed on fakecuda:0 under mem bytes (0: resident).
 func onFake(t *testing.T, seed uint64, strategy string, mem int64) (got [][]byte, tot *trace.Totals, maxWS int64, err error) {
 	t.Helper()
+	got, tot, maxWS, _, err = onFakePins(t, seed, strategy, mem)
+	return got, tot, maxWS, err
+}
+
+// onFakePins is onFake that also reports the plane's pinning counters.
+func onFakePins(t *testing.T, seed uint64, strategy string, mem int64) (got [][]byte, tot *trace.Totals, maxWS int64, pins PinStats, err error) {
+	t.Helper()
 	probe := &wsProbe{}
 	ex, err := placement.NewExecutor(placement.Config{Device: "fakecuda:0", Mem: mem, Strategy: strategy,
 		Trace: trace.NewRecorder(), Middleware: []placement.Middleware{probe, &placement.BudgetGuard{}}})
@@ -151,13 +170,14 @@ func onFake(t *testing.T, seed uint64, strategy string, mem int64) (got [][]byte
 	eng := ex.(*placement.Engine)
 	got, err = program(t, seed, eng)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, pins, err
 	}
 	tot, err = eng.Finish()
+	plane := eng.Accelerator().(*Plane)
 	if err == nil {
-		err = eng.Accelerator().Close()
+		err = plane.Close()
 	}
-	return got, tot, probe.max, err
+	return got, tot, probe.max, plane.PinStats(), err
 }
 
 // differential runs count programs on cpu and on the fake under every
@@ -166,12 +186,22 @@ func onFake(t *testing.T, seed uint64, strategy string, mem int64) (got [][]byte
 // bit-identical.
 func differential(t *testing.T, count int) string {
 	var seen trace.Totals
-	defer func() { copiesFirst, fakeChunk = false, 0 }()
+	var pins PinStats
+	defer func() { fakeMode, fakeChunk, fakePinned, fakeHostOnly = 0, 0, 1<<20, nil }()
 	for seed := range uint64(count) {
-		copiesFirst = seed%2 == 1
+		fakeMode = int(seed % 3)
 		// Tensors of 64 to 576 bytes: whole, or copied in chunks of
 		// 100 or 256 bytes (the last one shorter).
-		fakeChunk = []int64{0, 100, 256}[seed%3]
+		fakeChunk = []int64{0, 100, 256}[seed/3%3]
+		// Host blocks pinned in place as they are copied again, a few
+		// (the bound fills: the rest staged), or none.
+		fakePinned = []int64{1 << 20, 1 << 20, 256, -1, 1 << 20}[seed%5]
+		// Every other program runs its tanh on the host: host results
+		// fill blocks that copies may still be reading.
+		fakeHostOnly = nil
+		if seed%2 == 1 {
+			fakeHostOnly = []ops.Op{ops.Tanh}
+		}
 		want, err := program(t, seed, &cpu.Device{})
 		if err != nil {
 			t.Fatal(err)
@@ -183,21 +213,29 @@ func differential(t *testing.T, count int) string {
 		peak := res.PeakBytes["fakecuda:0"]
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
-				got, tot, _, err := onFake(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (copies first: %v, chunk %d)", seed, st, mem, copiesFirst, fakeChunk)
+				got, tot, _, p, err := onFakePins(t, seed, st, mem)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, chunk %d, pinned %d)", seed, st, mem, fakeMode, fakeChunk, fakePinned)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
+				pins.Direct += p.Direct
+				pins.Staged += p.Staged
+				pins.Full += p.Full
+				pins.Waits += p.Waits
 				if msg := same(got, want); msg != "" {
 					return name + ": " + msg
 				}
 				seen.Evictions += tot.Evictions
 				seen.BytesD2H += tot.BytesD2H
+				seen.Fallbacks += tot.Fallbacks
 			}
 		}
 	}
-	if seen.Evictions == 0 || seen.BytesD2H == 0 {
-		t.Fatalf("the programs did not evict or write back: %+v", seen)
+	if seen.Evictions == 0 || seen.BytesD2H == 0 || seen.Fallbacks == 0 {
+		t.Fatalf("the programs did not evict, write back or run ops on the host: %+v", seen)
+	}
+	if pins.Direct == 0 || pins.Staged == 0 || pins.Full == 0 || pins.Waits == 0 {
+		t.Fatalf("the programs did not copy both ways, fill the pinned bound and wait for a pinned block: %+v", pins)
 	}
 	return ""
 }
@@ -254,11 +292,11 @@ func TestMutations(t *testing.T) {
 // it, and a --mem above it or a margin above the free memory is one line.
 func TestBudget(t *testing.T) {
 	f := NewFake(1 << 20)
-	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Margin: 1 << 18})
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Margin: 1 << 18})
 	if err != nil || p.Caps().Memory != 3<<18 {
 		t.Fatalf("budget %v, %v", p, err)
 	}
-	if p, err = NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Margin: 1 << 18, Mem: 1 << 10}); err != nil || p.Caps().Memory != 1<<10 {
+	if p, err = NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Margin: 1 << 18, Mem: 1 << 10}); err != nil || p.Caps().Memory != 1<<10 {
 		t.Fatalf("--mem 1KiB: %v", err)
 	}
 	for _, c := range []struct {
@@ -269,7 +307,7 @@ func TestBudget(t *testing.T) {
 		{Config{Name: "cuda:0", Margin: 2 << 20}, "cuda:0: only 1.0 MiB free, less than the 2.0 MiB kept for libtorch's workspace"},
 		{Config{Name: "cuda:1", Index: 1}, "cuda:1: fake cuda: no device 1"},
 	} {
-		if _, err := NewPlane(f, FakeKernels{f}, c.cfg); err == nil || err.Error() != c.want {
+		if _, err := NewPlane(f, FakeKernels{F: f}, c.cfg); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: got %v, want %s", c.cfg, err, c.want)
 		}
 	}
@@ -280,7 +318,7 @@ func TestBudget(t *testing.T) {
 func TestSetDevice(t *testing.T) {
 	f := NewFake(1 << 20)
 	f.Devices = 2
-	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:1", Index: 1})
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:1", Index: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +437,7 @@ func TestPinnedCountsAgainstHostLimit(t *testing.T) {
 	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32} // 1 KiB
 	open := func(limit int64) (*Plane, *refs.HostPool) {
 		f := NewFake(1 << 20)
-		p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Staging: 4 << 10})
+		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Staging: 4 << 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -492,7 +530,7 @@ func TestRuntimeBindsHost(t *testing.T) {
 func TestFreeWaitsForCopy(t *testing.T) {
 	run := func(skip string) error {
 		f := NewFake(1 << 20)
-		p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0"})
+		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -534,7 +572,7 @@ func TestHostPlacementSameAsSim(t *testing.T) {
 // NaN).
 func TestLargeCopyBoundedStaging(t *testing.T) {
 	f := NewFake(1 << 20)
-	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0", Staging: 4 << 10, Chunk: 1000})
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Staging: 4 << 10, Chunk: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -573,7 +611,7 @@ func TestLargeCopyBoundedStaging(t *testing.T) {
 // none behind at Close.
 func TestEventsRecycled(t *testing.T) {
 	f := NewFake(1 << 20)
-	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0"})
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -617,7 +655,7 @@ func TestEventsRecycled(t *testing.T) {
 // none.
 func TestCalibrateStaging(t *testing.T) {
 	f := NewFake(1 << 30)
-	p, err := NewPlane(f, FakeKernels{f}, Config{Name: "cuda:0"})
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -638,5 +676,200 @@ func TestCalibrateStaging(t *testing.T) {
 	}
 	if cal, err := device.Calibrate(s, sizes); err != nil || cal.Cost.StagingBandwidth != 0 {
 		t.Fatalf("sim: staging %v, %v", cal.Cost.StagingBandwidth, err)
+	}
+}
+
+// pinTest is a plane over the fake bound to a host pool that keeps keep
+// bytes cached, pinning every block from its second copy in, and a
+// device buffer of m.
+func pinTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPool) {
+	t.Helper()
+	f := NewFake(1 << 20)
+	f.Lazy = true
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", PinMin: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.skip = skip
+	host := refs.NewHostPool()
+	host.Keep = keep
+	p.BindHost(host)
+	return f, p, host
+}
+
+// filled is a block of host of meta m holding v in every element.
+func filled(t *testing.T, host *refs.HostPool, m tensor.Meta, v float32) *tensor.Dense {
+	t.Helper()
+	d, err := host.Alloc(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range d.F32() {
+		d.F32()[i] = v
+	}
+	return d
+}
+
+// TestPinnedCopies: a host block is staged at its first copy in, pinned
+// in place at its second and copied straight from after; copies out into
+// a pinned block land in it directly; a block under PinMin, above the
+// bound or refused by HostRegister, and any block of a plane not bound to
+// a host pool, is staged; Close unpins everything.
+func TestPinnedCopies(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32} // 1 KiB
+	f, p, host := pinTest(t, 1<<20, "")
+	src := filled(t, host, m, 3)
+	mem, _ := p.Alloc(m)
+	for i := range 3 {
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		want := PinStats{Direct: int64(i), Staged: 1, Pinned: min(int64(i), 1), Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10)}
+		if got := p.PinStats(); got != want {
+			t.Fatalf("after copy %d: %+v, want %+v", i+1, got, want)
+		}
+	}
+	if f.Registered() != 1<<10 {
+		t.Fatalf("%d bytes registered, want 1024", f.Registered())
+	}
+	// The copy out lands straight in the pinned block.
+	if _, err := p.CopyOut(src, mem); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.PinStats(); s.Direct != 3 || s.Staged != 1 {
+		t.Fatalf("copy out: %+v", s)
+	}
+	for i, v := range src.F32() {
+		if v != 3 {
+			t.Fatalf("element %d came back as %v", i, v)
+		}
+	}
+	p.Free(mem)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.PinStats(); f.Registered() != 0 || s.Unpinned != 1 || s.Bytes != 0 {
+		t.Fatalf("after close: %d bytes registered, %+v", f.Registered(), s)
+	}
+
+	// Under PinMin, above the bound, refused: staged every time.
+	for _, c := range []struct {
+		name   string
+		cfg    Config
+		refuse bool
+		want   func(PinStats) bool
+	}{
+		{"small", Config{Name: "cuda:0", PinMin: 2 << 10}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 0 }},
+		{"full", Config{Name: "cuda:0", PinMin: 1, Pinned: 512}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 3 }},
+		{"off", Config{Name: "cuda:0", PinMin: 1, Pinned: -1}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 0 }},
+		{"refused", Config{Name: "cuda:0", PinMin: 1}, true, func(s PinStats) bool { return s.Pinned == 0 && s.Refused == 1 }},
+		{"unbound", Config{Name: "cuda:0", PinMin: 1}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 0 }},
+	} {
+		f := NewFake(1 << 20)
+		if c.refuse {
+			f.RegisterError = fmt.Errorf("fake cuda: out of pinnable memory")
+		}
+		p, err := NewPlane(f, FakeKernels{F: f}, c.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := refs.NewHostPool()
+		if c.name != "unbound" {
+			p.BindHost(host)
+		}
+		src := filled(t, host, m, 5)
+		mem, _ := p.Alloc(m)
+		for range 4 {
+			if _, err := p.CopyIn(mem, src); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+		if s := p.PinStats(); !c.want(s) || s.Staged != 4 || s.Direct != 0 {
+			t.Fatalf("%s: %+v", c.name, s)
+		}
+		p.Free(mem)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestPinnedBlockOverwritten: a pinned block freed while a copy from it
+// is still to run, and handed out again and overwritten, waits for the
+// copy first: the device holds the old bytes. Without that wait (the
+// mutation) the late copy reads the new bytes.
+func TestPinnedBlockOverwritten(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	run := func(skip string) (float32, PinStats, error) {
+		_, p, host := pinTest(t, 1<<20, skip)
+		src := filled(t, host, m, 1)
+		block := &src.Buf[0]
+		mem, _ := p.Alloc(m)
+		for range 2 { // the second copy pins the block and stays pending
+			if _, err := p.CopyIn(mem, src); err != nil {
+				return 0, PinStats{}, err
+			}
+		}
+		host.Free(src)
+		again := filled(t, host, m, 2)
+		if &again.Buf[0] != block {
+			t.Fatal("the pool did not hand the block out again")
+		}
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			return 0, PinStats{}, err
+		}
+		s := p.PinStats()
+		p.Free(mem)
+		host.Free(again)
+		return back.F32()[0], s, p.Close()
+	}
+	v, s, err := run("")
+	if err != nil || v != 1 || s.Waits != 1 || s.Direct != 1 {
+		t.Fatalf("with the wait: the device holds %v (%v), %+v", v, err, s)
+	}
+	if v, _, err := run("host-overwrite-after-copy"); err == nil && v == 1 {
+		t.Fatal("without the wait host-overwrite-after-copy the device still holds the old bytes")
+	} else {
+		t.Logf("caught: the device holds %v (%v)", v, err)
+	}
+}
+
+// TestPinnedBlockReleased: a pinned block the pool drops is unpinned
+// only after the copy still reading it ran; without that wait (the
+// mutation) the fake's late copy reads unpinned memory.
+func TestPinnedBlockReleased(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	run := func(skip string) (PinStats, error) {
+		f, p, host := pinTest(t, 0, skip) // the pool keeps nothing
+		src := filled(t, host, m, 1)
+		mem, _ := p.Alloc(m)
+		for range 2 {
+			if _, err := p.CopyIn(mem, src); err != nil {
+				return PinStats{}, err
+			}
+		}
+		host.Free(src) // dropped: unpinned
+		if f.Registered() != 0 {
+			t.Fatalf("%d bytes still registered after the pool dropped the block", f.Registered())
+		}
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			return PinStats{}, err
+		}
+		if back.F32()[0] != 1 {
+			t.Fatalf("the device holds %v", back.F32()[0])
+		}
+		s := p.PinStats()
+		p.Free(mem)
+		return s, p.Close()
+	}
+	if s, err := run(""); err != nil || s.Unpinned != 1 || s.Waits != 1 {
+		t.Fatalf("with the wait: %v, %+v", err, s)
+	}
+	if _, err := run("host-release-after-copy"); err == nil {
+		t.Fatal("without the wait host-release-after-copy the late copy still reads pinned memory")
+	} else {
+		t.Logf("caught: %v", err)
 	}
 }

@@ -143,7 +143,20 @@ func (p *stagingPool) close() error {
 }
 
 // BindHost counts the plane's pinned staging buffers against p's limit
-// (refs.HostBinder): the runtime hands its host pool over when it starts.
+// and pins p's blocks in place as they are copied again (see pinning.go;
+// refs.HostBinder): the runtime hands its host pool over when it starts.
 func (d *Plane) BindHost(p *refs.HostPool) {
 	d.staging.host = p
+	if d.pins.host != nil {
+		d.pins.host.Unwatch(d)
+	}
+	d.pins.host = p
+	d.pins.limit = d.cfg.Pinned
+	if d.pins.limit == 0 {
+		d.pins.limit = DefaultPinned
+		if p.Limit > 0 {
+			d.pins.limit = p.Limit / 2
+		}
+	}
+	p.Watch(d)
 }

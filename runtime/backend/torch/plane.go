@@ -176,7 +176,7 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem})
+	return cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem, Pinned: opts.Pinned})
 }
 
 // IntoStats counts the plugin's runs of ops into the CUDA data plane's

@@ -24,6 +24,9 @@ type state struct {
 	hostReady []int64
 	// pinned marks the operands of the op being placed.
 	pinned []bool
+	// copied marks the refs copied in before: a copy in again is a
+	// refetch (device.Model.CopyIn).
+	copied []bool
 	// touched is when each resident ref was last used or brought, in
 	// actions (for the lru policy's order).
 	touched []int32
@@ -55,7 +58,7 @@ func newState(g *program) (*state, error) {
 	}
 	s := &state{g: g, m: m, buf: make([]*device.Buffer, len(g.refs)),
 		hostValid: make([]bool, len(g.refs)), hostReady: make([]int64, len(g.refs)),
-		pinned: make([]bool, len(g.refs)), touched: make([]int32, len(g.refs))}
+		pinned: make([]bool, len(g.refs)), copied: make([]bool, len(g.refs)), touched: make([]int32, len(g.refs))}
 	for i, r := range g.refs {
 		s.hostValid[i] = r.leaf
 	}
@@ -69,6 +72,7 @@ func (s *state) clone() *state {
 		hostValid: append([]bool(nil), s.hostValid...),
 		hostReady: append([]int64(nil), s.hostReady...),
 		pinned:    append([]bool(nil), s.pinned...),
+		copied:    append([]bool(nil), s.copied...),
 		touched:   append([]int32(nil), s.touched...),
 		clock:     s.clock,
 		tally:     s.tally,
@@ -99,7 +103,8 @@ func (s *state) copyIn(r int32) error {
 	if err != nil {
 		return err
 	}
-	s.m.CopyIn(b, ready)
+	s.m.CopyIn(b, ready, s.copied[r])
+	s.copied[r] = true
 	s.tally.H2D += s.g.refs[r].bytes
 	s.buf[r] = b
 	s.touch(r)
