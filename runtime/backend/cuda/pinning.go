@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"time"
 	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/refs"
@@ -61,6 +62,9 @@ type PinStats struct {
 	// Waits counts the times the host waited for a copy before a block
 	// was overwritten or unpinned.
 	Waits int64
+	// PinNs is the host's time in HostRegister and HostUnregister (the
+	// price of pinning, which the copies straight from the blocks repay).
+	PinNs int64
 	// Bytes is the host memory pinned now, Peak the most at once.
 	Bytes, Peak int64
 }
@@ -99,7 +103,10 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 		p.stats.Full++
 		return nil
 	}
-	if err := d.rt.HostRegister(block); err != nil {
+	t0 := time.Now()
+	err := d.rt.HostRegister(block)
+	p.stats.PinNs += int64(time.Since(t0))
+	if err != nil {
 		p.stats.Refused++
 		if p.firstRefusal == nil {
 			p.firstRefusal = err
@@ -159,7 +166,10 @@ func (d *Plane) unpin(at uintptr, b *pinnedBlock) error {
 	delete(d.pins.blocks, at)
 	d.pins.bytes -= int64(len(b.buf))
 	d.pins.stats.Unpinned++
-	return d.rt.HostUnregister(b.buf)
+	t0 := time.Now()
+	err := d.rt.HostUnregister(b.buf)
+	d.pins.stats.PinNs += int64(time.Since(t0))
+	return err
 }
 
 // unpinAll unpins every block (the streams synchronised) and stops

@@ -725,7 +725,8 @@ func TestPinnedCopies(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := PinStats{Direct: int64(i), Staged: 1, Pinned: min(int64(i), 1), Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10)}
-		if got := p.PinStats(); got != want {
+		got := p.PinStats()
+		if got.PinNs = 0; got != want { // the time pinning: not asserted
 			t.Fatalf("after copy %d: %+v, want %+v", i+1, got, want)
 		}
 	}
