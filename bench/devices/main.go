@@ -177,6 +177,9 @@ func main() {
 			if p := best.pins; p != nil && mem > 0 {
 				pinning = append(pinning, fmt.Sprintf("%s %s: %d copies straight from (or into) pinned host tensors, %d staged; %s pinned at most (%d pinned, %d refused, %d over the bound) in %.1f ms of pinning and unpinning; the host waited for a copy %d times",
 					w.name, mode, p.Direct, p.Staged, trace.FormatBytes(p.Peak), p.Pinned, p.Refused, p.Full, float64(p.PinNs)/1e6, p.Waits))
+				if p.Refusal != "" {
+					pinning = append(pinning, "  the first refusal: "+p.Refusal)
+				}
 			}
 		}
 		if stats1, ok := intoStats(spec); ok {

@@ -40,14 +40,13 @@ type pinnedBlock struct {
 type pinning struct {
 	// limit bounds the pinned bytes (0: nothing is pinned); min is the
 	// smallest block pinned.
-	limit, min   int64
-	bytes, peak  int64
-	blocks       map[uintptr]*pinnedBlock
-	seen         map[uintptr]bool // blocks copied in once, not pinned
-	refused      map[uintptr]bool // blocks HostRegister refused
-	host         *refs.HostPool
-	stats        PinStats
-	firstRefusal error
+	limit, min  int64
+	bytes, peak int64
+	blocks      map[uintptr]*pinnedBlock
+	seen        map[uintptr]bool // blocks copied in once, not pinned
+	refused     map[uintptr]bool // blocks HostRegister refused
+	host        *refs.HostPool
+	stats       PinStats
 }
 
 // PinStats counts the plane's copies straight from (or into) pinned host
@@ -67,6 +66,8 @@ type PinStats struct {
 	PinNs int64
 	// Bytes is the host memory pinned now, Peak the most at once.
 	Bytes, Peak int64
+	// Refusal is why HostRegister refused the first block it refused.
+	Refusal string
 }
 
 // PinStats reports the plane's pinning counters.
@@ -108,8 +109,8 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	p.stats.PinNs += int64(time.Since(t0))
 	if err != nil {
 		p.stats.Refused++
-		if p.firstRefusal == nil {
-			p.firstRefusal = err
+		if p.stats.Refusal == "" {
+			p.stats.Refusal = err.Error()
 		}
 		p.refused[at] = true
 		return nil
@@ -123,28 +124,37 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	return b
 }
 
-// settle waits for the last copy using b, if it has not completed.
-func (d *Plane) settle(b *pinnedBlock, why string) {
+// settle waits for the last copy using b, if it has not completed, and
+// reports whether it had to.
+func (d *Plane) settle(b *pinnedBlock, why string) (waited bool) {
 	if b.busy == 0 {
-		return
+		return false
 	}
 	if d.skip != why {
 		if done, err := d.rt.EventQuery(b.busy); err == nil && !done {
-			d.pins.stats.Waits++
+			waited = true
 			// An error here is the runtime's sticky error, which the
 			// next call reports.
 			d.rt.EventSynchronize(b.busy)
 		}
 	}
 	d.replace(&b.busy, 0)
+	return waited
+}
+
+// settleFor is settle before the pool overwrites or drops b, counted.
+func (d *Plane) settleFor(b *pinnedBlock, why string) {
+	d.enter()
+	if d.settle(b, why) {
+		d.pins.stats.Waits++
+	}
 }
 
 // Overwriting waits for the copies still reading block before its bytes
 // change (refs.HostWatcher).
 func (d *Plane) Overwriting(block []byte) {
 	if b := d.pins.blocks[base(block)]; b != nil {
-		d.enter()
-		d.settle(b, "host-overwrite-after-copy")
+		d.settleFor(b, "host-overwrite-after-copy")
 	}
 }
 
@@ -155,8 +165,7 @@ func (d *Plane) Releasing(block []byte) {
 	delete(d.pins.seen, at)
 	delete(d.pins.refused, at)
 	if b := d.pins.blocks[at]; b != nil {
-		d.enter()
-		d.settle(b, "host-release-after-copy")
+		d.settleFor(b, "host-release-after-copy")
 		d.unpin(at, b)
 	}
 }

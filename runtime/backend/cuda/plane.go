@@ -273,7 +273,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		return device.Span{}, err
 	}
 	if pb := d.pinnedFor(src.Buf, true); pb != nil {
-		return d.copyInPinned(t0, b, src.Buf, pb)
+		return d.copyPinned(t0, b, src.Buf, pb, false)
 	}
 	d.pins.stats.Staged++
 	var a Event
@@ -308,15 +308,21 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	return d.span(t0, work), nil
 }
 
-// copyInPinned copies src straight from its pinned block pb, which stays
-// busy until the copy completes.
-func (d *Plane) copyInPinned(t0 int64, b *buffer, src []byte, pb *pinnedBlock) (device.Span, error) {
+// copyPinned copies b in from, or out into, host bytes straight in
+// their pinned block pb, which stays busy until the copy completes; the
+// host waits for a copy out.
+func (d *Plane) copyPinned(t0 int64, b *buffer, host []byte, pb *pinnedBlock, out bool) (device.Span, error) {
 	d.pins.stats.Direct++
 	a, err := d.begin(d.copy)
 	if err != nil {
 		return device.Span{}, err
 	}
-	if err := d.rt.CopyH2D(b.p, src, d.copy); err != nil {
+	if out {
+		err = d.rt.CopyD2H(host, b.p, d.copy)
+	} else {
+		err = d.rt.CopyH2D(b.p, host, d.copy)
+	}
+	if err != nil {
 		return device.Span{}, err
 	}
 	work, err := d.end(a, d.copy)
@@ -328,6 +334,9 @@ func (d *Plane) copyInPinned(t0 int64, b *buffer, src []byte, pb *pinnedBlock) (
 		return device.Span{}, err
 	}
 	d.replace(&pb.busy, e)
+	if out {
+		d.settle(pb, "host-after-copy-out")
+	}
 	if err := d.copied(b); err != nil {
 		return device.Span{}, err
 	}
@@ -379,7 +388,7 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		b.copyWaited = true
 	}
 	if pb := d.pinnedFor(dst.Buf, false); pb != nil {
-		return d.copyOutPinned(t0, b, dst.Buf, pb)
+		return d.copyPinned(t0, b, dst.Buf, pb, true)
 	}
 	d.pins.stats.Staged++
 	// A chunk at a time: each staging buffer is copied out before the
@@ -415,33 +424,6 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 		}
 		hostCopy(dst.Buf[off:off+n], s.buf)
 	}
-	if err := d.copied(b); err != nil {
-		return device.Span{}, err
-	}
-	return d.span(t0, work), nil
-}
-
-// copyOutPinned copies b straight into dst, in its pinned block pb, and
-// waits for the copy.
-func (d *Plane) copyOutPinned(t0 int64, b *buffer, dst []byte, pb *pinnedBlock) (device.Span, error) {
-	d.pins.stats.Direct++
-	a, err := d.begin(d.copy)
-	if err != nil {
-		return device.Span{}, err
-	}
-	if err := d.rt.CopyD2H(dst, b.p, d.copy); err != nil {
-		return device.Span{}, err
-	}
-	work, err := d.end(a, d.copy)
-	if err != nil {
-		return device.Span{}, err
-	}
-	e, err := d.record(d.copy)
-	if err != nil {
-		return device.Span{}, err
-	}
-	d.replace(&pb.busy, e)
-	d.settle(pb, "host-after-copy-out")
 	if err := d.copied(b); err != nil {
 		return device.Span{}, err
 	}

@@ -763,7 +763,9 @@ func TestPinnedCopies(t *testing.T) {
 		{"small", Config{Name: "cuda:0", PinMin: 2 << 10}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 0 }},
 		{"full", Config{Name: "cuda:0", PinMin: 1, Pinned: 512}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 3 }},
 		{"off", Config{Name: "cuda:0", PinMin: 1, Pinned: -1}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 0 }},
-		{"refused", Config{Name: "cuda:0", PinMin: 1}, true, func(s PinStats) bool { return s.Pinned == 0 && s.Refused == 1 }},
+		{"refused", Config{Name: "cuda:0", PinMin: 1}, true, func(s PinStats) bool {
+			return s.Pinned == 0 && s.Refused == 1 && s.Refusal == "fake cuda: out of pinnable memory"
+		}},
 		{"unbound", Config{Name: "cuda:0", PinMin: 1}, false, func(s PinStats) bool { return s.Pinned == 0 && s.Full == 0 }},
 	} {
 		f := NewFake(1 << 20)
