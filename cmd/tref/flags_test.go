@@ -195,3 +195,31 @@ func TestSimFlagsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePinned: --pinned takes a size, or 0 for none (which the
+// device options carry as a negative bound); without it the device's
+// default (0) stands; the placement config hands it on.
+func TestParsePinned(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int64
+	}{
+		{nil, 0},
+		{[]string{"--pinned", "2GiB"}, 2 << 30},
+		{[]string{"--pinned", "0"}, -1},
+	} {
+		cfg, _, code, done := parseCommand(findCommand("run"), append(tc.args, "a.tr"), &bytes.Buffer{}, &bytes.Buffer{})
+		if done || code != 0 || cfg.Pinned != tc.want {
+			t.Errorf("%v: pinned %d (done %v, code %d), want %d", tc.args, cfg.Pinned, done, code, tc.want)
+			continue
+		}
+		if got := placementConfig(cfg, "cuda:0").Pinned; got != tc.want {
+			t.Errorf("%v: placement config's pinned %d, want %d", tc.args, got, tc.want)
+		}
+	}
+	var stderr bytes.Buffer
+	if _, _, code, done := parseCommand(findCommand("run"), []string{"--pinned", "-1", "a.tr"}, &bytes.Buffer{}, &stderr); !done || code == 0 ||
+		!strings.Contains(stderr.String(), `invalid value "-1" for flag --pinned`) {
+		t.Errorf("--pinned -1: done %v, code %d, %q", done, code, stderr.String())
+	}
+}
