@@ -48,8 +48,9 @@ type Fake struct {
 	// pinned is the host memory copies may use: HostAlloc's and
 	// HostRegister's, by first byte, with its length and origin.
 	pinned map[*byte]pinnedRange
-	// RegisterError, when set, is what HostRegister returns.
-	RegisterError error
+	// RegisterError and UnregisterError, when set, are what
+	// HostRegister and HostUnregister return.
+	RegisterError, UnregisterError error
 }
 
 // pinnedRange is a range of pinned host memory.
@@ -323,6 +324,9 @@ func (f *Fake) HostRegister(b []byte) error {
 
 // HostUnregister unpins b, which HostRegister pinned.
 func (f *Fake) HostUnregister(b []byte) error {
+	if f.UnregisterError != nil {
+		return f.UnregisterError
+	}
 	if len(b) == 0 {
 		return fmt.Errorf("fake cuda: HostUnregister of no memory")
 	}

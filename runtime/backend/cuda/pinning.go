@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"fmt"
 	"time"
 	"unsafe"
 
@@ -47,6 +48,9 @@ type pinning struct {
 	refused     map[uintptr]bool // blocks HostRegister refused
 	host        *refs.HostPool
 	stats       PinStats
+	// err is the first failure to unpin a block the pool dropped (the
+	// hook cannot return it): Close reports it.
+	err error
 }
 
 // PinStats counts the plane's copies straight from (or into) pinned host
@@ -166,7 +170,9 @@ func (d *Plane) Releasing(block []byte) {
 	delete(d.pins.refused, at)
 	if b := d.pins.blocks[at]; b != nil {
 		d.settleFor(b, "host-release-after-copy")
-		d.unpin(at, b)
+		if err := d.unpin(at, b); err != nil && d.pins.err == nil {
+			d.pins.err = fmt.Errorf("%s: unpinning host memory the pool dropped: %w", d.cfg.Name, err)
+		}
 	}
 }
 
@@ -184,7 +190,7 @@ func (d *Plane) unpin(at uintptr, b *pinnedBlock) error {
 // unpinAll unpins every block (the streams synchronised) and stops
 // watching the host pool.
 func (d *Plane) unpinAll() error {
-	var first error
+	first := d.pins.err
 	for at, b := range d.pins.blocks {
 		d.replace(&b.busy, 0)
 		if err := d.unpin(at, b); err != nil && first == nil {

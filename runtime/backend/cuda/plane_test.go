@@ -875,4 +875,21 @@ func TestPinnedBlockReleased(t *testing.T) {
 	} else {
 		t.Logf("caught: %v", err)
 	}
+
+	// A failure to unpin in the pool's hook, which cannot return it, is
+	// Close's error.
+	f, p, host := pinTest(t, 0, "")
+	src := filled(t, host, m, 1)
+	mem, _ := p.Alloc(m)
+	for range 2 {
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.UnregisterError = fmt.Errorf("fake cuda: unregister failed")
+	host.Free(src)
+	p.Free(mem)
+	if err := p.Close(); err == nil || !strings.Contains(err.Error(), "cuda:0: unpinning host memory the pool dropped: fake cuda: unregister failed") {
+		t.Fatalf("close after a failed unpin: %v", err)
+	}
 }
