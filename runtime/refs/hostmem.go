@@ -71,11 +71,15 @@ func (p *HostPool) Unwatch(w HostWatcher) {
 // when that is one of the pool's size classes, else buf itself (a
 // buffer from elsewhere, which may be a slice of a larger one).
 func Block(buf []byte) []byte {
-	if c := cap(buf); c > 0 && c == sizeClass(c) {
+	if c := cap(buf); isClass(c) {
 		return buf[:c]
 	}
 	return buf
 }
+
+// isClass reports whether a buffer of capacity c is one of the pool's
+// blocks (its capacity a size class) rather than one from elsewhere.
+func isClass(c int) bool { return c > 0 && c == sizeClass(c) }
 
 // overwriting tells the watchers that block's bytes are about to change.
 func (p *HostPool) overwriting(block []byte) {
@@ -427,7 +431,7 @@ func (p *HostPool) Free(d *tensor.Dense) {
 	p.stats.LiveRefs--
 	p.stats.LiveBytes -= int64(n)
 	p.stats.SlackBytes -= int64(class - n)
-	if class == 0 || class != sizeClass(class) {
+	if !isClass(class) {
 		// Not a pool block (an adopted buffer): let the system have it.
 		if class > 0 {
 			p.releasing(buf[:class])

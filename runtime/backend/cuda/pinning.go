@@ -31,6 +31,14 @@ import (
 // staging memcpy costs about what issuing a copy does.
 const DefaultPinMin = 256 << 10
 
+// unpinned is why a block copied in is not pinned.
+type unpinned uint8
+
+const (
+	copiedOnce unpinned = iota + 1 // pinned at its next copy in
+	refused                        // by HostRegister: never tried again
+)
+
 // pinnedBlock is a host block pinned in place.
 type pinnedBlock struct {
 	buf  []byte // the whole block: keeps it alive while pinned
@@ -39,15 +47,15 @@ type pinnedBlock struct {
 
 // pinning is the plane's host blocks pinned in place.
 type pinning struct {
-	// limit bounds the pinned bytes (0: nothing is pinned); min is the
+	// limit bounds the pinned bytes (not above 0: nothing is pinned); min is the
 	// smallest block pinned.
 	limit, min  int64
 	bytes, peak int64
 	blocks      map[uintptr]*pinnedBlock
-	seen        map[uintptr]bool // blocks copied in once, not pinned
-	refused     map[uintptr]bool // blocks HostRegister refused
-	host        *refs.HostPool
-	stats       PinStats
+	// unpinned is what became of the blocks copied in but not pinned.
+	unpinned map[uintptr]unpinned
+	host     *refs.HostPool
+	stats    PinStats
 	// err is the first failure to unpin a block the pool dropped (the
 	// hook cannot return it): Close reports it.
 	err error
@@ -97,11 +105,11 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	}
 	block := refs.Block(buf)
 	n := int64(len(block))
-	if !copyIn || n < p.min || p.refused[at] || p.blocks[at] != nil {
+	if !copyIn || n < p.min || p.unpinned[at] == refused || p.blocks[at] != nil {
 		return nil
 	}
-	if !p.seen[at] {
-		p.seen[at] = true
+	if p.unpinned[at] != copiedOnce {
+		p.unpinned[at] = copiedOnce
 		return nil
 	}
 	if p.bytes+n > p.limit {
@@ -116,10 +124,10 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 		if p.stats.Refusal == "" {
 			p.stats.Refusal = err.Error()
 		}
-		p.refused[at] = true
+		p.unpinned[at] = refused
 		return nil
 	}
-	delete(p.seen, at)
+	delete(p.unpinned, at)
 	b := &pinnedBlock{buf: block}
 	p.blocks[at] = b
 	p.bytes += n
@@ -166,8 +174,7 @@ func (d *Plane) Overwriting(block []byte) {
 // pool drops it (refs.HostWatcher).
 func (d *Plane) Releasing(block []byte) {
 	at := base(block)
-	delete(d.pins.seen, at)
-	delete(d.pins.refused, at)
+	delete(d.pins.unpinned, at)
 	if b := d.pins.blocks[at]; b != nil {
 		d.settleFor(b, "host-release-after-copy")
 		if err := d.unpin(at, b); err != nil && d.pins.err == nil {
@@ -185,6 +192,22 @@ func (d *Plane) unpin(at uintptr, b *pinnedBlock) error {
 	err := d.rt.HostUnregister(b.buf)
 	d.pins.stats.PinNs += int64(time.Since(t0))
 	return err
+}
+
+// bindPins watches p and pins its blocks, up to limit bytes (0: half p's
+// limit, DefaultPinned without one; negative: none).
+func (d *Plane) bindPins(p *refs.HostPool, limit int64) {
+	if d.pins.host != nil {
+		d.pins.host.Unwatch(d)
+	}
+	if limit == 0 {
+		limit = DefaultPinned
+		if p.Limit > 0 {
+			limit = p.Limit / 2
+		}
+	}
+	d.pins.host, d.pins.limit = p, limit
+	p.Watch(d)
 }
 
 // unpinAll unpins every block (the streams synchronised) and stops

@@ -142,7 +142,7 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	events := &eventPool{rt: rt}
 	return &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
 		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging},
-		pins:    pinning{min: cfg.PinMin, blocks: map[uintptr]*pinnedBlock{}, seen: map[uintptr]bool{}, refused: map[uintptr]bool{}},
+		pins:    pinning{min: cfg.PinMin, blocks: map[uintptr]*pinnedBlock{}, unpinned: map[uintptr]unpinned{}},
 		start:   time.Now()}, nil
 }
 

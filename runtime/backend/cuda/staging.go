@@ -147,16 +147,5 @@ func (p *stagingPool) close() error {
 // refs.HostBinder): the runtime hands its host pool over when it starts.
 func (d *Plane) BindHost(p *refs.HostPool) {
 	d.staging.host = p
-	if d.pins.host != nil {
-		d.pins.host.Unwatch(d)
-	}
-	d.pins.host = p
-	d.pins.limit = d.cfg.Pinned
-	if d.pins.limit == 0 {
-		d.pins.limit = DefaultPinned
-		if p.Limit > 0 {
-			d.pins.limit = p.Limit / 2
-		}
-	}
-	p.Watch(d)
+	d.bindPins(p, d.cfg.Pinned)
 }
