@@ -673,6 +673,12 @@ func (c *converter) simpleStmt(s *simpleStmt) ast.Stmt {
 			c.errorf(ix.At, "a line starting with [ continues the expression above; to unpack into names, put ; before the [")
 			return nil
 		}
+		if call, isCall := s.X.(*ast.CallExpr); isCall && s.Op == "=" && call.At.Line > s.Pos.Line {
+			// "print(a)" then a line "(a, b) = v": the parenthesis makes
+			// a call of the line above.
+			c.errorf(call.At, "a line starting with ( continues the expression above as a call; to unpack into names, write a, b = ... or put ; before the (")
+			return nil
+		}
 		if ix, isIndex := s.X.(*ast.IndexExpr); isIndex && !ok {
 			return c.indexAssign(posOf(s.Pos), ix, s.Op, s.Value)
 		}

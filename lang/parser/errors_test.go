@@ -44,6 +44,8 @@ var errorTests = []struct{ src, want string }{
 	{"let [a, b, a] = l", `t.tr:1:12: a appears twice in the names to unpack into`},
 	{"[a, b] += l", `t.tr:1:1: += cannot unpack; only = assigns to a list of names`},
 	{"f()\n[a, b] = l", `t.tr:2:1: a line starting with [ continues the expression above; to unpack into names, put ; before the [`},
+	{"f()\n(a, b) = l", `t.tr:2:1: a line starting with ( continues the expression above as a call; to unpack into names, write a, b = ... or put ; before the (`},
+	{"f()\n(a, b) += l", `t.tr:1:1: cannot assign to a call; only a plain name or name[...] can be assigned`},
 	{"fn", `t.tr:1:3: expected name after 'fn', found end of file`},
 	{"fn (x) {}", `t.tr:1:4: expected name after 'fn', found "("`},
 	{"fn f(a b) {}", `t.tr:1:8: expected ',' or ')' in parameter list, found "b"`},
