@@ -12,7 +12,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/runtime/backend/sim"
 	"github.com/tref-lang/tref/runtime/backend/torch"
+	"github.com/tref-lang/tref/runtime/device"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
@@ -26,14 +28,16 @@ func TestMain(m *testing.M) {
 	}
 	testscript.Main(m, map[string]func(){
 		"tref": func() { os.Exit(newCLI().main(os.Args[1:])) },
-		// tref-debug has builtins that exist only in tests, to reach the
-		// paths that a correct tref never takes (panics, leaks).
+		// tref-debug has builtins and a device that exist only in tests,
+		// to reach the paths that a correct tref never takes (panics,
+		// leaks, a device that fails to close).
 		"tref-debug": func() {
 			c := newCLI()
 			c.universe = maps.Clone(c.universe)
 			for _, b := range debugBuiltins {
 				c.universe[b.Name] = b
 			}
+			registerCloseFail()
 			os.Exit(c.main(os.Args[1:]))
 		},
 		// tref-broken-stdout panics on every write to stdout, outside any
@@ -59,6 +63,18 @@ var debugBuiltins = []*eval.Builtin{
 		th.RT.Retain(t.Ref)
 		return eval.None, nil
 	}},
+}
+
+// closeRefused is sim, except that Close fails: tref-debug's --device
+// closefail, for close_device.txtar.
+type closeRefused struct{ *sim.Device }
+
+func (closeRefused) Close() error { return errors.New("closefail refuses to close") }
+
+func registerCloseFail() {
+	device.Register(device.Kind{Name: "closefail", Indexed: true, Open: func(spec device.Spec, opts device.Options) (device.Device, error) {
+		return closeRefused{sim.New(spec.Name, true)}, nil
+	}})
 }
 
 type panicWriter struct{}

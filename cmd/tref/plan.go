@@ -91,6 +91,9 @@ func (c *cli) plan(cfg *Config, args []string) int {
 		fmt.Fprintf(c.stderr, "tref plan: %v\n", err)
 		return 1
 	}
+	if !s.closeDevice() {
+		return 1
+	}
 	if code != 0 {
 		fmt.Fprintf(c.stderr, "tref plan: %s failed on %s: no plan\n", path, prof.Name)
 		return code

@@ -61,7 +61,7 @@ func (c *cli) repl(cfg *Config) int {
 	}
 	// Errors typed at a terminal were seen and answered there; only a
 	// stream's errors decide the exit status.
-	if !s.finish() || r.failed && !interactive {
+	if !s.finish() || !s.closeDevice() || r.failed && !interactive {
 		return 1
 	}
 	return 0

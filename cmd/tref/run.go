@@ -18,7 +18,11 @@ func (c *cli) run(cfg *Config, path string) int {
 	if err != nil {
 		return c.fail(err)
 	}
-	return s.runFile(path)
+	code := s.runFile(path)
+	if !s.closeDevice() {
+		code = 1
+	}
+	return code
 }
 
 // check parses and resolves each script, reporting every static error.

@@ -17,6 +17,7 @@ type session struct {
 	cfg *Config
 	rt  *refs.Runtime
 	in  *eval.Interpreter
+	ex  refs.Executor
 }
 
 // newSession makes the executor, the runtime and the interpreter cfg asks
@@ -45,7 +46,7 @@ func (c *cli) newSessionWith(cfg *Config, ex refs.Executor, stdout io.Writer) *s
 	if cfg.SeedSet {
 		in.Thread().RNG = rng.New(uint64(cfg.Seed))
 	}
-	return &session{c: c, cfg: cfg, rt: rt, in: in}
+	return &session{c: c, cfg: cfg, rt: rt, in: in, ex: ex}
 }
 
 // sources finds the text of a file named in an error: what the
@@ -93,6 +94,23 @@ func (s *session) finish() bool {
 		writeMemStats(s.c.stderr, s.rt.MemStats())
 	}
 	return ok
+}
+
+// closeDevice gives the session's accelerator back (placement.Engine's
+// Close: its streams and its staging and pinned host memory) once the
+// session is finished and its trace written, and reports whether that
+// went well. Each file of tref test opens its own device, so that
+// without this their pinned memory would add up.
+func (s *session) closeDevice() bool {
+	c, ok := s.ex.(interface{ Close() error })
+	if !ok {
+		return true
+	}
+	if err := c.Close(); err != nil {
+		fmt.Fprintf(s.c.stderr, "tref: closing %s: %v\n", s.cfg.Device, err)
+		return false
+	}
+	return true
 }
 
 // reportLeaks prints every ref still alive, at the position that made it,

@@ -72,6 +72,10 @@ func (c *cli) testFile(s *session, file string) (passed, failed int) {
 		fmt.Fprintf(c.stdout, "FAIL %s: exit checks failed\n", file)
 		failed++
 	}
+	if !s.closeDevice() {
+		fmt.Fprintf(c.stdout, "FAIL %s: closing the device failed\n", file)
+		failed++
+	}
 	return passed, failed
 }
 

@@ -150,6 +150,9 @@ func (c *cli) trace(cfg *Config, path string) int {
 			return 1
 		}
 	}
+	if !s.closeDevice() {
+		code = 1
+	}
 	for _, o := range outputs {
 		if err := o.Commit(); err != nil {
 			fmt.Fprintf(stderr, "tref trace: %v\n", err)

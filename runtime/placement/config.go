@@ -128,6 +128,30 @@ func (e *Engine) SetRecorder(rec *trace.Recorder) {
 	_ = e.measure()
 }
 
+// Close gives the accelerator back at the end of a run, after Finish:
+// each ref still resident (one the script leaked) is written back to the
+// host if only the device holds its value, and released, and then the
+// device closes, which waits for its work and frees its streams and its
+// staging and pinned host memory. Middleware and the trace see none of
+// this. The engine runs no ops afterwards. Close without an accelerator,
+// or a second time, does nothing.
+func (e *Engine) Close() error {
+	if e.dev == nil || e.closed {
+		return nil
+	}
+	e.chain, e.tracing = nil, false
+	for s := e.resident.head; s != nil; s = e.resident.head {
+		if s.Dirty() {
+			if err := e.copyOut(s, "device closed"); err != nil {
+				return err
+			}
+		}
+		e.release(s, "device closed")
+	}
+	e.closed = true
+	return e.dev.Close()
+}
+
 // Finish closes the trace with the run's totals (see trace.Recorder.Finish).
 func (e *Engine) Finish() (*trace.Totals, error) {
 	if e.rec == nil {

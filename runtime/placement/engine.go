@@ -39,6 +39,8 @@ type Engine struct {
 	rec      *trace.Recorder
 	tracing  bool
 	rt       *refs.Runtime
+	// closed is set by Close: the accelerator is gone.
+	closed bool
 	// attached is the runtime whose lazy loads the engine observes.
 	attached *refs.Runtime
 
@@ -177,6 +179,9 @@ func (e *Engine) shown(model, measured device.Span) device.Span {
 
 // Execute places and runs op. It implements refs.Executor.
 func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error {
+	if e.closed {
+		return fmt.Errorf("placement: %s is closed", e.devName)
+	}
 	e.Attach(rt)
 	if e.seen == 0 {
 		e.hostCounter(e.now()) // the host's memory before the first op

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"github.com/tref-lang/tref/runtime/ops"
 	"slices"
 	"testing"
 
@@ -37,5 +38,55 @@ func TestStrategiesMatchCPU(t *testing.T) {
 				t.Fatalf("%s: result differs from cpu", st)
 			}
 		})
+	}
+}
+
+// TestCloseWritesBackLeaked closes the engine while the script still
+// holds results only the accelerator has: Close writes them back, frees
+// the device (sim's Close fails while any buffer is allocated), and the
+// values read afterwards are the cpu device's; ops after Close fail, and
+// a second Close does nothing.
+func TestCloseWritesBackLeaked(t *testing.T) {
+	results := func(h *harness) (y, z *refs.Ref) {
+		x, w := h.host(1, 16, 16), h.host(2, 16, 16)
+		y = h.op("ptest_matmul", x, w)
+		z = h.op("ptest_relu", y)
+		h.rt.Release(x)
+		h.rt.Release(w)
+		if err := h.rt.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return y, z
+	}
+	c := newHarness(t, "cpu", 0, 8)
+	cy, cz := results(c)
+	wantY, wantZ := c.read(cy), c.read(cz)
+
+	h := newHarness(t, "flow", 1<<20, 8)
+	y, z := results(h)
+	for _, r := range []*refs.Ref{y, z} {
+		if r.Device() == "cpu" {
+			t.Fatalf("ref#%d is on %s; the test wants results only the accelerator holds", r.ID(), r.Device())
+		}
+	}
+	if _, err := h.eng.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.eng.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if got := h.read(y); !slices.Equal(got, wantY) {
+		t.Fatalf("y after Close = %v, want %v", got, wantY)
+	}
+	if got := h.read(z); !slices.Equal(got, wantZ) {
+		t.Fatalf("z after Close = %v, want %v", got, wantZ)
+	}
+	if err := h.eng.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := h.rt.Submit(h.site(""), ops.MustLookup("ptest_relu"), nil, y); err == nil {
+		if err = h.rt.Flush(); err == nil {
+			t.Fatal("an op after Close ran")
+		}
 	}
 }
