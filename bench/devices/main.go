@@ -284,7 +284,7 @@ func run(path string, args []string, dev string, mem, pinned int64, c device.Cos
 	}
 	// Closed, a CUDA plane gives its pinned memory back before the next
 	// run pins its own.
-	check(eng.Accelerator().Close())
+	check(eng.Close())
 	return res
 }
 

@@ -175,7 +175,7 @@ func onFakePins(t *testing.T, seed uint64, strategy string, mem int64) (got [][]
 	tot, err = eng.Finish()
 	plane := eng.Accelerator().(*Plane)
 	if err == nil {
-		err = plane.Close()
+		err = eng.Close()
 	}
 	return got, tot, probe.max, plane.PinStats(), err
 }
@@ -394,7 +394,7 @@ func TestMeasuredTrace(t *testing.T) {
 	if _, err := eng.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	if err := eng.Accelerator().Close(); err != nil {
+	if err := eng.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if msg := same(got, want); msg != "" {
