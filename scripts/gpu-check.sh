@@ -11,7 +11,9 @@
 # reference), on cuda:0 with every tensor resident, and on cuda:0 with
 # --mem a quarter of the example's weights. The offload run's output must
 # equal the resident run's exactly (same kernels, only the placement
-# differs); then runs bad input (a tensor above --mem, a missing device,
+# differs), and the resident run's must agree with cpu's (other kernels:
+# each number within 1e-3 of it, relative, or absolute below 1); then
+# runs bad input (a tensor above --mem, a missing device,
 # --mem above the free memory), each of which must exit 1 with an error.
 # A difference or a failed run makes the script exit 1 after all runs. OUT_DIR (default ./gpu-check-out) gets each run's output,
 # chrome trace and memory svg (on cuda the trace's copies and kernels
@@ -77,6 +79,34 @@ timeout 60 "$tref" calibrate --device "$dev" >"$out/calibrate.txt" 2>&1 || echo 
 # secs prints the time from ns $1 to ns $2 as N.NNN seconds (no bc).
 secs() { local d=$(( ($2 - $1) / 1000000 )); printf '%d.%03d' $((d / 1000)) $((d % 1000)); }
 
+# agrees A B: files A and B hold the same text but for rounding: the same
+# words around their numbers, integers equal, and each other number
+# within 1e-3 of the other's, relative (absolute below 1).
+agrees() {
+  awk -v tol=1e-3 '
+    function num(x) { return x ~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ }
+    function abs(x) { return x < 0 ? -x : x }
+    function split_(line, parts,   n, i, out) {
+      gsub(/[][(),:=]/, " & ", line)
+      return split(line, parts, /[ \t]+/)
+    }
+    NR == FNR { a[FNR] = $0; na = FNR; next }
+    {
+      nb = FNR
+      n = split_(a[FNR], x); m = split_($0, y)
+      if (n != m) exit 1
+      for (i = 1; i <= n; i++) {
+        if (x[i] == y[i]) continue
+        if (!num(x[i]) || !num(y[i])) exit 1
+        if (x[i] !~ /[.eE]/ && y[i] !~ /[.eE]/) exit 1
+        d = abs(x[i] - y[i]); s = abs(x[i]) > abs(y[i]) ? abs(x[i]) : abs(y[i])
+        if (d > tol * (s > 1 ? s : 1)) exit 1
+      }
+    }
+    END { if (na != nb) exit 1 }
+  ' "$1" "$2"
+}
+
 # On the GPU each run gets at most $limit seconds, so that the whole check
 # ends within about 8 minutes even when runs hang (a dry run on a slow
 # CPU gets longer).
@@ -117,6 +147,9 @@ for w in $workloads; do
       failed=1
     elif [ $mode = offload ] && ! cmp -s "$base.stdout" "$out/$name-resident.stdout"; then
       result="output differs from resident: $(head -1 "$base.stdout")"
+      failed=1
+    elif [ $mode = resident ] && ! agrees "$base.stdout" "$out/$name-cpu.stdout"; then
+      result="output differs from cpu's ($(head -1 "$out/$name-cpu.stdout")) beyond rounding: $(head -1 "$base.stdout")"
       failed=1
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$mode" "$d" "$mem" "$(secs "$t0" "$t1")" "$result" >>"$table"
