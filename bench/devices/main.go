@@ -86,7 +86,7 @@ func main() {
 	reps := flag.Int("reps", 1, "runs of each; the fastest counts")
 	chrome := flag.String("chrome", "", "directory for a chrome trace of each workload's last run on the device (warm, unlike a fresh process's)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
-	staged := flag.Bool("staged", false, "also run each offload with every copy staged (--pinned 0): what copying straight from pinned host tensors gains on CUDA")
+	staged := flag.Bool("staged", false, "also run each offload with every copy staged (--pinned 0), and staged on the engine's thread (TREF_CUDA_STAGE=sync): what copying straight from pinned host tensors and staging on a worker gain on CUDA")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -132,11 +132,13 @@ func main() {
 		type variant struct {
 			mem, pinned  int64
 			budget, mode string
+			syncStage    bool
 		}
 		quarter := trace.FormatBytes(w.weights/4) + " (1/4)"
-		variants := []variant{{0, 0, "resident", "resident"}, {w.weights / 4, 0, quarter, "offload"}}
+		variants := []variant{{0, 0, "resident", "resident", false}, {w.weights / 4, 0, quarter, "offload", false}}
 		if *staged {
-			variants = append(variants, variant{w.weights / 4, -1, quarter + ", staged", "offload-staged"})
+			variants = append(variants, variant{w.weights / 4, -1, quarter + ", staged", "offload-staged", false},
+				variant{w.weights / 4, -1, quarter + ", staged on the engine's thread", "offload-staged-sync", true})
 		}
 		for _, v := range variants {
 			mem, budget, mode := v.mem, v.budget, v.mode
@@ -146,7 +148,11 @@ func main() {
 				if *chrome != "" && i == *reps-1 {
 					chromePath = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
 				}
+				if v.syncStage {
+					check(os.Setenv("TREF_CUDA_STAGE", "sync"))
+				}
 				r := run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath)
+				check(os.Unsetenv("TREF_CUDA_STAGE"))
 				if best == nil || r.ns < best.ns {
 					best = r
 				}
@@ -175,8 +181,8 @@ func main() {
 			fmt.Printf("| %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %s | %s |\n", w.name, budget, float64(best.ns)/1e6,
 				float64(best.cpuNs)/1e6, predMs, predRatio, float64(moved)/(1<<20), linkMs, speed, equal)
 			if p := best.pins; p != nil && mem > 0 {
-				pinning = append(pinning, fmt.Sprintf("%s %s: %d copies straight from (or into) pinned host tensors, %d staged; %s pinned at most (%d pinned, %d refused, %d over the bound) in %.1f ms of pinning and unpinning; the host waited for a copy %d times",
-					w.name, mode, p.Direct, p.Staged, trace.FormatBytes(p.Peak), p.Pinned, p.Refused, p.Full, float64(p.PinNs)/1e6, p.Waits))
+				pinning = append(pinning, fmt.Sprintf("%s %s: %d copies straight from (or into) pinned host tensors, %d staged (%d chunks by the worker, waited for %d times, %.1f ms); %s pinned at most (%d pinned, %d refused, %d over the bound) in %.1f ms of pinning and unpinning; the host waited for a copy %d times",
+					w.name, mode, p.Direct, p.Staged, p.Async, p.StageWaits, float64(p.StageWaitNs)/1e6, trace.FormatBytes(p.Peak), p.Pinned, p.Refused, p.Full, float64(p.PinNs)/1e6, p.Waits))
 				if p.Refusal != "" {
 					pinning = append(pinning, "  the first refusal: "+p.Refusal)
 				}

@@ -24,13 +24,14 @@ type Cost struct {
 	// HostFlops and HostMemBandwidth time ops that run on the host (the
 	// none strategy and fallbacks), so that every run has one clock.
 	HostFlops, HostMemBandwidth float64
-	// StagingBandwidth is the rate, in bytes per second, at which the
-	// host thread copies a tensor into pinned staging memory before the
-	// device copies it in (and out of it after a copy out), the host
-	// blocked meanwhile: a CUDA data plane's copies, but for a refetch
-	// of a host copy copied in before, which the plane has pinned in
-	// place (Model.CopyIn). Zero (the default) means copies cost the
-	// host nothing, as on the simulated device.
+	// StagingBandwidth is the rate, in bytes per second, at which a
+	// tensor is copied into pinned staging memory before the device
+	// copies it in (by a worker, the transfer waiting for it), and out of
+	// it after a copy out (by the host thread, blocked meanwhile): a CUDA
+	// data plane's copies, but for a refetch of a host copy copied in
+	// before, which the plane has pinned in place (Model.CopyIn). Zero
+	// (the default) means copies cost nothing beyond the transfer, as on
+	// the simulated device.
 	StagingBandwidth float64
 }
 

@@ -93,11 +93,12 @@ type Caps struct {
 	// Memory is the budget when none is asked for (--mem): the device's
 	// memory, or what tref may take of it, or Unbounded.
 	Memory int64
-	// StagedCopies: CopyIn returns once the host has staged the bytes
-	// (a CUDA data plane's memcpy into pinned memory), the transfer
-	// completing later, so Calibrate measures the staging as the cost
-	// model's StagingBandwidth. Without it a copy costs the host nothing
-	// beyond the copy itself.
+	// StagedCopies: copies go through pinned staging memory (a CUDA
+	// data plane's memcpy), and CopyIn on a device not bound to a host
+	// pool (as Calibrate's) returns once the caller's thread has staged
+	// the bytes, the transfer completing later, so Calibrate measures the
+	// staging as the cost model's StagingBandwidth. Without it a copy
+	// costs nothing beyond the copy itself.
 	StagedCopies bool
 }
 

@@ -26,8 +26,9 @@ type Model struct {
 	spare []*Buffer
 
 	// Free times of the engines and the host thread's clock: launches and
-	// copies are issued by the host, so none starts before host.
-	h2d, d2h, compute, host int64
+	// copies are issued by the host, so none starts before host. stager
+	// is when the staging worker is free (CopyIn).
+	h2d, d2h, compute, host, stager int64
 	// computeNs sums kernel durations.
 	computeNs int64
 	buffers   int64
@@ -156,15 +157,18 @@ func (d *Model) Free(b *Buffer) {
 
 // CopyIn times a copy into b on the host->device engine, starting no
 // earlier than srcReady (when the host copy became valid). With a
-// staging bandwidth the host thread first copies the bytes into pinned
-// memory, which delays everything it issues after, unless refetch: the
-// same host copy was copied in before, and the CUDA plane has pinned it
-// in place since and copies straight from it.
+// staging bandwidth a worker first copies the bytes into pinned memory,
+// one copy after another, and the transfer waits for it (the host thread
+// goes on: the CUDA plane's stager), unless refetch: the same host copy
+// was copied in before, and the CUDA plane has pinned it in place since
+// and copies straight from it.
 func (d *Model) CopyIn(b *Buffer, srcReady int64, refetch bool) Span {
+	staged := int64(0)
 	if st := d.cost.StagingNs(b.bytes); st > 0 && !refetch {
-		d.host = max(d.host, srcReady) + st
+		d.stager = max(d.stager, d.host, srcReady) + st
+		staged = d.stager
 	}
-	s := Span{Start: max(d.h2d, d.host, srcReady, b.AllocAt)}
+	s := Span{Start: max(d.h2d, d.host, srcReady, b.AllocAt, staged)}
 	s.End = s.Start + d.cost.CopyNs(b.bytes, d.cost.H2D)
 	d.h2d = s.End
 	b.ReadyAt = s.End

@@ -173,9 +173,19 @@ func TestStagingBlocksHost(t *testing.T) {
 		if staging > 0 {
 			stage = 2000 // 1000 bytes at 0.5 GB/s
 		}
-		if in.Start != stage || in.End != stage+1000 || m.Host() != stage {
+		// The worker stages; the host goes on.
+		if in.Start != stage || in.End != stage+1000 || m.Host() != 0 {
 			t.Fatalf("staging %v: copy in %+v, host at %d", staging, in, m.Host())
 		}
+		// A second copy in is staged after the first.
+		b2, err := m.Alloc(1000, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in2 := m.CopyIn(b2, 0, false); in2.Start != max(2*stage, in.End) || m.Host() != 0 {
+			t.Fatalf("staging %v: second copy in %+v, host at %d", staging, in2, m.Host())
+		}
+		m.Free(b2)
 		out := m.CopyOut(b)
 		if out.Start != stage+1000 || out.End != stage+2000 {
 			t.Fatalf("staging %v: copy out %+v", staging, out)
@@ -193,8 +203,9 @@ func TestStagingBlocksHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		h2dFree := m.H2DFree()
 		re := m.CopyIn(again, 0, true)
-		if m.Host() != want || re.Start != max(want, in.End) {
+		if m.Host() != want || re.Start != max(want, h2dFree) {
 			t.Fatalf("staging %v: refetch %+v, host at %d, want %d", staging, re, m.Host(), want)
 		}
 	}

@@ -19,7 +19,11 @@
 //     after the copy that used it completed;
 //   - a host block pinned in place (the runtime's own buffer, copied from
 //     without staging) is overwritten or unpinned only after the copies
-//     reading it completed (refs.HostWatcher tells the plane when).
+//     reading it completed (refs.HostWatcher tells the plane when);
+//   - a copy in whose staging memcpy a worker does (stager.go) is issued
+//     only after the memcpy, and before any kernel, copy out or free of
+//     its tensor; its staging buffer is reused, and the host block it
+//     reads overwritten or dropped, only after the memcpy.
 package cuda
 
 // Ptr is a device address.

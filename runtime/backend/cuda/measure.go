@@ -99,17 +99,34 @@ func (d *Plane) begin(s Stream) (Event, error) {
 // end records the end of the work begun at a and returns its work id
 // (0 when not measuring).
 func (d *Plane) end(a Event, s Stream) (uint64, error) {
+	work := d.reserve()
+	return work, d.endAs(a, s, work, d.m)
+}
+
+// reserve is a work id for work to be issued later (endAs), 0 when not
+// measuring.
+func (d *Plane) reserve() uint64 {
 	if d.m == nil {
-		return 0, nil
+		return 0
+	}
+	d.m.next++
+	return d.m.next
+}
+
+// endAs records the end of the work begun at a, under the id reserved
+// for it while m measured; nothing when measuring stopped since.
+func (d *Plane) endAs(a Event, s Stream, work uint64, m *measure) error {
+	if d.m == nil || d.m != m || work == 0 {
+		d.events.put(a)
+		return nil
 	}
 	b, err := d.record(s)
 	if err != nil {
 		d.events.put(a)
-		return 0, err
+		return err
 	}
-	d.m.next++
-	d.m.pending = append(d.m.pending, timed{work: d.m.next, a: a, b: b})
-	return d.m.next, nil
+	d.m.pending = append(d.m.pending, timed{work: work, a: a, b: b})
+	return nil
 }
 
 // resolve reads the times of the work issued before a Sync (all of it

@@ -70,9 +70,14 @@ type PinStats struct {
 	// Refused the blocks HostRegister refused; Full the copies staged
 	// because pinning their block would pass the bound.
 	Pinned, Unpinned, Refused, Full int64
-	// Waits counts the times the host waited for a copy before a block
-	// was overwritten or unpinned.
+	// Waits counts the times the host waited for a copy (or the
+	// staging worker's memcpy) before a block was overwritten or
+	// unpinned.
 	Waits int64
+	// Async counts the chunks whose staging memcpy the worker did;
+	// StageWaits the times the plane waited for the worker to issue a
+	// copy something needed, StageWaitNs how long in all.
+	Async, StageWaits, StageWaitNs int64
 	// PinNs is the host's time in HostRegister and HostUnregister (the
 	// price of pinning, which the copies straight from the blocks repay).
 	PinNs int64
@@ -165,6 +170,7 @@ func (d *Plane) settleFor(b *pinnedBlock, why string) {
 // Overwriting waits for the copies still reading block before its bytes
 // change (refs.HostWatcher).
 func (d *Plane) Overwriting(block []byte) {
+	d.settleReading(base(block), "host-overwrite-before-stage")
 	if b := d.pins.blocks[base(block)]; b != nil {
 		d.settleFor(b, "host-overwrite-after-copy")
 	}
@@ -174,6 +180,7 @@ func (d *Plane) Overwriting(block []byte) {
 // pool drops it (refs.HostWatcher).
 func (d *Plane) Releasing(block []byte) {
 	at := base(block)
+	d.settleReading(at, "host-release-before-stage")
 	delete(d.pins.unpinned, at)
 	if b := d.pins.blocks[at]; b != nil {
 		d.settleFor(b, "host-release-after-copy")

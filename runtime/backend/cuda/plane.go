@@ -47,6 +47,11 @@ type Config struct {
 	// PinMin is the smallest host block pinned in place; 0 means
 	// DefaultPinMin.
 	PinMin int64
+	// StageAsync is the smallest chunk whose staging memcpy a worker
+	// goroutine does, off the caller's thread (see stager.go; only on a
+	// plane bound to the host pool): 0 means DefaultStageAsync,
+	// negative never.
+	StageAsync int64
 }
 
 // DefaultPinned bounds the host memory pinned in place when the host
@@ -82,6 +87,7 @@ type Plane struct {
 	copy    Stream
 	staging stagingPool
 	pins    pinning
+	stage   stager
 	events  *eventPool
 	start   time.Time
 	live    refs.PoolStats
@@ -103,6 +109,9 @@ type buffer struct {
 	// has waited for it when copyWaited.
 	lastKernel Event
 	copyWaited bool
+	// staging is the last chunk of a copy in still waiting for the
+	// worker's memcpy (stager.go), nil when none.
+	staging *stageJob
 }
 
 // NewPlane opens device cfg.Index on rt, with k running the ops.
@@ -116,6 +125,9 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	cfg.Chunk = min(cfg.Chunk, cfg.Staging)
 	if cfg.PinMin <= 0 {
 		cfg.PinMin = DefaultPinMin
+	}
+	if cfg.StageAsync == 0 {
+		cfg.StageAsync = DefaultStageAsync
 	}
 	if err := rt.SetDevice(cfg.Index); err != nil {
 		return nil, fmt.Errorf("%s: %w", cfg.Name, err)
@@ -140,10 +152,13 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 		return nil, fmt.Errorf("%s: copy stream: %w", cfg.Name, err)
 	}
 	events := &eventPool{rt: rt}
-	return &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
+	d := &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
 		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging},
 		pins:    pinning{min: cfg.PinMin, blocks: map[uintptr]*pinnedBlock{}, unpinned: map[uintptr]unpinned{}},
-		start:   time.Now()}, nil
+		stage:   stager{min: cfg.StageAsync},
+		start:   time.Now()}
+	d.staging.issue = d.issueStaged
+	return d, nil
 }
 
 func fmtBytes(n int64) string {
@@ -226,6 +241,7 @@ func (d *Plane) Free(mem device.Memory) {
 	}
 	// Errors here surface as the runtime's sticky error at the next call.
 	d.enter()
+	d.settleStaged(b)
 	d.computeAfterCopies(b, "free-after-copy")
 	d.rt.FreeAsync(b.p, d.compute)
 	d.replace(&b.lastCopy, 0)
@@ -254,6 +270,12 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if b.bytes == 0 {
 		return d.span(t0, 0), nil
 	}
+	if err := d.issueStaged(nil); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.settleStaged(b); err != nil {
+		return device.Span{}, err
+	}
 	if b.p != 0 {
 		// Written again: after every kernel issued so far (its
 		// readers among them).
@@ -276,6 +298,18 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		return d.copyPinned(t0, b, src.Buf, pb, false)
 	}
 	d.pins.stats.Staged++
+	if d.async(min(d.cfg.Chunk, b.bytes)) {
+		work, at := d.reserve(), base(src.Buf)
+		for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
+			n := min(d.cfg.Chunk, b.bytes-off)
+			s, err := d.staging.get(n)
+			if err != nil {
+				return device.Span{}, err
+			}
+			d.handOver(b, off, s, src.Buf[off:off+n], at, off+n == b.bytes, work)
+		}
+		return d.span(t0, work), nil
+	}
 	var a Event
 	for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
 		n := min(d.cfg.Chunk, b.bytes-off)
@@ -381,6 +415,12 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 	if b.p == 0 {
 		return device.Span{}, fmt.Errorf("internal: %s: copy out of a tensor never written", d.cfg.Name)
 	}
+	if err := d.issueStaged(nil); err != nil {
+		return device.Span{}, err
+	}
+	if err := d.settleStaged(b); err != nil {
+		return device.Span{}, err
+	}
 	if b.lastKernel != 0 && !b.copyWaited && d.skip != "copy-out-after-kernel" {
 		if err := d.rt.StreamWaitEvent(d.copy, b.lastKernel); err != nil {
 			return device.Span{}, err
@@ -437,6 +477,9 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 	if err := d.enter(); err != nil {
 		return device.Span{}, err
 	}
+	if err := d.issueStaged(nil); err != nil {
+		return device.Span{}, err
+	}
 	var buf [4]Ptr
 	ps := buf[:0]
 	for _, in := range ins {
@@ -444,12 +487,20 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 		if b.p == 0 && b.bytes > 0 {
 			return device.Span{}, fmt.Errorf("internal: %s: %s reads a tensor never written", d.cfg.Name, op.Op.Name())
 		}
+		if d.skip != "kernel-after-stage" {
+			if err := d.settleStaged(b); err != nil {
+				return device.Span{}, err
+			}
+		}
 		if err := d.computeAfterCopies(b, "kernel-after-copy-in"); err != nil {
 			return device.Span{}, err
 		}
 		ps = append(ps, b.p)
 	}
 	o := out.(*buffer)
+	if err := d.settleStaged(o); err != nil {
+		return device.Span{}, err
+	}
 	if err := d.back(o, d.compute); err != nil {
 		return device.Span{}, err
 	}
@@ -481,6 +532,11 @@ func (d *Plane) Sync() error {
 	if err := d.enter(); err != nil {
 		return err
 	}
+	if q := d.stage.queue; len(q) > 0 {
+		if err := d.issueStaged(q[len(q)-1]); err != nil {
+			return err
+		}
+	}
 	if err := d.rt.StreamSynchronize(d.copy); err != nil {
 		return err
 	}
@@ -503,6 +559,7 @@ func (d *Plane) StagingPeak() int64 { return d.staging.peak }
 // stream, and reports tensors still held.
 func (d *Plane) Close() error {
 	err := d.Sync()
+	d.stopWorker()
 	d.Measure(false)
 	if e := d.staging.close(); err == nil {
 		err = e

@@ -1,11 +1,14 @@
 package cuda
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tref-lang/tref/lang/pos"
 	"github.com/tref-lang/tref/runtime/backend/cpu"
@@ -44,16 +47,26 @@ const fakeStaging = 4 << 10
 // piece).
 var fakeChunk int64
 
+// fakeStageAsync is the next fakecuda plane's smallest chunk staged by the
+// worker (Config.StageAsync; negative: none); fakeStageHold, when set,
+// runs in its worker before each memcpy (a slow worker: the plane waits
+// for it).
+var (
+	fakeStageAsync int64 = 1
+	fakeStageHold  func()
+)
+
 func init() {
 	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
 		f := NewFake(1 << 30)
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
 		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, Chunk: fakeChunk,
-			Pinned: fakePinned, PinMin: 1})
+			Pinned: fakePinned, PinMin: 1, StageAsync: fakeStageAsync})
 		if err != nil {
 			return nil, err
 		}
 		p.skip = mutation
+		p.stage.hold = fakeStageHold
 		return p, nil
 	}})
 }
@@ -187,7 +200,10 @@ func onFakePins(t *testing.T, seed uint64, strategy string, mem int64) (got [][]
 func differential(t *testing.T, count int) string {
 	var seen trace.Totals
 	var pins PinStats
-	defer func() { fakeMode, fakeChunk, fakePinned, fakeHostOnly = 0, 0, 1<<20, nil }()
+	defer func() {
+		fakeMode, fakeChunk, fakePinned, fakeHostOnly = 0, 0, 1<<20, nil
+		fakeStageAsync, fakeStageHold = 1, nil
+	}()
 	for seed := range uint64(count) {
 		fakeMode = int(seed % 3)
 		// Tensors of 64 to 576 bytes: whole, or copied in chunks of
@@ -202,6 +218,14 @@ func differential(t *testing.T, count int) string {
 		if seed%2 == 1 {
 			fakeHostOnly = []ops.Op{ops.Tanh}
 		}
+		// Staging memcpys by the worker, for every chunk, for chunks of
+		// 200 bytes or more, or none; the worker slow in every other
+		// program.
+		fakeStageAsync = []int64{1, 200, -1}[seed/2%3]
+		fakeStageHold = nil
+		if seed%4 < 2 {
+			fakeStageHold = func() { time.Sleep(20 * time.Microsecond) }
+		}
 		want, err := program(t, seed, &cpu.Device{})
 		if err != nil {
 			t.Fatal(err)
@@ -214,7 +238,7 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, chunk %d, pinned %d)", seed, st, mem, fakeMode, fakeChunk, fakePinned)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, chunk %d, pinned %d, worker from %d)", seed, st, mem, fakeMode, fakeChunk, fakePinned, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
@@ -222,6 +246,8 @@ func differential(t *testing.T, count int) string {
 				pins.Staged += p.Staged
 				pins.Full += p.Full
 				pins.Waits += p.Waits
+				pins.Async += p.Async
+				pins.StageWaits += p.StageWaits
 				if msg := same(got, want); msg != "" {
 					return name + ": " + msg
 				}
@@ -236,6 +262,9 @@ func differential(t *testing.T, count int) string {
 	}
 	if pins.Direct == 0 || pins.Staged == 0 || pins.Full == 0 || pins.Waits == 0 {
 		t.Fatalf("the programs did not copy both ways, fill the pinned bound and wait for a pinned block: %+v", pins)
+	}
+	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0) {
+		t.Fatalf("the programs did not stage on the worker and wait for it: %+v", pins)
 	}
 	return ""
 }
@@ -275,7 +304,7 @@ func TestDifferentialFake(t *testing.T) {
 // TestMutations: leaving out any one of the plane's waits makes the
 // differential test fail (a wrong value, or the fake's use-after-free).
 func TestMutations(t *testing.T) {
-	for _, m := range []string{"kernel-after-copy-in", "copy-out-after-kernel", "host-after-copy-out"} {
+	for _, m := range []string{"kernel-after-copy-in", "copy-out-after-kernel", "host-after-copy-out", "kernel-after-stage"} {
 		t.Run(m, func(t *testing.T) {
 			mutation = m
 			defer func() { mutation = "" }()
@@ -401,7 +430,9 @@ func TestMeasuredTrace(t *testing.T) {
 		t.Fatal(msg)
 	}
 	count := map[string]int{}
-	end := map[string]int64{}
+	// The copies, by start: a copy staged by the worker is issued on the
+	// stream after copies the engine asked for later.
+	var copies []trace.Event
 	var seq int64
 	for _, ev := range c.evs {
 		if ev.Seq <= seq {
@@ -414,15 +445,16 @@ func TestMeasuredTrace(t *testing.T) {
 		if ev.Dur != 1000 {
 			t.Fatalf("%s of ref %d on %s lasts %d ns: not the measured 1 µs", ev.Kind, ev.Ref, ev.Stream, ev.Dur)
 		}
-		stream := ev.Stream
-		if stream != trace.StreamCompute {
-			stream = "copy" // one copy stream for both directions
+		if ev.Stream != trace.StreamCompute {
+			copies = append(copies, ev) // one copy stream for both directions
 		}
-		if ev.T < end[stream] && ev.Kind != trace.OpEnd {
-			t.Fatalf("%s at %d overlaps the copy stream's work before it (until %d)", ev.Kind, ev.T, end[stream])
-		}
-		end[stream] = max(end[stream], ev.End())
 		count[ev.Kind.String()]++
+	}
+	slices.SortFunc(copies, func(a, b trace.Event) int { return cmp.Compare(a.T, b.T) })
+	for i := 1; i < len(copies); i++ {
+		if prev, ev := copies[i-1], copies[i]; ev.T < prev.End() {
+			t.Fatalf("%s of ref %d at %d overlaps the copy stream's %s of ref %d (until %d)", ev.Kind, ev.Ref, ev.T, prev.Kind, prev.Ref, prev.End())
+		}
 	}
 	if count["h2d"] == 0 || count["d2h"] == 0 || count["op_end"] == 0 {
 		t.Fatalf("measured %v", count)

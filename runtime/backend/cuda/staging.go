@@ -11,6 +11,9 @@ import (
 type staging struct {
 	buf  []byte
 	busy Event // 0: idle
+	// job is the worker's memcpy into buf whose copy is not issued yet
+	// (see stager.go): buf is reserved until then.
+	job *stageJob
 }
 
 // stagingPool holds pinned buffers of exact sizes, at most limit bytes
@@ -22,7 +25,10 @@ type stagingPool struct {
 	events *eventPool
 	// host, when set, counts the buffers against the host limit: a
 	// buffer that would pass it is refused before it is allocated.
-	host  *refs.HostPool
+	host *refs.HostPool
+	// issue issues the copies waiting for the worker up to a job (the
+	// plane's issueStaged), for a reserved buffer to be waited for.
+	issue func(*stageJob) error
 	limit int64
 	bytes int64
 	peak  int64
@@ -89,6 +95,14 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 
 // idle reports whether s's last copy completed, waiting for it if wait.
 func (p *stagingPool) idle(s *staging, wait bool) (bool, error) {
+	if s.job != nil {
+		if !wait {
+			return false, nil
+		}
+		if err := p.issue(s.job); err != nil {
+			return false, err
+		}
+	}
 	if s.busy == 0 {
 		return true, nil
 	}

@@ -3,6 +3,7 @@ package torch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"unsafe"
 
@@ -155,7 +156,10 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // openPlane opens cuda:N as tref's CUDA data plane (runtime/backend/cuda)
 // with libtorch's kernels: the plugin must be built against a CUDA
 // libtorch, whose libcudart the plane then finds in the process.
-// TREF_CUDA_SYNC=1 opens the synchronous Device instead. Traced, the
+// TREF_CUDA_SYNC=1 opens the synchronous Device instead;
+// TREF_CUDA_STAGE=sync keeps every staging memcpy on the engine's thread
+// (no worker, see cuda.Config.StageAsync), to measure what the worker
+// gains. Traced, the
 // plane measures its copies and kernels with CUDA events
 // (device.Measurer), and the trace shows those times.
 func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
@@ -176,7 +180,11 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cuda.NewPlane(rt, k, cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem, Pinned: opts.Pinned})
+	cfg := cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem, Pinned: opts.Pinned}
+	if os.Getenv("TREF_CUDA_STAGE") == "sync" {
+		cfg.StageAsync = -1
+	}
+	return cuda.NewPlane(rt, k, cfg)
 }
 
 // IntoStats counts the plugin's runs of ops into the CUDA data plane's

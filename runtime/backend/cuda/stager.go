@@ -1,0 +1,203 @@
+package cuda
+
+import (
+	"time"
+)
+
+// A staged copy in costs the host a memcpy into pinned memory before the
+// copy engine can take the bytes: one core's 7.6 GB/s on the H200
+// machine, 550 µs for a 4 MiB weight. On the engine's thread that memcpy
+// delays every kernel issued after it: session 12's traces show the GPU
+// idle between layers under --mem, for the weights copied in for the
+// first time (the plane pins a host block only at its second copy, see
+// pinning.go). So a plane bound to the runtime's host pool hands the
+// memcpy of each large chunk to a worker goroutine, as PyTorch's
+// pin-memory thread and DeepSpeed's swapper stage ahead of the compute,
+// and returns at once. The copy itself is issued on the copy stream once
+// the worker is done: at the plane's next call that finds it so, or when
+// a kernel, a copy out or a free needs the tensor, or the staging pool
+// needs the buffer, whichever comes first; every CUDA call stays on the
+// engine's thread. Until then the chunk's staging buffer is reserved, and
+// the host block it reads may not change: the pool's hooks (Overwriting,
+// Releasing) wait for the worker first, as they wait for a pinned block's
+// copies. An unbound plane memcpys on the calling thread, keeping
+// device.Device's "src may change once CopyIn returns".
+
+// DefaultStageAsync is the smallest chunk whose staging memcpy the worker
+// does: below it the memcpy costs about what handing it over does.
+const DefaultStageAsync = 1 << 20
+
+// stageJob is one chunk of a copy in: the worker copies src into s, then
+// the plane issues the copy of s into b at off.
+type stageJob struct {
+	b    *buffer
+	off  int64
+	s    *staging
+	src  []byte
+	at   uintptr // the host block src lies in
+	last bool    // the copy's last chunk: b's copy is then complete
+	// work is the measured id of the whole copy (device.Span.Work), m
+	// the measure it belongs to (nil when not measuring).
+	work uint64
+	m    *measure
+	done chan struct{} // closed when the worker has copied src
+}
+
+// stager is the plane's worker and the copies waiting for it.
+type stager struct {
+	// min is the smallest chunk handed to the worker, not above 0 when
+	// none is.
+	min  int64
+	jobs chan *stageJob // nil until the first job starts the worker
+	// queue is the chunks handed over whose copies are not issued yet,
+	// in order; reading the last of them reading each host block.
+	queue   []*stageJob
+	reading map[uintptr]*stageJob
+	// begin is the start event of the copy being issued (measuring).
+	begin Event
+	// hold, when set (tests), runs in the worker before each memcpy.
+	hold func()
+}
+
+// async reports whether a copy in whose chunks are n bytes (the first)
+// may be staged by the worker.
+func (d *Plane) async(n int64) bool {
+	return d.pins.host != nil && d.stage.min > 0 && n >= d.stage.min
+}
+
+// handOver gives the worker the memcpy of src (a chunk of the host block
+// at) into s, for the copy into b at off, and queues the copy.
+func (d *Plane) handOver(b *buffer, off int64, s *staging, src []byte, at uintptr, last bool, work uint64) {
+	st := &d.stage
+	if st.jobs == nil {
+		st.jobs = make(chan *stageJob, 64)
+		st.reading = map[uintptr]*stageJob{}
+		go stageWorker(st.jobs, st.hold)
+	}
+	j := &stageJob{b: b, off: off, s: s, src: src, at: at, last: last, work: work, m: d.m, done: make(chan struct{})}
+	s.job = j
+	b.staging = j
+	st.queue = append(st.queue, j)
+	// The worker copies in order: the block's last chunk is the one to
+	// wait for.
+	st.reading[at] = j
+	d.pins.stats.Async++
+	st.jobs <- j
+}
+
+// stageWorker copies each job's chunk into its staging buffer, in order.
+func stageWorker(jobs <-chan *stageJob, hold func()) {
+	for j := range jobs {
+		if hold != nil {
+			hold()
+		}
+		hostCopy(j.s.buf, j.src)
+		close(j.done)
+	}
+}
+
+// issueStaged issues the copies whose memcpy is done, in order; with
+// until set, it first waits for the worker up to that job and issues it.
+func (d *Plane) issueStaged(until *stageJob) error {
+	st := &d.stage
+	for len(st.queue) > 0 {
+		j := st.queue[0]
+		if until == nil {
+			select {
+			case <-j.done:
+			default:
+				return nil
+			}
+		} else {
+			d.waitWorker(j)
+		}
+		st.queue[0] = nil
+		st.queue = st.queue[1:]
+		if err := d.issueJob(j); err != nil {
+			return err
+		}
+		if j == until {
+			return nil
+		}
+	}
+	return nil
+}
+
+// waitWorker waits for the worker to finish j, counting the wait.
+func (d *Plane) waitWorker(j *stageJob) {
+	select {
+	case <-j.done:
+		return
+	default:
+	}
+	t0 := time.Now()
+	<-j.done
+	d.pins.stats.StageWaits++
+	d.pins.stats.StageWaitNs += int64(time.Since(t0))
+}
+
+// issueJob issues the copy of j's staged chunk.
+func (d *Plane) issueJob(j *stageJob) error {
+	st := &d.stage
+	if st.reading[j.at] == j {
+		delete(st.reading, j.at)
+	}
+	j.s.job = nil
+	if j.off == 0 {
+		var err error
+		if st.begin, err = d.begin(d.copy); err != nil {
+			return err
+		}
+	}
+	if err := d.rt.CopyH2D(j.b.p+Ptr(j.off), j.s.buf, d.copy); err != nil {
+		return err
+	}
+	if err := d.staged(j.s); err != nil {
+		return err
+	}
+	if !j.last {
+		return nil
+	}
+	a := st.begin
+	st.begin = 0
+	if err := d.endAs(a, d.copy, j.work, j.m); err != nil {
+		return err
+	}
+	if j.b.staging == j {
+		j.b.staging = nil
+	}
+	return d.copied(j.b)
+}
+
+// settleStaged issues b's copies still waiting for the worker, waiting
+// for it: before a kernel reads b, a copy out of it or its free.
+func (d *Plane) settleStaged(b *buffer) error {
+	if b.staging == nil {
+		return nil
+	}
+	return d.issueStaged(b.staging)
+}
+
+// settleReading waits for the worker's memcpy from the host block at, if
+// one is pending, before the pool overwrites or drops the block.
+func (d *Plane) settleReading(at uintptr, why string) {
+	j := d.stage.reading[at]
+	if j == nil || d.skip == why {
+		return
+	}
+	delete(d.stage.reading, at)
+	select {
+	case <-j.done:
+	default:
+		d.pins.stats.Waits++
+		<-j.done
+	}
+}
+
+// stopWorker ends the worker once every job is issued (Close).
+func (d *Plane) stopWorker() {
+	if d.stage.jobs != nil {
+		close(d.stage.jobs)
+		d.stage.jobs = nil
+	}
+}

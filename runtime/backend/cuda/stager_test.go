@@ -1,0 +1,213 @@
+package cuda
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// stageTest is pinTest's plane with a worker that takes 20 ms per memcpy
+// and stages every chunk, pinning nothing.
+func stageTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPool) {
+	t.Helper()
+	f := NewFake(1 << 20)
+	f.Lazy = true
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.skip = skip
+	p.stage.hold = func() { time.Sleep(20 * time.Millisecond) }
+	host := refs.NewHostPool()
+	host.Keep = keep
+	p.BindHost(host)
+	return f, p, host
+}
+
+// TestStagedCopies: a bound plane hands the memcpy to the worker and
+// returns before it ran; the copy is issued when something needs the
+// tensor, and then holds the bytes. An unbound plane, a chunk under
+// StageAsync and a negative StageAsync memcpy on the caller's thread.
+func TestStagedCopies(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	_, p, host := stageTest(t, 1<<20, "")
+	src := filled(t, host, m, 7)
+	mem, _ := p.Alloc(m)
+	if _, err := p.CopyIn(mem, src); err != nil {
+		t.Fatal(err)
+	}
+	b := mem.(*buffer)
+	if b.staging == nil || len(p.stage.queue) != 1 {
+		t.Fatalf("the copy was not handed to the worker: %+v", p.PinStats())
+	}
+	back := tensor.NewDense(m)
+	if _, err := p.CopyOut(back, mem); err != nil {
+		t.Fatal(err)
+	}
+	if back.F32()[0] != 7 || back.F32()[255] != 7 {
+		t.Fatalf("the device holds %v ... %v", back.F32()[0], back.F32()[255])
+	}
+	if s := p.PinStats(); s.Async != 1 || s.StageWaits != 1 || s.StageWaitNs <= 0 || b.staging != nil || len(p.stage.queue) != 0 {
+		t.Fatalf("after the copy out: %+v, staging %v, queue %d", s, b.staging, len(p.stage.queue))
+	}
+	p.Free(mem)
+	host.Free(src)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	for name, cfg := range map[string]Config{
+		"unbound":     {Name: "cuda:0", StageAsync: 1},
+		"small chunk": {Name: "cuda:0", StageAsync: 2 << 10},
+		"no worker":   {Name: "cuda:0", StageAsync: -1},
+	} {
+		f := NewFake(1 << 20)
+		p, err := NewPlane(f, FakeKernels{F: f}, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := refs.NewHostPool()
+		if name != "unbound" {
+			p.BindHost(host)
+		}
+		src := filled(t, host, m, 1)
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		if s := p.PinStats(); s.Async != 0 || len(p.stage.queue) != 0 {
+			t.Errorf("%s: the worker staged: %+v", name, s)
+		}
+		p.Free(mem)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStagedBlockOverwritten: before the pool hands a block out again,
+// the plane waits for the worker still copying it into staging; without
+// that wait (the mutation) the device gets the new bytes.
+func TestStagedBlockOverwritten(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	run := func(skip string) (float32, PinStats, error) {
+		_, p, host := stageTest(t, 1<<20, skip)
+		src := filled(t, host, m, 1)
+		block := &src.Buf[0]
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			return 0, PinStats{}, err
+		}
+		host.Free(src)
+		again := filled(t, host, m, 2)
+		if &again.Buf[0] != block {
+			t.Fatal("the pool did not hand the block out again")
+		}
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			return 0, PinStats{}, err
+		}
+		s := p.PinStats()
+		p.Free(mem)
+		host.Free(again)
+		return back.F32()[0], s, p.Close()
+	}
+	v, s, err := run("")
+	if err != nil || v != 1 || s.Waits != 1 || s.Async != 1 {
+		t.Fatalf("with the wait: the device holds %v (%v), %+v", v, err, s)
+	}
+	if raceEnabled {
+		t.Skip("the mutation is a data race, which the race detector reports")
+	}
+	if v, _, err := run("host-overwrite-before-stage"); err == nil && v == 1 {
+		t.Fatal("without the wait host-overwrite-before-stage the device still holds the old bytes")
+	} else {
+		t.Logf("caught: the device holds %v (%v)", v, err)
+	}
+}
+
+// TestStagedBlockReleased: before the pool drops a block (whose memory
+// its owner may then unmap), the worker has finished reading it; without
+// that wait (the mutation) it has not.
+func TestStagedBlockReleased(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	run := func(skip string) (done bool, s PinStats, err error) {
+		_, p, host := stageTest(t, 0, skip) // the pool keeps nothing
+		src := filled(t, host, m, 1)
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			return false, s, err
+		}
+		j := p.stage.queue[0]
+		host.Free(src) // dropped
+		select {
+		case <-j.done:
+			done = true
+		default:
+		}
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			return done, s, err
+		}
+		if back.F32()[0] != 1 {
+			t.Fatalf("the device holds %v", back.F32()[0])
+		}
+		s = p.PinStats()
+		p.Free(mem)
+		return done, s, p.Close()
+	}
+	done, s, err := run("")
+	if err != nil || !done || s.Waits != 1 {
+		t.Fatalf("with the wait: worker done %v (%v), %+v", done, err, s)
+	}
+	if done, _, _ := run("host-release-before-stage"); done {
+		t.Fatal("without the wait host-release-before-stage the worker had still finished")
+	}
+}
+
+// TestStagingPoolWaitsForWorker: a staging pool full of buffers the
+// worker still fills issues their copies (waiting for the worker) before
+// it waits for the oldest one's copy and reuses it.
+func TestStagingPoolWaitsForWorker(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	f := NewFake(1 << 20)
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 2 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stage.hold = func() { time.Sleep(5 * time.Millisecond) }
+	host := refs.NewHostPool()
+	p.BindHost(host)
+	var srcs []*tensor.Dense
+	var mems []*buffer
+	for i := range 5 { // 1 KiB each through 2 KiB of staging
+		src := filled(t, host, m, float32(i))
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		srcs, mems = append(srcs, src), append(mems, mem.(*buffer))
+	}
+	if len(p.staging.all) != 2 {
+		t.Fatalf("%d staging buffers, want 2", len(p.staging.all))
+	}
+	for i, mem := range mems {
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			t.Fatal(err)
+		}
+		if back.F32()[0] != float32(i) {
+			t.Fatalf("tensor %d holds %v", i, back.F32()[0])
+		}
+		p.Free(mem)
+		host.Free(srcs[i])
+	}
+	if s := p.PinStats(); s.Async != 5 || s.StageWaits == 0 {
+		t.Fatalf("%+v", s)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
