@@ -1,8 +1,6 @@
 package cuda
 
-import (
-	"time"
-)
+import "time"
 
 // A staged copy in costs the host a memcpy into pinned memory before the
 // copy engine can take the bytes: one core's 7.6 GB/s on the H200
@@ -50,7 +48,8 @@ type stager struct {
 	min  int64
 	jobs chan *stageJob // nil until the first job starts the worker
 	// queue is the chunks handed over whose copies are not issued yet,
-	// in order; reading the last of them reading each host block.
+	// in order; reading is, for each host block, the last chunk handed
+	// over that reads it, until the worker copied it.
 	queue   []*stageJob
 	reading map[uintptr]*stageJob
 	// begin is the start event of the copy being issued (measuring).
