@@ -49,7 +49,7 @@ type stager struct {
 	jobs chan *stageJob // nil until the first job starts the worker
 	// queue is the chunks handed over whose copies are not issued yet,
 	// in order; reading is, for each host block, the last chunk handed
-	// over that reads it, until the worker copied it.
+	// over that reads it, until its copy is issued or a hook waited for it.
 	queue   []*stageJob
 	reading map[uintptr]*stageJob
 	// begin is the start event of the copy being issued (measuring).
