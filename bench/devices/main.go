@@ -87,6 +87,7 @@ func main() {
 	chrome := flag.String("chrome", "", "directory for a chrome trace of each workload's last run on the device (warm, unlike a fresh process's)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	staged := flag.Bool("staged", false, "also run each offload with every copy staged (--pinned 0), and staged on the engine's thread (TREF_CUDA_STAGE=sync): what copying straight from pinned host tensors and staging on a worker gain on CUDA")
+	noIssue := flag.Bool("no-issue", false, "calibrate sim without the host's time to issue an op (device.Cost.IssueNs), as before it was measured")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -109,11 +110,15 @@ func main() {
 	check(err)
 	cal, err := device.Calibrate(d, device.DefaultCalibrationSizes)
 	check(err)
+	simInexact = !d.Caps().ExactFallback
 	check(d.Close())
 	cal.Cost.HostFlops, cal.Cost.HostMemBandwidth = hostRates(3)
-	fmt.Printf("calibrated %s: h2d %.3g GB/s, d2h %.3g GB/s, copy %d ns, op %d ns, matmul %.3g GFLOP/s, add %.3g GB/s; host matmul %.3g GFLOP/s, add %.3g GB/s, staging %.3g GB/s\n\n",
+	if !*noIssue {
+		cal.Cost.IssueNs = issueNs(spec.Name, cal.Cost)
+	}
+	fmt.Printf("calibrated %s: h2d %.3g GB/s, d2h %.3g GB/s, copy %d ns, op %d ns, matmul %.3g GFLOP/s, add %.3g GB/s; host matmul %.3g GFLOP/s, add %.3g GB/s, staging %.3g GB/s, issuing an op %d ns\n\n",
 		spec.Name, cal.H2D/1e9, cal.D2H/1e9, cal.CopyNs, cal.LaunchNs, cal.Flops/1e9, cal.MemBandwidth/1e9,
-		cal.Cost.HostFlops/1e9, cal.Cost.HostMemBandwidth/1e9, cal.Cost.StagingBandwidth/1e9)
+		cal.Cost.HostFlops/1e9, cal.Cost.HostMemBandwidth/1e9, cal.Cost.StagingBandwidth/1e9, cal.Cost.IssueNs)
 	fmt.Println("| workload | budget | measured ms | process CPU ms | sim predicts ms | sim / measured | moved MiB | moved / link ms | speed vs resident | output = resident |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	var plugin []string  // what the torch plugin counted, per workload
@@ -266,6 +271,7 @@ func run(path string, args []string, dev string, mem, pinned int64, c device.Cos
 	}
 	rec := trace.NewRecorder(sinks...)
 	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Pinned: pinned, Cost: c, Trace: rec,
+		NoExactFallback: simInexact && strings.HasPrefix(dev, "sim"),
 		Middleware: []placement.Middleware{first}})
 	check(err)
 	var out bytes.Buffer
@@ -292,6 +298,25 @@ func run(path string, args []string, dev string, mem, pinned int64, c device.Cos
 	// run pins its own.
 	check(eng.Close())
 	return res
+}
+
+// simInexact makes sim decide as the measured device does when that
+// device's kernels are not the host's (placement.Config.NoExactFallback).
+var simInexact bool
+
+// issueNs is the host's time to issue an op on dev (device.Cost.IssueNs):
+// issue.tr's small ops, the faster of two runs (the first loads the
+// kernels), per op.
+func issueNs(dev string, c device.Cost) int64 {
+	const path = "bench/devices/issue.tr" // run from the repository root, as large.tr
+	best := int64(0)
+	for range 2 {
+		r := run(path, nil, dev, 0, 0, c, "")
+		if per := r.ns / max(r.tot.Ops, 1); best == 0 || per < best {
+			best = per
+		}
+	}
+	return best
 }
 
 // cpuTime is the process's user and system time so far, in nanoseconds:

@@ -6,7 +6,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/refs"
 )
 
 // calibrate is `tref calibrate`: measure an accelerator and print the
@@ -43,8 +46,57 @@ func (c *cli) calibrate(cfg *Config) int {
 	if err != nil {
 		return c.fail(err)
 	}
+	if cal.Cost.IssueNs, err = c.measureIssue(spec.Name); err != nil {
+		return c.fail(err)
+	}
 	writeCalibration(c.stdout, spec.Name, cal)
 	return 0
+}
+
+// issueOps is the number of ops measureIssue times, two per iteration of
+// issueScript's loop.
+const issueOps = 2000
+
+// issueScript issues small ops on the device, as a model's layers of
+// elementwise ops do: what it costs is the interpreter's, the engine's
+// and the launch call's time, not the kernels'.
+var issueScript = fmt.Sprintf(`let x = ones([8])
+for i in range(%d) {
+    x = relu(x + 1.0)
+}
+assert x[0].item() > 0
+`, issueOps/2)
+
+// measureIssue is the host's time to issue one op on dev through the
+// interpreter and the placement engine (Cost.IssueNs): the faster of two
+// runs of issueScript (the first loads the kernels), per op.
+func (c *cli) measureIssue(dev string) (int64, error) {
+	best := int64(math.MaxInt64)
+	for range 2 {
+		ex, err := placement.NewExecutor(placement.Config{Device: dev})
+		if err != nil {
+			return 0, err
+		}
+		rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
+		in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: io.Discard})
+		t0 := time.Now()
+		err = in.RunSource("issue.tr", []byte(issueScript))
+		in.Close()
+		if ferr := rt.Flush(); err == nil {
+			err = ferr
+		}
+		ns := int64(time.Since(t0))
+		if eng, ok := ex.(*placement.Engine); ok {
+			if cerr := eng.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return 0, fmt.Errorf("calibrate: timing an op's issue on %s: %w", dev, err)
+		}
+		best = min(best, ns)
+	}
+	return best / issueOps, nil
 }
 
 // writeCalibration prints what was measured as a comment line, then the
@@ -54,14 +106,21 @@ func writeCalibration(w io.Writer, dev string, cal device.Calibration) {
 	if cal.Staging > 0 {
 		staged = "; the host stages copies at " + rate(cal.Staging)
 	}
-	fmt.Fprintf(w, "# %s: h2d %s, d2h %s, %v a copy; %v an op; matmul %sFLOP/s; add %s of memory traffic%s\n",
-		dev, rate(cal.H2D), rate(cal.D2H), roundNs(cal.CopyNs), roundNs(cal.LaunchNs), si(cal.Flops), rate(cal.MemBandwidth), staged)
-	staging := ""
+	issued := ""
+	if cal.Cost.IssueNs > 0 {
+		issued = fmt.Sprintf("; the host issues an op (interpreter, engine, launch) in %v", roundNs(cal.Cost.IssueNs))
+	}
+	fmt.Fprintf(w, "# %s: h2d %s, d2h %s, %v a copy; %v an op; matmul %sFLOP/s; add %s of memory traffic%s%s\n",
+		dev, rate(cal.H2D), rate(cal.D2H), roundNs(cal.CopyNs), roundNs(cal.LaunchNs), si(cal.Flops), rate(cal.MemBandwidth), staged, issued)
+	extra := ""
 	if cal.Cost.StagingBandwidth > 0 {
-		staging = " --sim-staging-bw " + rate(cal.Cost.StagingBandwidth)
+		extra = " --sim-staging-bw " + rate(cal.Cost.StagingBandwidth)
+	}
+	if cal.Cost.IssueNs > 0 {
+		extra += fmt.Sprintf(" --sim-issue %v", roundNs(cal.Cost.IssueNs))
 	}
 	fmt.Fprintf(w, "--sim-bw %s --sim-flops %s --sim-membw %s --sim-latency %v%s\n",
-		rate(cal.Cost.H2D), si(cal.Cost.Flops), rate(cal.Cost.MemBandwidth), roundNs(cal.Cost.LatencyNs), staging)
+		rate(cal.Cost.H2D), si(cal.Cost.Flops), rate(cal.Cost.MemBandwidth), roundNs(cal.Cost.LatencyNs), extra)
 }
 
 // rate writes bytes per second as parseRate reads them: "12.3GB/s".

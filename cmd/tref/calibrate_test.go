@@ -29,6 +29,10 @@ func TestCalibratePrintsFlagsThatParseBack(t *testing.T) {
 	if cost == (device.Cost{}) || cost.LatencyNs < 100 {
 		t.Fatalf("latency %d ns from %q", cost.LatencyNs, lines[1])
 	}
+	// The interpreter and the engine take some time per op.
+	if cost.IssueNs < 100 || !strings.Contains(lines[0], "the host issues an op") {
+		t.Fatalf("issue time %d ns from %q", cost.IssueNs, stdout.String())
+	}
 }
 
 func TestCalibrateRefusesTheHost(t *testing.T) {
@@ -40,19 +44,20 @@ func TestCalibrateRefusesTheHost(t *testing.T) {
 }
 
 // TestCalibrationStagingFlag: a calibration with a staging rate (a CUDA
-// plane's) prints --sim-staging-bw, which parses back to that rate.
+// plane's) and an issue time prints --sim-staging-bw and --sim-issue,
+// which parse back to them.
 func TestCalibrationStagingFlag(t *testing.T) {
 	cal := device.Calibration{H2D: 50e9, D2H: 50e9, Flops: 30e12, MemBandwidth: 1e12, LaunchNs: 20000, Staging: 7.6e9}
 	cal.Cost = device.Cost{H2D: cal.H2D, D2H: cal.D2H, Flops: cal.Flops, MemBandwidth: cal.MemBandwidth,
-		LatencyNs: cal.LaunchNs, StagingBandwidth: cal.Staging}
+		LatencyNs: cal.LaunchNs, StagingBandwidth: cal.Staging, IssueNs: 42300}
 	var out bytes.Buffer
 	writeCalibration(&out, "cuda:0", cal)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.Contains(lines[0], "the host stages copies at 7.6GB/s") || !strings.HasSuffix(lines[1], "--sim-staging-bw 7.6GB/s") {
+	if len(lines) != 2 || !strings.Contains(lines[0], "the host stages copies at 7.6GB/s") || !strings.HasSuffix(lines[1], "--sim-staging-bw 7.6GB/s --sim-issue 42.3µs") {
 		t.Fatalf("output %q", out.String())
 	}
-	if got := flagsCost(t, lines[1]).StagingBandwidth; got != 7.6e9 {
-		t.Fatalf("staging bandwidth %v from %q", got, lines[1])
+	if got := flagsCost(t, lines[1]); got.StagingBandwidth != 7.6e9 || got.IssueNs != 42300 {
+		t.Fatalf("staging bandwidth %v, issue %d ns from %q", got.StagingBandwidth, got.IssueNs, lines[1])
 	}
 }
 

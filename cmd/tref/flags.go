@@ -104,6 +104,8 @@ type SimCost struct {
 	// StagingBandwidth is the host's bytes per second staging a copy
 	// through pinned memory (a CUDA device's), 0 for none.
 	StagingBandwidth float64
+	// Issue is the host's time to issue one op, 0 for none.
+	Issue time.Duration
 }
 
 // TraceOutput is the output of `tref trace`.
@@ -181,6 +183,8 @@ var flagDefs = []flagDef{
 		}},
 	{"sim-staging-bw", "RATE", "host rate staging each copy through pinned memory (CUDA's), e.g. 7.6GB/s", groupSim,
 		func(c *Config, s string) (err error) { c.Sim.StagingBandwidth, err = parseRate(s); return err }},
+	{"sim-issue", "DUR", "host time to issue each op (interpreter, engine, launch), e.g. 30us (default 0: free)", groupSim,
+		func(c *Config, s string) (err error) { c.Sim.Issue, err = parseDuration(s); return err }},
 }
 
 // setString sets a string field to the checked (and normalised) value.

@@ -109,10 +109,11 @@ var commands = []*command{
 		}},
 	{name: "calibrate", summary: "measure a device and print the cost-model flags for it",
 		usage: "tref calibrate [--device DEV]", flags: true, minArgs: 0, maxArgs: 0,
-		doc: "Measure an accelerator (copy bandwidth, op latency, matmul and memory throughput)\n" +
-			"and print the cost-model flags (--sim-bw, --sim-flops, --sim-membw, --sim-latency)\n" +
-			"that make --device sim predict it; given to run or trace on that device, the\n" +
-			"placement engine plans with them. auto means the first GPU, else torch:cpu.",
+		doc: "Measure an accelerator (copy bandwidth, op latency, matmul and memory throughput,\n" +
+			"the host's time to issue an op) and print the cost-model flags (--sim-bw,\n" +
+			"--sim-flops, --sim-membw, --sim-latency, --sim-staging-bw, --sim-issue) that make\n" +
+			"--device sim predict it; given to run or trace on that device, the placement\n" +
+			"engine plans with them. auto means the first GPU, else torch:cpu.",
 		run: func(c *cli, cfg *Config, _ []string) int { return c.calibrate(cfg) }},
 	{name: "plan", summary: "predict whether a script fits a GPU and how fast it runs there",
 		usage: "tref plan --gpu NAME [flags] model.tr", flags: true, extra: planFlags, minArgs: 0, maxArgs: 1,

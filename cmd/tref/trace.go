@@ -28,7 +28,8 @@ func placementConfig(cfg *Config, dev string) placement.Config {
 		Strategy:  cfg.Strategy,
 		Lookahead: cfg.Lookahead,
 		Cost: device.Cost{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
-			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency, StagingBandwidth: cfg.Sim.StagingBandwidth},
+			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency, StagingBandwidth: cfg.Sim.StagingBandwidth,
+			IssueNs: cfg.Sim.Issue.Nanoseconds()},
 	}
 }
 

@@ -33,6 +33,12 @@ type Cost struct {
 	// (the default) means copies cost nothing beyond the transfer, as on
 	// the simulated device.
 	StagingBandwidth float64
+	// IssueNs is the host thread's time to issue one op, on the device
+	// or on the host: the interpreter's statement, the engine's decision
+	// and the launch call. Ops are issued no faster, so a stream of
+	// small ops is host-bound, as on a GPU. Zero (the default) means
+	// issuing costs nothing.
+	IssueNs int64
 }
 
 // The defaults model a PCIe 4.0 x16 link (25 GB/s each way) to a modern
@@ -93,6 +99,9 @@ func (p Cost) Validate() error {
 		if !(r.v > 0) || math.IsInf(r.v, 0) {
 			return fmt.Errorf("device: cost model: %s must be a positive number, got %v", r.name, r.v)
 		}
+	}
+	if p.IssueNs < 0 {
+		return fmt.Errorf("device: cost model: the issue time of an op must be zero (none) or positive, got %d ns", p.IssueNs)
 	}
 	if !(p.StagingBandwidth >= 0) || math.IsInf(p.StagingBandwidth, 0) {
 		return fmt.Errorf("device: cost model: staging bandwidth must be zero (none) or a positive number, got %v", p.StagingBandwidth)

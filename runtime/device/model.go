@@ -101,9 +101,10 @@ func (d *Model) WaitHost(t int64) {
 	d.settle()
 }
 
-// HostOp runs a kernel on the host thread, which first waits for ready;
-// it returns when it ran.
+// HostOp runs a kernel on the host thread, which first issues it and
+// waits for ready; it returns when it ran.
 func (d *Model) HostOp(flops, bytes, ready int64) Span {
+	d.host += d.cost.IssueNs
 	s := Span{Start: max(d.host, ready)}
 	s.End = s.Start + d.cost.HostOpNs(flops, bytes)
 	d.host = s.End
@@ -192,8 +193,9 @@ func (d *Model) CopyOut(b *Buffer) Span {
 }
 
 // Run times a kernel on the compute engine that reads ins and writes out,
-// after its inputs are ready and out's memory is allocated. flops is the
-// op's compute work (0 for memory-bound ops).
+// after the host issued it (Cost.IssueNs), its inputs are ready and
+// out's memory is allocated. flops is the op's compute work (0 for
+// memory-bound ops).
 func (d *Model) Run(out *Buffer, ins []*Buffer, flops int64) Span {
 	bytes := out.bytes
 	for _, in := range ins {
@@ -206,6 +208,7 @@ func (d *Model) Run(out *Buffer, ins []*Buffer, flops int64) Span {
 // sums the buffers' sizes; a caller that lists a repeated operand once
 // gives the sum itself).
 func (d *Model) RunBytes(out *Buffer, ins []*Buffer, flops, bytes int64) Span {
+	d.host += d.cost.IssueNs
 	ready := max(d.compute, d.host, out.AllocAt)
 	for _, in := range ins {
 		ready = max(ready, in.ReadyAt)

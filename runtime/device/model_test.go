@@ -213,3 +213,40 @@ func TestStagingBlocksHost(t *testing.T) {
 		t.Fatal("a negative staging bandwidth was accepted")
 	}
 }
+
+// TestIssueTime: with an issue time the host issues one op per IssueNs,
+// on the device or the host, so that ops shorter than that wait for it;
+// without one, issuing is free.
+func TestIssueTime(t *testing.T) {
+	for _, issue := range []int64{0, 1000} {
+		m, err := NewModel(1<<20, Cost{LatencyNs: 100, MemBandwidth: 1e12, Flops: 1e12, IssueNs: issue})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var end int64
+		for i := range 3 {
+			b, err := m.Alloc(4, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := m.Run(b, nil, 0)
+			// Each op lasts 101 ns (latency, 4 bytes at 1 TB/s).
+			want := int64(i+1) * 101
+			if issue > 0 {
+				want = int64(i+1)*issue + 101
+			}
+			if s.End != want || m.Host() != int64(i+1)*issue {
+				t.Fatalf("issue %d: op %d ran %+v, host at %d", issue, i, s, m.Host())
+			}
+			end = s.End
+			m.Free(b)
+		}
+		h := m.HostOp(0, 0, 0)
+		if h.Start != 4*issue || h.End != 4*issue {
+			t.Fatalf("issue %d: host op %+v after ops ending at %d", issue, h, end)
+		}
+	}
+	if _, err := NewModel(1, Cost{IssueNs: -1}); err == nil {
+		t.Fatal("a negative issue time was accepted")
+	}
+}

@@ -27,6 +27,11 @@ type Options struct {
 	// NoInPlace turns Caps.InPlace off on a device that has it, so that
 	// its decisions can be compared with a device that has not.
 	NoInPlace bool
+	// NoExactFallback turns Caps.ExactFallback off on a device that has
+	// it (sim), so that it decides as a device whose kernels differ from
+	// the host's (torch, CUDA): no op goes to the host because it is
+	// cheaper there, and one that cannot fit is an error.
+	NoExactFallback bool
 	// Mem is the budget --mem asks for (0: none); a device that knows
 	// its free memory refuses a budget above it.
 	Mem int64

@@ -29,6 +29,9 @@ type Config struct {
 	// NoInPlace turns off results taking over dying operands' memory on
 	// the accelerator (device.Options.NoInPlace).
 	NoInPlace bool
+	// NoExactFallback makes the accelerator decide as one whose kernels
+	// differ from the host's (device.Options.NoExactFallback).
+	NoExactFallback bool
 	// Pinned bounds the host memory the accelerator pins in place
 	// (device.Options.Pinned: 0 its default, negative none).
 	Pinned int64
@@ -60,7 +63,8 @@ func NewExecutor(cfg Config) (refs.Executor, error) {
 	if cfg.Mem < 0 {
 		return nil, fmt.Errorf("invalid memory budget %d bytes: want a positive size", cfg.Mem)
 	}
-	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace, Mem: cfg.Mem, Pinned: cfg.Pinned})
+	dev, err := device.Open(spec, device.Options{Cost: cfg.Cost, NoInPlace: cfg.NoInPlace,
+		NoExactFallback: cfg.NoExactFallback, Mem: cfg.Mem, Pinned: cfg.Pinned})
 	if err != nil {
 		return nil, err
 	}

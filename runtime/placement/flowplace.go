@@ -25,8 +25,9 @@ import (
 // host is the same question asked of it (one op ahead), so that a chain
 // of ops over weights streamed through too small a memory moves to the
 // host together. Only an op whose bytes moved in vain are bandwidth-bound
-// goes (see bandwidthBound). The host is the cpu backend on every device,
-// so the output is the same wherever the op runs.
+// goes (see bandwidthBound). Only where the host's kernels give the
+// device's results bit for bit (sim; v.HostExact) does an op move: on
+// torch and CUDA the output would depend on the budget.
 func (f *flow) OnDevice(v *View, op *refs.Op) bool { return !f.hostWins(v, op, 0) }
 
 // hostWins reports whether op, the current op (from 0) or the window's
@@ -35,7 +36,7 @@ func (f *flow) OnDevice(v *View, op *refs.Op) bool { return !f.hostWins(v, op, 0
 // less (see OnDevice). The prefetch scan asks it too, and brings no
 // operand of such an op.
 func (f *flow) hostWins(v *View, op *refs.Op, from int) bool {
-	if !f.hostOperands(v, op, nil, from) {
+	if !v.HostExact() || !f.hostOperands(v, op, nil, from) {
 		return false
 	}
 	return f.hostCheaper(v, op, from, true)

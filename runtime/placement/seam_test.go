@@ -168,3 +168,27 @@ func TestFlowPlacesOpsByCost(t *testing.T) {
 		}
 	}
 }
+
+// TestFlowKeepsOpsOnInexactDevice: the stream workload at 3 MiB, where
+// flow runs 66 ops on the host of sim (TestFlowPlacesOpsByCost), runs
+// every op on a device whose kernels differ from the host's (sim told so,
+// as torch and CUDA are): there the output would depend on the budget.
+func TestFlowKeepsOpsOnInexactDevice(t *testing.T) {
+	const path = "testdata/offload/stream.tr"
+	count := &eventCount{host: map[string]int{}}
+	ex, err := placement.NewExecutor(placement.Config{Device: "sim:0", NoExactFallback: true, Mem: 3 << 20, Strategy: "flow",
+		Lookahead: refs.DefaultLookahead, Cost: device.Cost{Flops: 4e12}, Trace: trace.NewRecorder(count)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := placetest.Run(t, ex, path), placetest.Run(t, &cpu.Device{}, path); got != want {
+		t.Fatalf("output %q, want the cpu device's %q", got, want)
+	}
+	tot, err := ex.(*placement.Engine).Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(count.host) != 0 || tot.Fallbacks != 0 || count.device["matmul"] == 0 {
+		t.Fatalf("ops on the host %v, %d fallbacks, on the device %v", count.host, tot.Fallbacks, count.device)
+	}
+}

@@ -21,7 +21,9 @@ type Strategy interface {
 	Name() string
 	// OnDevice says whether op runs on the accelerator: false runs it on
 	// the host (it also runs there when it cannot fit, or when the
-	// device cannot run it).
+	// device cannot run it). On a device whose kernels differ from the
+	// host's (!v.HostExact()), false makes the results depend on where
+	// the op ran.
 	OnDevice(v *View, op *refs.Op) bool
 	// Victim picks which resident ref to evict so that need more bytes
 	// fit, for a use at op sequence before (the current op for an

@@ -103,6 +103,12 @@ func (v *View) Used() int64 { return v.eng().model.Used() }
 // Cost is the cost model.
 func (v *View) Cost() device.Cost { return v.eng().model.Cost() }
 
+// HostExact reports whether the host's kernels give the accelerator's
+// results bit for bit (device.Caps.ExactFallback): only then may a
+// strategy send an op to the host because it is cheaper there, without
+// the budget changing the numbers.
+func (v *View) HostExact() bool { return v.eng().caps.ExactFallback }
+
 // ComputeFree is when the accelerator's compute engine finishes the
 // ops issued so far, in the model's virtual time.
 func (v *View) ComputeFree() int64 { return v.eng().model.ComputeFree() }

@@ -589,12 +589,14 @@ func TestFreeWaitsForCopy(t *testing.T) {
 }
 
 // TestHostPlacementSameAsSim runs the stream workload on the fake CUDA
-// plane and sim at 8 MiB: flow runs the scalings of host-made weights on
-// the host (moving them would cost more) on both alike, and the output
-// is the cpu device's.
+// plane and sim at 8 MiB, where flow on sim runs the scalings of
+// host-made weights on the host (moving them would cost more): a CUDA
+// device's kernels are not the host's, so on the plane, and on sim told
+// so, flow runs every op on the device, both alike, and the output is the
+// cpu device's.
 func TestHostPlacementSameAsSim(t *testing.T) {
-	if n := placetest.SameAsSim(t, "fakecuda:0", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n == 0 {
-		t.Fatal("flow ran no op on the host by choice")
+	if n := placetest.SameAsSim(t, "fakecuda:0", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n != 0 {
+		t.Fatalf("flow ran %d ops on the host by choice, where the results would differ", n)
 	}
 }
 

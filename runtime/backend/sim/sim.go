@@ -22,6 +22,7 @@ const DefaultMem = 8 << 30
 func init() {
 	device.Register(device.Kind{Name: "sim", Indexed: true, Open: func(spec device.Spec, opts device.Options) (device.Device, error) {
 		d := New(spec.Name, !opts.NoInPlace)
+		d.inexact = opts.NoExactFallback
 		if opts.Mem > 0 {
 			d.budget = opts.Mem
 		}
@@ -33,6 +34,9 @@ func init() {
 type Device struct {
 	name    string
 	inplace bool
+	// inexact makes Caps claim that the host's kernels differ from the
+	// device's (device.Options.NoExactFallback).
+	inexact bool
 	pool    *refs.HostPool
 	// budget is the memory the engine plans with (--mem, else
 	// DefaultMem): the pool caches freed blocks only within what the live
@@ -54,9 +58,10 @@ func New(name string, inplace bool) *Device {
 // Name is the device's name, e.g. "sim:0".
 func (d *Device) Name() string { return d.name }
 
-// Caps: virtual time, and the host's kernels are the device's.
+// Caps: virtual time, and the host's kernels are the device's (unless
+// told to claim otherwise).
 func (d *Device) Caps() device.Caps {
-	return device.Caps{Clock: device.Virtual, InPlace: d.inplace, ExactFallback: true, Memory: DefaultMem}
+	return device.Caps{Clock: device.Virtual, InPlace: d.inplace, ExactFallback: !d.inexact, Memory: DefaultMem}
 }
 
 // Supports runs every op the cpu backend has.

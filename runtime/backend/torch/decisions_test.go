@@ -33,13 +33,13 @@ func (l *eventLog) OnEvent(_ *placement.Engine, ev *trace.Event) {
 }
 
 // decisions runs p on device under mem bytes and strategy, with sim's
-// default cost model and no in-place results (torch:cpu has none), and
-// returns its events.
+// default cost model, no in-place results and no exact fallback
+// (torch:cpu has neither), and returns its events.
 func decisions(t *testing.T, p randomProgram, lookahead int, device string, mem int64, strategy string) []string {
 	t.Helper()
 	log := &eventLog{dev: device}
 	ex, err := placement.NewExecutor(placement.Config{Device: device, Mem: mem, Strategy: strategy, NoInPlace: true,
-		Middleware: []placement.Middleware{log}})
+		NoExactFallback: true, Middleware: []placement.Middleware{log}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +89,16 @@ func TestSameDecisionsAsSim(t *testing.T) {
 }
 
 // TestHostPlacementSameAsSim runs the stream workload on torch:cpu and
-// sim at 8 MiB: flow runs the scalings of host-made weights on the host
-// (moving them would cost more) on both alike, and the output is the
-// cpu device's.
+// sim at 8 MiB, where flow on sim runs the scalings of host-made weights
+// on the host (moving them would cost more): libtorch's kernels are not
+// the host's, so on torch:cpu, and on sim told so, flow runs every op on
+// the device, both alike, and the output is the cpu device's.
 func TestHostPlacementSameAsSim(t *testing.T) {
 	plugin(t)
-	if n := placetest.SameAsSim(t, "torch:cpu", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n == 0 {
-		t.Fatal("flow ran no op on the host by choice")
+	if n := placetest.SameAsSim(t, "torch:cpu", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n != 0 {
+		t.Fatalf("flow ran %d ops on the host by choice, where the results would differ", n)
+	}
+	if n := placetest.SameAsSim(t, "sim:1", placetest.Stream, 8<<20, device.Cost{Flops: 4e12}); n == 0 {
+		t.Fatal("flow on sim ran no op on the host by choice: this test shows nothing")
 	}
 }

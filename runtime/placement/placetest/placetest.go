@@ -26,21 +26,24 @@ import (
 const Stream = "../../placement/testdata/offload/stream.tr"
 
 // SameAsSim runs the script at path under flow on dev and on sim:0, each
-// with budget mem and cost model cost and no in-place results: both print
-// what the cpu device prints, and their decisions (every event but
-// stalls, without times) are the same. It returns how many ops flow chose
-// to run on the host (fallbacks aside).
+// with budget mem and cost model cost and no in-place results, sim
+// claiming dev's exactness (device.Caps.ExactFallback): both print what
+// the cpu device prints, and their decisions (every event but stalls,
+// without times) are the same. It returns how many ops flow chose to run
+// on the host (fallbacks aside).
 func SameAsSim(t testing.TB, dev, path string, mem int64, cost device.Cost) (hostOps int) {
 	t.Helper()
 	want := Run(t, &cpu.Device{}, path)
 	var logs [2]*decisionLog
+	inexact := false
 	for i, d := range []string{dev, "sim:0"} {
 		logs[i] = &decisionLog{dev: d}
 		ex, err := placement.NewExecutor(placement.Config{Device: d, Mem: mem, Strategy: "flow", Cost: cost,
-			NoInPlace: true, Lookahead: refs.DefaultLookahead, Middleware: []placement.Middleware{logs[i]}})
+			NoInPlace: true, NoExactFallback: inexact, Lookahead: refs.DefaultLookahead, Middleware: []placement.Middleware{logs[i]}})
 		if err != nil {
 			t.Fatal(err)
 		}
+		inexact = !ex.(*placement.Engine).Accelerator().Caps().ExactFallback
 		if got := Run(t, ex, path); got != want {
 			t.Fatalf("%s printed %q, the cpu device %q", d, got, want)
 		}
