@@ -836,30 +836,9 @@ func TestPinnedCopies(t *testing.T) {
 // copy first: the device holds the old bytes. Without that wait (the
 // mutation) the late copy reads the new bytes.
 func TestPinnedBlockOverwritten(t *testing.T) {
-	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
 	run := func(skip string) (float32, PinStats, error) {
 		_, p, host := pinTest(t, 1<<20, skip)
-		src := filled(t, host, m, 1)
-		block := &src.Buf[0]
-		mem, _ := p.Alloc(m)
-		for range 2 { // the second copy pins the block and stays pending
-			if _, err := p.CopyIn(mem, src); err != nil {
-				return 0, PinStats{}, err
-			}
-		}
-		host.Free(src)
-		again := filled(t, host, m, 2)
-		if &again.Buf[0] != block {
-			t.Fatal("the pool did not hand the block out again")
-		}
-		back := tensor.NewDense(m)
-		if _, err := p.CopyOut(back, mem); err != nil {
-			return 0, PinStats{}, err
-		}
-		s := p.PinStats()
-		p.Free(mem)
-		host.Free(again)
-		return back.F32()[0], s, p.Close()
+		return overwritten(t, p, host, 2) // the second copy pins the block and stays pending
 	}
 	v, s, err := run("")
 	if err != nil || v != 1 || s.Waits != 1 || s.Direct != 1 {
@@ -870,6 +849,35 @@ func TestPinnedBlockOverwritten(t *testing.T) {
 	} else {
 		t.Logf("caught: the device holds %v (%v)", v, err)
 	}
+}
+
+// overwritten copies a host block of 1s in copies times, lets the pool
+// hand the block out again filled with 2s, and returns what the device
+// then holds, the plane's counters and Close's error.
+func overwritten(t *testing.T, p *Plane, host *refs.HostPool, copies int) (float32, PinStats, error) {
+	t.Helper()
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	src := filled(t, host, m, 1)
+	block := &src.Buf[0]
+	mem, _ := p.Alloc(m)
+	for range copies {
+		if _, err := p.CopyIn(mem, src); err != nil {
+			return 0, PinStats{}, err
+		}
+	}
+	host.Free(src)
+	again := filled(t, host, m, 2)
+	if &again.Buf[0] != block {
+		t.Fatal("the pool did not hand the block out again")
+	}
+	back := tensor.NewDense(m)
+	if _, err := p.CopyOut(back, mem); err != nil {
+		return 0, PinStats{}, err
+	}
+	s := p.PinStats()
+	p.Free(mem)
+	host.Free(again)
+	return back.F32()[0], s, p.Close()
 }
 
 // TestPinnedBlockReleased: a pinned block the pool drops is unpinned

@@ -91,28 +91,9 @@ func TestStagedCopies(t *testing.T) {
 // the plane waits for the worker still copying it into staging; without
 // that wait (the mutation) the device gets the new bytes.
 func TestStagedBlockOverwritten(t *testing.T) {
-	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
 	run := func(skip string) (float32, PinStats, error) {
 		_, p, host := stageTest(t, 1<<20, skip)
-		src := filled(t, host, m, 1)
-		block := &src.Buf[0]
-		mem, _ := p.Alloc(m)
-		if _, err := p.CopyIn(mem, src); err != nil {
-			return 0, PinStats{}, err
-		}
-		host.Free(src)
-		again := filled(t, host, m, 2)
-		if &again.Buf[0] != block {
-			t.Fatal("the pool did not hand the block out again")
-		}
-		back := tensor.NewDense(m)
-		if _, err := p.CopyOut(back, mem); err != nil {
-			return 0, PinStats{}, err
-		}
-		s := p.PinStats()
-		p.Free(mem)
-		host.Free(again)
-		return back.F32()[0], s, p.Close()
+		return overwritten(t, p, host, 1)
 	}
 	v, s, err := run("")
 	if err != nil || v != 1 || s.Waits != 1 || s.Async != 1 {
