@@ -272,7 +272,7 @@ func run(path string, args []string, dev string, mem, pinned int64, c device.Cos
 	rec := trace.NewRecorder(sinks...)
 	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Pinned: pinned, Cost: c, Trace: rec,
 		NoExactFallback: simInexact && strings.HasPrefix(dev, "sim"),
-		Middleware: []placement.Middleware{first}})
+		Middleware:      []placement.Middleware{first}})
 	check(err)
 	var out bytes.Buffer
 	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
