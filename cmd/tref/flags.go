@@ -67,6 +67,10 @@ type Config struct {
 	// trackRefs keeps every live ref findable by id (refs.Options), for
 	// the plan's positions of the tensors it copies.
 	trackRefs bool
+	// asCUDA makes sim decide as a CUDA card does (the plan's card):
+	// no op goes to the host by choice, and one that cannot fit is an
+	// error (placement.Config.NoExactFallback).
+	asCUDA bool
 }
 
 // confine resolves --sandbox for the script at path (the REPL: "", the

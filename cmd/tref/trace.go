@@ -30,6 +30,7 @@ func placementConfig(cfg *Config, dev string) placement.Config {
 		Cost: device.Cost{H2D: cfg.Sim.Bandwidth, D2H: cfg.Sim.Bandwidth, Flops: cfg.Sim.Flops,
 			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency, StagingBandwidth: cfg.Sim.StagingBandwidth,
 			IssueNs: cfg.Sim.Issue.Nanoseconds()},
+		NoExactFallback: cfg.asCUDA,
 	}
 }
 
