@@ -145,12 +145,9 @@ func (e *Engine) Close() error {
 	}
 	e.chain, e.tracing = nil, false
 	for s := e.resident.head; s != nil; s = e.resident.head {
-		if s.Dirty() {
-			if err := e.copyOut(s, "device closed"); err != nil {
-				return err
-			}
+		if err := e.evict(s, "device closed"); err != nil {
+			return err
 		}
-		e.release(s, "device closed")
 	}
 	e.closed = true
 	return e.dev.Close()
