@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -692,6 +693,20 @@ const OpFn *find_op(const std::string &op) {
   return nullptr;
 }
 
+// init_device_once makes libtorch initialise its CUDA state, the caching
+// allocator that cuBLAS takes its workspace from among it. libtorch does
+// that lazily, at the first tensor it allocates on a CUDA device; tensors
+// over the data plane's own memory (tt_wrap_memory) allocate nothing, so
+// a matmul running straight into the plane's output could be the first
+// and find the allocator not initialised ("Allocator not initialized for
+// device"). One small tensor allocated first runs the initialisation; it
+// stays in the caching allocator, inside the plane's margin.
+void init_device_once(const at::Device &dev) {
+  if (!dev.is_cuda()) return;
+  static std::once_flag once;
+  std::call_once(once, [&] { (void)at::empty({1}, at::TensorOptions().device(dev)); });
+}
+
 } // namespace
 
 extern "C" {
@@ -796,6 +811,7 @@ tt_tensor tt_wrap_memory(void *data, int64_t nbytes, int dtype, const int64_t *s
   return guard([&]() -> tt_tensor {
     std::vector<int64_t> dims(shape, shape + ndim);
     at::Device dev = device < 0 ? at::Device(at::kCPU) : to_device(device);
+    init_device_once(dev);
     // target_device names the memory's device, so that libtorch does not
     // ask the CUDA driver whose pointer it is (cudaPointerGetAttributes)
     // for every operand of every op.
