@@ -27,9 +27,11 @@
 # binary, the script then runs that benchmark too: the offload examples
 # (warm, fastest of 5, sim's prediction; bench-examples.md) and the large
 # layers of bench/devices/large.tr (1 GiB of weights, compute- and
-# transfer-bound; bench-large.md), against the link peak link.txt
-# measured, each offload also with every copy staged (--pinned 0), with
-# the warm chrome traces in bench-traces/.
+# transfer-bound, and streamed 2 and 6 times over; bench-large.md),
+# against the link peak link.txt measured, each offload also with every
+# copy staged (--pinned 0), and two of the large layers again with the
+# larger staging pool of before (bench-large-staging256.md), with the
+# warm chrome traces in bench-traces/NAME/ (a few minutes more).
 #
 # --dry-run does the same on torch:cpu (no GPU needed; CI runs it): the
 # plugin is built against $PYTHON's torch if it has one, else Debian's
@@ -181,18 +183,24 @@ if [ -n "${GPU_CHECK_BENCH:-}" ]; then
   # The link's peak: PyTorch's pinned host-to-device copies of 64 MiB.
   peak=$(awk '$1 == 64 { print $2 }' "$out/link.txt" 2>/dev/null || true)
   mkdir -p "$out/bench-traces"
-  # -staged: each offload again with every copy staged (--pinned 0), to
-  # show what copying straight from pinned host tensors gains.
-  sets=("examples|-reps 5 -staged" "large|-reps 2 -staged")
+  # Each run: its name|environment|flags. -staged: each offload again
+  # with every copy staged (--pinned 0), to show what copying straight
+  # from pinned host tensors gains. large-staging256: the large layers
+  # with the staging pool of before session 15 (256 MiB, not 64).
+  sets=("examples||-set examples -reps 5 -staged" "large||-set large -reps 2 -staged"
+    "large-staging256|TREF_CUDA_STAGING_MIB=256|-set large -only large-compute,large-transfer -reps 2")
   if [ "$dev" = torch:cpu ]; then
-    sets=("examples|-reps 1 -only mlp -staged" "large|-reps 1 -width 256")
+    sets=("examples||-set examples -reps 1 -only mlp -staged" "large||-set large -reps 1 -width 256")
   fi
   for s in "${sets[@]}"; do
     name=${s%%|*}
-    read -r -a flags <<<"${s#*|}"
-    (cd "$here" && timeout $((limit * 8)) "$bench" -device "$dev" -set "$name" "${flags[@]}" ${peak:+-link "$peak"} \
-      -chrome "$out/bench-traces") >"$out/bench-$name.md" 2>&1 ||
-      echo "gpu-check: bench -set $name failed: $(tail -1 "$out/bench-$name.md")"
+    rest=${s#*|}
+    read -r -a envs <<<"${rest%%|*}"
+    read -r -a flags <<<"${rest#*|}"
+    mkdir -p "$out/bench-traces/$name"
+    (cd "$here" && timeout $((limit * 12)) env ${envs[@]+"${envs[@]}"} "$bench" -device "$dev" "${flags[@]}" ${peak:+-link "$peak"} \
+      -chrome "$out/bench-traces/$name") >"$out/bench-$name.md" 2>&1 ||
+      echo "gpu-check: bench $name failed: $(tail -1 "$out/bench-$name.md")"
     cat "$out/bench-$name.md"
   done
 fi

@@ -47,6 +47,13 @@ type workload struct {
 	args    []string
 	weights int64
 	noSim   bool
+	// noSyncStage leaves out -staged's run staged on the engine's
+	// thread.
+	noSyncStage bool
+	// steadyOf names a workload that runs the same passes but fewer
+	// (measured before this one): the difference of the two runs is the
+	// steady state of the passes this one adds.
+	steadyOf string
 }
 
 // sets are the workloads -set picks from.
@@ -65,14 +72,26 @@ var sets = map[string][]workload{
 // 4096, 137 GFLOP per 64 MiB copied) and once to width / 32 rows
 // (transfer-bound: 4.3 GFLOP). A quarter of the weights holds four
 // layers, so that beside one matmul's working set (a weight, its input
-// and output) the next weights can be on their way.
+// and output) the next weights can be on their way. large-stream-2 and
+// -6 run the transfer-bound stack 2 and 6 times over (weights streamed
+// in again each pass, as a model run on many inputs): the first pass
+// stages its copies, the second pins the host blocks in place, and
+// passes 3 to 6, the difference of the two, stream from pinned memory.
 func largeSet(width int) []workload {
 	const layers = 16
 	l, w := strconv.Itoa(layers), strconv.Itoa(width)
 	weights := int64(layers) * int64(width) * int64(width) * 4
+	const path = "bench/devices/large.tr"
+	stream := func(passes int) workload {
+		return workload{name: fmt.Sprintf("large-stream-%d", passes), path: path,
+			args: []string{l, w, strconv.Itoa(width / 32), "1", strconv.Itoa(passes)}, weights: weights, noSim: true, noSyncStage: true}
+	}
+	steady := stream(6)
+	steady.steadyOf = "large-stream-2"
 	return []workload{
-		{name: "large-compute", path: "bench/devices/large.tr", args: []string{l, w, strconv.Itoa(width / 4), "4"}, weights: weights, noSim: true},
-		{name: "large-transfer", path: "bench/devices/large.tr", args: []string{l, w, strconv.Itoa(width / 32), "1"}, weights: weights, noSim: true},
+		{name: "large-compute", path: path, args: []string{l, w, strconv.Itoa(width / 4), "4"}, weights: weights, noSim: true},
+		{name: "large-transfer", path: path, args: []string{l, w, strconv.Itoa(width / 32), "1"}, weights: weights, noSim: true},
+		stream(2), steady,
 	}
 }
 
@@ -121,8 +140,10 @@ func main() {
 		cal.Cost.HostFlops/1e9, cal.Cost.HostMemBandwidth/1e9, cal.Cost.StagingBandwidth/1e9, cal.Cost.IssueNs)
 	fmt.Println("| workload | budget | measured ms | process CPU ms | sim predicts ms | sim / measured | moved MiB | moved / link ms | speed vs resident | output = resident |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
-	var plugin []string  // what the torch plugin counted, per workload
-	var pinning []string // how the CUDA plane copied, per offload run
+	var plugin []string           // what the torch plugin counted, per workload
+	var pinning []string          // how the CUDA plane copied, per offload run
+	var steady []string           // the steady state of workloads with steadyOf
+	bests := map[string]*result{} // by workload and mode
 	for _, w := range workloads {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), w.name) {
 			continue
@@ -142,8 +163,10 @@ func main() {
 		quarter := trace.FormatBytes(w.weights/4) + " (1/4)"
 		variants := []variant{{0, 0, "resident", "resident", false}, {w.weights / 4, 0, quarter, "offload", false}}
 		if *staged {
-			variants = append(variants, variant{w.weights / 4, -1, quarter + ", staged", "offload-staged", false},
-				variant{w.weights / 4, -1, quarter + ", staged on the engine's thread", "offload-staged-sync", true})
+			variants = append(variants, variant{w.weights / 4, -1, quarter + ", staged", "offload-staged", false})
+			if !w.noSyncStage {
+				variants = append(variants, variant{w.weights / 4, -1, quarter + ", staged on the engine's thread", "offload-staged-sync", true})
+			}
 		}
 		for _, v := range variants {
 			mem, budget, mode := v.mem, v.budget, v.mode
@@ -170,6 +193,14 @@ func main() {
 				}
 				pred := run(path, w.args, "sim:0", simMem, 0, cal.Cost, "")
 				predMs, predRatio = fmt.Sprintf("%.1f", float64(pred.ns)/1e6), fmt.Sprintf("%.2f", float64(pred.ns)/float64(best.ns))
+			}
+			bests[w.name+"/"+mode] = best
+			if base := bests[w.steadyOf+"/"+mode]; base != nil {
+				var compute int64 // the resident run's steady state
+				if res, resBase := bests[w.name+"/resident"], bests[w.steadyOf+"/resident"]; mode != "resident" && res != nil && resBase != nil {
+					compute = res.ns - resBase.ns
+				}
+				steady = append(steady, steadyState(w.name, w.steadyOf, mode, best, base, *link, compute))
 			}
 			moved := best.tot.BytesH2D + best.tot.BytesD2H
 			linkMs := "-"
@@ -202,6 +233,12 @@ func main() {
 			}
 		}
 	}
+	if len(steady) > 0 {
+		fmt.Println("\nSteady state (the difference of two runs, the fastest of each):")
+		for _, l := range steady {
+			fmt.Println("- " + l)
+		}
+	}
 	if len(pinning) > 0 {
 		fmt.Println("\nThe CUDA plane's copies (the fastest run of each):")
 		for _, l := range pinning {
@@ -214,6 +251,26 @@ func main() {
 			fmt.Println("- " + l)
 		}
 	}
+}
+
+// steadyState describes what run r of workload name in mode added to run
+// base of workload of (the same passes, fewer): its time, the bytes it
+// moved and, given the link's GB/s, how the time compares with the
+// larger of the link's time for those bytes and compute, the resident
+// runs' steady state (0: unknown).
+func steadyState(name, of, mode string, r, base *result, link float64, compute int64) string {
+	ns := r.ns - base.ns
+	moved := r.tot.BytesH2D + r.tot.BytesD2H - base.tot.BytesH2D - base.tot.BytesD2H
+	s := fmt.Sprintf("%s minus %s, %s: %.1f ms, %.1f MiB moved", name, of, mode, float64(ns)/1e6, float64(moved)/(1<<20))
+	if ns > 0 && moved > 0 {
+		s += fmt.Sprintf(" (%.1f GB/s)", float64(moved)/float64(ns))
+		if link > 0 {
+			linkNs := float64(moved) / link
+			s += fmt.Sprintf("; the link takes %.1f ms for those bytes, resident %.1f ms: %.2fx of the larger",
+				linkNs/1e6, float64(compute)/1e6, float64(ns)/max(linkNs, float64(compute)))
+		}
+	}
+	return s
 }
 
 // intoStats is what the torch plugin counted of its ops on the CUDA data

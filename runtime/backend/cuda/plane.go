@@ -64,8 +64,16 @@ const DefaultPinned = 4 << 30
 const DefaultMargin = 1 << 30
 
 // DefaultStaging is the pinned staging memory when the caller states
-// none.
-const DefaultStaging = 256 << 20
+// none: four chunks, enough for the worker's memcpy of one chunk to run
+// while the copy engine moves another (the link is faster than the
+// memcpy, so a buffer waits for the worker, not for the link). More costs
+// more than it gains: pinned memory is slow to allocate, and with 256
+// MiB the pool grew to sixteen buffers while the worker ran ahead,
+// making the engine allocate a fresh pinned buffer for each chunk of a
+// resident run's prefetches (H200, session 15: 1 GiB of weights copied
+// in at 10 GB/s against 22 GB/s staged on the engine's thread, which
+// reuses two buffers).
+const DefaultStaging = 64 << 20
 
 // DefaultChunk is the staging chunk when the caller states none: the link
 // moves 16 MiB at about 96% of its peak rate (PyTorch's pinned copies on

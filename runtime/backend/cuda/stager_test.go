@@ -192,3 +192,45 @@ func TestStagingPoolWaitsForWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFullPoolFreesTheBufferItWaitedFor: with the staging pool full, a
+// chunk of another size frees the oldest buffer, after waiting for it.
+// The wait issues the worker's copy from that buffer, which moves it to
+// the end of the pool's order; the pool must free that buffer and not
+// the one now first, whose chunk the worker still holds (the H200 showed
+// it in session 15: the weights' bytes were corrupted once the pool was
+// 64 MiB, four 16 MiB chunks, and a tensor's last chunk was smaller).
+func TestFullPoolFreesTheBufferItWaitedFor(t *testing.T) {
+	f := NewFake(1 << 20)
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 800, Chunk: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := refs.NewHostPool()
+	p.BindHost(host)
+	roundTrip := func(n int, v float32) {
+		t.Helper()
+		m := tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Float32}
+		src := filled(t, host, m, v)
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range back.F32() {
+			if x != v {
+				t.Fatalf("%d floats: element %d is %v, want %v", n, i, x, v)
+			}
+		}
+		p.Free(mem)
+		host.Free(src)
+	}
+	roundTrip(200, 1) // two 400-byte buffers fill the pool
+	roundTrip(250, 2) // 400, 400 (both reused, held by the worker), 200
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/tref-lang/tref/runtime/refs"
 )
@@ -54,10 +55,7 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 				if err := p.host.Reserve(n); err != nil {
 					if len(p.all) > 0 {
 						// Make room by freeing the oldest idle-able buffer.
-						if _, err := p.idle(p.all[0], true); err != nil {
-							return nil, err
-						}
-						if err := p.drop(0); err != nil {
+						if err := p.free(p.all[0]); err != nil {
 							return nil, err
 						}
 						continue
@@ -81,16 +79,26 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 		// Full: wait for the oldest buffer, then reuse it if it has
 		// the size, else free it to make room.
 		s := p.all[0]
+		if int64(len(s.buf)) != n {
+			if err := p.free(s); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if _, err := p.idle(s, true); err != nil {
 			return nil, err
 		}
-		if int64(len(s.buf)) == n {
-			return s, nil
-		}
-		if err := p.drop(0); err != nil {
-			return nil, err
-		}
+		return s, nil
 	}
+}
+
+// free waits for s's copies and frees it. Waiting may issue the worker's
+// copy into s, which moves s in p.all (use): s is found again after.
+func (p *stagingPool) free(s *staging) error {
+	if _, err := p.idle(s, true); err != nil {
+		return err
+	}
+	return p.drop(s)
 }
 
 // idle reports whether s's last copy completed, waiting for it if wait.
@@ -132,9 +140,13 @@ func (p *stagingPool) use(s *staging, e Event) {
 	}
 }
 
-func (p *stagingPool) drop(i int) error {
-	s := p.all[i]
-	p.all = append(p.all[:i], p.all[i+1:]...)
+// drop frees s, idle.
+func (p *stagingPool) drop(s *staging) error {
+	i := slices.Index(p.all, s)
+	if i < 0 {
+		return fmt.Errorf("staging pool: freeing a buffer it does not hold")
+	}
+	p.all = slices.Delete(p.all, i, i+1)
 	p.bytes -= int64(len(s.buf))
 	if p.host != nil {
 		p.host.Unreserve(int64(len(s.buf)))
@@ -146,11 +158,20 @@ func (p *stagingPool) drop(i int) error {
 func (p *stagingPool) close() error {
 	var first error
 	for len(p.all) > 0 {
-		if _, err := p.idle(p.all[0], true); err != nil && first == nil {
-			first = err
-		}
-		if err := p.drop(0); err != nil && first == nil {
-			first = err
+		s := p.all[0]
+		if err := p.free(s); err != nil {
+			if first == nil {
+				first = err
+			}
+			// Not known to be idle: leave its memory allocated rather
+			// than free what a copy may still use.
+			if i := slices.Index(p.all, s); i >= 0 {
+				p.all = slices.Delete(p.all, i, i+1)
+				p.bytes -= int64(len(s.buf))
+				if p.host != nil {
+					p.host.Unreserve(int64(len(s.buf)))
+				}
+			}
 		}
 	}
 	return first

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -159,7 +160,8 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // TREF_CUDA_SYNC=1 opens the synchronous Device instead;
 // TREF_CUDA_STAGE=sync keeps every staging memcpy on the engine's thread
 // (no worker, see cuda.Config.StageAsync), to measure what the worker
-// gains. Traced, the
+// gains; TREF_CUDA_STAGING_MIB=N sizes the pinned staging pool
+// (cuda.Config.Staging). Traced, the
 // plane measures its copies and kernels with CUDA events
 // (device.Measurer), and the trace shows those times.
 func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
@@ -183,6 +185,13 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 	cfg := cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem, Pinned: opts.Pinned}
 	if os.Getenv("TREF_CUDA_STAGE") == "sync" {
 		cfg.StageAsync = -1
+	}
+	if v := os.Getenv("TREF_CUDA_STAGING_MIB"); v != "" {
+		mib, err := strconv.Atoi(v)
+		if err != nil || mib <= 0 || mib > 1<<20 {
+			return nil, fmt.Errorf("torch backend: TREF_CUDA_STAGING_MIB=%q: want a number of MiB from 1 to 1048576", v)
+		}
+		cfg.Staging = int64(mib) << 20
 	}
 	return cuda.NewPlane(rt, k, cfg)
 }
