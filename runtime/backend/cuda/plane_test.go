@@ -38,13 +38,13 @@ var fakeHostOnly []ops.Op
 // pin.
 var fakePinned int64 = 1 << 20
 
-// fakeStaging is the pinned staging bound of the fakecuda planes: small,
-// so that the pool fills and waits for its oldest copies.
-const fakeStaging = 4 << 10
+// fakeStaging is the pinned staging bound of the next fakecuda plane:
+// small, so that the pool fills and waits for its oldest copies.
+var fakeStaging int64 = 4 << 10
 
 // fakeChunk is the staging chunk of the next fakecuda plane (0: the
-// default, which the staging bound caps at 4 KiB: every tensor in one
-// piece).
+// default, which the staging bound caps: every tensor of the programs
+// in one piece under 4 KiB).
 var fakeChunk int64
 
 // fakeStageAsync is the next fakecuda plane's smallest chunk staged by the
@@ -201,7 +201,7 @@ func differential(t *testing.T, count int) string {
 	var seen trace.Totals
 	var pins PinStats
 	defer func() {
-		fakeMode, fakeChunk, fakePinned, fakeHostOnly = 0, 0, 1<<20, nil
+		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging = 0, 0, 1<<20, nil, 4<<10
 		fakeStageAsync, fakeStageHold = 1, nil
 	}()
 	for seed := range uint64(count) {
@@ -209,6 +209,11 @@ func differential(t *testing.T, count int) string {
 		// Tensors of 64 to 576 bytes: whole, or copied in chunks of
 		// 100 or 256 bytes (the last one shorter).
 		fakeChunk = []int64{0, 100, 256}[seed/3%3]
+		// Staging of 4 KiB, or 300 bytes: full most of the time, a
+		// buffer of another size freed for each shorter last chunk
+		// while the worker holds the others (with the pool freeing
+		// the wrong one, as before session 15, program 12 fails).
+		fakeStaging = []int64{4 << 10, 300}[seed/9%2]
 		// Host blocks pinned in place as they are copied again, a few
 		// (the bound fills: the rest staged), or none.
 		fakePinned = []int64{1 << 20, 1 << 20, 256, -1, 1 << 20}[seed%5]
@@ -238,7 +243,7 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, chunk %d, pinned %d, worker from %d)", seed, st, mem, fakeMode, fakeChunk, fakePinned, fakeStageAsync)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d, chunk %d, pinned %d, worker from %d)", seed, st, mem, fakeMode, fakeStaging, fakeChunk, fakePinned, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
