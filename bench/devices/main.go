@@ -18,6 +18,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
@@ -149,6 +150,7 @@ func main() {
 			continue
 		}
 		stats0, _ := intoStats(spec)
+		ops0 := intoOpStats(spec)
 		path := w.path
 		if path == "" {
 			path = filepath.Join(*dir, w.name+".tr")
@@ -225,11 +227,11 @@ func main() {
 			}
 		}
 		if stats1, ok := intoStats(spec); ok {
-			d := torch.IntoStats{Direct: stats1.Direct - stats0.Direct, Copied: stats1.Copied - stats0.Copied,
-				OpNs: stats1.OpNs - stats0.OpNs, CopyNs: stats1.CopyNs - stats0.CopyNs}
+			d := stats1.Sub(stats0)
 			if n := d.Direct + d.Copied; n > 0 {
-				plugin = append(plugin, fmt.Sprintf("%s: %d ops, %d written in place, %d copied; issuing an op %.1f µs, a copy %.1f µs (host)",
-					w.name, n, d.Direct, d.Copied, float64(d.OpNs)/float64(n)/1e3, float64(d.CopyNs)/float64(max(d.Copied, 1))/1e3))
+				plugin = append(plugin, fmt.Sprintf("%s: %d ops, %d written in place, %d copied; issuing an op %.1f µs, a copy %.1f µs (host)%s",
+					w.name, n, d.Direct, d.Copied, float64(d.OpNs)/float64(n)/1e3, float64(d.CopyNs)/float64(max(d.Copied, 1))/1e3,
+					costliestOps(ops0, intoOpStats(spec), 5)))
 			}
 		}
 	}
@@ -284,6 +286,53 @@ func intoStats(spec device.Spec) (torch.IntoStats, bool) {
 		return torch.IntoStats{}, false
 	}
 	return lib.IntoStats()
+}
+
+// intoOpStats is intoStats per op, nil off CUDA or with a plugin
+// built before tt_into_op_stats.
+func intoOpStats(spec device.Spec) map[string]torch.IntoStats {
+	if !strings.HasPrefix(spec.Name, "cuda") {
+		return nil
+	}
+	lib, err := torch.Load("")
+	if err != nil {
+		return nil
+	}
+	m, _ := lib.IntoOpStats()
+	return m
+}
+
+// costliestOps lists the n ops that took the host the most time between
+// the counts before and after, each with its calls and its mean time per
+// call (the op, and the copy of its result where it had no out= variant);
+// "" without counts.
+func costliestOps(before, after map[string]torch.IntoStats, n int) string {
+	type cost struct {
+		op string
+		d  torch.IntoStats
+	}
+	var cs []cost
+	for op, s := range after {
+		if d := s.Sub(before[op]); d.Direct+d.Copied > 0 {
+			cs = append(cs, cost{op, d})
+		}
+	}
+	if len(cs) == 0 {
+		return ""
+	}
+	slices.SortFunc(cs, func(a, b cost) int {
+		return cmp.Or(cmp.Compare(b.d.OpNs+b.d.CopyNs, a.d.OpNs+a.d.CopyNs), strings.Compare(a.op, b.op))
+	})
+	var parts []string
+	for _, c := range cs[:min(n, len(cs))] {
+		calls := c.d.Direct + c.d.Copied
+		part := fmt.Sprintf("%s %d x %.1f µs", c.op, calls, float64(c.d.OpNs)/float64(calls)/1e3)
+		if c.d.Copied > 0 {
+			part += fmt.Sprintf(" + copy %.1f µs", float64(c.d.CopyNs)/float64(c.d.Copied)/1e3)
+		}
+		parts = append(parts, part)
+	}
+	return "; the costliest: " + strings.Join(parts, ", ")
 }
 
 // result is one run: the time from its first device work to its end, its totals

@@ -34,8 +34,9 @@ type Lib struct {
 
 	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype, fnStorage uintptr
 	fnDeviceCount, fnSync, fnThreads, fnToDevice                                   uintptr
-	// fnIntoStats is tt_into_stats, 0 in plugins built before it.
-	fnIntoStats uintptr
+	// fnIntoStats is tt_into_stats, fnIntoOpStats tt_into_op_stats, 0
+	// in plugins built before them.
+	fnIntoStats, fnIntoOpStats uintptr
 
 	errorText func() string
 	// scalars is what tt_scalar_operands returned: 1 when tt_op takes a
@@ -137,6 +138,9 @@ func load(paths []string) (*Lib, error) {
 	}
 	if sym, err := purego.Dlsym(h, "tt_into_stats"); err == nil {
 		l.fnIntoStats = sym
+	}
+	if sym, err := purego.Dlsym(h, "tt_into_op_stats"); err == nil {
+		l.fnIntoOpStats = sym
 	}
 	if sym, err := purego.Dlsym(h, "tt_scalar_operands"); err == nil {
 		r, _, _ := purego.SyscallN(sym)

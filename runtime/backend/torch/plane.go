@@ -217,3 +217,45 @@ func (l *Lib) IntoStats() (IntoStats, bool) {
 	l.mu.Unlock()
 	return IntoStats{Direct: s[0], Copied: s[1], OpNs: s[2], CopyNs: s[3]}, true
 }
+
+// Sub is s less an earlier count of the same.
+func (s IntoStats) Sub(earlier IntoStats) IntoStats {
+	return IntoStats{Direct: s.Direct - earlier.Direct, Copied: s.Copied - earlier.Copied,
+		OpNs: s.OpNs - earlier.OpNs, CopyNs: s.CopyNs - earlier.CopyNs}
+}
+
+// IntoOpStats is IntoStats per op (tt_into_op_stats); false for a plugin
+// built before it.
+func (l *Lib) IntoOpStats() (map[string]IntoStats, bool) {
+	if l.fnIntoOpStats == 0 {
+		return nil, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for capacity := 64; ; capacity *= 2 {
+		names := make([]*byte, capacity)
+		stats := make([]int64, 4*capacity)
+		r, _, _ := purego.SyscallN(l.fnIntoOpStats, uintptr(unsafe.Pointer(&names[0])), uintptr(unsafe.Pointer(&stats[0])), uintptr(capacity))
+		n := int(int32(r))
+		if n > capacity {
+			continue
+		}
+		m := make(map[string]IntoStats, n)
+		for i := range n {
+			m[goString(names[i])] = IntoStats{Direct: stats[4*i], Copied: stats[4*i+1], OpNs: stats[4*i+2], CopyNs: stats[4*i+3]}
+		}
+		return m, true
+	}
+}
+
+// goString copies the NUL-terminated C string at p.
+func goString(p *byte) string {
+	if p == nil {
+		return ""
+	}
+	n := 0
+	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
+		n++
+	}
+	return string(unsafe.Slice(p, n))
+}

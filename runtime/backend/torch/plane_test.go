@@ -234,8 +234,10 @@ func TestPlaneWritesInPlace(t *testing.T) {
 	}
 	want := run("torch:cpu")
 	before, _ := lib.IntoStats()
+	perBefore, perOK := lib.IntoOpStats()
 	got := run("torchfake:0")
 	after, _ := lib.IntoStats()
+	perAfter, _ := lib.IntoOpStats()
 	for i, name := range []string{"matmul", "add", "exp", "relu"} {
 		for j := range want[i] {
 			if got[i][j] != want[i][j] {
@@ -245,5 +247,15 @@ func TestPlaneWritesInPlace(t *testing.T) {
 	}
 	if direct, copied := after.Direct-before.Direct, after.Copied-before.Copied; direct != 3 || copied != 1 {
 		t.Fatalf("%d ops wrote their output directly and %d were copied, want 3 and 1 (relu)", direct, copied)
+	}
+	if !perOK {
+		return // a plugin built before tt_into_op_stats
+	}
+	// Per op: the same counts, and the time of each op's part.
+	for op, want := range map[string][2]int64{"matmul": {1, 0}, "add": {1, 0}, "exp": {1, 0}, "relu": {0, 1}} {
+		d := perAfter[op].Sub(perBefore[op])
+		if d.Direct != want[0] || d.Copied != want[1] || d.OpNs <= 0 || (d.Copied > 0) != (d.CopyNs > 0) {
+			t.Errorf("%s: %+v, want %d written directly and %d copied, with their times", op, d, want[0], want[1])
+		}
 	}
 }
