@@ -12,23 +12,36 @@ const (
 	hostCopyChunk    = 2 << 20
 )
 
-// hostCopy copies src into dst, which is as long; a large copy runs on up
-// to GOMAXPROCS goroutines. Every copy in or out of the device also
-// crosses host memory once, between a tensor's buffer and its pinned
-// staging buffer, and one core's memmove moved about 7.6 GB/s on the H200
-// machine, a seventh of the link's 55 (bench/RESULTS.md). Split, a 64 MiB
-// copy in ran at 17-24 GB/s end to end instead of 4.8. Copies of a few
-// MiB gained nothing split (the offload examples ran no faster, and the
-// copy engine slowed to 16-20 GB/s from 35-43 while the next copy's
-// goroutines took the host's memory bandwidth), so they stay on one core.
-func hostCopy(dst, src []byte) {
+// hostCopier copies host memory: a copy of at least split bytes (0:
+// hostCopyParallel) runs on up to GOMAXPROCS goroutines, each copying
+// piece bytes or more (0: hostCopyChunk). Every copy in or out of the
+// device also crosses host memory once, between a tensor's buffer and its
+// pinned staging buffer, and one core's memmove moved about 7.6 GB/s on
+// the H200 machine, a seventh of the link's 55 (bench/RESULTS.md). Split,
+// a 64 MiB copy in ran at 17-24 GB/s end to end instead of 4.8. Copies of
+// a few MiB gained nothing split (the offload examples ran no faster, and
+// the copy engine slowed to 16-20 GB/s from 35-43 while the next copy's
+// goroutines took the host's memory bandwidth), so by default they stay
+// on one core. Config.CopySplit and CopyPiece set the two, for measuring
+// other splits on a GPU machine.
+type hostCopier struct{ split, piece int }
+
+// copy copies src into dst, which is as long.
+func (c hostCopier) copy(dst, src []byte) {
+	split, piece := c.split, c.piece
+	if split <= 0 {
+		split = hostCopyParallel
+	}
+	if piece <= 0 {
+		piece = hostCopyChunk
+	}
 	n := len(src)
-	workers := min(runtime.GOMAXPROCS(0), n/hostCopyChunk)
-	if n < hostCopyParallel || workers <= 1 {
+	workers := min(runtime.GOMAXPROCS(0), n/piece)
+	if n < split || workers <= 1 {
 		copy(dst, src)
 		return
 	}
-	// Chunks of whole cache lines, the first one copied here.
+	// Pieces of whole cache lines, the first one copied here.
 	per := ((n+workers-1)/workers + 63) &^ 63
 	var wg sync.WaitGroup
 	for lo := per; lo < n; lo += per {

@@ -6,28 +6,38 @@ import (
 	"testing"
 )
 
+// TestHostCopy: every copier (the default split, and every copy of 100
+// bytes or more split in pieces of 64 or more) copies every byte, whole
+// or in pieces, and writes nothing past the end.
 func TestHostCopy(t *testing.T) {
-	for _, procs := range []int{1, 2, 3, 16} {
-		prev := runtime.GOMAXPROCS(procs)
-		for _, n := range []int{0, 1, 63, hostCopyChunk + 1, hostCopyParallel - 1, hostCopyParallel,
-			hostCopyParallel + 17, 3*hostCopyParallel + 5, 16*hostCopyChunk + 3} {
-			src := make([]byte, n)
-			for i := range src {
-				src[i] = byte(i*7 + i>>9)
-			}
-			// Guard bytes past dst's end must stay untouched.
-			buf := bytes.Repeat([]byte{0xAA}, n+64)
-			hostCopy(buf[:n], src)
-			if !bytes.Equal(buf[:n], src) {
-				t.Fatalf("GOMAXPROCS=%d, %d bytes: copy differs", procs, n)
-			}
-			for i, b := range buf[n:] {
-				if b != 0xAA {
-					t.Fatalf("GOMAXPROCS=%d, %d bytes: wrote past the end at +%d", procs, n, i)
-				}
+	for _, c := range []hostCopier{{}, {split: 100, piece: 64}} {
+		for _, procs := range []int{1, 2, 3, 16} {
+			prev := runtime.GOMAXPROCS(procs)
+			testHostCopier(t, c, procs)
+			runtime.GOMAXPROCS(prev)
+		}
+	}
+}
+
+func testHostCopier(t *testing.T, c hostCopier, procs int) {
+	t.Helper()
+	for _, n := range []int{0, 1, 63, 99, 100, 101, 129, 1000, hostCopyChunk + 1, hostCopyParallel - 1, hostCopyParallel,
+		hostCopyParallel + 17, 3*hostCopyParallel + 5, 16*hostCopyChunk + 3} {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(i*7 + i>>9)
+		}
+		// Guard bytes past dst's end must stay untouched.
+		buf := bytes.Repeat([]byte{0xAA}, n+64)
+		c.copy(buf[:n], src)
+		if !bytes.Equal(buf[:n], src) {
+			t.Fatalf("%+v, GOMAXPROCS=%d, %d bytes: copy differs", c, procs, n)
+		}
+		for i, b := range buf[n:] {
+			if b != 0xAA {
+				t.Fatalf("%+v, GOMAXPROCS=%d, %d bytes: wrote past the end at +%d", c, procs, n, i)
 			}
 		}
-		runtime.GOMAXPROCS(prev)
 	}
 }
 
@@ -36,6 +46,6 @@ func BenchmarkHostCopy(b *testing.B) {
 	dst := make([]byte, len(src))
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
-		hostCopy(dst, src)
+		hostCopier{}.copy(dst, src)
 	}
 }

@@ -71,7 +71,7 @@ func (d *Plane) handOver(b *buffer, off int64, s *staging, src []byte, at uintpt
 	if st.jobs == nil {
 		st.jobs = make(chan *stageJob, 64)
 		st.reading = map[uintptr]*stageJob{}
-		go stageWorker(st.jobs, st.hold)
+		go stageWorker(st.jobs, st.hold, d.hc)
 	}
 	j := &stageJob{b: b, off: off, s: s, src: src, at: at, last: last, work: work, m: d.m, done: make(chan struct{})}
 	s.job = j
@@ -84,13 +84,14 @@ func (d *Plane) handOver(b *buffer, off int64, s *staging, src []byte, at uintpt
 	st.jobs <- j
 }
 
-// stageWorker copies each job's chunk into its staging buffer, in order.
-func stageWorker(jobs <-chan *stageJob, hold func()) {
+// stageWorker copies each job's chunk into its staging buffer with hc,
+// in order.
+func stageWorker(jobs <-chan *stageJob, hold func(), hc hostCopier) {
 	for j := range jobs {
 		if hold != nil {
 			hold()
 		}
-		hostCopy(j.s.buf, j.src)
+		hc.copy(j.s.buf, j.src)
 		close(j.done)
 	}
 }

@@ -160,8 +160,11 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // TREF_CUDA_SYNC=1 opens the synchronous Device instead;
 // TREF_CUDA_STAGE=sync keeps every staging memcpy on the engine's thread
 // (no worker, see cuda.Config.StageAsync), to measure what the worker
-// gains; TREF_CUDA_STAGING_MIB=N sizes the pinned staging pool
-// (cuda.Config.Staging). Traced, the
+// gains; TREF_CUDA_STAGING_MIB and TREF_CUDA_CHUNK_MIB size the pinned
+// staging pool and its chunks, TREF_CUDA_COPY_SPLIT_KIB and
+// TREF_CUDA_COPY_PIECE_KIB how the memcpys into it are split among
+// goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), for
+// finding the best on a GPU machine (scripts/gpu-sweep.sh). Traced, the
 // plane measures its copies and kernels with CUDA events
 // (device.Measurer), and the trace shows those times.
 func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
@@ -183,17 +186,35 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 		return nil, err
 	}
 	cfg := cuda.Config{Name: spec.Name, Index: spec.Index, Margin: cuda.DefaultMargin, Mem: opts.Mem, Pinned: opts.Pinned}
-	if os.Getenv("TREF_CUDA_STAGE") == "sync" {
-		cfg.StageAsync = -1
-	}
-	if v := os.Getenv("TREF_CUDA_STAGING_MIB"); v != "" {
-		mib, err := strconv.Atoi(v)
-		if err != nil || mib <= 0 || mib > 1<<20 {
-			return nil, fmt.Errorf("torch backend: TREF_CUDA_STAGING_MIB=%q: want a number of MiB from 1 to 1048576", v)
-		}
-		cfg.Staging = int64(mib) << 20
+	if err := tuneFromEnv(&cfg, os.Getenv); err != nil {
+		return nil, err
 	}
 	return cuda.NewPlane(rt, k, cfg)
+}
+
+// tuneFromEnv applies the TREF_CUDA_* settings that getenv gives (see
+// openPlane) to cfg.
+func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
+	if getenv("TREF_CUDA_STAGE") == "sync" {
+		cfg.StageAsync = -1
+	}
+	for _, knob := range []struct {
+		name string
+		unit int64
+		dst  *int64
+	}{
+		{"TREF_CUDA_STAGING_MIB", 1 << 20, &cfg.Staging}, {"TREF_CUDA_CHUNK_MIB", 1 << 20, &cfg.Chunk},
+		{"TREF_CUDA_COPY_SPLIT_KIB", 1 << 10, &cfg.CopySplit}, {"TREF_CUDA_COPY_PIECE_KIB", 1 << 10, &cfg.CopyPiece},
+	} {
+		if v := getenv(knob.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 || n > 1<<20 {
+				return fmt.Errorf("torch backend: %s=%q: want a whole number from 1 to 1048576", knob.name, v)
+			}
+			*knob.dst = int64(n) * knob.unit
+		}
+	}
+	return nil
 }
 
 // IntoStats counts the plugin's runs of ops into the CUDA data plane's

@@ -3,6 +3,7 @@ package torch
 import (
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -256,6 +257,32 @@ func TestPlaneWritesInPlace(t *testing.T) {
 		d := perAfter[op].Sub(perBefore[op])
 		if d.Direct != want[0] || d.Copied != want[1] || d.OpNs <= 0 || (d.Copied > 0) != (d.CopyNs > 0) {
 			t.Errorf("%s: %+v, want %d written directly and %d copied, with their times", op, d, want[0], want[1])
+		}
+	}
+}
+
+// TestTuneFromEnv: the TREF_CUDA_* settings reach the plane's Config in
+// their units, and a bad one is an error naming it.
+func TestTuneFromEnv(t *testing.T) {
+	env := map[string]string{"TREF_CUDA_STAGE": "sync", "TREF_CUDA_STAGING_MIB": "32", "TREF_CUDA_CHUNK_MIB": "4",
+		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256"}
+	var cfg cuda.Config
+	if err := tuneFromEnv(&cfg, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10}
+	if cfg != want {
+		t.Fatalf("got %+v\nwant %+v", cfg, want)
+	}
+	for _, bad := range []string{"0", "-1", "x", "2097152"} {
+		err := tuneFromEnv(&cfg, func(k string) string {
+			if k == "TREF_CUDA_CHUNK_MIB" {
+				return bad
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), "TREF_CUDA_CHUNK_MIB") {
+			t.Errorf("TREF_CUDA_CHUNK_MIB=%s: %v", bad, err)
 		}
 	}
 }

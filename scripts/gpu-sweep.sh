@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# gpu-sweep.sh - measure the CUDA plane's staging settings on a GPU
+# machine (no Go there), to pick the defaults from numbers.
+#
+#   scripts/gpu-sweep.sh DEVICES_BINARY [OUT_DIR]
+#
+# DEVICES_BINARY is `CGO_ENABLED=0 go build ./bench/devices`, run from the
+# repository root. TREF_TORCH_LIB must name a plugin built against the
+# machine's CUDA PyTorch (scripts/gpu-check.sh builds one in
+# OUT/plugin). For each setting of the staging pool (TREF_CUDA_STAGING_MIB),
+# its chunks (TREF_CUDA_CHUNK_MIB) and the split of the memcpys into it
+# among goroutines (TREF_CUDA_COPY_SPLIT_KIB, TREF_CUDA_COPY_PIECE_KIB;
+# see runtime/backend/torch/plane.go), the script runs bench/devices'
+# large layers copied in for the first time (large-transfer, 1 GiB in
+# 64 MiB weights, and large-compute), resident and under a quarter of
+# the weights, fastest of 2, and prints one line per setting: the
+# measured times, and whether every offload's output equalled its
+# resident run's. A setting whose output differs makes the script exit
+# 1. OUT_DIR (default ./gpu-sweep-out) gets each setting's full
+# benchmark output. About 20 s a setting on an H200 machine.
+# GPU_SWEEP_ONLY="name ..." runs only those settings; GPU_SWEEP_DEVICE and
+# GPU_SWEEP_WIDTH (default cuda:0, 4096) try it elsewhere: on torch:cpu
+# the settings change nothing, but the script runs.
+set -euo pipefail
+
+bench=${1:?usage: scripts/gpu-sweep.sh DEVICES_BINARY [OUT_DIR]}
+out=${2:-./gpu-sweep-out}
+dev=${GPU_SWEEP_DEVICE:-cuda:0}
+width=${GPU_SWEEP_WIDTH:-4096}
+mkdir -p "$out"
+: "${TREF_TORCH_LIB:?set TREF_TORCH_LIB to a plugin built against the PyTorch here}"
+
+# name|settings (environment assignments)
+settings=(
+  "default|"
+  "chunk8|TREF_CUDA_CHUNK_MIB=8"
+  "chunk4-pool32|TREF_CUDA_CHUNK_MIB=4 TREF_CUDA_STAGING_MIB=32"
+  "chunk32-pool128|TREF_CUDA_CHUNK_MIB=32 TREF_CUDA_STAGING_MIB=128"
+  "pool128|TREF_CUDA_STAGING_MIB=128"
+  "pieces1m|TREF_CUDA_COPY_PIECE_KIB=1024"
+  "pieces512k|TREF_CUDA_COPY_PIECE_KIB=512 TREF_CUDA_COPY_SPLIT_KIB=2048"
+  "one-core|TREF_CUDA_COPY_SPLIT_KIB=1048576"
+  "engine-thread|TREF_CUDA_STAGE=sync"
+)
+if [ -n "${GPU_SWEEP_ONLY:-}" ]; then
+  read -r -a only <<<"$GPU_SWEEP_ONLY"
+  keep=()
+  for s in "${settings[@]}"; do
+    for o in "${only[@]}"; do
+      [ "${s%%|*}" = "$o" ] && keep+=("$s")
+    done
+  done
+  settings=("${keep[@]}")
+fi
+
+# ms WORKLOAD MODE FILE: the measured ms of the table's row of that
+# workload resident (MODE resident) or under its quarter (offload).
+ms() {
+  awk -F'|' -v w="$1" -v m="$2" '$2 == " " w " " && $3 !~ /staged/ && (($3 == " resident ") == (m == "resident")) {
+    gsub(/ /, "", $4); print $4; exit }' "$3"
+}
+
+printf '%-16s %-62s %10s %10s %10s %10s %s\n' setting environment transfer-res transfer-off compute-res compute-off outputs
+failed=0
+for s in "${settings[@]}"; do
+  name=${s%%|*}
+  read -r -a envs <<<"${s#*|}"
+  f="$out/$name.md"
+  env ${envs[@]+"${envs[@]}"} timeout 300 "$bench" -device "$dev" -set large -width "$width" -only large-transfer,large-compute -reps 2 >"$f" 2>&1 ||
+    echo "gpu-sweep: $name failed: $(tail -1 "$f")"
+  outputs=equal
+  if grep -q '| false |$' "$f"; then
+    outputs=DIFFER
+    failed=1
+  fi
+  printf '%-16s %-62s %10s %10s %10s %10s %s\n' "$name" "${s#*|}" \
+    "$(ms large-transfer resident "$f")" "$(ms large-transfer offload "$f")" \
+    "$(ms large-compute resident "$f")" "$(ms large-compute offload "$f")" "$outputs"
+done
+exit $failed
