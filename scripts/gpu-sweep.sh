@@ -7,10 +7,11 @@
 # DEVICES_BINARY is `CGO_ENABLED=0 go build ./bench/devices`, run from the
 # repository root. TREF_TORCH_LIB must name a plugin built against the
 # machine's CUDA PyTorch (scripts/gpu-check.sh builds one in
-# OUT/plugin). For each setting of the staging pool (TREF_CUDA_STAGING_MIB),
-# its chunks (TREF_CUDA_CHUNK_MIB) and the split of the memcpys into it
-# among goroutines (TREF_CUDA_COPY_SPLIT_KIB, TREF_CUDA_COPY_PIECE_KIB;
-# see runtime/backend/torch/plane.go), the script runs bench/devices'
+# OUT/plugin). For each setting of the staging pool (TREF_CUDA_STAGING_MIB,
+# TREF_CUDA_STAGING_REGISTER), its chunks (TREF_CUDA_CHUNK_MIB) and the
+# split of the memcpys into it among goroutines (TREF_CUDA_COPY_SPLIT_KIB,
+# TREF_CUDA_COPY_PIECE_KIB; see runtime/backend/torch/plane.go), the
+# script runs bench/devices'
 # large layers copied in for the first time (large-transfer, 1 GiB in
 # 64 MiB weights, and large-compute), resident and under a quarter of
 # the weights, fastest of 2, and prints one line per setting: the
@@ -40,6 +41,8 @@ settings=(
   "pieces1m|TREF_CUDA_COPY_PIECE_KIB=1024"
   "pieces512k|TREF_CUDA_COPY_PIECE_KIB=512 TREF_CUDA_COPY_SPLIT_KIB=2048"
   "one-core|TREF_CUDA_COPY_SPLIT_KIB=1048576"
+  "registered|TREF_CUDA_STAGING_REGISTER=1"
+  "registered-pieces1m|TREF_CUDA_STAGING_REGISTER=1 TREF_CUDA_COPY_PIECE_KIB=1024"
   "engine-thread|TREF_CUDA_STAGE=sync"
 )
 if [ -n "${GPU_SWEEP_ONLY:-}" ]; then

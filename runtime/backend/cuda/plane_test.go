@@ -39,8 +39,13 @@ var fakeHostOnly []ops.Op
 var fakePinned int64 = 1 << 20
 
 // fakeStaging is the pinned staging bound of the next fakecuda plane:
-// small, so that the pool fills and waits for its oldest copies.
-var fakeStaging int64 = 4 << 10
+// small, so that the pool fills and waits for its oldest copies;
+// fakeStagingRegister makes its buffers Go memory pinned in place
+// (Config.StagingRegister).
+var (
+	fakeStaging         int64 = 4 << 10
+	fakeStagingRegister bool
+)
 
 // fakeChunk is the staging chunk of the next fakecuda plane (0: the
 // default, which the staging bound caps: every tensor of the programs
@@ -60,7 +65,7 @@ func init() {
 	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
 		f := NewFake(1 << 30)
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
-		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, Chunk: fakeChunk,
+		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingRegister: fakeStagingRegister, Chunk: fakeChunk,
 			Pinned: fakePinned, PinMin: 1, StageAsync: fakeStageAsync})
 		if err != nil {
 			return nil, err
@@ -201,7 +206,7 @@ func differential(t *testing.T, count int) string {
 	var seen trace.Totals
 	var pins PinStats
 	defer func() {
-		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging = 0, 0, 1<<20, nil, 4<<10
+		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingRegister = 0, 0, 1<<20, nil, 4<<10, false
 		fakeStageAsync, fakeStageHold = 1, nil
 	}()
 	for seed := range uint64(count) {
@@ -214,6 +219,8 @@ func differential(t *testing.T, count int) string {
 		// while the worker holds the others (with the pool freeing
 		// the wrong one, as before session 15, program 12 fails).
 		fakeStaging = []int64{4 << 10, 300}[seed/9%2]
+		// Staging buffers from HostAlloc, or Go memory pinned in place.
+		fakeStagingRegister = seed/5%2 == 1
 		// Host blocks pinned in place as they are copied again, a few
 		// (the bound fills: the rest staged), or none.
 		fakePinned = []int64{1 << 20, 1 << 20, 256, -1, 1 << 20}[seed%5]
@@ -243,7 +250,8 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d, chunk %d, pinned %d, worker from %d)", seed, st, mem, fakeMode, fakeStaging, fakeChunk, fakePinned, fakeStageAsync)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (registered %v), chunk %d, pinned %d, worker from %d)",
+					seed, st, mem, fakeMode, fakeStaging, fakeStagingRegister, fakeChunk, fakePinned, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}

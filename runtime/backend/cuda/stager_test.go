@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -232,5 +233,52 @@ func TestFullPoolFreesTheBufferItWaitedFor(t *testing.T) {
 	roundTrip(250, 2) // 400, 400 (both reused, held by the worker), 200
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStagingRegistered: with StagingRegister the staging buffers are Go
+// memory that HostRegister pinned, unregistered when the pool frees them;
+// a buffer HostRegister refuses comes from HostAlloc instead.
+func TestStagingRegistered(t *testing.T) {
+	for _, refuse := range []bool{false, true} {
+		f := NewFake(1 << 20)
+		if refuse {
+			f.RegisterError = errors.New("refused")
+		}
+		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: -1, StagingRegister: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := refs.NewHostPool()
+		p.BindHost(host)
+		m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+		src := filled(t, host, m, 3)
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		back := tensor.NewDense(m)
+		if _, err := p.CopyOut(back, mem); err != nil {
+			t.Fatal(err)
+		}
+		if back.F32()[0] != 3 || back.F32()[255] != 3 {
+			t.Fatalf("refused %v: the device holds %v ... %v", refuse, back.F32()[0], back.F32()[255])
+		}
+		if len(p.staging.all) == 0 {
+			t.Fatal("no staging buffer")
+		}
+		for _, s := range p.staging.all {
+			if s.registered == refuse || f.pinned[&s.buf[0]].registered == refuse {
+				t.Fatalf("refused %v: a staging buffer registered %v (the fake: %+v)", refuse, s.registered, f.pinned[&s.buf[0]])
+			}
+		}
+		p.Free(mem)
+		host.Free(src)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(f.pinned) != 0 {
+			t.Fatalf("refused %v: %d ranges still pinned after Close", refuse, len(f.pinned))
+		}
 	}
 }

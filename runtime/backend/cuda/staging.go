@@ -10,8 +10,10 @@ import (
 // staging is a pinned host buffer the copies go through, busy until the
 // event of the last copy that used it completes.
 type staging struct {
-	buf  []byte
-	busy Event // 0: idle
+	buf []byte
+	// registered: buf is Go memory pinned by HostRegister, not HostAlloc's.
+	registered bool
+	busy       Event // 0: idle
 	// job is the worker's memcpy into buf whose copy is not issued yet
 	// (see stager.go): buf is reserved until then.
 	job *stageJob
@@ -30,10 +32,13 @@ type stagingPool struct {
 	// issue issues the copies waiting for the worker up to a job (the
 	// plane's issueStaged), for a reserved buffer to be waited for.
 	issue func(*stageJob) error
-	limit int64
-	bytes int64
-	peak  int64
-	all   []*staging // oldest first
+	// register makes buffers of Go memory pinned by HostRegister rather
+	// than with HostAlloc (Config.StagingRegister).
+	register bool
+	limit    int64
+	bytes    int64
+	peak     int64
+	all      []*staging // oldest first
 }
 
 // get returns an idle buffer of n bytes, waiting for a busy one's copy
@@ -63,14 +68,13 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 					return nil, fmt.Errorf("pinned staging memory of %s: %w", refs.FormatBytes(n), err)
 				}
 			}
-			b, err := p.rt.HostAlloc(n)
+			s, err := p.alloc(n)
 			if err != nil {
 				if p.host != nil {
 					p.host.Unreserve(n)
 				}
 				return nil, fmt.Errorf("pinned staging memory of %d bytes: %w", n, err)
 			}
-			s := &staging{buf: b}
 			p.all = append(p.all, s)
 			p.bytes += n
 			p.peak = max(p.peak, p.bytes)
@@ -90,6 +94,23 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 		}
 		return s, nil
 	}
+}
+
+// alloc makes a buffer of n bytes: Go memory pinned in place when the
+// pool registers (HostAlloc when HostRegister refuses it), else
+// HostAlloc's.
+func (p *stagingPool) alloc(n int64) (*staging, error) {
+	if p.register {
+		b := make([]byte, n)
+		if err := p.rt.HostRegister(b); err == nil {
+			return &staging{buf: b, registered: true}, nil
+		}
+	}
+	b, err := p.rt.HostAlloc(n)
+	if err != nil {
+		return nil, err
+	}
+	return &staging{buf: b}, nil
 }
 
 // free waits for s's copies and frees it. Waiting may issue the worker's
@@ -150,6 +171,9 @@ func (p *stagingPool) drop(s *staging) error {
 	p.bytes -= int64(len(s.buf))
 	if p.host != nil {
 		p.host.Unreserve(int64(len(s.buf)))
+	}
+	if s.registered {
+		return p.rt.HostUnregister(s.buf)
 	}
 	return p.rt.FreeHost(s.buf)
 }

@@ -163,8 +163,10 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // gains; TREF_CUDA_STAGING_MIB and TREF_CUDA_CHUNK_MIB size the pinned
 // staging pool and its chunks, TREF_CUDA_COPY_SPLIT_KIB and
 // TREF_CUDA_COPY_PIECE_KIB how the memcpys into it are split among
-// goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), for
-// finding the best on a GPU machine (scripts/gpu-sweep.sh). Traced, the
+// goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), and
+// TREF_CUDA_STAGING_REGISTER=1 makes the pool's buffers Go memory pinned
+// in place (StagingRegister), for finding the best on a GPU machine
+// (scripts/gpu-sweep.sh). Traced, the
 // plane measures its copies and kernels with CUDA events
 // (device.Measurer), and the trace shows those times.
 func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
@@ -197,6 +199,13 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
 	if getenv("TREF_CUDA_STAGE") == "sync" {
 		cfg.StageAsync = -1
+	}
+	switch v := getenv("TREF_CUDA_STAGING_REGISTER"); v {
+	case "", "0":
+	case "1":
+		cfg.StagingRegister = true
+	default:
+		return fmt.Errorf("torch backend: TREF_CUDA_STAGING_REGISTER=%q: want 0 or 1", v)
 	}
 	for _, knob := range []struct {
 		name string

@@ -265,24 +265,27 @@ func TestPlaneWritesInPlace(t *testing.T) {
 // their units, and a bad one is an error naming it.
 func TestTuneFromEnv(t *testing.T) {
 	env := map[string]string{"TREF_CUDA_STAGE": "sync", "TREF_CUDA_STAGING_MIB": "32", "TREF_CUDA_CHUNK_MIB": "4",
-		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256"}
+		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256", "TREF_CUDA_STAGING_REGISTER": "1"}
 	var cfg cuda.Config
 	if err := tuneFromEnv(&cfg, func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10}
+	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10, StagingRegister: true}
 	if cfg != want {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
-	for _, bad := range []string{"0", "-1", "x", "2097152"} {
+	for _, bad := range []struct{ name, value string }{
+		{"TREF_CUDA_CHUNK_MIB", "0"}, {"TREF_CUDA_CHUNK_MIB", "-1"}, {"TREF_CUDA_CHUNK_MIB", "x"},
+		{"TREF_CUDA_CHUNK_MIB", "2097152"}, {"TREF_CUDA_STAGING_REGISTER", "yes"},
+	} {
 		err := tuneFromEnv(&cfg, func(k string) string {
-			if k == "TREF_CUDA_CHUNK_MIB" {
-				return bad
+			if k == bad.name {
+				return bad.value
 			}
 			return ""
 		})
-		if err == nil || !strings.Contains(err.Error(), "TREF_CUDA_CHUNK_MIB") {
-			t.Errorf("TREF_CUDA_CHUNK_MIB=%s: %v", bad, err)
+		if err == nil || !strings.Contains(err.Error(), bad.name) {
+			t.Errorf("%s=%s: %v", bad.name, bad.value, err)
 		}
 	}
 }
