@@ -23,7 +23,9 @@
 //   - a copy in whose staging memcpy a worker does (stager.go) is issued
 //     only after the memcpy, and before any kernel, copy out or free of
 //     its tensor; its staging buffer is reused, and the host block it
-//     reads overwritten or dropped, only after the memcpy.
+//     reads overwritten or dropped, only after the memcpy; a chunk that
+//     waits for a staging buffer (the pool full) gets one, and goes to
+//     the worker, before any of those too.
 package cuda
 
 // Ptr is a device address.

@@ -78,6 +78,9 @@ type PinStats struct {
 	// StageWaits the times the plane waited for the worker to issue a
 	// copy something needed, StageWaitNs how long in all.
 	Async, StageWaits, StageWaitNs int64
+	// Deferred counts the chunks that waited for a staging buffer (the
+	// pool full) after their copy in returned.
+	Deferred int64
 	// PinNs is the host's time in HostRegister and HostUnregister (the
 	// price of pinning, which the copies straight from the blocks repay).
 	PinNs int64

@@ -113,6 +113,9 @@ type Plane struct {
 	skip string
 	// m records CUDA-event times (Measure), nil when not asked for.
 	m *measure
+	// broken, once set, fails every later call: the plane could not keep
+	// an ordering rule it owed the host pool (settleReading).
+	broken error
 }
 
 // buffer is one tensor's device memory and the events of its last uses.
@@ -128,8 +131,10 @@ type buffer struct {
 	lastKernel Event
 	copyWaited bool
 	// staging is the last chunk of a copy in still waiting for the
-	// worker's memcpy (stager.go), nil when none.
+	// worker's memcpy (stager.go), nil when none; pending the last one
+	// still waiting for a staging buffer.
 	staging *stageJob
+	pending *pendingChunk
 }
 
 // NewPlane opens device cfg.Index on rt, with k running the ops.
@@ -188,6 +193,9 @@ func fmtBytes(n int64) string {
 // enter makes the plane's device current on this thread (Go may move
 // the engine's goroutine between threads; cudaSetDevice is per thread).
 func (d *Plane) enter() error {
+	if d.broken != nil {
+		return d.broken
+	}
 	if d.cfg.Index > 0 {
 		return d.rt.SetDevice(d.cfg.Index)
 	}
@@ -289,7 +297,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	if b.bytes == 0 {
 		return d.span(t0, 0), nil
 	}
-	if err := d.issueStaged(nil); err != nil {
+	if err := d.progress(); err != nil {
 		return device.Span{}, err
 	}
 	if err := d.settleStaged(b); err != nil {
@@ -321,11 +329,10 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		work, at := d.reserve(), base(src.Buf)
 		for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
 			n := min(d.cfg.Chunk, b.bytes-off)
-			s, err := d.staging.get(n)
-			if err != nil {
+			c := &pendingChunk{b: b, off: off, src: src.Buf[off : off+n], at: at, last: off+n == b.bytes, work: work}
+			if err := d.stageAsync(c); err != nil {
 				return device.Span{}, err
 			}
-			d.handOver(b, off, s, src.Buf[off:off+n], at, off+n == b.bytes, work)
 		}
 		return d.span(t0, work), nil
 	}
@@ -434,7 +441,7 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 	if b.p == 0 {
 		return device.Span{}, fmt.Errorf("internal: %s: copy out of a tensor never written", d.cfg.Name)
 	}
-	if err := d.issueStaged(nil); err != nil {
+	if err := d.progress(); err != nil {
 		return device.Span{}, err
 	}
 	if err := d.settleStaged(b); err != nil {
@@ -496,7 +503,7 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 	if err := d.enter(); err != nil {
 		return device.Span{}, err
 	}
-	if err := d.issueStaged(nil); err != nil {
+	if err := d.progress(); err != nil {
 		return device.Span{}, err
 	}
 	var buf [4]Ptr
@@ -550,6 +557,11 @@ func (d *Plane) Run(op *refs.Op, out device.Memory, ins []device.Memory) (device
 func (d *Plane) Sync() error {
 	if err := d.enter(); err != nil {
 		return err
+	}
+	if p := d.stage.pending; len(p) > 0 {
+		if err := d.force(p[len(p)-1]); err != nil {
+			return err
+		}
 	}
 	if q := d.stage.queue; len(q) > 0 {
 		if err := d.issueStaged(q[len(q)-1]); err != nil {

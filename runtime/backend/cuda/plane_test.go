@@ -261,6 +261,7 @@ func differential(t *testing.T, count int) string {
 				pins.Waits += p.Waits
 				pins.Async += p.Async
 				pins.StageWaits += p.StageWaits
+				pins.Deferred += p.Deferred
 				if msg := same(got, want); msg != "" {
 					return name + ": " + msg
 				}
@@ -276,8 +277,8 @@ func differential(t *testing.T, count int) string {
 	if pins.Direct == 0 || pins.Staged == 0 || pins.Full == 0 || pins.Waits == 0 {
 		t.Fatalf("the programs did not copy both ways, fill the pinned bound and wait for a pinned block: %+v", pins)
 	}
-	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0) {
-		t.Fatalf("the programs did not stage on the worker and wait for it: %+v", pins)
+	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0 || pins.Deferred == 0) {
+		t.Fatalf("the programs did not stage on the worker, wait for it and wait for staging buffers: %+v", pins)
 	}
 	return ""
 }

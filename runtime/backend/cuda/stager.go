@@ -1,6 +1,9 @@
 package cuda
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // A staged copy in costs the host a memcpy into pinned memory before the
 // copy engine can take the bytes: one core's 7.6 GB/s on the H200
@@ -20,6 +23,15 @@ import "time"
 // Releasing) wait for the worker first, as they wait for a pinned block's
 // copies. An unbound plane memcpys on the calling thread, keeping
 // device.Device's "src may change once CopyIn returns".
+//
+// Nor does a copy in wait for a staging buffer: with the pool full, its
+// chunks wait in line (pending) and are handed to the worker as buffers
+// come free, at the plane's later calls, or at once when something needs
+// the tensor or the host block. Otherwise a run that prefetches more
+// than the pool holds (a resident run prefetches every weight in its
+// window) would issue no kernel until the last prefetch had a buffer:
+// on the H200 the matmuls of 1 GiB of resident weights began only after
+// all their copies had been staged.
 
 // DefaultStageAsync is the smallest chunk whose staging memcpy the worker
 // does: below it the memcpy costs about what handing it over does.
@@ -52,10 +64,98 @@ type stager struct {
 	// over that reads it, until its copy is issued or a hook waited for it.
 	queue   []*stageJob
 	reading map[uintptr]*stageJob
+	// pending is the chunks waiting for a staging buffer, in order (all
+	// after the queue's); pendingReading is, for each host block, the
+	// last pending chunk that reads it.
+	pending        []*pendingChunk
+	pendingReading map[uintptr]*pendingChunk
 	// begin is the start event of the copy being issued (measuring).
 	begin Event
 	// hold, when set (tests), runs in the worker before each memcpy.
 	hold func()
+}
+
+// pendingChunk is a chunk of a copy in waiting for a staging buffer:
+// handOver's arguments but the buffer.
+type pendingChunk struct {
+	b    *buffer
+	off  int64
+	src  []byte
+	at   uintptr
+	last bool
+	work uint64
+}
+
+// stageAsync hands the chunk to the worker now if a staging buffer is
+// free without waiting and no chunk waits before it, else queues it.
+func (d *Plane) stageAsync(c *pendingChunk) error {
+	st := &d.stage
+	if len(st.pending) == 0 {
+		s, err := d.staging.tryGet(int64(len(c.src)))
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			d.handOver(c.b, c.off, s, c.src, c.at, c.last, c.work)
+			return nil
+		}
+	}
+	if st.pendingReading == nil {
+		st.pendingReading = map[uintptr]*pendingChunk{}
+	}
+	st.pending = append(st.pending, c)
+	st.pendingReading[c.at] = c
+	c.b.pending = c
+	d.pins.stats.Deferred++
+	return nil
+}
+
+// pump hands the pending chunks to the worker, in order, while staging
+// buffers are free without waiting.
+func (d *Plane) pump() error {
+	st := &d.stage
+	for len(st.pending) > 0 {
+		c := st.pending[0]
+		s, err := d.staging.tryGet(int64(len(c.src)))
+		if err != nil || s == nil {
+			return err
+		}
+		d.popPending(s)
+	}
+	return nil
+}
+
+// force hands the pending chunks up to c to the worker, in order,
+// waiting for staging buffers as needed.
+func (d *Plane) force(c *pendingChunk) error {
+	st := &d.stage
+	for len(st.pending) > 0 {
+		first := st.pending[0]
+		s, err := d.staging.get(int64(len(first.src)))
+		if err != nil {
+			return err
+		}
+		d.popPending(s)
+		if first == c {
+			return nil
+		}
+	}
+	return nil
+}
+
+// popPending hands the first pending chunk to the worker with s.
+func (d *Plane) popPending(s *staging) {
+	st := &d.stage
+	c := st.pending[0]
+	st.pending[0] = nil
+	st.pending = st.pending[1:]
+	if st.pendingReading[c.at] == c {
+		delete(st.pendingReading, c.at)
+	}
+	if c.b.pending == c {
+		c.b.pending = nil
+	}
+	d.handOver(c.b, c.off, s, c.src, c.at, c.last, c.work)
 }
 
 // async reports whether a copy in whose chunks are n bytes (the first)
@@ -94,6 +194,15 @@ func stageWorker(jobs <-chan *stageJob, hold func(), hc hostCopier) {
 		hc.copy(j.s.buf, j.src)
 		close(j.done)
 	}
+}
+
+// progress issues the copies whose memcpy is done and hands the pending
+// chunks that buffers are free for to the worker: at every plane call.
+func (d *Plane) progress() error {
+	if err := d.issueStaged(nil); err != nil {
+		return err
+	}
+	return d.pump()
 }
 
 // issueStaged issues the copies whose memcpy is done, in order; with
@@ -169,9 +278,15 @@ func (d *Plane) issueJob(j *stageJob) error {
 	return d.copied(j.b)
 }
 
-// settleStaged issues b's copies still waiting for the worker, waiting
-// for it: before a kernel reads b, a copy out of it or its free.
+// settleStaged issues b's copies still waiting for a staging buffer or
+// the worker, waiting for them: before a kernel reads b, a copy out of it
+// or its free.
 func (d *Plane) settleStaged(b *buffer) error {
+	if b.pending != nil {
+		if err := d.force(b.pending); err != nil {
+			return err
+		}
+	}
 	if b.staging == nil {
 		return nil
 	}
@@ -181,8 +296,18 @@ func (d *Plane) settleStaged(b *buffer) error {
 // settleReading waits for the worker's memcpy from the host block at, if
 // one is pending, before the pool overwrites or drops the block.
 func (d *Plane) settleReading(at uintptr, why string) {
+	if d.skip == why {
+		return
+	}
+	if c := d.stage.pendingReading[at]; c != nil {
+		if err := d.force(c); err != nil && d.broken == nil {
+			// The chunk would copy the block's new bytes: no later
+			// call may succeed.
+			d.broken = fmt.Errorf("%s: staging a copy before its host memory changed: %w", d.cfg.Name, err)
+		}
+	}
 	j := d.stage.reading[at]
-	if j == nil || d.skip == why {
+	if j == nil {
 		return
 	}
 	delete(d.stage.reading, at)

@@ -282,3 +282,72 @@ func TestStagingRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingChunks: with the staging pool full, a copy in returns at
+// once, its chunk waiting for a buffer; the plane hands it to the worker
+// when something needs the tensor. Before the pool hands the chunk's host
+// block out again, the plane stages the chunk; without that (the
+// mutation) the device gets the block's new bytes.
+func TestPendingChunks(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32} // 1 KiB
+	run := func(skip string) (float32, PinStats, error) {
+		f := NewFake(1 << 20)
+		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 1 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.skip = skip
+		p.stage.hold = func() { time.Sleep(20 * time.Millisecond) }
+		host := refs.NewHostPool()
+		host.Keep = 1 << 20
+		p.BindHost(host)
+		a := filled(t, host, m, 5)
+		memA, _ := p.Alloc(m)
+		if _, err := p.CopyIn(memA, a); err != nil {
+			t.Fatal(err)
+		}
+		// B's chunk waits: A holds the one buffer.
+		src := filled(t, host, m, 1)
+		block := &src.Buf[0]
+		memB, _ := p.Alloc(m)
+		if _, err := p.CopyIn(memB, src); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.stage.pending) != 1 {
+			t.Fatalf("%d chunks wait for a staging buffer, want 1", len(p.stage.pending))
+		}
+		host.Free(src)
+		again := filled(t, host, m, 2)
+		if &again.Buf[0] != block {
+			t.Fatal("the pool did not hand the block out again")
+		}
+		backB, backA := tensor.NewDense(m), tensor.NewDense(m)
+		if _, err := p.CopyOut(backB, memB); err != nil {
+			return 0, PinStats{}, err
+		}
+		if _, err := p.CopyOut(backA, memA); err != nil {
+			return 0, PinStats{}, err
+		}
+		if backA.F32()[0] != 5 {
+			t.Fatalf("A holds %v", backA.F32()[0])
+		}
+		s := p.PinStats()
+		p.Free(memA)
+		p.Free(memB)
+		host.Free(a)
+		host.Free(again)
+		return backB.F32()[0], s, p.Close()
+	}
+	v, s, err := run("")
+	if err != nil || v != 1 || s.Deferred != 1 || s.Async != 2 {
+		t.Fatalf("with the wait: the device holds %v (%v), %+v", v, err, s)
+	}
+	if raceEnabled {
+		t.Skip("the mutation is a data race, which the race detector reports")
+	}
+	if v, _, err := run("host-overwrite-before-stage"); err == nil && v == 1 {
+		t.Fatal("without staging the chunk first the device still holds the old bytes")
+	} else {
+		t.Logf("caught: the device holds %v (%v)", v, err)
+	}
+}

@@ -113,6 +113,44 @@ func (p *stagingPool) alloc(n int64) (*staging, error) {
 	return &staging{buf: b}, nil
 }
 
+// tryGet is get without waiting: an idle buffer of n bytes, a new one
+// within the limit (freeing idle buffers of other sizes to make room),
+// or nil when every buffer is busy.
+func (p *stagingPool) tryGet(n int64) (*staging, error) {
+	for _, s := range p.all {
+		if int64(len(s.buf)) != n {
+			continue
+		}
+		if done, err := p.idle(s, false); err != nil || done {
+			return s, err
+		}
+	}
+	for p.bytes+n > p.limit && len(p.all) > 0 {
+		// Room from the idle buffers of other sizes, oldest first.
+		var victim *staging
+		for _, s := range p.all {
+			if int64(len(s.buf)) == n {
+				continue
+			}
+			done, err := p.idle(s, false)
+			if err != nil {
+				return nil, err
+			}
+			if done {
+				victim = s
+				break
+			}
+		}
+		if victim == nil {
+			return nil, nil
+		}
+		if err := p.drop(victim); err != nil {
+			return nil, err
+		}
+	}
+	return p.get(n)
+}
+
 // free waits for s's copies and frees it. Waiting may issue the worker's
 // copy into s, which moves s in p.all (use): s is found again after.
 func (p *stagingPool) free(s *staging) error {
