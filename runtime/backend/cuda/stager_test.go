@@ -96,18 +96,7 @@ func TestStagedBlockOverwritten(t *testing.T) {
 		_, p, host := stageTest(t, 1<<20, skip)
 		return overwritten(t, p, host, 1)
 	}
-	v, s, err := run("")
-	if err != nil || v != 1 || s.Waits != 1 || s.Async != 1 {
-		t.Fatalf("with the wait: the device holds %v (%v), %+v", v, err, s)
-	}
-	if raceEnabled {
-		t.Skip("the mutation is a data race, which the race detector reports")
-	}
-	if v, _, err := run("host-overwrite-before-stage"); err == nil && v == 1 {
-		t.Fatal("without the wait host-overwrite-before-stage the device still holds the old bytes")
-	} else {
-		t.Logf("caught: the device holds %v (%v)", v, err)
-	}
+	overwriteMutation(t, run, "host-overwrite-before-stage", true, func(s PinStats) bool { return s.Waits == 1 && s.Async == 1 })
 }
 
 // TestStagedBlockReleased: before the pool drops a block (whose memory
@@ -338,16 +327,5 @@ func TestPendingChunks(t *testing.T) {
 		host.Free(again)
 		return backB.F32()[0], s, p.Close()
 	}
-	v, s, err := run("")
-	if err != nil || v != 1 || s.Deferred != 1 || s.Async != 2 {
-		t.Fatalf("with the wait: the device holds %v (%v), %+v", v, err, s)
-	}
-	if raceEnabled {
-		t.Skip("the mutation is a data race, which the race detector reports")
-	}
-	if v, _, err := run("host-overwrite-before-stage"); err == nil && v == 1 {
-		t.Fatal("without staging the chunk first the device still holds the old bytes")
-	} else {
-		t.Logf("caught: the device holds %v (%v)", v, err)
-	}
+	overwriteMutation(t, run, "host-overwrite-before-stage", true, func(s PinStats) bool { return s.Deferred == 1 && s.Async == 2 })
 }
