@@ -198,31 +198,34 @@ func TestFullPoolFreesTheBufferItWaitedFor(t *testing.T) {
 	}
 	host := refs.NewHostPool()
 	p.BindHost(host)
-	roundTrip := func(n int, v float32) {
-		t.Helper()
-		m := tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Float32}
-		src := filled(t, host, m, v)
-		mem, _ := p.Alloc(m)
-		if _, err := p.CopyIn(mem, src); err != nil {
-			t.Fatal(err)
-		}
-		back := tensor.NewDense(m)
-		if _, err := p.CopyOut(back, mem); err != nil {
-			t.Fatal(err)
-		}
-		for i, x := range back.F32() {
-			if x != v {
-				t.Fatalf("%d floats: element %d is %v, want %v", n, i, x, v)
-			}
-		}
-		p.Free(mem)
-		host.Free(src)
-	}
-	roundTrip(200, 1) // two 400-byte buffers fill the pool
-	roundTrip(250, 2) // 400, 400 (both reused, held by the worker), 200
+	roundTrip(t, p, host, 200, 1) // two 400-byte buffers fill the pool
+	roundTrip(t, p, host, 250, 2) // 400, 400 (both reused, held by the worker), 200
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// roundTrip copies n floats of v in from the host pool and out again,
+// checking every one, and frees both sides.
+func roundTrip(t *testing.T, p *Plane, host *refs.HostPool, n int, v float32) {
+	t.Helper()
+	m := tensor.Meta{Shape: tensor.Shape{n}, DType: tensor.Float32}
+	src := filled(t, host, m, v)
+	mem, _ := p.Alloc(m)
+	if _, err := p.CopyIn(mem, src); err != nil {
+		t.Fatal(err)
+	}
+	back := tensor.NewDense(m)
+	if _, err := p.CopyOut(back, mem); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range back.F32() {
+		if x != v {
+			t.Fatalf("%d floats: element %d is %v, want %v", n, i, x, v)
+		}
+	}
+	p.Free(mem)
+	host.Free(src)
 }
 
 // TestStagingRegistered: with StagingRegister the staging buffers are Go
@@ -240,19 +243,7 @@ func TestStagingRegistered(t *testing.T) {
 		}
 		host := refs.NewHostPool()
 		p.BindHost(host)
-		m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
-		src := filled(t, host, m, 3)
-		mem, _ := p.Alloc(m)
-		if _, err := p.CopyIn(mem, src); err != nil {
-			t.Fatal(err)
-		}
-		back := tensor.NewDense(m)
-		if _, err := p.CopyOut(back, mem); err != nil {
-			t.Fatal(err)
-		}
-		if back.F32()[0] != 3 || back.F32()[255] != 3 {
-			t.Fatalf("refused %v: the device holds %v ... %v", refuse, back.F32()[0], back.F32()[255])
-		}
+		roundTrip(t, p, host, 256, 3)
 		if len(p.staging.all) == 0 {
 			t.Fatal("no staging buffer")
 		}
@@ -261,8 +252,6 @@ func TestStagingRegistered(t *testing.T) {
 				t.Fatalf("refused %v: a staging buffer registered %v (the fake: %+v)", refuse, s.registered, f.pinned[&s.buf[0]])
 			}
 		}
-		p.Free(mem)
-		host.Free(src)
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
