@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"bytes"
 	"fmt"
 	"time"
 )
@@ -69,6 +70,8 @@ type stager struct {
 	// last pending chunk that reads it.
 	pending        []*pendingChunk
 	pendingReading map[uintptr]*pendingChunk
+	// detached counts the chunks detach gave a copy of their bytes.
+	detached int
 	// begin is the start event of the copy being issued (measuring).
 	begin Event
 	// hold, when set (tests), runs in the worker before each memcpy.
@@ -81,9 +84,11 @@ type pendingChunk struct {
 	b    *buffer
 	off  int64
 	src  []byte
-	at   uintptr
+	at   uintptr // the host block src lies in; 0 once detached
 	last bool
 	work uint64
+	// queued: still in the stager's pending line.
+	queued bool
 }
 
 // stageAsync hands the chunk to the worker now if a staging buffer is
@@ -103,6 +108,7 @@ func (d *Plane) stageAsync(c *pendingChunk) error {
 	if st.pendingReading == nil {
 		st.pendingReading = map[uintptr]*pendingChunk{}
 	}
+	c.queued = true
 	st.pending = append(st.pending, c)
 	st.pendingReading[c.at] = c
 	c.b.pending = c
@@ -129,24 +135,39 @@ func (d *Plane) pump() error {
 // waiting for staging buffers as needed.
 func (d *Plane) force(c *pendingChunk) error {
 	st := &d.stage
-	for len(st.pending) > 0 {
+	for c.queued {
 		first := st.pending[0]
 		s, err := d.staging.get(int64(len(first.src)))
 		if err != nil {
 			return err
 		}
 		d.popPending(s)
-		if first == c {
-			return nil
-		}
 	}
 	return nil
+}
+
+// detach makes the pending chunks that read the host block at read a
+// copy of their bytes instead: for the block's change while the staging
+// pool is in use (the pool's own host reservation dropping a cached
+// block), when the chunks cannot be staged first. The copies are host
+// memory the pool does not count, for as long as the chunks wait.
+func (d *Plane) detach(at uintptr) {
+	st := &d.stage
+	for _, c := range st.pending {
+		if c.at == at {
+			c.src = bytes.Clone(c.src)
+			c.at = 0
+			st.detached++
+		}
+	}
+	delete(st.pendingReading, at)
 }
 
 // popPending hands the first pending chunk to the worker with s.
 func (d *Plane) popPending(s *staging) {
 	st := &d.stage
 	c := st.pending[0]
+	c.queued = false
 	st.pending[0] = nil
 	st.pending = st.pending[1:]
 	if st.pendingReading[c.at] == c {
@@ -299,7 +320,9 @@ func (d *Plane) settleReading(at uintptr, why string) {
 	if d.skip == why {
 		return
 	}
-	if c := d.stage.pendingReading[at]; c != nil {
+	if c := d.stage.pendingReading[at]; c != nil && d.staging.inside {
+		d.detach(at)
+	} else if c != nil {
 		if err := d.force(c); err != nil && d.broken == nil {
 			// The chunk would copy the block's new bytes: no later
 			// call may succeed.

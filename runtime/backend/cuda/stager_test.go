@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tref-lang/tref/runtime/device"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -317,4 +318,63 @@ func TestPendingChunks(t *testing.T) {
 		return backB.F32()[0], s, p.Close()
 	}
 	overwriteMutation(t, run, "host-overwrite-before-stage", true, func(s PinStats) bool { return s.Deferred == 1 && s.Async == 2 })
+}
+
+// TestPendingBlockDroppedByReserve: the staging pool's own reservation
+// of host memory can make the host pool drop a cached block that a
+// pending chunk reads; the plane, inside the staging pool then, gives the
+// chunk a copy of its bytes rather than staging it (which would use the
+// pool again), and the device gets the block's bytes.
+func TestPendingBlockDroppedByReserve(t *testing.T) {
+	f := NewFake(1 << 20)
+	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 2 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.stage.hold = func() { time.Sleep(10 * time.Millisecond) }
+	host := refs.NewHostPool()
+	host.Limit, host.Keep = 0, 1<<20
+	p.BindHost(host)
+	kib := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	half := tensor.Meta{Shape: tensor.Shape{128}, DType: tensor.Float32}
+	var srcs []*tensor.Dense
+	var mems []device.Memory
+	for i, m := range []tensor.Meta{kib, kib, half} { // A and B fill the pool: X's chunk waits
+		src := filled(t, host, m, float32(i+1))
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		srcs, mems = append(srcs, src), append(mems, mem)
+	}
+	if len(p.stage.pending) != 1 {
+		t.Fatalf("%d chunks wait, want X's", len(p.stage.pending))
+	}
+	host.Free(srcs[2]) // X's block is cached, its bytes unchanged
+	back := tensor.NewDense(kib)
+	if _, err := p.CopyOut(back, mems[0]); err != nil || back.F32()[0] != 1 {
+		t.Fatalf("A: %v (%v)", back.F32()[0], err)
+	}
+	// Room for X's 512-byte buffer only once the cached block is dropped.
+	st := host.Stats()
+	host.Limit = st.LiveBytes + st.ReservedBytes - 1
+	if _, err := p.CopyOut(back, mems[1]); err != nil || back.F32()[0] != 2 {
+		t.Fatalf("B: %v (%v)", back.F32()[0], err)
+	}
+	if p.stage.detached != 1 || host.Stats().ReleasedBytes == 0 {
+		t.Fatalf("detached %d chunks, the host pool released %d bytes", p.stage.detached, host.Stats().ReleasedBytes)
+	}
+	host.Limit = 0
+	x := tensor.NewDense(half)
+	if _, err := p.CopyOut(x, mems[2]); err != nil || x.F32()[0] != 3 || x.F32()[127] != 3 {
+		t.Fatalf("X: %v ... %v (%v)", x.F32()[0], x.F32()[127], err)
+	}
+	for _, mem := range mems {
+		p.Free(mem)
+	}
+	host.Free(srcs[0])
+	host.Free(srcs[1])
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -35,15 +35,20 @@ type stagingPool struct {
 	// register makes buffers of Go memory pinned by HostRegister rather
 	// than with HostAlloc (Config.StagingRegister).
 	register bool
-	limit    int64
-	bytes    int64
-	peak     int64
-	all      []*staging // oldest first
+	// inside is set while get or tryGet runs: the host pool's Reserve
+	// may drop cached blocks then, calling the plane's Releasing hook,
+	// which must not use the pool again (settleReading).
+	inside bool
+	limit  int64
+	bytes  int64
+	peak   int64
+	all    []*staging // oldest first
 }
 
 // get returns an idle buffer of n bytes, waiting for a busy one's copy
 // when the pool is full.
 func (p *stagingPool) get(n int64) (*staging, error) {
+	defer p.enter()()
 	for {
 		for _, s := range p.all {
 			if int64(len(s.buf)) != n {
@@ -117,6 +122,7 @@ func (p *stagingPool) alloc(n int64) (*staging, error) {
 // within the limit (freeing idle buffers of other sizes to make room),
 // or nil when every buffer is busy.
 func (p *stagingPool) tryGet(n int64) (*staging, error) {
+	defer p.enter()()
 	for _, s := range p.all {
 		if int64(len(s.buf)) != n {
 			continue
@@ -149,6 +155,13 @@ func (p *stagingPool) tryGet(n int64) (*staging, error) {
 		}
 	}
 	return p.get(n)
+}
+
+// enter marks the pool in use until the function it returns runs.
+func (p *stagingPool) enter() func() {
+	was := p.inside
+	p.inside = true
+	return func() { p.inside = was }
 }
 
 // free waits for s's copies and frees it. Waiting may issue the worker's
