@@ -176,8 +176,9 @@ func TestPlaneFull(t *testing.T) {
 }
 
 // TestPlaneWritesInPlace: on the CUDA data plane the ops with an out=
-// variant (matmul of matrices, add, exp) write the plane's output
-// directly; relu's result is copied there; the values are torch:cpu's.
+// variant (matmul of matrices, add, exp, relu as clamp_min) write the
+// plane's output directly; pow's result is copied there; the values are
+// torch:cpu's.
 func TestPlaneWritesInPlace(t *testing.T) {
 	lib := plugin(t)
 	if _, err := newPlaneKernels(lib, -1); err != nil {
@@ -194,7 +195,8 @@ func TestPlaneWritesInPlace(t *testing.T) {
 		}
 		return d
 	}
-	// run computes matmul(x, x), + x, exp(x) and relu of the sum on dev.
+	// run computes matmul(x, x), + x, exp(x), relu of the sum and x ** x
+	// on dev.
 	run := func(dev string) [][]float32 {
 		ex, err := placement.NewExecutor(placement.Config{Device: dev, Strategy: "flow", Trace: trace.NewRecorder()})
 		if err != nil {
@@ -214,15 +216,16 @@ func TestPlaneWritesInPlace(t *testing.T) {
 		sum := submit(ops.Add, mm, a)
 		e := submit(ops.Exp, a)
 		r := submit(ops.Relu, sum)
+		pw := submit(ops.Pow, a, a)
 		var got [][]float32
-		for _, ref := range []*refs.Ref{mm, sum, e, r} {
+		for _, ref := range []*refs.Ref{mm, sum, e, r, pw} {
 			d, err := rt.Read(ref)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, append([]float32(nil), d.F32()...))
 		}
-		for _, ref := range []*refs.Ref{a, mm, sum, e, r} {
+		for _, ref := range []*refs.Ref{a, mm, sum, e, r, pw} {
 			rt.Release(ref)
 		}
 		if _, err := eng.Finish(); err != nil {
@@ -239,21 +242,21 @@ func TestPlaneWritesInPlace(t *testing.T) {
 	got := run("torchfake:0")
 	after, _ := lib.IntoStats()
 	perAfter, _ := lib.IntoOpStats()
-	for i, name := range []string{"matmul", "add", "exp", "relu"} {
+	for i, name := range []string{"matmul", "add", "exp", "relu", "pow"} {
 		for j := range want[i] {
 			if got[i][j] != want[i][j] {
 				t.Fatalf("%s element %d: %v, torch:cpu %v", name, j, got[i][j], want[i][j])
 			}
 		}
 	}
-	if direct, copied := after.Direct-before.Direct, after.Copied-before.Copied; direct != 3 || copied != 1 {
-		t.Fatalf("%d ops wrote their output directly and %d were copied, want 3 and 1 (relu)", direct, copied)
+	if direct, copied := after.Direct-before.Direct, after.Copied-before.Copied; direct != 4 || copied != 1 {
+		t.Fatalf("%d ops wrote their output directly and %d were copied, want 4 and 1 (pow)", direct, copied)
 	}
 	if !perOK {
 		return // a plugin built before tt_into_op_stats
 	}
 	// Per op: the same counts, and the time of each op's part.
-	for op, want := range map[string][2]int64{"matmul": {1, 0}, "add": {1, 0}, "exp": {1, 0}, "relu": {0, 1}} {
+	for op, want := range map[string][2]int64{"matmul": {1, 0}, "add": {1, 0}, "exp": {1, 0}, "relu": {1, 0}, "pow": {0, 1}} {
 		d := perAfter[op].Sub(perBefore[op])
 		if d.Direct != want[0] || d.Copied != want[1] || d.OpNs <= 0 || (d.Copied > 0) != (d.CopyNs > 0) {
 			t.Errorf("%s: %+v, want %d written directly and %d copied, with their times", op, d, want[0], want[1])

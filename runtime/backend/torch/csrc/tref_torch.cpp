@@ -403,7 +403,9 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"cos", unary_out([](const at::Tensor &x) { return at::cos(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::cos_out(o, x); })},
       {"tanh", unary_out([](const at::Tensor &x) { return at::tanh(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::tanh_out(o, x); })},
       {"sigmoid", unary_out([](const at::Tensor &x) { return at::sigmoid(x); }, [](at::Tensor &o, const at::Tensor &x) { return at::sigmoid_out(o, x); })},
-      {"relu", [](const Args &a) { return at::relu(a.in(0)); }},
+      // relu is clamp_min(x, 0) in ATen: its out= variant
+      {"relu", unary_out([](const at::Tensor &x) { return at::relu(x); },
+                         [](at::Tensor &o, const at::Tensor &x) { return at::clamp_min_out(o, x, 0); })},
       {"gelu", [](const Args &a) { return at::gelu(a.in(0)); }},
       // bitwise ops of runtime/ops/bitwise.go
       {"bitwise_and", [](const Args &a) { return at::bitwise_and(a.in(0), a.in(1)); }},
@@ -685,7 +687,16 @@ const std::unordered_map<std::string, OpFn> &registry() {
            auto mask = at::ones({q.size(-2), k.size(-2)}, q.options().dtype(at::kBool)).triu(1);
            s = s.masked_fill(mask, -std::numeric_limits<double>::infinity());
          }
-         return at::matmul(at::softmax(s, -1), v);
+         at::Tensor p = at::softmax(s, -1);
+         // The last product straight into the output where it fits.
+         if (p.scalar_type() == v.scalar_type()) {
+           std::vector<int64_t> sizes =
+               at::infer_size(p.sizes().slice(0, size_t(p.dim() - 2)), v.sizes().slice(0, size_t(v.dim() - 2)));
+           sizes.push_back(p.size(-2));
+           sizes.push_back(v.size(-1));
+           if (writes_into(a, p.scalar_type(), sizes)) return at::matmul_out(*a.out, p, v);
+         }
+         return at::matmul(p, v);
        })},
   };
   return ops;
