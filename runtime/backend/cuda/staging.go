@@ -61,29 +61,18 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 			}
 		}
 		if p.bytes+n <= p.limit || len(p.all) == 0 {
-			if p.host != nil {
-				if err := p.host.Reserve(n); err != nil {
-					if len(p.all) > 0 {
-						// Make room by freeing the oldest idle-able buffer.
-						if err := p.free(p.all[0]); err != nil {
-							return nil, err
-						}
-						continue
-					}
-					return nil, fmt.Errorf("pinned staging memory of %s: %w", refs.FormatBytes(n), err)
+			s, refused, err := p.add(n)
+			if refused != nil && len(p.all) > 0 {
+				// Make room by freeing the oldest idle-able buffer.
+				if err := p.free(p.all[0]); err != nil {
+					return nil, err
 				}
+				continue
 			}
-			s, err := p.alloc(n)
-			if err != nil {
-				if p.host != nil {
-					p.host.Unreserve(n)
-				}
-				return nil, fmt.Errorf("pinned staging memory of %d bytes: %w", n, err)
+			if refused != nil {
+				return nil, fmt.Errorf("pinned staging memory of %s: %w", refs.FormatBytes(n), refused)
 			}
-			p.all = append(p.all, s)
-			p.bytes += n
-			p.peak = max(p.peak, p.bytes)
-			return s, nil
+			return s, err
 		}
 		// Full: wait for the oldest buffer, then reuse it if it has
 		// the size, else free it to make room.
@@ -99,6 +88,27 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 		}
 		return s, nil
 	}
+}
+
+// add allocates a buffer of n bytes into the pool; refused is the host
+// pool's refusal to count n more bytes (nothing allocated then).
+func (p *stagingPool) add(n int64) (s *staging, refused, err error) {
+	if p.host != nil {
+		if err := p.host.Reserve(n); err != nil {
+			return nil, err, nil
+		}
+	}
+	s, err = p.alloc(n)
+	if err != nil {
+		if p.host != nil {
+			p.host.Unreserve(n)
+		}
+		return nil, nil, fmt.Errorf("pinned staging memory of %d bytes: %w", n, err)
+	}
+	p.all = append(p.all, s)
+	p.bytes += n
+	p.peak = max(p.peak, p.bytes)
+	return s, nil, nil
 }
 
 // alloc makes a buffer of n bytes: Go memory pinned in place when the
@@ -120,7 +130,7 @@ func (p *stagingPool) alloc(n int64) (*staging, error) {
 
 // tryGet is get without waiting: an idle buffer of n bytes, a new one
 // within the limit (freeing idle buffers of other sizes to make room),
-// or nil when every buffer is busy.
+// or nil when every buffer is busy or the host pool has no room.
 func (p *stagingPool) tryGet(n int64) (*staging, error) {
 	defer p.enter()()
 	for _, s := range p.all {
@@ -154,7 +164,11 @@ func (p *stagingPool) tryGet(n int64) (*staging, error) {
 			return nil, err
 		}
 	}
-	return p.get(n)
+	s, refused, err := p.add(n)
+	if refused != nil {
+		return nil, nil
+	}
+	return s, err
 }
 
 // enter marks the pool in use until the function it returns runs.
