@@ -71,6 +71,9 @@ type Config struct {
 	// no op goes to the host by choice, and one that cannot fit is an
 	// error (placement.Config.NoExactFallback).
 	asCUDA bool
+	// budgetName names the accelerator in budget errors: the plan's card
+	// (placement.Config.BudgetName).
+	budgetName string
 }
 
 // confine resolves --sandbox for the script at path (the REPL: "", the

@@ -71,7 +71,7 @@ func (c *cli) plan(cfg *Config, args []string) int {
 		cfg.Mem = prof.Memory
 	}
 	cfg.Sim.Bandwidth, cfg.Sim.Flops, cfg.Sim.MemBandwidth = prof.PCIe, prof.Flops, prof.MemBandwidth
-	cfg.trackRefs, cfg.asCUDA = true, true
+	cfg.trackRefs, cfg.asCUDA, cfg.budgetName = true, true, prof.Name
 	sink := &transferSink{byRef: map[uint64]*transfer{}, sites: map[uint64]string{}}
 	ex, err := buildExecutor(cfg, trace.NewRecorder(sink), true)
 	if err != nil {

@@ -31,6 +31,7 @@ func placementConfig(cfg *Config, dev string) placement.Config {
 			MemBandwidth: cfg.Sim.MemBandwidth, LatencyNs: latency, StagingBandwidth: cfg.Sim.StagingBandwidth,
 			IssueNs: cfg.Sim.Issue.Nanoseconds()},
 		NoExactFallback: cfg.asCUDA,
+		BudgetName:      cfg.budgetName,
 	}
 }
 

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -35,6 +36,10 @@ type Config struct {
 	// Pinned bounds the host memory the accelerator pins in place
 	// (device.Options.Pinned: 0 its default, negative none).
 	Pinned int64
+	// BudgetName names the accelerator in the error of an op too large
+	// for its budget: tref plan's card, which sim stands in for. Empty:
+	// the device's name.
+	BudgetName string
 	// Middleware is the chain, in order, after the built-in tracer.
 	Middleware []Middleware
 	// Trace receives every event and the op log; nil means no tracing.
@@ -102,6 +107,7 @@ func newEngine(cfg Config, dev device.Device) (*Engine, error) {
 			return nil, err
 		}
 		e.dev, e.caps, e.wall, e.devName = dev, caps, caps.Clock == device.Wall, dev.Name()
+		e.budgetName = cmp.Or(cfg.BudgetName, e.devName)
 	}
 	if cfg.Trace != nil {
 		e.chain = append(e.chain, &Tracer{Rec: cfg.Trace})

@@ -29,16 +29,18 @@ type Engine struct {
 	// dev is the accelerator, nil when there is none; model is the
 	// engine's view of it, caps what it can do, and wall is set when its
 	// trace shows measured times rather than the model's.
-	dev      device.Device
-	model    *device.Model
-	caps     device.Caps
-	wall     bool
-	devName  string
-	strategy Strategy
-	chain    []Middleware
-	rec      *trace.Recorder
-	tracing  bool
-	rt       *refs.Runtime
+	dev     device.Device
+	model   *device.Model
+	caps    device.Caps
+	wall    bool
+	devName string
+	// budgetName names the device in budget errors (Config.BudgetName).
+	budgetName string
+	strategy   Strategy
+	chain      []Middleware
+	rec        *trace.Recorder
+	tracing    bool
+	rt         *refs.Runtime
 	// closed is set by Close: the accelerator is gone.
 	closed bool
 	// attached is the runtime whose lazy loads the engine observes.
@@ -223,7 +225,7 @@ func (e *Engine) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) error 
 	}
 	if onDevice && ws > e.model.Capacity() {
 		msg := fmt.Sprintf("working set %s exceeds the %s budget of %s",
-			trace.FormatBytes(ws), e.devName, trace.FormatBytes(e.model.Capacity()))
+			trace.FormatBytes(ws), e.budgetName, trace.FormatBytes(e.model.Capacity()))
 		if !e.caps.ExactFallback {
 			return fmt.Errorf("%s; raise --mem", msg)
 		}
