@@ -23,8 +23,11 @@ import (
 // PluginName is the plugin's file name.
 const PluginName = "libtref_torch.so"
 
-// abiVersion must equal tt_abi_version() of the plugin.
-const abiVersion = 1
+// abiVersion must equal tt_abi_version() of the plugin. 2: libtorch's
+// CUDA state initialised before the first op on the plane's memory,
+// relu and attention written into it, tt_into_op_stats (a plugin built
+// before behaves otherwise under the same calls: rebuild it).
+const abiVersion = 2
 
 // Lib is the loaded plugin. Its methods serialise calls into the plugin
 // (whose error message is process-wide).

@@ -728,7 +728,7 @@ void init_device_once(const at::Device &dev) {
 
 extern "C" {
 
-int tt_abi_version(void) { return 1; }
+int tt_abi_version(void) { return 2; }
 
 const char *tt_version(void) {
 #ifdef TREF_CUDA
