@@ -149,7 +149,6 @@ func main() {
 		if *only != "" && !slices.Contains(strings.Split(*only, ","), w.name) {
 			continue
 		}
-		stats0, _ := intoStats(spec)
 		ops0 := intoOpStats(spec)
 		path := w.path
 		if path == "" {
@@ -226,12 +225,12 @@ func main() {
 				}
 			}
 		}
-		if stats1, ok := intoStats(spec); ok {
-			d := stats1.Sub(stats0)
+		if ops1 := intoOpStats(spec); ops1 != nil {
+			d := torch.Total(ops1).Sub(torch.Total(ops0))
 			if n := d.Direct + d.Copied; n > 0 {
 				plugin = append(plugin, fmt.Sprintf("%s: %d ops, %d written in place, %d copied; issuing an op %.1f µs, a copy %.1f µs (host)%s",
 					w.name, n, d.Direct, d.Copied, float64(d.OpNs)/float64(n)/1e3, float64(d.CopyNs)/float64(max(d.Copied, 1))/1e3,
-					costliestOps(ops0, intoOpStats(spec), 5)))
+					costliestOps(ops0, ops1, 5)))
 			}
 		}
 	}
@@ -275,21 +274,8 @@ func steadyState(name, of, mode string, r, base *result, link float64, compute i
 	return s
 }
 
-// intoStats is what the torch plugin counted of its ops on the CUDA data
-// plane's memory, when spec's device is a CUDA one.
-func intoStats(spec device.Spec) (torch.IntoStats, bool) {
-	if !strings.HasPrefix(spec.Name, "cuda") {
-		return torch.IntoStats{}, false
-	}
-	lib, err := torch.Load("")
-	if err != nil {
-		return torch.IntoStats{}, false
-	}
-	return lib.IntoStats()
-}
-
-// intoOpStats is intoStats per op, nil off CUDA or with a plugin
-// built before tt_into_op_stats.
+// intoOpStats is what the torch plugin counted, per op, of its ops on
+// the CUDA data plane's memory; nil when spec's device is not a CUDA one.
 func intoOpStats(spec device.Spec) map[string]torch.IntoStats {
 	if !strings.HasPrefix(spec.Name, "cuda") {
 		return nil
@@ -298,8 +284,7 @@ func intoOpStats(spec device.Spec) map[string]torch.IntoStats {
 	if err != nil {
 		return nil
 	}
-	m, _ := lib.IntoOpStats()
-	return m
+	return lib.IntoOpStats()
 }
 
 // costliestOps lists the n ops that took the host the most time between

@@ -36,10 +36,7 @@ type Lib struct {
 	Version string
 
 	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype, fnStorage uintptr
-	fnDeviceCount, fnSync, fnThreads, fnToDevice                                   uintptr
-	// fnIntoStats is tt_into_stats, fnIntoOpStats tt_into_op_stats, 0
-	// in plugins built before them.
-	fnIntoStats, fnIntoOpStats uintptr
+	fnDeviceCount, fnSync, fnThreads, fnToDevice, fnIntoOpStats                    uintptr
 
 	errorText func() string
 	// scalars is what tt_scalar_operands returned: 1 when tt_op takes a
@@ -128,6 +125,7 @@ func load(paths []string) (*Lib, error) {
 		{"tt_dim", &l.fnDim}, {"tt_storage_bytes", &l.fnStorage}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
 		{"tt_synchronize", &l.fnSync},
 		{"tt_set_num_threads", &l.fnThreads}, {"tt_to_device", &l.fnToDevice},
+		{"tt_into_op_stats", &l.fnIntoOpStats},
 	}
 	for _, s := range syms {
 		if *s.dst, err = purego.Dlsym(h, s.name); err != nil {
@@ -138,12 +136,6 @@ func load(paths []string) (*Lib, error) {
 	purego.RegisterLibFunc(&abi, h, "tt_abi_version")
 	if v := abi(); v != abiVersion {
 		return nil, fmt.Errorf("torch backend: %s speaks ABI %d, this tref needs %d; rebuild it with scripts/build-torch.sh", path, v, abiVersion)
-	}
-	if sym, err := purego.Dlsym(h, "tt_into_stats"); err == nil {
-		l.fnIntoStats = sym
-	}
-	if sym, err := purego.Dlsym(h, "tt_into_op_stats"); err == nil {
-		l.fnIntoOpStats = sym
 	}
 	if sym, err := purego.Dlsym(h, "tt_scalar_operands"); err == nil {
 		r, _, _ := purego.SyscallN(sym)

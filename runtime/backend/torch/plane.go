@@ -14,6 +14,7 @@ import (
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
+	"golang.org/x/sys/unix"
 )
 
 // planeKernels runs ops with libtorch on memory that tref's CUDA data
@@ -227,25 +228,21 @@ func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
 }
 
 // IntoStats counts the plugin's runs of ops into the CUDA data plane's
-// memory (tt_into_stats): those that wrote the output directly (an op's
-// out= variant) and those whose result was copied into it, and the host
-// time spent issuing each part.
+// memory: those that wrote the output directly (an op's out= variant)
+// and those whose result was copied into it, and the host time spent
+// issuing each part.
 type IntoStats struct {
 	Direct, Copied int64
 	OpNs, CopyNs   int64
 }
 
-// IntoStats is what the plugin counted so far; false for a plugin built
-// before tt_into_stats.
-func (l *Lib) IntoStats() (IntoStats, bool) {
-	if l.fnIntoStats == 0 {
-		return IntoStats{}, false
+// Total is the sum of per-op counts.
+func Total(perOp map[string]IntoStats) IntoStats {
+	var t IntoStats
+	for _, s := range perOp {
+		t.Direct, t.Copied, t.OpNs, t.CopyNs = t.Direct+s.Direct, t.Copied+s.Copied, t.OpNs+s.OpNs, t.CopyNs+s.CopyNs
 	}
-	var s [4]int64
-	l.mu.Lock()
-	purego.SyscallN(l.fnIntoStats, uintptr(unsafe.Pointer(&s[0])))
-	l.mu.Unlock()
-	return IntoStats{Direct: s[0], Copied: s[1], OpNs: s[2], CopyNs: s[3]}, true
+	return t
 }
 
 // Sub is s less an earlier count of the same.
@@ -254,12 +251,9 @@ func (s IntoStats) Sub(earlier IntoStats) IntoStats {
 		OpNs: s.OpNs - earlier.OpNs, CopyNs: s.CopyNs - earlier.CopyNs}
 }
 
-// IntoOpStats is IntoStats per op (tt_into_op_stats); false for a plugin
-// built before it.
-func (l *Lib) IntoOpStats() (map[string]IntoStats, bool) {
-	if l.fnIntoOpStats == 0 {
-		return nil, false
-	}
+// IntoOpStats is what the plugin counted so far, per op
+// (tt_into_op_stats).
+func (l *Lib) IntoOpStats() map[string]IntoStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for capacity := 64; ; capacity *= 2 {
@@ -272,20 +266,8 @@ func (l *Lib) IntoOpStats() (map[string]IntoStats, bool) {
 		}
 		m := make(map[string]IntoStats, n)
 		for i := range n {
-			m[goString(names[i])] = IntoStats{Direct: stats[4*i], Copied: stats[4*i+1], OpNs: stats[4*i+2], CopyNs: stats[4*i+3]}
+			m[unix.BytePtrToString(names[i])] = IntoStats{Direct: stats[4*i], Copied: stats[4*i+1], OpNs: stats[4*i+2], CopyNs: stats[4*i+3]}
 		}
-		return m, true
+		return m
 	}
-}
-
-// goString copies the NUL-terminated C string at p.
-func goString(p *byte) string {
-	if p == nil {
-		return ""
-	}
-	n := 0
-	for *(*byte)(unsafe.Add(unsafe.Pointer(p), n)) != 0 {
-		n++
-	}
-	return string(unsafe.Slice(p, n))
 }

@@ -38,15 +38,14 @@ namespace {
 // between OS threads between a call and tt_error) is correct.
 std::string last_error;
 
-// into_stats counts tt_op_into's calls (tt_into_stats): those whose op
-// wrote straight into the output, those whose result was copied there,
-// and the host time issuing each part.
+// IntoStats counts an op's tt_op_into calls: those whose op wrote
+// straight into the output, those whose result was copied there, and the
+// host time issuing each part.
 struct IntoStats {
   int64_t direct = 0, copied = 0, op_ns = 0, copy_ns = 0;
 };
-IntoStats into_stats;
 
-// op_into_stats is into_stats per op (tt_into_op_stats): which ops the
+// op_into_stats is IntoStats per op (tt_into_op_stats): which ops the
 // host's time goes to. Node-based, so the keys stay where they are for
 // tt_into_op_stats to hand out.
 std::unordered_map<std::string, IntoStats> op_into_stats;
@@ -849,10 +848,8 @@ int tt_op_into(const char *op, const tt_tensor *ins, int nin, const int64_t *ia,
     auto t1 = std::chrono::steady_clock::now();
     int64_t op_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count();
     IntoStats &per = op_into_stats[op];
-    into_stats.op_ns += op_ns;
     per.op_ns += op_ns;
     if (r.is_same(out->t)) {
-      into_stats.direct++;
       per.direct++;
       return 0;
     }
@@ -860,19 +857,10 @@ int tt_op_into(const char *op, const tt_tensor *ins, int nin, const int64_t *ia,
       throw std::runtime_error(std::string("tt_op_into: ") + op + " gave another shape or dtype than its output");
     out->t.copy_(r);
     int64_t copy_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t1).count();
-    into_stats.copied++;
-    into_stats.copy_ns += copy_ns;
     per.copied++;
     per.copy_ns += copy_ns;
     return 0;
   }, -1);
-}
-
-void tt_into_stats(int64_t *stats) {
-  stats[0] = into_stats.direct;
-  stats[1] = into_stats.copied;
-  stats[2] = into_stats.op_ns;
-  stats[3] = into_stats.copy_ns;
 }
 
 int tt_into_op_stats(const char **names, int64_t *stats, int cap) {

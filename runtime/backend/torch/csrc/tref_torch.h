@@ -72,15 +72,13 @@ tt_tensor tt_wrap_memory(void *data, int64_t nbytes, int dtype,
 int tt_op_into(const char *op, const tt_tensor *ins, int nin,
                const int64_t *ia, int nia, const double *fa, int nfa,
                tt_tensor out);
-/* tt_into_stats fills stats[0..3] with tt_op_into's counts so far: the
- * calls whose op wrote straight into out (its out= variant), the calls
- * whose result was copied into out, and the host nanoseconds spent
- * issuing the ops and the copies (on CUDA the work itself runs later). */
-void tt_into_stats(int64_t *stats);
-/* tt_into_op_stats is tt_into_stats per op: for each op that ran into an
- * output so far, up to cap of them, its name (valid while the plugin is
- * loaded) in names[i] and its four counts in stats[4i..4i+3]. It returns
- * how many ops there are, which may be more than cap. */
+/* tt_into_op_stats gives tt_op_into's counts so far, per op: for each op
+ * that ran into an output, up to cap of them, its name (valid while the
+ * plugin is loaded) in names[i] and in stats[4i..4i+3] the calls whose op
+ * wrote straight into out (its out= variant), the calls whose result was
+ * copied into out, and the host nanoseconds spent issuing the ops and the
+ * copies (on CUDA the work itself runs later). It returns how many ops
+ * there are, which may be more than cap. */
 int tt_into_op_stats(const char **names, int64_t *stats, int cap);
 /* tt_synchronize waits for all work on a CUDA device (no-op on CPU). */
 int tt_synchronize(int device);
