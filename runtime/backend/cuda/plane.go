@@ -329,7 +329,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		work, at := d.reserve(), base(src.Buf)
 		for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
 			n := min(d.cfg.Chunk, b.bytes-off)
-			c := &pendingChunk{b: b, off: off, src: src.Buf[off : off+n], at: at, last: off+n == b.bytes, work: work}
+			c := &pendingChunk{chunk: chunk{b: b, off: off, src: src.Buf[off : off+n], at: at, last: off+n == b.bytes, work: work}}
 			if err := d.stageAsync(c); err != nil {
 				return device.Span{}, err
 			}

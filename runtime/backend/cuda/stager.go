@@ -38,18 +38,23 @@ import (
 // does: below it the memcpy costs about what handing it over does.
 const DefaultStageAsync = 1 << 20
 
-// stageJob is one chunk of a copy in: the worker copies src into s, then
-// the plane issues the copy of s into b at off.
-type stageJob struct {
+// chunk is one chunk of a copy in: src, copied into b at off.
+type chunk struct {
 	b    *buffer
 	off  int64
-	s    *staging
 	src  []byte
-	at   uintptr // the host block src lies in
+	at   uintptr // the host block src lies in; 0 once detached
 	last bool    // the copy's last chunk: b's copy is then complete
-	// work is the measured id of the whole copy (device.Span.Work), m
-	// the measure it belongs to (nil when not measuring).
+	// work is the measured id of the whole copy (device.Span.Work).
 	work uint64
+}
+
+// stageJob is a chunk handed to the worker: it copies src into s, then
+// the plane issues the copy of s into b at off.
+type stageJob struct {
+	chunk
+	s *staging
+	// m is the measure work belongs to (nil when not measuring).
 	m    *measure
 	done chan struct{} // closed when the worker has copied src
 }
@@ -78,15 +83,9 @@ type stager struct {
 	hold func()
 }
 
-// pendingChunk is a chunk of a copy in waiting for a staging buffer:
-// handOver's arguments but the buffer.
+// pendingChunk is a chunk waiting for a staging buffer.
 type pendingChunk struct {
-	b    *buffer
-	off  int64
-	src  []byte
-	at   uintptr // the host block src lies in; 0 once detached
-	last bool
-	work uint64
+	chunk
 	// queued: still in the stager's pending line.
 	queued bool
 }
@@ -101,7 +100,7 @@ func (d *Plane) stageAsync(c *pendingChunk) error {
 			return err
 		}
 		if s != nil {
-			d.handOver(c.b, c.off, s, c.src, c.at, c.last, c.work)
+			d.handOver(c.chunk, s)
 			return nil
 		}
 	}
@@ -176,7 +175,7 @@ func (d *Plane) popPending(s *staging) {
 	if c.b.pending == c {
 		c.b.pending = nil
 	}
-	d.handOver(c.b, c.off, s, c.src, c.at, c.last, c.work)
+	d.handOver(c.chunk, s)
 }
 
 // async reports whether a copy in whose chunks are n bytes (the first)
@@ -185,22 +184,22 @@ func (d *Plane) async(n int64) bool {
 	return d.pins.host != nil && d.stage.min > 0 && n >= d.stage.min
 }
 
-// handOver gives the worker the memcpy of src (a chunk of the host block
-// at) into s, for the copy into b at off, and queues the copy.
-func (d *Plane) handOver(b *buffer, off int64, s *staging, src []byte, at uintptr, last bool, work uint64) {
+// handOver gives the worker the memcpy of c's bytes into s, and queues
+// c's copy.
+func (d *Plane) handOver(c chunk, s *staging) {
 	st := &d.stage
 	if st.jobs == nil {
 		st.jobs = make(chan *stageJob, 64)
 		st.reading = map[uintptr]*stageJob{}
 		go stageWorker(st.jobs, st.hold, d.hc)
 	}
-	j := &stageJob{b: b, off: off, s: s, src: src, at: at, last: last, work: work, m: d.m, done: make(chan struct{})}
+	j := &stageJob{chunk: c, s: s, m: d.m, done: make(chan struct{})}
 	s.job = j
-	b.staging = j
+	c.b.staging = j
 	st.queue = append(st.queue, j)
 	// The worker copies in order: the block's last chunk is the one to
 	// wait for.
-	st.reading[at] = j
+	st.reading[c.at] = j
 	d.pins.stats.Async++
 	st.jobs <- j
 }
@@ -320,10 +319,10 @@ func (d *Plane) settleReading(at uintptr, why string) {
 	if d.skip == why {
 		return
 	}
-	if c := d.stage.pendingReading[at]; c != nil && d.staging.inside {
-		d.detach(at)
-	} else if c != nil {
-		if err := d.force(c); err != nil && d.broken == nil {
+	if c := d.stage.pendingReading[at]; c != nil {
+		if d.staging.inside {
+			d.detach(at)
+		} else if err := d.force(c); err != nil && d.broken == nil {
 			// The chunk would copy the block's new bytes: no later
 			// call may succeed.
 			d.broken = fmt.Errorf("%s: staging a copy before its host memory changed: %w", d.cfg.Name, err)

@@ -50,15 +50,8 @@ type stagingPool struct {
 func (p *stagingPool) get(n int64) (*staging, error) {
 	defer p.enter()()
 	for {
-		for _, s := range p.all {
-			if int64(len(s.buf)) != n {
-				continue
-			}
-			if done, err := p.idle(s, false); err != nil {
-				return nil, err
-			} else if done {
-				return s, nil
-			}
+		if s, err := p.idleOfSize(n); s != nil || err != nil {
+			return s, err
 		}
 		if p.bytes+n <= p.limit || len(p.all) == 0 {
 			s, refused, err := p.add(n)
@@ -133,13 +126,8 @@ func (p *stagingPool) alloc(n int64) (*staging, error) {
 // or nil when every buffer is busy or the host pool has no room.
 func (p *stagingPool) tryGet(n int64) (*staging, error) {
 	defer p.enter()()
-	for _, s := range p.all {
-		if int64(len(s.buf)) != n {
-			continue
-		}
-		if done, err := p.idle(s, false); err != nil || done {
-			return s, err
-		}
+	if s, err := p.idleOfSize(n); s != nil || err != nil {
+		return s, err
 	}
 	for p.bytes+n > p.limit && len(p.all) > 0 {
 		// Room from the idle buffers of other sizes, oldest first.
@@ -169,6 +157,21 @@ func (p *stagingPool) tryGet(n int64) (*staging, error) {
 		return nil, nil
 	}
 	return s, err
+}
+
+// idleOfSize is an idle buffer of n bytes, nil when none is.
+func (p *stagingPool) idleOfSize(n int64) (*staging, error) {
+	for _, s := range p.all {
+		if int64(len(s.buf)) != n {
+			continue
+		}
+		if done, err := p.idle(s, false); err != nil {
+			return nil, err
+		} else if done {
+			return s, nil
+		}
+	}
+	return nil, nil
 }
 
 // enter marks the pool in use until the function it returns runs.
@@ -228,14 +231,8 @@ func (p *stagingPool) use(s *staging, e Event) {
 
 // drop frees s, idle.
 func (p *stagingPool) drop(s *staging) error {
-	i := slices.Index(p.all, s)
-	if i < 0 {
+	if !p.forget(s) {
 		return fmt.Errorf("staging pool: freeing a buffer it does not hold")
-	}
-	p.all = slices.Delete(p.all, i, i+1)
-	p.bytes -= int64(len(s.buf))
-	if p.host != nil {
-		p.host.Unreserve(int64(len(s.buf)))
 	}
 	if s.registered {
 		return p.rt.HostUnregister(s.buf)
@@ -254,16 +251,25 @@ func (p *stagingPool) close() error {
 			}
 			// Not known to be idle: leave its memory allocated rather
 			// than free what a copy may still use.
-			if i := slices.Index(p.all, s); i >= 0 {
-				p.all = slices.Delete(p.all, i, i+1)
-				p.bytes -= int64(len(s.buf))
-				if p.host != nil {
-					p.host.Unreserve(int64(len(s.buf)))
-				}
-			}
+			p.forget(s)
 		}
 	}
 	return first
+}
+
+// forget takes s out of the pool and its count, without freeing its
+// memory; false when the pool does not hold s.
+func (p *stagingPool) forget(s *staging) bool {
+	i := slices.Index(p.all, s)
+	if i < 0 {
+		return false
+	}
+	p.all = slices.Delete(p.all, i, i+1)
+	p.bytes -= int64(len(s.buf))
+	if p.host != nil {
+		p.host.Unreserve(int64(len(s.buf)))
+	}
+	return true
 }
 
 // BindHost counts the plane's pinned staging buffers against p's limit
