@@ -732,15 +732,28 @@ func TestCalibrateStaging(t *testing.T) {
 // device buffer of m.
 func pinTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPool) {
 	t.Helper()
-	f := NewFake(1 << 20)
+	f, p, host := boundPlane(t, Config{PinMin: 1}, 0)
 	f.Lazy = true
-	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", PinMin: 1})
+	p.skip = skip
+	host.Keep = keep
+	return f, p, host
+}
+
+// boundPlane is a plane named cuda:0 with cfg over a fresh fake of 1 MiB,
+// bound to a fresh host pool, its worker sleeping hold before each
+// memcpy (0: not at all).
+func boundPlane(t *testing.T, cfg Config, hold time.Duration) (*Fake, *Plane, *refs.HostPool) {
+	t.Helper()
+	f := NewFake(1 << 20)
+	cfg.Name = "cuda:0"
+	p, err := NewPlane(f, FakeKernels{F: f}, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.skip = skip
+	if hold > 0 {
+		p.stage.hold = func() { time.Sleep(hold) }
+	}
 	host := refs.NewHostPool()
-	host.Keep = keep
 	p.BindHost(host)
 	return f, p, host
 }

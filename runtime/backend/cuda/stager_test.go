@@ -14,17 +14,10 @@ import (
 // and stages every chunk, pinning nothing.
 func stageTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPool) {
 	t.Helper()
-	f := NewFake(1 << 20)
+	f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1}, 20*time.Millisecond)
 	f.Lazy = true
-	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p.skip = skip
-	p.stage.hold = func() { time.Sleep(20 * time.Millisecond) }
-	host := refs.NewHostPool()
 	host.Keep = keep
-	p.BindHost(host)
 	return f, p, host
 }
 
@@ -144,14 +137,7 @@ func TestStagedBlockReleased(t *testing.T) {
 // it waits for the oldest one's copy and reuses it.
 func TestStagingPoolWaitsForWorker(t *testing.T) {
 	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
-	f := NewFake(1 << 20)
-	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 2 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.stage.hold = func() { time.Sleep(5 * time.Millisecond) }
-	host := refs.NewHostPool()
-	p.BindHost(host)
+	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 2 << 10}, 5*time.Millisecond)
 	var srcs []*tensor.Dense
 	var mems []*buffer
 	for i := range 5 { // 1 KiB each through 2 KiB of staging
@@ -192,13 +178,7 @@ func TestStagingPoolWaitsForWorker(t *testing.T) {
 // it in session 15: the weights' bytes were corrupted once the pool was
 // 64 MiB, four 16 MiB chunks, and a tensor's last chunk was smaller).
 func TestFullPoolFreesTheBufferItWaitedFor(t *testing.T) {
-	f := NewFake(1 << 20)
-	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 800, Chunk: 400})
-	if err != nil {
-		t.Fatal(err)
-	}
-	host := refs.NewHostPool()
-	p.BindHost(host)
+	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 800, Chunk: 400}, 0)
 	roundTrip(t, p, host, 200, 1) // two 400-byte buffers fill the pool
 	roundTrip(t, p, host, 250, 2) // 400, 400 (both reused, held by the worker), 200
 	if err := p.Close(); err != nil {
@@ -234,16 +214,10 @@ func roundTrip(t *testing.T, p *Plane, host *refs.HostPool, n int, v float32) {
 // a buffer HostRegister refuses comes from HostAlloc instead.
 func TestStagingRegistered(t *testing.T) {
 	for _, refuse := range []bool{false, true} {
-		f := NewFake(1 << 20)
+		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: -1, StagingRegister: true}, 0)
 		if refuse {
 			f.RegisterError = errors.New("refused")
 		}
-		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: -1, StagingRegister: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		host := refs.NewHostPool()
-		p.BindHost(host)
 		roundTrip(t, p, host, 256, 3)
 		if len(p.staging.all) == 0 {
 			t.Fatal("no staging buffer")
@@ -270,16 +244,9 @@ func TestStagingRegistered(t *testing.T) {
 func TestPendingChunks(t *testing.T) {
 	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32} // 1 KiB
 	run := func(skip string) (float32, PinStats, error) {
-		f := NewFake(1 << 20)
-		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 1 << 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 1 << 10}, 20*time.Millisecond)
 		p.skip = skip
-		p.stage.hold = func() { time.Sleep(20 * time.Millisecond) }
-		host := refs.NewHostPool()
 		host.Keep = 1 << 20
-		p.BindHost(host)
 		a := filled(t, host, m, 5)
 		memA, _ := p.Alloc(m)
 		if _, err := p.CopyIn(memA, a); err != nil {
@@ -326,15 +293,8 @@ func TestPendingChunks(t *testing.T) {
 // chunk a copy of its bytes rather than staging it (which would use the
 // pool again), and the device gets the block's bytes.
 func TestPendingBlockDroppedByReserve(t *testing.T) {
-	f := NewFake(1 << 20)
-	p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: 1, Staging: 2 << 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.stage.hold = func() { time.Sleep(10 * time.Millisecond) }
-	host := refs.NewHostPool()
+	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 2 << 10}, 10*time.Millisecond)
 	host.Limit, host.Keep = 0, 1<<20
-	p.BindHost(host)
 	kib := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
 	half := tensor.Meta{Shape: tensor.Shape{128}, DType: tensor.Float32}
 	var srcs []*tensor.Dense
