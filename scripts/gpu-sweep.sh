@@ -10,7 +10,8 @@
 # OUT/plugin). For each setting of the staging pool (TREF_CUDA_STAGING_MIB,
 # TREF_CUDA_STAGING_REGISTER), its chunks (TREF_CUDA_CHUNK_MIB) and the
 # split of the memcpys into it among goroutines (TREF_CUDA_COPY_SPLIT_KIB,
-# TREF_CUDA_COPY_PIECE_KIB; see runtime/backend/torch/plane.go), the
+# TREF_CUDA_COPY_PIECE_KIB; see runtime/backend/torch/plane.go) and the
+# buffers allocated ahead of the first copy (TREF_CUDA_PREALLOC), the
 # script runs bench/devices'
 # large layers copied in for the first time (large-transfer, 1 GiB in
 # 64 MiB weights, and large-compute), resident and under a quarter of
@@ -18,7 +19,7 @@
 # measured times, and whether every offload's output equalled its
 # resident run's. A setting whose output differs makes the script exit
 # 1. OUT_DIR (default ./gpu-sweep-out) gets each setting's full
-# benchmark output. About 20 s a setting on an H200 machine.
+# benchmark output. Thirteen settings, about 20 s each on an H200 machine.
 # GPU_SWEEP_ONLY="name ..." runs only those settings; GPU_SWEEP_DEVICE and
 # GPU_SWEEP_WIDTH (default cuda:0, 4096) try it elsewhere: on torch:cpu
 # the settings change nothing, but the script runs.
@@ -44,6 +45,8 @@ settings=(
   "registered|TREF_CUDA_STAGING_REGISTER=1"
   "registered-pieces1m|TREF_CUDA_STAGING_REGISTER=1 TREF_CUDA_COPY_PIECE_KIB=1024"
   "engine-thread|TREF_CUDA_STAGE=sync"
+  "none-ahead|TREF_CUDA_PREALLOC=0"
+  "four-ahead|TREF_CUDA_PREALLOC=4"
 )
 if [ -n "${GPU_SWEEP_ONLY:-}" ]; then
   read -r -a only <<<"$GPU_SWEEP_ONLY"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
@@ -46,8 +47,18 @@ type Fake struct {
 	// Lazy runs every stream's work only when the host waits for it.
 	Lazy bool
 	// pinned is the host memory copies may use: HostAlloc's and
-	// HostRegister's, by first byte, with its length and origin.
+	// HostRegister's, by first byte, with its length and origin. pinMu
+	// guards it and SetDevice: the plane allocates its staging buffers
+	// on goroutines of their own, as CUDA's runtime lets it; every other
+	// call comes from the plane's one thread.
 	pinned map[*byte]pinnedRange
+	pinMu  sync.Mutex
+	// HostAllocs counts HostAlloc calls; HostAllocError, when set, is
+	// what they return (both under pinMu); HoldHostAlloc, when set, runs
+	// first in each (a slow allocation).
+	HostAllocs     int64
+	HostAllocError error
+	HoldHostAlloc  func()
 	// RegisterError and UnregisterError, when set, are what
 	// HostRegister and HostUnregister return.
 	RegisterError, UnregisterError error
@@ -129,6 +140,8 @@ func (f *Fake) SetDevice(n int) error {
 	if n < 0 || n >= max(f.Devices, 1) {
 		return fmt.Errorf("fake cuda: no device %d", n)
 	}
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
 	f.Current = n
 	return nil
 }
@@ -283,7 +296,16 @@ func (f *Fake) FreeAsync(p Ptr, s Stream) error {
 
 // HostAlloc makes NaN-filled pinned host memory.
 func (f *Fake) HostAlloc(n int64) ([]byte, error) {
+	if f.HoldHostAlloc != nil {
+		f.HoldHostAlloc()
+	}
 	b := poisoned(n)
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
+	f.HostAllocs++
+	if f.HostAllocError != nil {
+		return nil, f.HostAllocError
+	}
 	if n > 0 {
 		f.pinned[&b[0]] = pinnedRange{n: int(n)}
 	}
@@ -292,6 +314,8 @@ func (f *Fake) HostAlloc(n int64) ([]byte, error) {
 
 // FreeHost poisons b, so a copy still to run reads NaN, and unpins it.
 func (f *Fake) FreeHost(b []byte) error {
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
 	if len(b) > 0 {
 		if p, ok := f.pinned[&b[0]]; !ok || p.registered {
 			return fmt.Errorf("fake cuda: FreeHost of memory not from HostAlloc")
@@ -311,6 +335,8 @@ func (f *Fake) HostRegister(b []byte) error {
 	if len(b) == 0 {
 		return fmt.Errorf("fake cuda: HostRegister of no memory")
 	}
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
 	lo, hi := f.addr(b)
 	for base, p := range f.pinned {
 		a := uintptr(unsafe.Pointer(base))
@@ -330,6 +356,8 @@ func (f *Fake) HostUnregister(b []byte) error {
 	if len(b) == 0 {
 		return fmt.Errorf("fake cuda: HostUnregister of no memory")
 	}
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
 	if p, ok := f.pinned[&b[0]]; !ok || !p.registered {
 		return fmt.Errorf("fake cuda: HostUnregister of memory not registered")
 	}
@@ -340,6 +368,8 @@ func (f *Fake) HostUnregister(b []byte) error {
 // Registered is the host memory HostRegister pinned and
 // HostUnregister has not unpinned, in bytes.
 func (f *Fake) Registered() int64 {
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
 	var n int64
 	for _, p := range f.pinned {
 		if p.registered {
@@ -359,6 +389,8 @@ func (f *Fake) isPinned(b []byte) bool {
 	if len(b) == 0 {
 		return true
 	}
+	f.pinMu.Lock()
+	defer f.pinMu.Unlock()
 	if p, ok := f.pinned[&b[0]]; ok {
 		return len(b) <= p.n
 	}

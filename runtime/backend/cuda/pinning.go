@@ -79,8 +79,10 @@ type PinStats struct {
 	// copy something needed, StageWaitNs how long in all.
 	Async, StageWaits, StageWaitNs int64
 	// Deferred counts the chunks that waited for a staging buffer (the
-	// pool full) after their copy in returned.
-	Deferred int64
+	// pool full, or the buffer being allocated) after their copy in
+	// returned; Grown the staging buffers allocated off the engine's
+	// thread (ahead, or asked for by a copy: see staging.go).
+	Deferred, Grown int64
 	// PinNs is the host's time in HostRegister and HostUnregister (the
 	// price of pinning, which the copies straight from the blocks repay).
 	PinNs int64
@@ -94,6 +96,7 @@ type PinStats struct {
 func (d *Plane) PinStats() PinStats {
 	s := d.pins.stats
 	s.Bytes, s.Peak = d.pins.bytes, d.pins.peak
+	s.Grown = d.staging.grown
 	return s
 }
 

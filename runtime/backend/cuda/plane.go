@@ -61,6 +61,11 @@ type Config struct {
 	// allocated at 2.9 GB/s on the H200 machine where HostRegister
 	// pinned 12 GB/s of memory already touched.
 	StagingRegister bool
+	// Prealloc is how many Chunk-sized staging buffers a plane bound to
+	// the host pool allocates off the engine's thread as soon as it is
+	// bound, ahead of the first copies (see staging.go): 0 means
+	// DefaultPrealloc, negative none.
+	Prealloc int
 }
 
 // DefaultPinned bounds the host memory pinned in place when the host
@@ -182,6 +187,9 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 		hc:      hostCopier{split: int(cfg.CopySplit), piece: int(cfg.CopyPiece)},
 		start:   time.Now()}
 	d.staging.issue = d.issueStaged
+	if cfg.Index > 0 {
+		d.staging.setup = func() error { return rt.SetDevice(cfg.Index) }
+	}
 	return d, nil
 }
 

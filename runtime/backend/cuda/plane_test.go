@@ -61,12 +61,22 @@ var (
 	fakeStageHold  func()
 )
 
+// fakePrealloc is the next fakecuda plane's staging buffers allocated
+// ahead (Config.Prealloc); fakeAllocHold, when set, runs before each of
+// its fake's HostAllocs (a slow allocation: copies wait for buffers
+// being allocated off the engine's thread).
+var (
+	fakePrealloc  int
+	fakeAllocHold func()
+)
+
 func init() {
 	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
 		f := NewFake(1 << 30)
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
+		f.HoldHostAlloc = fakeAllocHold
 		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingRegister: fakeStagingRegister, Chunk: fakeChunk,
-			Pinned: fakePinned, PinMin: 1, StageAsync: fakeStageAsync})
+			Pinned: fakePinned, PinMin: 1, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
 		if err != nil {
 			return nil, err
 		}
@@ -208,6 +218,7 @@ func differential(t *testing.T, count int) string {
 	defer func() {
 		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingRegister = 0, 0, 1<<20, nil, 4<<10, false
 		fakeStageAsync, fakeStageHold = 1, nil
+		fakePrealloc, fakeAllocHold = 0, nil
 	}()
 	for seed := range uint64(count) {
 		fakeMode = int(seed % 3)
@@ -238,6 +249,14 @@ func differential(t *testing.T, count int) string {
 		if seed%4 < 2 {
 			fakeStageHold = func() { time.Sleep(20 * time.Microsecond) }
 		}
+		// Staging buffers allocated ahead: the default, none, or three;
+		// every third program's allocations slow (the copies wait in
+		// line for buffers still coming).
+		fakePrealloc = []int{0, -1, 3}[seed/4%3]
+		fakeAllocHold = nil
+		if seed%3 == 2 {
+			fakeAllocHold = func() { time.Sleep(50 * time.Microsecond) }
+		}
 		want, err := program(t, seed, &cpu.Device{})
 		if err != nil {
 			t.Fatal(err)
@@ -250,8 +269,8 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (registered %v), chunk %d, pinned %d, worker from %d)",
-					seed, st, mem, fakeMode, fakeStaging, fakeStagingRegister, fakeChunk, fakePinned, fakeStageAsync)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (registered %v, %d ahead), chunk %d, pinned %d, worker from %d)",
+					seed, st, mem, fakeMode, fakeStaging, fakeStagingRegister, fakePrealloc, fakeChunk, fakePinned, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
@@ -262,6 +281,7 @@ func differential(t *testing.T, count int) string {
 				pins.Async += p.Async
 				pins.StageWaits += p.StageWaits
 				pins.Deferred += p.Deferred
+				pins.Grown += p.Grown
 				if msg := same(got, want); msg != "" {
 					return name + ": " + msg
 				}
@@ -277,8 +297,8 @@ func differential(t *testing.T, count int) string {
 	if pins.Direct == 0 || pins.Staged == 0 || pins.Full == 0 || pins.Waits == 0 {
 		t.Fatalf("the programs did not copy both ways, fill the pinned bound and wait for a pinned block: %+v", pins)
 	}
-	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0 || pins.Deferred == 0) {
-		t.Fatalf("the programs did not stage on the worker, wait for it and wait for staging buffers: %+v", pins)
+	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0 || pins.Deferred == 0 || pins.Grown == 0) {
+		t.Fatalf("the programs did not stage on the worker, wait for it, wait for staging buffers and allocate them off the engine's thread: %+v", pins)
 	}
 	return ""
 }
@@ -741,7 +761,7 @@ func pinTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPo
 
 // boundPlane is a plane named cuda:0 with cfg over a fresh fake of 1 MiB,
 // bound to a fresh host pool, its worker sleeping hold before each
-// memcpy (0: not at all).
+// memcpy (0: not at all), its preallocated staging buffers in the pool.
 func boundPlane(t *testing.T, cfg Config, hold time.Duration) (*Fake, *Plane, *refs.HostPool) {
 	t.Helper()
 	f := NewFake(1 << 20)
@@ -755,6 +775,9 @@ func boundPlane(t *testing.T, cfg Config, hold time.Duration) (*Fake, *Plane, *r
 	}
 	host := refs.NewHostPool()
 	p.BindHost(host)
+	if err := p.staging.arrive(nil, true); err != nil {
+		t.Fatal(err)
+	}
 	return f, p, host
 }
 
@@ -785,7 +808,8 @@ func TestPinnedCopies(t *testing.T) {
 		if _, err := p.CopyIn(mem, src); err != nil {
 			t.Fatal(err)
 		}
-		want := PinStats{Direct: int64(i), Staged: 1, Pinned: min(int64(i), 1), Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10)}
+		want := PinStats{Direct: int64(i), Staged: 1, Pinned: min(int64(i), 1), Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10),
+			Grown: int64(DefaultPrealloc(DefaultStaging, DefaultChunk))}
 		got := p.PinStats()
 		if got.PinNs = 0; got != want { // the time pinning: not asserted
 			t.Fatalf("after copy %d: %+v, want %+v", i+1, got, want)

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,10 +12,11 @@ import (
 )
 
 // stageTest is pinTest's plane with a worker that takes 20 ms per memcpy
-// and stages every chunk, pinning nothing.
+// and stages every chunk, pinning nothing; its staging buffers are 1 KiB
+// (256 float32s), allocated ahead.
 func stageTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPool) {
 	t.Helper()
-	f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1}, 20*time.Millisecond)
+	f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Chunk: 1 << 10}, 20*time.Millisecond)
 	f.Lazy = true
 	p.skip = skip
 	host.Keep = keep
@@ -137,7 +139,7 @@ func TestStagedBlockReleased(t *testing.T) {
 // it waits for the oldest one's copy and reuses it.
 func TestStagingPoolWaitsForWorker(t *testing.T) {
 	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
-	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 2 << 10}, 5*time.Millisecond)
+	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 2 << 10, Prealloc: -1}, 5*time.Millisecond)
 	var srcs []*tensor.Dense
 	var mems []*buffer
 	for i := range 5 { // 1 KiB each through 2 KiB of staging
@@ -146,6 +148,7 @@ func TestStagingPoolWaitsForWorker(t *testing.T) {
 		if _, err := p.CopyIn(mem, src); err != nil {
 			t.Fatal(err)
 		}
+		settlePool(t, p)
 		srcs, mems = append(srcs, src), append(mems, mem.(*buffer))
 	}
 	if len(p.staging.all) != 2 {
@@ -186,6 +189,19 @@ func TestFullPoolFreesTheBufferItWaitedFor(t *testing.T) {
 	}
 }
 
+// settlePool waits for the staging buffers being allocated off the
+// engine's thread and hands the chunks waiting for them to the worker:
+// what the plane's next call does once they arrived.
+func settlePool(t *testing.T, p *Plane) {
+	t.Helper()
+	if err := p.staging.arrive(nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.progress(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // roundTrip copies n floats of v in from the host pool and out again,
 // checking every one, and frees both sides.
 func roundTrip(t *testing.T, p *Plane, host *refs.HostPool, n int, v float32) {
@@ -214,7 +230,7 @@ func roundTrip(t *testing.T, p *Plane, host *refs.HostPool, n int, v float32) {
 // a buffer HostRegister refuses comes from HostAlloc instead.
 func TestStagingRegistered(t *testing.T) {
 	for _, refuse := range []bool{false, true} {
-		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: -1, StagingRegister: true}, 0)
+		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: -1, StagingRegister: true, Prealloc: -1}, 0)
 		if refuse {
 			f.RegisterError = errors.New("refused")
 		}
@@ -293,7 +309,7 @@ func TestPendingChunks(t *testing.T) {
 // chunk a copy of its bytes rather than staging it (which would use the
 // pool again), and the device gets the block's bytes.
 func TestPendingBlockDroppedByReserve(t *testing.T) {
-	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 2 << 10}, 10*time.Millisecond)
+	_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 2 << 10, Prealloc: -1}, 10*time.Millisecond)
 	host.Limit, host.Keep = 0, 1<<20
 	kib := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
 	half := tensor.Meta{Shape: tensor.Shape{128}, DType: tensor.Float32}
@@ -305,6 +321,7 @@ func TestPendingBlockDroppedByReserve(t *testing.T) {
 		if _, err := p.CopyIn(mem, src); err != nil {
 			t.Fatal(err)
 		}
+		settlePool(t, p)
 		srcs, mems = append(srcs, src), append(mems, mem)
 	}
 	if len(p.stage.pending) != 1 {
@@ -336,5 +353,129 @@ func TestPendingBlockDroppedByReserve(t *testing.T) {
 	host.Free(srcs[1])
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPrealloc: a bound plane allocates Config.Prealloc chunk-sized
+// staging buffers off the engine's thread, counted against the host
+// limit from the start; a tensor of that many chunks goes to the worker
+// at once, allocating nothing more. It asks for none that would take
+// more than a quarter of the room the host limit leaves; a failed
+// preallocation is no error.
+func TestPrealloc(t *testing.T) {
+	if k := DefaultPrealloc(DefaultStaging, DefaultChunk); k != 2 {
+		t.Fatalf("default: %d buffers ahead, want 2", k)
+	}
+	if k := DefaultPrealloc(4<<10, 4<<10); k != 1 {
+		t.Fatalf("a pool of one chunk: %d buffers ahead, want 1", k)
+	}
+	if k := DefaultPrealloc(1<<30, 1<<10); k != 8 {
+		t.Fatalf("a pool of a million chunks: %d buffers ahead, want 8", k)
+	}
+	f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 4 << 10, Chunk: 1 << 10, Prealloc: 3}, 0)
+	if len(p.staging.all) != 3 || f.HostAllocs != 3 || host.Stats().ReservedBytes != 3<<10 {
+		t.Fatalf("%d buffers ahead, %d HostAllocs, %d bytes reserved; want 3, 3, 3072",
+			len(p.staging.all), f.HostAllocs, host.Stats().ReservedBytes)
+	}
+	m := tensor.Meta{Shape: tensor.Shape{768}, DType: tensor.Float32} // three chunks
+	src := filled(t, host, m, 4)
+	mem, _ := p.Alloc(m)
+	if _, err := p.CopyIn(mem, src); err != nil {
+		t.Fatal(err)
+	}
+	if s := p.PinStats(); s.Async != 3 || s.Deferred != 0 || f.HostAllocs != 3 {
+		t.Fatalf("the chunks did not all go to the worker at once: %+v, %d HostAllocs", s, f.HostAllocs)
+	}
+	back := tensor.NewDense(m)
+	if _, err := p.CopyOut(back, mem); err != nil || back.F32()[0] != 4 || back.F32()[767] != 4 {
+		t.Fatalf("the device holds %v ... %v (%v)", back.F32()[0], back.F32()[767], err)
+	}
+	p.Free(mem)
+	host.Free(src)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.pinned) != 0 || host.Stats().ReservedBytes != 0 {
+		t.Fatalf("%d ranges pinned after Close, %d bytes reserved", len(f.pinned), host.Stats().ReservedBytes)
+	}
+
+	for _, c := range []struct {
+		name  string
+		limit int64
+		fail  error
+		want  int
+	}{
+		{"a quarter of the host limit's room holds one", 8<<10 - 1, nil, 1},
+		{"HostAlloc fails", 0, errors.New("out of pinned memory"), 0},
+	} {
+		f := NewFake(1 << 20)
+		f.HostAllocError = c.fail
+		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: -1, Staging: 4 << 10, Chunk: 1 << 10, Prealloc: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		host := refs.NewHostPool()
+		host.Limit = c.limit
+		p.BindHost(host)
+		if err := p.staging.arrive(nil, true); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n := int64(c.want) << 10; len(p.staging.all) != c.want || p.staging.bytes != n || host.Stats().ReservedBytes != n {
+			t.Fatalf("%s: %d buffers, %d bytes, %d reserved; want %d", c.name, len(p.staging.all), p.staging.bytes, host.Stats().ReservedBytes, c.want)
+		}
+		f.HostAllocError = nil
+		roundTrip(t, p, host, 64, 5)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStagingGrowsOffThread: a copy in that finds no staging buffer of
+// its size asks for one off the engine's thread and waits in line for
+// it, rather than allocating on the engine's; a failed allocation asked
+// for is the next call's error.
+func TestStagingGrowsOffThread(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
+	for _, fail := range []bool{false, true} {
+		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 4 << 10, Prealloc: -1}, 0)
+		release := make(chan struct{})
+		f.HoldHostAlloc = func() { <-release }
+		if fail {
+			f.HostAllocError = errors.New("out of pinned memory")
+		}
+		src := filled(t, host, m, 6)
+		mem, _ := p.Alloc(m)
+		if _, err := p.CopyIn(mem, src); err != nil {
+			t.Fatal(err)
+		}
+		// The allocation is held up until the copy in returned.
+		if s := p.PinStats(); s.Deferred != 1 || len(p.staging.coming) != 1 || host.Stats().ReservedBytes != 1<<10 {
+			t.Fatalf("fail %v: the copy did not wait for a buffer coming: %+v, %d coming, %d reserved",
+				fail, s, len(p.staging.coming), host.Stats().ReservedBytes)
+		}
+		close(release)
+		back := tensor.NewDense(m)
+		_, err := p.CopyOut(back, mem)
+		if fail {
+			if err == nil || !strings.Contains(err.Error(), "out of pinned memory") {
+				t.Fatalf("a failed allocation: %v", err)
+			}
+			if host.Stats().ReservedBytes != 0 {
+				t.Fatalf("a failed allocation kept %d bytes reserved", host.Stats().ReservedBytes)
+			}
+			continue
+		}
+		if err != nil || back.F32()[0] != 6 || back.F32()[255] != 6 {
+			t.Fatalf("the device holds %v ... %v (%v)", back.F32()[0], back.F32()[255], err)
+		}
+		if s := p.PinStats(); s.Async != 1 || p.staging.grown != 1 {
+			t.Fatalf("%+v, %d grown", s, p.staging.grown)
+		}
+		p.Free(mem)
+		host.Free(src)
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

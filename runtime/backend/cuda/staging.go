@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"github.com/tref-lang/tref/runtime/refs"
@@ -43,21 +44,174 @@ type stagingPool struct {
 	bytes  int64
 	peak   int64
 	all    []*staging // oldest first
+	// coming is the buffers being allocated off the engine's thread
+	// (grow), in the order asked for; their bytes count in bytes.
+	coming []*arrival
+	// setup runs first on each thread that allocates off the engine's
+	// (the plane makes its device current there).
+	setup func() error
+	// grown counts the buffers allocated off the engine's thread.
+	grown int64
+}
+
+// arrival is a staging buffer being allocated off the engine's thread.
+type arrival struct {
+	n    int64
+	done chan struct{} // closed once s or err is set
+	s    *staging
+	err  error
+	// ahead: allocated before anything asked for it (prealloc); its
+	// failure is not an error (the pool allocates on demand instead).
+	ahead bool
+}
+
+// Pinned memory is slow to allocate (cudaHostAlloc pinned 2.9 GB/s on
+// the H200 machine: 22 ms for a 64 MiB pool, inside the first copies of
+// a run whose weights took 65 ms to copy in), and it is allocated while
+// the copies wait for it. So the pool allocates off the engine's thread:
+// a bound plane asks at once for a part of the pool in chunk-sized
+// buffers (prealloc), which arrive while the host builds or loads the
+// model, and a copy that finds no idle buffer of its size but room for
+// one (tryGet) asks for it and waits in the pending line (stager.go)
+// rather than on the allocation, as PyTorch's pinned-memory thread
+// allocates while the model runs. A buffer being allocated counts
+// against the pool's limit and the host's from the moment it is asked
+// for; get, which must return a buffer, waits for one of its size that
+// is coming, and allocates on the engine's thread otherwise.
+
+// DefaultPrealloc is how many chunk-sized buffers a pool of staging
+// bytes allocates ahead when the caller states none: half the pool's
+// (two of the default's four), leaving the rest to buffers of the exact
+// sizes of tensors smaller than a chunk; at least one, at most eight.
+func DefaultPrealloc(staging, chunk int64) int {
+	return int(min(max(staging/chunk/2, 1), 8))
+}
+
+// grow asks for a buffer of n bytes off the engine's thread; refused is
+// the host pool's refusal to count n more bytes (nothing asked for then).
+func (p *stagingPool) grow(n int64, ahead bool) (refused error) {
+	if p.host != nil {
+		if err := p.host.Reserve(n); err != nil {
+			return err
+		}
+	}
+	a := &arrival{n: n, done: make(chan struct{}), ahead: ahead}
+	p.coming = append(p.coming, a)
+	p.bytes += n
+	p.peak = max(p.peak, p.bytes)
+	go p.allocate(a)
+	return nil
+}
+
+// allocate allocates a's buffer on a thread of its own (the device's
+// current on it), then closes a.done.
+func (p *stagingPool) allocate(a *arrival) {
+	defer close(a.done)
+	if p.setup != nil {
+		// The device set here stays with this thread, which exits with
+		// the goroutine.
+		runtime.LockOSThread()
+		if a.err = p.setup(); a.err != nil {
+			return
+		}
+	}
+	a.s, a.err = p.alloc(a.n)
+}
+
+// prealloc asks for k buffers of n bytes ahead of any copy, as many as
+// the pool's limit allows and a quarter of the room the host limit
+// leaves (memory asked for before anything needs it should not take
+// the host's room for tensors).
+func (p *stagingPool) prealloc(k int, n int64) {
+	room := int64(-1)
+	if p.host != nil {
+		room = p.host.KeptRoom()
+	}
+	for i := range int64(k) {
+		if n <= 0 || p.bytes+n > p.limit || room >= 0 && (i+1)*n > room/4 || p.grow(n, true) != nil {
+			return
+		}
+	}
+}
+
+// arrive takes the buffers allocated off the engine's thread into the
+// pool, idle and first in line to be reused or freed; it waits for want
+// (nil: none) and, with all, for every one. A failed allocation gives its
+// bytes back; its error is returned when something waited for it or
+// asked for it on demand.
+func (p *stagingPool) arrive(want *arrival, all bool) error {
+	var first error
+	p.coming = slices.DeleteFunc(p.coming, func(a *arrival) bool {
+		if a == want || all {
+			<-a.done
+		} else {
+			select {
+			case <-a.done:
+			default:
+				return false
+			}
+		}
+		if a.err != nil {
+			p.bytes -= a.n
+			if p.host != nil {
+				p.host.Unreserve(a.n)
+			}
+			if (a == want || !a.ahead) && first == nil {
+				first = fmt.Errorf("pinned staging memory of %d bytes: %w", a.n, a.err)
+			}
+			return true
+		}
+		p.grown++
+		p.all = slices.Insert(p.all, 0, a.s)
+		return true
+	})
+	return first
+}
+
+// comingOfSize is a buffer of n bytes being allocated, nil when none is.
+func (p *stagingPool) comingOfSize(n int64) *arrival {
+	for _, a := range p.coming {
+		if a.n == n {
+			return a
+		}
+	}
+	return nil
 }
 
 // get returns an idle buffer of n bytes, waiting for a busy one's copy
-// when the pool is full.
+// when the pool is full, or for one being allocated.
 func (p *stagingPool) get(n int64) (*staging, error) {
 	defer p.enter()()
 	for {
+		if err := p.arrive(nil, false); err != nil {
+			return nil, err
+		}
 		if s, err := p.idleOfSize(n); s != nil || err != nil {
 			return s, err
 		}
+		if a := p.comingOfSize(n); a != nil {
+			if err := p.arrive(a, false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if len(p.all) == 0 && len(p.coming) > 0 && p.bytes+n > p.limit {
+			// The room is the coming buffers': take them in to free.
+			if err := p.arrive(nil, true); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if p.bytes+n <= p.limit || len(p.all) == 0 {
 			s, refused, err := p.add(n)
-			if refused != nil && len(p.all) > 0 {
+			if refused != nil && len(p.all)+len(p.coming) > 0 {
 				// Make room by freeing the oldest idle-able buffer.
-				if err := p.free(p.all[0]); err != nil {
+				if len(p.all) == 0 {
+					err = p.arrive(nil, true)
+				} else {
+					err = p.free(p.all[0])
+				}
+				if err != nil {
 					return nil, err
 				}
 				continue
@@ -121,13 +275,21 @@ func (p *stagingPool) alloc(n int64) (*staging, error) {
 	return &staging{buf: b}, nil
 }
 
-// tryGet is get without waiting: an idle buffer of n bytes, a new one
-// within the limit (freeing idle buffers of other sizes to make room),
-// or nil when every buffer is busy or the host pool has no room.
+// tryGet is get without waiting: an idle buffer of n bytes, or nil when
+// none is. It then asks for one to be allocated off the engine's thread
+// (grow) if none of that size is coming and there is room for it,
+// freeing idle buffers of other sizes to make it; nil too when every
+// buffer is busy or the host pool has no room.
 func (p *stagingPool) tryGet(n int64) (*staging, error) {
 	defer p.enter()()
+	if err := p.arrive(nil, false); err != nil {
+		return nil, err
+	}
 	if s, err := p.idleOfSize(n); s != nil || err != nil {
 		return s, err
+	}
+	if p.comingOfSize(n) != nil {
+		return nil, nil
 	}
 	for p.bytes+n > p.limit && len(p.all) > 0 {
 		// Room from the idle buffers of other sizes, oldest first.
@@ -152,11 +314,13 @@ func (p *stagingPool) tryGet(n int64) (*staging, error) {
 			return nil, err
 		}
 	}
-	s, refused, err := p.add(n)
-	if refused != nil {
+	if p.bytes+n > p.limit && len(p.coming) > 0 {
+		// The room is the coming buffers': wait in line for them.
 		return nil, nil
 	}
-	return s, err
+	// Refused by the host pool: wait in line for room.
+	_ = p.grow(n, false)
+	return nil, nil
 }
 
 // idleOfSize is an idle buffer of n bytes, nil when none is.
@@ -242,7 +406,7 @@ func (p *stagingPool) drop(s *staging) error {
 
 // close waits for every copy and frees every buffer.
 func (p *stagingPool) close() error {
-	var first error
+	first := p.arrive(nil, true)
 	for len(p.all) > 0 {
 		s := p.all[0]
 		if err := p.free(s); err != nil {
@@ -272,10 +436,16 @@ func (p *stagingPool) forget(s *staging) bool {
 	return true
 }
 
-// BindHost counts the plane's pinned staging buffers against p's limit
-// and pins p's blocks in place as they are copied again (see pinning.go;
-// refs.HostBinder): the runtime hands its host pool over when it starts.
+// BindHost counts the plane's pinned staging buffers against p's limit,
+// starts allocating them (Config.Prealloc) and pins p's blocks in place
+// as they are copied again (see pinning.go; refs.HostBinder): the
+// runtime hands its host pool over when it starts.
 func (d *Plane) BindHost(p *refs.HostPool) {
 	d.staging.host = p
 	d.bindPins(p, d.cfg.Pinned)
+	k := d.cfg.Prealloc
+	if k == 0 {
+		k = DefaultPrealloc(d.cfg.Staging, d.cfg.Chunk)
+	}
+	d.staging.prealloc(k, d.cfg.Chunk)
 }

@@ -166,7 +166,8 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // TREF_CUDA_COPY_PIECE_KIB how the memcpys into it are split among
 // goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), and
 // TREF_CUDA_STAGING_REGISTER=1 makes the pool's buffers Go memory pinned
-// in place (StagingRegister), for finding the best on a GPU machine
+// in place (StagingRegister) and TREF_CUDA_PREALLOC=N allocates N of
+// them ahead (Prealloc; 0: none), for finding the best on a GPU machine
 // (scripts/gpu-sweep.sh). Traced, the
 // plane measures its copies and kernels with CUDA events
 // (device.Measurer), and the trace shows those times.
@@ -207,6 +208,16 @@ func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
 		cfg.StagingRegister = true
 	default:
 		return fmt.Errorf("torch backend: TREF_CUDA_STAGING_REGISTER=%q: want 0 or 1", v)
+	}
+	if v := getenv("TREF_CUDA_PREALLOC"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 64 {
+			return fmt.Errorf("torch backend: TREF_CUDA_PREALLOC=%q: want a whole number from 0 to 64", v)
+		}
+		cfg.Prealloc = n
+		if n == 0 {
+			cfg.Prealloc = -1
+		}
 	}
 	for _, knob := range []struct {
 		name string

@@ -261,18 +261,23 @@ func TestPlaneWritesInPlace(t *testing.T) {
 // their units, and a bad one is an error naming it.
 func TestTuneFromEnv(t *testing.T) {
 	env := map[string]string{"TREF_CUDA_STAGE": "sync", "TREF_CUDA_STAGING_MIB": "32", "TREF_CUDA_CHUNK_MIB": "4",
-		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256", "TREF_CUDA_STAGING_REGISTER": "1"}
+		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256", "TREF_CUDA_STAGING_REGISTER": "1", "TREF_CUDA_PREALLOC": "3"}
 	var cfg cuda.Config
 	if err := tuneFromEnv(&cfg, func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10, StagingRegister: true}
+	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10, StagingRegister: true, Prealloc: 3}
 	if cfg != want {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
+	}
+	var none cuda.Config
+	if err := tuneFromEnv(&none, func(k string) string { return map[string]string{"TREF_CUDA_PREALLOC": "0"}[k] }); err != nil || none.Prealloc != -1 {
+		t.Fatalf("TREF_CUDA_PREALLOC=0: %+v (%v), want Prealloc -1 (none ahead)", none, err)
 	}
 	for _, bad := range []struct{ name, value string }{
 		{"TREF_CUDA_CHUNK_MIB", "0"}, {"TREF_CUDA_CHUNK_MIB", "-1"}, {"TREF_CUDA_CHUNK_MIB", "x"},
 		{"TREF_CUDA_CHUNK_MIB", "2097152"}, {"TREF_CUDA_STAGING_REGISTER", "yes"},
+		{"TREF_CUDA_PREALLOC", "-1"}, {"TREF_CUDA_PREALLOC", "65"},
 	} {
 		err := tuneFromEnv(&cfg, func(k string) string {
 			if k == bad.name {
