@@ -19,7 +19,8 @@
 # measured times, and whether every offload's output equalled its
 # resident run's. A setting whose output differs makes the script exit
 # 1. OUT_DIR (default ./gpu-sweep-out) gets each setting's full
-# benchmark output. Thirteen settings, about 20 s each on an H200 machine.
+# benchmark output. Thirteen settings, about 20 s each on an H200 machine,
+# the likeliest to matter first (a run cut short keeps its lines).
 # GPU_SWEEP_ONLY="name ..." runs only those settings; GPU_SWEEP_DEVICE and
 # GPU_SWEEP_WIDTH (default cuda:0, 4096) try it elsewhere: on torch:cpu
 # the settings change nothing, but the script runs.
@@ -35,18 +36,18 @@ mkdir -p "$out"
 # name|settings (environment assignments)
 settings=(
   "default|"
+  "none-ahead|TREF_CUDA_PREALLOC=0"
+  "registered|TREF_CUDA_STAGING_REGISTER=1"
+  "pieces1m|TREF_CUDA_COPY_PIECE_KIB=1024"
+  "four-ahead|TREF_CUDA_PREALLOC=4"
+  "one-core|TREF_CUDA_COPY_SPLIT_KIB=1048576"
+  "engine-thread|TREF_CUDA_STAGE=sync"
+  "registered-pieces1m|TREF_CUDA_STAGING_REGISTER=1 TREF_CUDA_COPY_PIECE_KIB=1024"
   "chunk8|TREF_CUDA_CHUNK_MIB=8"
+  "pool128|TREF_CUDA_STAGING_MIB=128"
   "chunk4-pool32|TREF_CUDA_CHUNK_MIB=4 TREF_CUDA_STAGING_MIB=32"
   "chunk32-pool128|TREF_CUDA_CHUNK_MIB=32 TREF_CUDA_STAGING_MIB=128"
-  "pool128|TREF_CUDA_STAGING_MIB=128"
-  "pieces1m|TREF_CUDA_COPY_PIECE_KIB=1024"
   "pieces512k|TREF_CUDA_COPY_PIECE_KIB=512 TREF_CUDA_COPY_SPLIT_KIB=2048"
-  "one-core|TREF_CUDA_COPY_SPLIT_KIB=1048576"
-  "registered|TREF_CUDA_STAGING_REGISTER=1"
-  "registered-pieces1m|TREF_CUDA_STAGING_REGISTER=1 TREF_CUDA_COPY_PIECE_KIB=1024"
-  "engine-thread|TREF_CUDA_STAGE=sync"
-  "none-ahead|TREF_CUDA_PREALLOC=0"
-  "four-ahead|TREF_CUDA_PREALLOC=4"
 )
 if [ -n "${GPU_SWEEP_ONLY:-}" ]; then
   read -r -a only <<<"$GPU_SWEEP_ONLY"
