@@ -715,12 +715,13 @@ const OpFn *find_op(const std::string &op) {
 // over the data plane's own memory (tt_wrap_memory) allocate nothing, so
 // a matmul running straight into the plane's output could be the first
 // and find the allocator not initialised ("Allocator not initialized for
-// device"). One small tensor allocated first runs the initialisation; it
-// stays in the caching allocator, inside the plane's margin.
+// device"). One small tensor allocated first runs the initialisation,
+// once per device (each has its allocator state); it stays in the caching
+// allocator, inside the plane's margin.
 void init_device_once(const at::Device &dev) {
-  if (!dev.is_cuda()) return;
-  static std::once_flag once;
-  std::call_once(once, [&] { (void)at::empty({1}, at::TensorOptions().device(dev)); });
+  static std::once_flag once[64];
+  if (!dev.is_cuda() || dev.index() < 0 || dev.index() >= 64) return;
+  std::call_once(once[dev.index()], [&] { (void)at::empty({1}, at::TensorOptions().device(dev)); });
 }
 
 } // namespace
