@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/tref-lang/tref/runtime/device"
@@ -292,24 +293,47 @@ func (d *Plane) span(t0 int64, work uint64) device.Span {
 	return device.Span{Start: t0, End: d.Now(), Work: work}
 }
 
+// prepareCopy begins a copy between mem and n bytes of the host's
+// (what: "copy in" or "copy out"): none when there are no bytes to copy;
+// else it issues the staged copies whose memcpy is done, and mem's own
+// copies in still waiting (stager.go).
+func (d *Plane) prepareCopy(mem device.Memory, n int, what string) (b *buffer, none bool, err error) {
+	if err := d.enter(); err != nil {
+		return nil, false, err
+	}
+	b = mem.(*buffer)
+	if int64(n) != b.bytes {
+		return nil, false, fmt.Errorf("internal: %s: %s of %d host bytes with a tensor of %d", d.cfg.Name, what, n, b.bytes)
+	}
+	if b.bytes == 0 {
+		return b, true, nil
+	}
+	if err := d.progress(); err != nil {
+		return nil, false, err
+	}
+	return b, false, d.settleStaged(b)
+}
+
+// chunks yields the offset and size of each chunk of a copy of n bytes.
+func (d *Plane) chunks(n int64) iter.Seq2[int64, int64] {
+	return func(yield func(int64, int64) bool) {
+		for off := int64(0); off < n; off += d.cfg.Chunk {
+			if !yield(off, min(d.cfg.Chunk, n-off)) {
+				return
+			}
+		}
+	}
+}
+
 // CopyIn stages src in pinned memory and copies it on the copy stream.
 func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error) {
 	t0 := d.Now()
-	if err := d.enter(); err != nil {
+	b, none, err := d.prepareCopy(dst, len(src.Buf), "copy in")
+	if err != nil {
 		return device.Span{}, err
 	}
-	b := dst.(*buffer)
-	if int64(len(src.Buf)) != b.bytes {
-		return device.Span{}, fmt.Errorf("internal: %s: copy in of %d bytes into %d", d.cfg.Name, len(src.Buf), b.bytes)
-	}
-	if b.bytes == 0 {
+	if none {
 		return d.span(t0, 0), nil
-	}
-	if err := d.progress(); err != nil {
-		return device.Span{}, err
-	}
-	if err := d.settleStaged(b); err != nil {
-		return device.Span{}, err
 	}
 	if b.p != 0 {
 		// Written again: after every kernel issued so far (its
@@ -335,8 +359,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 	d.pins.stats.Staged++
 	if d.async(min(d.cfg.Chunk, b.bytes)) {
 		work, at := d.reserve(), base(src.Buf)
-		for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
-			n := min(d.cfg.Chunk, b.bytes-off)
+		for off, n := range d.chunks(b.bytes) {
 			c := &pendingChunk{chunk: chunk{b: b, off: off, src: src.Buf[off : off+n], at: at, last: off+n == b.bytes, work: work}}
 			if err := d.stageAsync(c); err != nil {
 				return device.Span{}, err
@@ -345,8 +368,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 		return d.span(t0, work), nil
 	}
 	var a Event
-	for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
-		n := min(d.cfg.Chunk, b.bytes-off)
+	for off, n := range d.chunks(b.bytes) {
 		// Waits, when the pool is full, for the oldest buffer's copy
 		// (an earlier chunk's, for a large tensor).
 		s, err := d.staging.get(n)
@@ -436,24 +458,15 @@ func (d *Plane) copied(b *buffer) error {
 // memory, waits for it and copies it into dst.
 func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, error) {
 	t0 := d.Now()
-	if err := d.enter(); err != nil {
+	b, none, err := d.prepareCopy(src, len(dst.Buf), "copy out")
+	if err != nil {
 		return device.Span{}, err
 	}
-	b := src.(*buffer)
-	if int64(len(dst.Buf)) != b.bytes {
-		return device.Span{}, fmt.Errorf("internal: %s: copy out of %d bytes into %d", d.cfg.Name, b.bytes, len(dst.Buf))
-	}
-	if b.bytes == 0 {
+	if none {
 		return d.span(t0, 0), nil
 	}
 	if b.p == 0 {
 		return device.Span{}, fmt.Errorf("internal: %s: copy out of a tensor never written", d.cfg.Name)
-	}
-	if err := d.progress(); err != nil {
-		return device.Span{}, err
-	}
-	if err := d.settleStaged(b); err != nil {
-		return device.Span{}, err
 	}
 	if b.lastKernel != 0 && !b.copyWaited && d.skip != "copy-out-after-kernel" {
 		if err := d.rt.StreamWaitEvent(d.copy, b.lastKernel); err != nil {
@@ -469,8 +482,7 @@ func (d *Plane) CopyOut(dst *tensor.Dense, src device.Memory) (device.Span, erro
 	// next chunk may take it.
 	var a Event
 	var work uint64
-	for off := int64(0); off < b.bytes; off += d.cfg.Chunk {
-		n := min(d.cfg.Chunk, b.bytes-off)
+	for off, n := range d.chunks(b.bytes) {
 		s, err := d.staging.get(n)
 		if err != nil {
 			return device.Span{}, err
