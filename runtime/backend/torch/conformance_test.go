@@ -126,7 +126,32 @@ func conformanceTable() []opCase {
 	)
 	t = append(t, pointwiseCases()...)
 	t = append(t, nnConformanceRows()...)
+	t = append(t, backwardRows()...)
 	return t
+}
+
+// backwardRows are the backward kernels of gradient rules that the
+// plugin runs (cross_entropy_backward, which needs targets in range, is
+// in TestConformanceIndexedOps).
+func backwardRows() []opCase {
+	slice := func(start, stop, step int) ops.IndexItem {
+		return ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, HasStart: true, HasStop: true, Step: step}
+	}
+	return []opCase{
+		{op: ops.MatmulTN, in: []tensor.Meta{m(f32, 7, 3), m(f32, 7, 5)}},
+		{op: ops.MatmulTN, in: []tensor.Meta{m(f64, 4, 2), m(f32, 4, 6)}},
+		{op: ops.MatmulTN, in: []tensor.Meta{m(f32, 0, 3), m(f32, 0, 2)}},
+		{op: ops.GeluBackward, in: []tensor.Meta{m(f32, 3, 4), m(f32, 3, 4)}},
+		{op: ops.GeluBackward, in: []tensor.Meta{m(f64, 6), m(f64, 6)}},
+		{op: ops.IndexBackward, in: []tensor.Meta{m(f32, 2, 6)}, attrs: ops.IndexBackwardAttrs{
+			Items: []ops.IndexItem{{Kind: ops.IndexAt, At: -1}, slice(1, 4, 2)}, Shape: tensor.Shape{4, 5, 6}}},
+		{op: ops.IndexBackward, in: []tensor.Meta{m(f32, 4, 2)}, attrs: ops.IndexBackwardAttrs{
+			Items: []ops.IndexItem{{Kind: ops.IndexSlice, Step: -1}, {Kind: ops.IndexSlice, Start: -2, HasStart: true, Step: -2}}, Shape: tensor.Shape{4, 5}}},
+		{op: ops.IndexBackward, in: []tensor.Meta{m(i64, 2, 3)}, attrs: ops.IndexBackwardAttrs{
+			Items: []ops.IndexItem{{Kind: ops.IndexSlice, Step: 1}, slice(0, 3, 1)}, Shape: tensor.Shape{2, 8}}},
+		{op: ops.IndexBackward, in: []tensor.Meta{m(f32, 0, 3)}, attrs: ops.IndexBackwardAttrs{
+			Items: []ops.IndexItem{slice(2, 2, 1)}, Shape: tensor.Shape{4, 3}}},
+	}
 }
 
 // scalarOperandCases are the binary ops with a number for one operand
@@ -247,9 +272,9 @@ func TestConformanceCoversRegistry(t *testing.T) {
 		covered[c.op] = true
 	}
 	// These take inputs the table cannot make at random: embedding and
-	// cross_entropy need in-range indices, dropout a mask; they have
+	// cross_entropy (and its backward) need in-range indices, dropout a mask; they have
 	// their own tests below.
-	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.Dropout}, indexedOps...) {
+	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.CrossEntropyBackward, ops.Dropout}, indexedOps...) {
 		covered[op] = true
 	}
 	// The backward kernels of gradient rules have no libtorch kernel yet:
@@ -285,6 +310,36 @@ func TestConformanceIndexedOps(t *testing.T) {
 			[]*tensor.Dense{fill(r, m(f32, 4, 6), false), targets}},
 		{opCase{op: ops.Dropout, attrs: ops.DropoutAttrs{P: 0.25}}, []*tensor.Dense{fill(r, m(f32, 3, 4), false), mask}},
 	}
+	// cross_entropy_backward over [N, C], one ignored target; [C]; [N, C,
+	// d] with the other ignore index; every target ignored (zeros).
+	ignored := targets.Clone()
+	ignored.I64()[2] = ops.DefaultIgnoreIndex
+	perPixel := tensor.NewDense(m(i64, 2, 3))
+	for i := range perPixel.I64() {
+		perPixel.I64()[i] = int64(r.IntN(4))
+	}
+	perPixel.I64()[4] = 7
+	none := tensor.NewDense(m(i64, 3))
+	for i := range none.I64() {
+		none.I64()[i] = -1
+	}
+	ceb := func(ignore int, logits tensor.Meta, t *tensor.Dense) struct {
+		c      opCase
+		inputs []*tensor.Dense
+	} {
+		return struct {
+			c      opCase
+			inputs []*tensor.Dense
+		}{opCase{op: ops.CrossEntropyBackward, attrs: ops.CrossEntropyAttrs{IgnoreIndex: ignore}},
+			[]*tensor.Dense{fill(r, logits, false), t, fill(r, m(logits.DType), false)}}
+	}
+	one := tensor.NewDense(m(i64))
+	one.I64()[0] = 4
+	cases = append(cases,
+		ceb(ops.DefaultIgnoreIndex, m(f32, 4, 6), ignored),
+		ceb(ops.DefaultIgnoreIndex, m(f64, 6), one),
+		ceb(7, m(f32, 2, 4, 3), perPixel),
+		ceb(-1, m(f32, 3, 5), none))
 	cases = append(cases, gatherCases(r)...)
 	for _, tc := range cases {
 		t.Run(tc.c.op.Name(), func(t *testing.T) {

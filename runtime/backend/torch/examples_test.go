@@ -3,6 +3,7 @@ package torch_test
 import (
 	"bytes"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/tref-lang/tref/lang/eval"
@@ -28,25 +29,8 @@ func TestExamplesOnPlane(t *testing.T) {
 	}
 	run := func(name, dev string) string {
 		t.Helper()
-		ex, err := placement.NewExecutor(placement.Config{Device: dev, Trace: trace.NewRecorder()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out bytes.Buffer
-		rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
-		in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out})
-		err = in.RunFile("../../../examples/offload/" + name + ".tr")
-		in.Close()
-		if ferr := rt.Flush(); err == nil {
-			err = ferr
-		}
-		if cerr := ex.(*placement.Engine).Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			t.Fatalf("%s on %s: %v", name, dev, err)
-		}
-		return out.String()
+		out, _ := runExample(t, "../../../examples/offload/"+name+".tr", nil, dev, 0)
+		return out
 	}
 	for _, name := range []string{"transformer", "embedding"} {
 		want := run(name, "torch:cpu")
@@ -61,6 +45,72 @@ func TestExamplesOnPlane(t *testing.T) {
 			if d.Direct == 0 || d.Copied != 0 {
 				t.Errorf("%s: %s wrote directly %d times and was copied %d times", name, op, d.Direct, d.Copied)
 			}
+		}
+	}
+}
+
+// runExample runs the script at path with argv on dev under a budget of
+// mem bytes (0: the device's), and returns what it printed and the
+// engine's totals.
+func runExample(t *testing.T, path string, argv []string, dev string, mem int64) (string, *trace.Totals) {
+	t.Helper()
+	ex, err := placement.NewExecutor(placement.Config{Device: dev, Mem: mem, Trace: trace.NewRecorder()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
+	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out, Argv: argv})
+	err = in.RunFile(path)
+	in.Close()
+	if ferr := rt.Flush(); err == nil {
+		err = ferr
+	}
+	eng := ex.(*placement.Engine)
+	tot, ferr := eng.Finish()
+	if err == nil {
+		err = ferr
+	}
+	if cerr := eng.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("%s on %s under %d bytes: %v", path, dev, mem, err)
+	}
+	return out.String(), tot
+}
+
+// TestTrainingOnPlane: training with activations offloaded (the GPT of
+// examples/train/gpt_offload.tr, two blocks, ten AdamW steps) prints on
+// the CUDA data plane (the fake runtime, libtorch's CPU kernels) exactly
+// the losses torch:cpu prints, resident and under a budget that makes
+// the engine evict activations in the forward pass and bring them back
+// for the backward one; no op of it, forward or backward, runs on the
+// host.
+func TestTrainingOnPlane(t *testing.T) {
+	if _, err := torch.Load(""); err != nil {
+		if os.Getenv("TREF_REQUIRE_TORCH") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	const path = "../../../examples/train/gpt_offload.tr"
+	argv := []string{"2"}
+	want, _ := runExample(t, path, argv, "torch:cpu", 0)
+	if !strings.Contains(want, "step 10 loss") {
+		t.Fatalf("torch:cpu printed\n%s", want)
+	}
+	for _, mem := range []int64{0, 6 << 20} {
+		got, tot := runExample(t, path, argv, "torchfake:0", mem)
+		if got != want {
+			t.Errorf("under %d bytes the plane printed\n%s\ntorch:cpu printed\n%s", mem, got, want)
+		}
+		t.Logf("under %d bytes: %d evictions, %d bytes in, %d bytes out, %d ops on the host", mem, tot.Evictions, tot.BytesH2D, tot.BytesD2H, tot.Fallbacks)
+		if tot.Fallbacks != 0 {
+			t.Errorf("under %d bytes %d ops ran on the host: each op of training, backward ones too, should run on the device", mem, tot.Fallbacks)
+		}
+		if mem > 0 && (tot.Evictions == 0 || tot.BytesD2H == 0) {
+			t.Errorf("under %d bytes: %d evictions, %d bytes written back: nothing was offloaded", mem, tot.Evictions, tot.BytesD2H)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // marshal turns an op's attributes into the integer and float arrays that
@@ -40,15 +41,10 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 	case ops.ClampAttrs:
 		return []int64{b2i(a.HasMin), b2i(a.HasMax)}, []float64{a.Min, a.Max}, true
 	case ops.IndexAttrs:
-		rs, err := ops.ResolveIndex(op.Inputs[0].Shape(), a.Items)
-		if err != nil {
-			return nil, nil, false
-		}
-		ia = []int64{int64(len(rs))}
-		for _, r := range rs {
-			ia = append(ia, b2i(r.Keep), int64(r.Start), int64(r.Len), int64(r.Step))
-		}
-		return ia, nil, true
+		return index(nil, op.Inputs[0].Shape(), a.Items)
+	case ops.IndexBackwardAttrs:
+		// The indexed tensor's rank and shape, then the index into it.
+		return index(ints(a.Shape), a.Shape, a.Items)
 	case ops.ReshapeAttrs:
 		return ints(a.Shape), nil, true
 	case ops.PermuteAttrs:
@@ -202,4 +198,19 @@ func b2i(b bool) int64 {
 		return 1
 	}
 	return 0
+}
+
+// index appends to ia the index items resolved against shape, as
+// tref_torch.cpp's index_view reads them: the count of dimensions, then
+// keep, start, count and step for each.
+func index(ia []int64, shape tensor.Shape, items []ops.IndexItem) ([]int64, []float64, bool) {
+	rs, err := ops.ResolveIndex(shape, items)
+	if err != nil {
+		return nil, nil, false
+	}
+	ia = append(ia, int64(len(rs)))
+	for _, r := range rs {
+		ia = append(ia, b2i(r.Keep), int64(r.Start), int64(r.Len), int64(r.Step))
+	}
+	return ia, nil, true
 }

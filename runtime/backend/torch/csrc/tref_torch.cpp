@@ -159,16 +159,17 @@ at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
   return x;
 }
 
-// index_view is the view of x that tref's resolved index reads (ia: ndims,
-// then per input dimension keep, start, count, step) and the dimensions
+// index_view is the view of x that tref's resolved index reads (ia from
+// at: ndims, then per input dimension keep, start, count, step) and the
+// dimensions
 // whose step is negative: the view walks those forward (the same
 // elements with a positive step), so the index's order is the view's
 // flipped along them.
-std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args &a) {
+std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args &a, int at = 0) {
   std::vector<int64_t> flips;
-  int64_t n = a.i(0), dim = 0;
+  int64_t n = a.i(at), dim = 0;
   for (int64_t k = 0; k < n; k++) {
-    int base = 1 + int(k) * 4;
+    int base = at + 1 + int(k) * 4;
     int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
     if (!keep) {
       x = x.select(dim, start);
@@ -356,6 +357,51 @@ OpFn unary_out(F f, G g) {
 
 // find_op looks an op up in every registry.
 const OpFn *find_op(const std::string &op);
+
+// backward_registry holds the backward kernels that tref's gradient
+// rules submit (runtime/ops/backward.go, linalg.go), so that training on
+// a GPU keeps them there.
+const std::unordered_map<std::string, OpFn> &backward_registry() {
+  static const std::unordered_map<std::string, OpFn> ops = {
+      // a [k, m], b [k, n]: aᵀ·b, straight into the output when it is one
+      {"matmul_tn", float_halves([](const Args &a) -> at::Tensor {
+         auto dt = at::result_type(a.in(0), a.in(1));
+         at::Tensor x = a.in(0).to(dt).t(), y = a.in(1).to(dt);
+         if (writes_into(a, dt, {x.size(0), y.size(1)})) return at::mm_out(*a.out, x, y);
+         return at::mm(x, y);
+       })},
+      // inputs x, g: g·gelu'(x), gelu exact (erf)
+      {"gelu_backward", float_halves([](const Args &a) { return at::gelu_backward(a.in(1), a.in(0)); })},
+      // input g; ia: rank, shape..., then the index as "index" reads it
+      // (resolved against shape): g written into zeros where the index read
+      {"index_backward", [](const Args &a) {
+         std::vector<int64_t> shape = a.dims(0);
+         at::Tensor out = at::zeros(shape, a.in(0).options());
+         auto [view, flips] = index_view(out, a, 1 + int(shape.size()));
+         at::Tensor g = a.in(0).reshape(view.sizes());
+         view.copy_(flips.empty() ? g : g.flip(flips));
+         return out;
+       }},
+      // inputs logits ([C] or [N, C, ...]), targets, g (the loss's
+      // cotangent); ia: ignore_index. (softmax(logits) - onehot(targets))
+      // times g over the count of targets not ignored, zero where ignored.
+      {"cross_entropy_backward", float_halves([](const Args &a) {
+         at::Tensor x = a.in(0), t = a.in(1).to(at::kLong);
+         bool single = x.dim() == 1;
+         if (single) {
+           x = x.unsqueeze(0);
+           t = t.unsqueeze(0);
+         }
+         at::Tensor valid = t.ne(a.i(0));
+         at::Tensor onehot = at::one_hot(at::where(valid, t, at::zeros_like(t)), x.size(1)).movedim(-1, 1);
+         at::Tensor grad = at::softmax(x, 1) - onehot.to(x.scalar_type());
+         at::Tensor scale = a.in(2).to(x.scalar_type()) / valid.sum().to(x.scalar_type());
+         grad = at::where(valid.unsqueeze(1), grad * scale, at::zeros_like(grad));
+         return single ? grad.squeeze(0) : grad;
+       })},
+  };
+  return ops;
+}
 
 const std::unordered_map<std::string, OpFn> &registry() {
   static const std::unordered_map<std::string, OpFn> ops = {
@@ -702,7 +748,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
 }
 
 const OpFn *find_op(const std::string &op) {
-  for (auto *reg : {&registry(), &nn_registry()}) {
+  for (auto *reg : {&registry(), &nn_registry(), &backward_registry()}) {
     auto it = reg->find(op);
     if (it != reg->end()) return &it->second;
   }
