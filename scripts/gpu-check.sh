@@ -7,7 +7,9 @@
 # TREF_BINARY is a tref built elsewhere with `CGO_ENABLED=0 go build
 # ./cmd/tref`. The script builds the torch plugin with this machine's g++
 # against the PyTorch of $PYTHON (default python3), then runs each offload
-# example (examples/offload), and large layers streamed twice
+# example (examples/offload), training with its activations offloaded
+# (bench/devices/train.tr: every backward op on the device), and large
+# layers streamed twice
 # (bench/devices/large.tr: 64 MiB weights copied in 16 MiB chunks through
 # a full staging pool, then straight from pinned host memory), three
 # ways: on cpu (tref's own kernels, for reference), on cuda:0 with every
@@ -63,12 +65,18 @@ t_start=$(date +%s)
 # weights on the GPU, 64 MiB on a dry run), so that a quarter of them
 # goes through the staging pool in 16 MiB chunks and, the second time,
 # straight from the pinned host tensors.
-workloads="mlp:64 transformer:96 embedding:112 loop:96 large:1024"
+# train: bench/devices/train.tr, five AdamW steps of an MLP whose
+# activations, weights and optimizer state (248 MiB at its peak, the
+# "weights" below: its --mem is a quarter of that) go out during the
+# forward pass and come back for the backward one.
+workloads="mlp:64 transformer:96 embedding:112 loop:96 train:248 large:1024"
 large_args=(16 4096 128 1 2)
+train_args=(8 1024 1024 5)
 
 if [ "$dev" = torch:cpu ]; then
-  workloads="${workloads% large:1024} large:64"
+  workloads="${workloads% train:248 large:1024} train:8 large:64"
   large_args=(16 1024 32 1 2)
+  train_args=(4 256 256 3)
   if "$python" -c 'import torch' 2>/dev/null; then
     export TORCH_PYTHON="$python"
   fi
@@ -139,6 +147,9 @@ for w in $workloads; do
   if [ "$name" = large ]; then
     script="$here/bench/devices/large.tr"
     script_args=("${large_args[@]}")
+  elif [ "$name" = train ]; then
+    script="$here/bench/devices/train.tr"
+    script_args=("${train_args[@]}")
   fi
   quarter=$(( weights * 1024 / 4 ))KiB
   for mode in cpu resident offload; do

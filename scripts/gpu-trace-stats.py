@@ -5,7 +5,8 @@ the first event to the last, the time kernels ran, the time copies ran
 and how much of it overlapped a kernel, the bytes each way, and the copy
 bandwidth (bytes over the copies' own measured time: on cuda those are
 CUDA-event times of DMA from tref's pinned staging pool), overall and for
-copies of at least 1 MiB. gpu-check.sh runs it over its traces.
+copies of at least 1 MiB; and how many ops ran on the host (the device's
+kernels lacking them). gpu-check.sh runs it over its traces.
 
     python3 scripts/gpu-trace-stats.py TRACE.json...
 """
@@ -60,6 +61,7 @@ def stats(path):
         if n >= 1 << 20:
             big_b, big_t = big_b + n, big_t + e["dur"]
         by_dir[k] = (b + n, t + e["dur"], big_b, big_t)
+    summary = d.get("otherData", {}) if isinstance(d, dict) else {}
     parts = [
         "span %.2f ms" % ((last - first) / 1e3),
         "kernels %.2f ms" % (kernel_us / 1e3),
@@ -70,6 +72,8 @@ def stats(path):
         gbps = b / t / 1e3 if t else 0
         big = " (>=1MiB: %.2f GB/s)" % (big_b / big_t / 1e3) if big_t else ""
         parts.append("%s %.1f MiB at %.2f GB/s%s" % (k, b / 2**20, gbps, big))
+    if "fallbacks" in summary:
+        parts.append("%d of %d ops on the host" % (summary["fallbacks"], summary.get("ops", 0)))
     return "; ".join(parts)
 
 

@@ -130,14 +130,15 @@ func conformanceTable() []opCase {
 	return t
 }
 
-// backwardRows are the backward kernels of gradient rules that the
-// plugin runs (cross_entropy_backward, which needs targets in range, is
-// in TestConformanceIndexedOps).
+// backwardRows are the backward kernels of gradient rules, which the
+// plugin runs so that training on a GPU stays there
+// (cross_entropy_backward, which needs targets in range, is in
+// TestConformanceIndexedOps).
 func backwardRows() []opCase {
 	slice := func(start, stop, step int) ops.IndexItem {
 		return ops.IndexItem{Kind: ops.IndexSlice, Start: start, Stop: stop, HasStart: true, HasStop: true, Step: step}
 	}
-	return []opCase{
+	t := []opCase{
 		{op: ops.MatmulTN, in: []tensor.Meta{m(f32, 7, 3), m(f32, 7, 5)}},
 		{op: ops.MatmulTN, in: []tensor.Meta{m(f64, 4, 2), m(f32, 4, 6)}},
 		{op: ops.MatmulTN, in: []tensor.Meta{m(f32, 0, 3), m(f32, 0, 2)}},
@@ -151,6 +152,64 @@ func backwardRows() []opCase {
 			Items: []ops.IndexItem{{Kind: ops.IndexSlice, Step: 1}, slice(0, 3, 1)}, Shape: tensor.Shape{2, 8}}},
 		{op: ops.IndexBackward, in: []tensor.Meta{m(f32, 0, 3)}, attrs: ops.IndexBackwardAttrs{
 			Items: []ops.IndexItem{slice(2, 2, 1)}, Shape: tensor.Shape{4, 3}}},
+	}
+	t = append(t, convPoolBackwardRows()...)
+	return append(t, padBackwardRows()...)
+}
+
+// convPoolBackwardRows are the backward kernels of conv2d and the pools:
+// even and uneven padding, strides that leave input rows unread, groups,
+// dilation, unbatched inputs, ceil mode.
+func convPoolBackwardRows() []opCase {
+	conv := func(stride, lo, hi, dil, groups int) ops.Conv2dAttrs {
+		return ops.Conv2dAttrs{Stride: [2]int{stride, stride}, PadLo: [2]int{lo, lo}, PadHi: [2]int{hi, hi}, Dilation: [2]int{dil, dil}, Groups: groups}
+	}
+	cb := func(c ops.Conv2dAttrs, shape ...int) ops.Conv2dBackwardAttrs {
+		return ops.Conv2dBackwardAttrs{Conv: c, Shape: shape}
+	}
+	even, uneven := conv(1, 1, 1, 1, 1), conv(2, 0, 1, 1, 2)
+	strided, dilated := conv(2, 1, 1, 1, 1), conv(1, 2, 2, 2, 1)
+	pool := func(k, stride, pad int, ceil bool) ops.Pool2dAttrs {
+		return ops.Pool2dAttrs{Kernel: [2]int{k, k}, Stride: [2]int{stride, stride}, Padding: [2]int{pad, pad}, Dilation: [2]int{1, 1}, CeilMode: ceil}
+	}
+	avg := func(k, stride, pad int, ceil, include bool, div int, shape ...int) ops.PoolBackwardAttrs {
+		return ops.PoolBackwardAttrs{Pool: ops.AvgPool2dAttrs{Kernel: [2]int{k, k}, Stride: [2]int{stride, stride}, Padding: [2]int{pad, pad},
+			CeilMode: ceil, CountIncludePad: include, DivisorOverride: div}, Shape: shape}
+	}
+	adaptive := func(oh, ow int, shape ...int) ops.PoolBackwardAttrs {
+		return ops.PoolBackwardAttrs{Pool: ops.AdaptivePool2dAttrs{Out: [2]int{oh, ow}}, Shape: shape}
+	}
+	return []opCase{
+		{op: ops.Conv2dBackwardInput, attrs: cb(even, 1, 2, 4, 4), in: []tensor.Meta{m(f32, 1, 3, 4, 4), m(f32, 3, 2, 3, 3)}},
+		{op: ops.Conv2dBackwardInput, attrs: cb(uneven, 1, 4, 8, 8), in: []tensor.Meta{m(f32, 1, 4, 4, 4), m(f32, 4, 2, 2, 2)}},
+		{op: ops.Conv2dBackwardInput, attrs: cb(strided, 2, 3, 10, 10), in: []tensor.Meta{m(f32, 2, 4, 5, 5), m(f32, 4, 3, 3, 3)}},
+		{op: ops.Conv2dBackwardInput, attrs: cb(dilated, 2, 5, 5), in: []tensor.Meta{m(f64, 3, 5, 5), m(f64, 3, 2, 3, 3)}},
+		{op: ops.Conv2dBackwardWeight, attrs: cb(even, 3, 2, 3, 3), in: []tensor.Meta{m(f32, 1, 2, 4, 4), m(f32, 1, 3, 4, 4)}},
+		{op: ops.Conv2dBackwardWeight, attrs: cb(uneven, 4, 2, 2, 2), in: []tensor.Meta{m(f32, 1, 4, 8, 8), m(f32, 1, 4, 4, 4)}},
+		{op: ops.Conv2dBackwardWeight, attrs: cb(strided, 4, 3, 3, 3), in: []tensor.Meta{m(f32, 2, 3, 10, 10), m(f32, 2, 4, 5, 5)}},
+		{op: ops.Conv2dBackwardWeight, attrs: cb(dilated, 3, 2, 3, 3), in: []tensor.Meta{m(f64, 2, 5, 5), m(f64, 3, 5, 5)}},
+		{op: ops.MaxPool2dBackward, attrs: pool(2, 2, 0, false), in: []tensor.Meta{m(f32, 1, 1, 4, 4), m(f32, 1, 1, 2, 2)}},
+		{op: ops.MaxPool2dBackward, attrs: pool(3, 2, 1, true), in: []tensor.Meta{m(f32, 2, 3, 8, 8), m(f32, 2, 3, 5, 5)}},
+		{op: ops.MaxPool2dBackward, attrs: pool(3, 1, 1, false), in: []tensor.Meta{m(f64, 2, 4, 4), m(f64, 2, 4, 4)}},
+		{op: ops.AvgPool2dBackward, attrs: avg(2, 2, 0, false, true, 0, 1, 4, 4), in: []tensor.Meta{m(f32, 1, 2, 2)}},
+		{op: ops.AvgPool2dBackward, attrs: avg(3, 2, 1, true, false, 0, 1, 2, 8, 8), in: []tensor.Meta{m(f32, 1, 2, 5, 5)}},
+		{op: ops.AvgPool2dBackward, attrs: avg(3, 2, 1, false, true, 5, 2, 7, 7), in: []tensor.Meta{m(f32, 2, 4, 4)}},
+		{op: ops.AdaptiveAvgPool2dBackward, attrs: adaptive(2, 3, 1, 1, 5, 5), in: []tensor.Meta{m(f32, 1, 1, 2, 3)}},
+		{op: ops.AdaptiveAvgPool2dBackward, attrs: adaptive(3, 2, 2, 6, 7), in: []tensor.Meta{m(f64, 2, 3, 2)}},
+	}
+}
+
+// padBackwardRows are pad's backward kernel in every mode; a negative
+// constant pad crops.
+func padBackwardRows() []opCase {
+	pb := func(mode ops.PadMode, pads []int, shape ...int) ops.PadBackwardAttrs {
+		return ops.PadBackwardAttrs{Pad: ops.PadAttrs{Pads: pads, Mode: mode, Value: 0.5}, Shape: shape}
+	}
+	return []opCase{
+		{op: ops.PadBackward, attrs: pb(ops.PadReflect, []int{2, 1}, 2, 4), in: []tensor.Meta{m(f32, 2, 7)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadReplicate, []int{1, 2, 0, 1}, 1, 2, 3, 4), in: []tensor.Meta{m(f32, 1, 2, 4, 7)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadCircular, []int{1, 2}, 1, 2, 5), in: []tensor.Meta{m(f32, 1, 2, 8)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadConstant, []int{-1, 2}, 3, 4), in: []tensor.Meta{m(f64, 3, 5)}},
 	}
 }
 
@@ -275,11 +334,6 @@ func TestConformanceCoversRegistry(t *testing.T) {
 	// cross_entropy (and its backward) need in-range indices, dropout a mask; they have
 	// their own tests below.
 	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.CrossEntropyBackward, ops.Dropout}, indexedOps...) {
-		covered[op] = true
-	}
-	// The backward kernels of gradient rules have no libtorch kernel yet:
-	// the plugin falls back to the host for them (TestBackwardOpsFallBack).
-	for _, op := range backwardOnHost {
 		covered[op] = true
 	}
 	for _, op := range cpu.Ops() {

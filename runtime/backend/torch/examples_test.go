@@ -80,13 +80,14 @@ func runExample(t *testing.T, path string, argv []string, dev string, mem int64)
 	return out.String(), tot
 }
 
-// TestTrainingOnPlane: training with activations offloaded (the GPT of
-// examples/train/gpt_offload.tr, two blocks, ten AdamW steps) prints on
-// the CUDA data plane (the fake runtime, libtorch's CPU kernels) exactly
-// the losses torch:cpu prints, resident and under a budget that makes
-// the engine evict activations in the forward pass and bring them back
-// for the backward one; no op of it, forward or backward, runs on the
-// host.
+// TestTrainingOnPlane: training prints on the CUDA data plane (the fake
+// runtime, libtorch's CPU kernels) exactly the losses torch:cpu prints,
+// resident and under a budget that makes the engine evict activations in
+// the forward pass and bring them back for the backward one; no op of
+// it, forward or backward, runs on the host. The GPT of
+// examples/train/gpt_offload.tr (two blocks, ten AdamW steps) and a
+// small CNN (testdata/cnn_train.tr: every backward kernel of the
+// convolutions, pools and pad).
 func TestTrainingOnPlane(t *testing.T) {
 	if _, err := torch.Load(""); err != nil {
 		if os.Getenv("TREF_REQUIRE_TORCH") != "" {
@@ -94,23 +95,31 @@ func TestTrainingOnPlane(t *testing.T) {
 		}
 		t.Skip(err)
 	}
-	const path = "../../../examples/train/gpt_offload.tr"
-	argv := []string{"2"}
-	want, _ := runExample(t, path, argv, "torch:cpu", 0)
-	if !strings.Contains(want, "step 10 loss") {
-		t.Fatalf("torch:cpu printed\n%s", want)
-	}
-	for _, mem := range []int64{0, 6 << 20} {
-		got, tot := runExample(t, path, argv, "torchfake:0", mem)
-		if got != want {
-			t.Errorf("under %d bytes the plane printed\n%s\ntorch:cpu printed\n%s", mem, got, want)
+	for _, c := range []struct {
+		path string
+		argv []string
+		mem  int64
+	}{
+		{"../../../examples/train/gpt_offload.tr", []string{"2"}, 6 << 20},
+		{"testdata/cnn_train.tr", nil, 80 << 10},
+	} {
+		want, _ := runExample(t, c.path, c.argv, "torch:cpu", 0)
+		if !strings.Contains(want, "loss") {
+			t.Fatalf("%s on torch:cpu printed\n%s", c.path, want)
 		}
-		t.Logf("under %d bytes: %d evictions, %d bytes in, %d bytes out, %d ops on the host", mem, tot.Evictions, tot.BytesH2D, tot.BytesD2H, tot.Fallbacks)
-		if tot.Fallbacks != 0 {
-			t.Errorf("under %d bytes %d ops ran on the host: each op of training, backward ones too, should run on the device", mem, tot.Fallbacks)
-		}
-		if mem > 0 && (tot.Evictions == 0 || tot.BytesD2H == 0) {
-			t.Errorf("under %d bytes: %d evictions, %d bytes written back: nothing was offloaded", mem, tot.Evictions, tot.BytesD2H)
+		for _, mem := range []int64{0, c.mem} {
+			got, tot := runExample(t, c.path, c.argv, "torchfake:0", mem)
+			if got != want {
+				t.Errorf("%s under %d bytes: the plane printed\n%s\ntorch:cpu printed\n%s", c.path, mem, got, want)
+			}
+			t.Logf("%s under %d bytes: %d evictions, %d bytes in, %d bytes out, %d ops on the host",
+				c.path, mem, tot.Evictions, tot.BytesH2D, tot.BytesD2H, tot.Fallbacks)
+			if tot.Fallbacks != 0 {
+				t.Errorf("%s under %d bytes: %d ops ran on the host: each op of training, backward ones too, should run on the device", c.path, mem, tot.Fallbacks)
+			}
+			if mem > 0 && (tot.Evictions == 0 || tot.BytesD2H == 0) {
+				t.Errorf("%s under %d bytes: %d evictions, %d bytes written back: nothing was offloaded", c.path, mem, tot.Evictions, tot.BytesD2H)
+			}
 		}
 	}
 }

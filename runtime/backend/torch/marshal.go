@@ -62,8 +62,7 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 	case ops.CrossEntropyAttrs:
 		return []int64{int64(a.IgnoreIndex)}, nil, true
 	case ops.Conv2dAttrs:
-		return []int64{int64(a.Stride[0]), int64(a.Stride[1]), int64(a.PadLo[0]), int64(a.PadLo[1]),
-			int64(a.PadHi[0]), int64(a.PadHi[1]), int64(a.Dilation[0]), int64(a.Dilation[1]), int64(a.Groups)}, nil, true
+		return conv2d(a), nil, true
 	case ops.Pool2dAttrs:
 		return []int64{int64(a.Kernel[0]), int64(a.Kernel[1]), int64(a.Stride[0]), int64(a.Stride[1]),
 			int64(a.Padding[0]), int64(a.Padding[1]), int64(a.Dilation[0]), int64(a.Dilation[1]), b2i(a.CeilMode)}, nil, true
@@ -213,4 +212,11 @@ func index(ia []int64, shape tensor.Shape, items []ops.IndexItem) ([]int64, []fl
 		ia = append(ia, b2i(r.Keep), int64(r.Start), int64(r.Len), int64(r.Step))
 	}
 	return ia, nil, true
+}
+
+// conv2d lays out a conv2d's attributes: stride h w, pad_lo h w, pad_hi
+// h w, dilation h w, groups.
+func conv2d(a ops.Conv2dAttrs) []int64 {
+	return []int64{int64(a.Stride[0]), int64(a.Stride[1]), int64(a.PadLo[0]), int64(a.PadLo[1]),
+		int64(a.PadHi[0]), int64(a.PadHi[1]), int64(a.Dilation[0]), int64(a.Dilation[1]), int64(a.Groups)}
 }

@@ -3,8 +3,10 @@ package torch
 import "github.com/tref-lang/tref/runtime/ops"
 
 // marshalNN lays out the attributes of the pooling, padding, transposed
-// convolution, batch_norm, nll_loss and norm_backward ops (the layouts are documented next to each
-// op in nn_registry in csrc/tref_torch.cpp).
+// convolution, batch_norm, nll_loss and norm_backward ops, and of the
+// backward kernels of convolutions, pools and pad (the layouts are
+// documented next to each op in nn_registry and backward_registry in
+// csrc/tref_torch.cpp).
 func marshalNN(attrs any) (ia []int64, fa []float64, ok bool) {
 	switch a := attrs.(type) {
 	case ops.AvgPool2dAttrs:
@@ -23,6 +25,18 @@ func marshalNN(attrs any) (ia []int64, fa []float64, ok bool) {
 		return []int64{b2i(a.HasWeight), b2i(a.HasBias)}, []float64{a.Eps}, true
 	case ops.NormBackwardAttrs:
 		return []int64{b2i(a.HasWeight), b2i(a.RMS)}, []float64{a.Eps}, true
+	case ops.Conv2dBackwardAttrs:
+		return append(conv2d(a.Conv), ints(a.Shape)...), nil, true
+	case ops.PoolBackwardAttrs:
+		// The forward pool's attributes, then the input's shape.
+		switch a.Pool.(type) {
+		case ops.AvgPool2dAttrs, ops.AdaptivePool2dAttrs:
+			ia, _, _ := marshalNN(a.Pool)
+			return append(ia, ints(a.Shape)...), nil, true
+		}
+	case ops.PadBackwardAttrs:
+		ia, fa, _ := marshalNN(a.Pad)
+		return append(ia, ints(a.Shape)...), fa, true
 	}
 	return nil, nil, false
 }

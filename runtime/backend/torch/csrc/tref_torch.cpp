@@ -399,6 +399,93 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
          grad = at::where(valid.unsqueeze(1), grad * scale, at::zeros_like(grad));
          return single ? grad.squeeze(0) : grad;
        })},
+      // inputs g, w; ia: conv2d's (stride h w, pad_lo h w, pad_hi h w,
+      // dilation h w, groups), then the input's rank and shape: the
+      // input's cotangent (with uneven padding, that of the padded input,
+      // cropped)
+      {"conv2d_backward_input", float_halves([](const Args &a) {
+         at::Tensor g = a.in(0);
+         std::vector<int64_t> shape = a.dims(9);
+         bool unbatched = shape.size() == 3;
+         if (unbatched) {
+           g = g.unsqueeze(0);
+           shape.insert(shape.begin(), 1);
+         }
+         if (shape.size() != 4) throw std::runtime_error("conv2d_backward_input: the input must have 3 or 4 dimensions");
+         int64_t top = a.i(2), left = a.i(3), bottom = a.i(4), right = a.i(5);
+         bool even = top == bottom && left == right;
+         std::vector<int64_t> padded = shape;
+         if (!even) {
+           padded[2] += top + bottom;
+           padded[3] += left + right;
+         }
+         std::vector<int64_t> pad = even ? std::vector<int64_t>{top, left} : std::vector<int64_t>{0, 0};
+         at::Tensor gi = std::get<0>(at::convolution_backward(g, at::zeros(padded, g.options()), a.in(1), c10::nullopt,
+                                                              {a.i(0), a.i(1)}, pad, {a.i(6), a.i(7)}, false, {0, 0}, a.i(8),
+                                                              {true, false, false}));
+         if (!even) gi = gi.slice(2, top, top + shape[2]).slice(3, left, left + shape[3]);
+         return (unbatched ? gi.squeeze(0) : gi).contiguous();
+       })},
+      // inputs x, g; ia: conv2d's, then the weight's rank and shape: the
+      // weight's cotangent
+      {"conv2d_backward_weight", float_halves([](const Args &a) {
+         at::Tensor x = a.in(0), g = a.in(1);
+         if (x.dim() == 3) {
+           x = x.unsqueeze(0);
+           g = g.unsqueeze(0);
+         }
+         int64_t top = a.i(2), left = a.i(3), bottom = a.i(4), right = a.i(5);
+         bool even = top == bottom && left == right;
+         if (!even) x = at::constant_pad_nd(x, {left, right, top, bottom}, 0);
+         std::vector<int64_t> pad = even ? std::vector<int64_t>{top, left} : std::vector<int64_t>{0, 0};
+         return std::get<1>(at::convolution_backward(g, x, at::zeros(a.dims(9), x.options()), c10::nullopt, {a.i(0), a.i(1)},
+                                                     pad, {a.i(6), a.i(7)}, false, {0, 0}, a.i(8), {false, true, false}));
+       })},
+      // inputs x, g; ia: max_pool2d's (kernel h w, stride h w, padding h w,
+      // dilation h w, ceil_mode): g added at each window's maximum
+      {"max_pool2d_backward", float_halves([](const Args &a) {
+         const at::Tensor &x = a.in(0);
+         std::vector<int64_t> k = {a.i(0), a.i(1)}, st = {a.i(2), a.i(3)}, p = {a.i(4), a.i(5)}, d = {a.i(6), a.i(7)};
+         at::Tensor idx = std::get<1>(at::max_pool2d_with_indices(x, k, st, p, d, a.i(8) != 0));
+         return at::max_pool2d_with_indices_backward(a.in(1), x, k, st, p, d, a.i(8) != 0, idx);
+       })},
+      // input g; ia: avg_pool2d's (9 ints, see nn_registry), then the
+      // input's rank and shape
+      {"avg_pool2d_backward", float_halves([](const Args &a) {
+         c10::optional<int64_t> div;
+         if (a.i(8)) div = a.i(8);
+         const at::Tensor &g = a.in(0);
+         return at::avg_pool2d_backward(g, at::zeros(a.dims(9), g.options()), {a.i(0), a.i(1)}, {a.i(2), a.i(3)},
+                                        {a.i(4), a.i(5)}, a.i(6) != 0, a.i(7) != 0, div);
+       })},
+      // input g; ia: output h w, then the input's rank and shape
+      {"adaptive_avg_pool2d_backward", float_halves([](const Args &a) {
+         const at::Tensor &g = a.in(0);
+         return at::_adaptive_avg_pool2d_backward(g, at::zeros(a.dims(2), g.options()));
+       })},
+      // input g; ia: pad's (mode, npads, pads...), then the input's rank
+      // and shape; fa: value. Each element of g is added to the input
+      // element the pad read it from: the pad of the input's positions
+      // says which (padding with a constant read none).
+      {"pad_backward", float_halves([](const Args &a) {
+         static const char *modes[] = {"constant", "reflect", "replicate", "circular"};
+         int64_t m = a.i(0);
+         if (m < 0 || m > 3) throw std::runtime_error("pad_backward: unknown mode " + std::to_string(m));
+         std::vector<int64_t> pads = a.dims(1), shape = a.dims(2 + int(pads.size()));
+         const at::Tensor &g = a.in(0);
+         int64_t n = 1;
+         for (int64_t v : shape) n *= v;
+         at::Tensor from = at::arange(n, g.options().dtype(at::kDouble)).reshape(shape);
+         c10::optional<double> none;
+         from = at::pad(from, pads, modes[m], m == 0 ? c10::optional<double>(-1.0) : none).flatten();
+         at::Tensor gf = g.flatten();
+         if (m == 0) {
+           at::Tensor read = from.ge(0);
+           from = from.masked_select(read);
+           gf = gf.masked_select(read);
+         }
+         return at::zeros({n}, g.options()).index_add_(0, from.to(at::kLong), gf).reshape(shape);
+       })},
   };
   return ops;
 }
