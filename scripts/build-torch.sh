@@ -91,6 +91,10 @@ else
   libs=(-ltorch -ltorch_cpu -lc10)
 fi
 
+# The sources' hash, which tref compares with its own (tt_source).
+source_hash=$(cat "$here/runtime/backend/torch/csrc/tref_torch.h" "$src" | sha256sum | cut -c1-16)
+defs+=(-DTREF_TORCH_SOURCE="\"$source_hash\"")
+
 mkdir -p "$out_dir"
 tmp="$out.tmp.$$"
 echo "build-torch: compiling $src"

@@ -137,6 +137,14 @@ func load(paths []string) (*Lib, error) {
 	if v := abi(); v != abiVersion {
 		return nil, fmt.Errorf("torch backend: %s speaks ABI %d, this tref needs %d; rebuild it with scripts/build-torch.sh", path, v, abiVersion)
 	}
+	if _, err := purego.Dlsym(h, "tt_source"); err != nil {
+		return nil, fmt.Errorf("torch backend: %s lacks tt_source (built before this tref); rebuild it with scripts/build-torch.sh", path)
+	}
+	var source func() string
+	purego.RegisterLibFunc(&source, h, "tt_source")
+	if err := checkSource(path, source()); err != nil {
+		return nil, err
+	}
 	if sym, err := purego.Dlsym(h, "tt_scalar_operands"); err == nil {
 		r, _, _ := purego.SyscallN(sym)
 		l.scalars = int32(r)

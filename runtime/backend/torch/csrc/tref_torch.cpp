@@ -863,6 +863,11 @@ extern "C" {
 
 int tt_abi_version(void) { return 2; }
 
+#ifndef TREF_TORCH_SOURCE
+#define TREF_TORCH_SOURCE ""
+#endif
+const char *tt_source(void) { return TREF_TORCH_SOURCE; }
+
 const char *tt_version(void) {
 #ifdef TREF_CUDA
   static const std::string v = std::string(TORCH_VERSION) + "+cuda";

@@ -22,6 +22,11 @@ typedef struct tt_tensor_s *tt_tensor;
 int tt_abi_version(void);
 /* tt_version is libtorch's version string, plus "+cuda" when built with CUDA. */
 const char *tt_version(void);
+/* tt_source names the plugin's sources (this header and tref_torch.cpp):
+   the first 16 hex digits of their SHA-256, as scripts/build-torch.sh
+   passes them in TREF_TORCH_SOURCE; tref refuses a plugin built from
+   other sources than its own (a stale build), "" when unknown. */
+const char *tt_source(void);
 /* tt_error is the last error ("" when none); callers serialise calls. */
 const char *tt_error(void);
 
