@@ -420,7 +420,10 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
            padded[3] += left + right;
          }
          std::vector<int64_t> pad = even ? std::vector<int64_t>{top, left} : std::vector<int64_t>{0, 0};
-         at::Tensor gi = std::get<0>(at::convolution_backward(g, at::zeros(padded, g.options()), a.in(1), c10::nullopt,
+         // The input's values are not read: one element expanded, as
+         // torch.nn.grad.conv2d_input passes it.
+         at::Tensor input = at::empty({1}, g.options()).expand(padded);
+         at::Tensor gi = std::get<0>(at::convolution_backward(g, input, a.in(1), c10::nullopt,
                                                               {a.i(0), a.i(1)}, pad, {a.i(6), a.i(7)}, false, {0, 0}, a.i(8),
                                                               {true, false, false}));
          if (!even) gi = gi.slice(2, top, top + shape[2]).slice(3, left, left + shape[3]);
@@ -438,7 +441,9 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
          bool even = top == bottom && left == right;
          if (!even) x = at::constant_pad_nd(x, {left, right, top, bottom}, 0);
          std::vector<int64_t> pad = even ? std::vector<int64_t>{top, left} : std::vector<int64_t>{0, 0};
-         return std::get<1>(at::convolution_backward(g, x, at::zeros(a.dims(9), x.options()), c10::nullopt, {a.i(0), a.i(1)},
+         // The weight's values are not read (torch.nn.grad.conv2d_weight).
+         at::Tensor weight = at::empty({1}, x.options()).expand(a.dims(9));
+         return std::get<1>(at::convolution_backward(g, x, weight, c10::nullopt, {a.i(0), a.i(1)},
                                                      pad, {a.i(6), a.i(7)}, false, {0, 0}, a.i(8), {false, true, false}));
        })},
       // inputs x, g; ia: max_pool2d's (kernel h w, stride h w, padding h w,
