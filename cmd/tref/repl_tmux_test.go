@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -45,7 +47,23 @@ func startPane(t *testing.T, cmdline string) *pane {
 	if err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { exec.Command(tmux, "-S", p.socket, "kill-server").Run() })
+	// The pane's processes write into the test's directories as they exit
+	// (the REPL saves its history): the cleanup waits for the pane's
+	// process group (its shell and tref) to be gone before the
+	// directories are removed.
+	pid := 0
+	if out, err := exec.Command(tmux, "-S", p.socket, "display-message", "-p", "-t", "repl", "#{pane_pid}").Output(); err == nil {
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() {
+		exec.Command(tmux, "-S", p.socket, "kill-server").Run()
+		for deadline := time.Now().Add(5 * time.Second); pid > 0 && time.Now().Before(deadline); {
+			if syscall.Kill(-pid, 0) != nil {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
 	return p
 }
 
