@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -47,10 +48,9 @@ func startPane(t *testing.T, cmdline string) *pane {
 	if err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	// The pane's processes write into the test's directories as they exit
-	// (the REPL saves its history): the cleanup waits for the pane's
-	// process group (its shell and tref) to be gone before the
-	// directories are removed.
+	// The pane's process writes into the test's directories as it exits
+	// (the REPL saves its history): the cleanup waits for it to have
+	// exited before the directories are removed.
 	pid := 0
 	if out, err := exec.Command(tmux, "-S", p.socket, "display-message", "-p", "-t", "repl", "#{pane_pid}").Output(); err == nil {
 		pid, _ = strconv.Atoi(strings.TrimSpace(string(out)))
@@ -58,13 +58,25 @@ func startPane(t *testing.T, cmdline string) *pane {
 	t.Cleanup(func() {
 		exec.Command(tmux, "-S", p.socket, "kill-server").Run()
 		for deadline := time.Now().Add(5 * time.Second); pid > 0 && time.Now().Before(deadline); {
-			if syscall.Kill(-pid, 0) != nil {
+			if exited(pid) {
 				return
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
 	})
 	return p
+}
+
+// exited reports whether process pid has exited: gone, or a zombie not
+// reaped yet (this machine's init reaps orphans about once a second).
+func exited(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) != nil
+	}
+	// The state follows the command name, which is in parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] == 'Z'
 }
 
 // keys sends tmux key names ("Enter", "Up", "Tab", "C-c") or literal text.
