@@ -103,8 +103,9 @@ func (p *stagingPool) grow(n int64, ahead bool) (refused error) {
 	return nil
 }
 
-// allocate allocates a's buffer on a thread of its own (the device's
-// current on it), then closes a.done.
+// allocate allocates a's buffer on its own goroutine, after setup (the
+// plane's device made current on the goroutine's thread, for cuda:N with
+// N > 0), then closes a.done.
 func (p *stagingPool) allocate(a *arrival) {
 	defer close(a.done)
 	if p.setup != nil {
