@@ -160,16 +160,15 @@ at::Tensor reduce_each(at::Tensor x, std::vector<int64_t> dims, bool keepdim,
 }
 
 // index_view is the view of x that tref's resolved index reads (ia from
-// at: ndims, then per input dimension keep, start, count, step) and the
-// dimensions
-// whose step is negative: the view walks those forward (the same
-// elements with a positive step), so the index's order is the view's
-// flipped along them.
-std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args &a, int at = 0) {
+// first: ndims, then per input dimension keep, start, count, step) and
+// the dimensions whose step is negative: the view walks those forward
+// (the same elements with a positive step), so the index's order is the
+// view's flipped along them.
+std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args &a, int first = 0) {
   std::vector<int64_t> flips;
-  int64_t n = a.i(at), dim = 0;
+  int64_t n = a.i(first), dim = 0;
   for (int64_t k = 0; k < n; k++) {
-    int base = at + 1 + int(k) * 4;
+    int base = first + 1 + int(k) * 4;
     int64_t keep = a.i(base), start = a.i(base + 1), count = a.i(base + 2), step = a.i(base + 3);
     if (!keep) {
       x = x.select(dim, start);
