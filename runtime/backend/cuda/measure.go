@@ -22,10 +22,13 @@ type measure struct {
 	done    map[uint64]device.Span
 }
 
-// timed is a piece of work between events a and b.
+// timed is a piece of work between events a and b; with bytes set (and
+// no work), the copy engine's transfer of a staged chunk, counted in the
+// plane's DMA times (PinStats.DMAIn) rather than shown in the trace.
 type timed struct {
-	work uint64
-	a, b Event
+	work  uint64
+	a, b  Event
+	bytes int64
 }
 
 // Measure turns the recording of CUDA-event times on or off.
@@ -129,6 +132,29 @@ func (d *Plane) endAs(a Event, s Stream, work uint64, m *measure) error {
 	return nil
 }
 
+// copyChunkIn copies the staged chunk in s to dst on the copy stream and
+// marks s busy until it completes; measuring, it also times the copy
+// engine's transfer of the chunk alone (the memcpy into s not included).
+func (d *Plane) copyChunkIn(dst Ptr, s *staging) error {
+	a, err := d.begin(d.copy)
+	if err != nil {
+		return err
+	}
+	if err := d.rt.CopyH2D(dst, s.buf, d.copy); err != nil {
+		d.events.put(a)
+		return err
+	}
+	if a != 0 {
+		b, err := d.record(d.copy)
+		if err != nil {
+			d.events.put(a)
+			return err
+		}
+		d.m.pending = append(d.m.pending, timed{a: a, b: b, bytes: int64(len(s.buf))})
+	}
+	return d.staged(s)
+}
+
 // resolve reads the times of the work issued before a Sync (all of it
 // complete) into done.
 func (d *Plane) resolve() error {
@@ -154,6 +180,10 @@ func (d *Plane) times(ws []timed) error {
 		b, err := d.rt.EventElapsed(m.start, w.b)
 		if err != nil {
 			return err
+		}
+		if w.bytes > 0 {
+			d.pins.stats.countDMAIn(w.bytes, msToNs(b)-msToNs(a))
+			continue
 		}
 		m.done[w.work] = device.Span{Start: m.offset + msToNs(a), End: m.offset + msToNs(b)}
 	}

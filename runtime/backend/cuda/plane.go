@@ -381,10 +381,7 @@ func (d *Plane) CopyIn(dst device.Memory, src *tensor.Dense) (device.Span, error
 				return device.Span{}, err
 			}
 		}
-		if err := d.rt.CopyH2D(b.p+Ptr(off), s.buf, d.copy); err != nil {
-			return device.Span{}, err
-		}
-		if err := d.staged(s); err != nil {
+		if err := d.copyChunkIn(b.p+Ptr(off), s); err != nil {
 			return device.Span{}, err
 		}
 	}

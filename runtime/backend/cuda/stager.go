@@ -278,10 +278,7 @@ func (d *Plane) issueJob(j *stageJob) error {
 			return err
 		}
 	}
-	if err := d.rt.CopyH2D(j.b.p+Ptr(j.off), j.s.buf, d.copy); err != nil {
-		return err
-	}
-	if err := d.staged(j.s); err != nil {
+	if err := d.copyChunkIn(j.b.p+Ptr(j.off), j.s); err != nil {
 		return err
 	}
 	if !j.last {

@@ -479,3 +479,45 @@ func TestStagingGrowsOffThread(t *testing.T) {
 		}
 	}
 }
+
+// TestDMAInMeasured: measuring, the plane times the copy engine's
+// transfer of each staged chunk copied in (the worker's or the engine's
+// thread's), apart from the copy's span; not measuring, it times none.
+func TestDMAInMeasured(t *testing.T) {
+	m := tensor.Meta{Shape: tensor.Shape{768}, DType: tensor.Float32} // three 1 KiB chunks
+	for _, async := range []int64{1, -1} {
+		for _, measuring := range []bool{true, false} {
+			_, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: async, Staging: 4 << 10, Chunk: 1 << 10}, 0)
+			if err := p.Measure(measuring); err != nil {
+				t.Fatal(err)
+			}
+			src := filled(t, host, m, 2)
+			mem, _ := p.Alloc(m)
+			if _, err := p.CopyIn(mem, src); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			s := p.PinStats()
+			want := DMATime{}
+			if measuring {
+				want = DMATime{Count: 3, Bytes: 3 << 10, Ns: s.DMAIn.Ns}
+			}
+			if s.DMAIn != want || measuring && s.DMAIn.Ns <= 0 || s.DMAInLarge != (DMATime{}) {
+				t.Errorf("worker from %d, measuring %v: %+v, large %+v; want %+v", async, measuring, s.DMAIn, s.DMAInLarge, want)
+			}
+			p.Free(mem)
+			host.Free(src)
+			if err := p.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var s PinStats
+	s.countDMAIn(LargeChunk, 100_000)
+	s.countDMAIn(1<<20, 50_000)
+	if s.DMAIn.Count != 2 || s.DMAInLarge != (DMATime{Count: 1, Bytes: LargeChunk, Ns: 100_000}) || s.DMAInLarge.GBps() != float64(LargeChunk)/100_000 {
+		t.Fatalf("%+v", s)
+	}
+}
