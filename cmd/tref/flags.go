@@ -58,6 +58,9 @@ type Config struct {
 	Sandbox bool
 	// sandbox is that tree once the command knows its script (confine).
 	sandbox *safefile.Sandbox
+	// stderr receives the notes of making the executor (why --device
+	// auto passed over a GPU that is here); nil: none.
+	stderr io.Writer
 	// hooksOut receives print's output in the --hooks file: the run's
 	// stdout (the script's output stream under trace).
 	hooksOut io.Writer

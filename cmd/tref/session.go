@@ -23,7 +23,7 @@ type session struct {
 // newSession makes the executor, the runtime and the interpreter cfg asks
 // for.
 func (c *cli) newSession(cfg *Config) (*session, error) {
-	cfg.hooksOut = c.stdout
+	cfg.hooksOut, cfg.stderr = c.stdout, c.stderr
 	ex, err := newExecutor(cfg)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -43,6 +44,16 @@ func newPlacementExecutor(cfg *Config) (refs.Executor, error) {
 	return buildExecutor(cfg, nil, false)
 }
 
+// autoGPU is the device --device auto tries first.
+const autoGPU = "cuda:0"
+
+// openAutoGPU makes the executor over autoGPU (a variable: tests make it
+// fail as a machine without a GPU, or with one that cannot be used, does).
+var openAutoGPU = func(pc placement.Config) (refs.Executor, error) {
+	pc.Device = autoGPU
+	return placement.NewExecutor(pc)
+}
+
 // buildExecutor is newPlacementExecutor with a trace recorder; forTrace
 // resolves auto to the simulated device when no GPU is found, and traces
 // the cpu device through the engine rather than the plain executor.
@@ -57,9 +68,14 @@ func buildExecutor(cfg *Config, rec *trace.Recorder, forTrace bool) (refs.Execut
 		pc.Middleware = append(pc.Middleware, placement.NewHooks(h))
 	}
 	if cfg.Device == "auto" {
-		pc.Device = "cuda:0"
-		if ex, err := placement.NewExecutor(pc); err == nil {
+		ex, err := openAutoGPU(pc)
+		if err == nil {
 			return ex, nil
+		}
+		if !errors.As(err, new(device.Absent)) && cfg.stderr != nil {
+			// A GPU is here but cannot be used: say why, once, rather
+			// than run on the host unnoticed.
+			fmt.Fprintf(cfg.stderr, "tref: --device auto: %s is here but cannot be used, so the host runs the script: %v\n", autoGPU, err)
 		}
 		pc.Device = device.Host
 		if forTrace {
@@ -127,7 +143,7 @@ func (c *cli) trace(cfg *Config, path string) int {
 	}
 	rec := trace.NewRecorder(sinks...)
 	auto := cfg.Device == "auto"
-	cfg.hooksOut = scriptOut
+	cfg.hooksOut, cfg.stderr = scriptOut, stderr
 	ex, err := buildExecutor(cfg, rec, true)
 	if err != nil {
 		return c.fail(err)

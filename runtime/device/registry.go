@@ -131,6 +131,14 @@ func Parse(s string) (Spec, error) {
 	return Spec{Kind: name, Index: n, Name: fmt.Sprintf("%s:%d", name, n)}, nil
 }
 
+// Absent is the error of an Open whose hardware is not on this machine
+// at all (no GPU), as against one that is there but cannot be used (a
+// plugin that does not load, a CPU-only libtorch): --device auto passes
+// over the first silently and says why it passed over the second.
+type Absent struct{ Why string }
+
+func (a Absent) Error() string { return a.Why }
+
 // Open makes the accelerator spec names. auto and cpu are not
 // accelerators: the caller resolves them.
 func Open(spec Spec, opts Options) (Device, error) {

@@ -1,7 +1,6 @@
 package torch
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -23,7 +22,7 @@ func open(spec device.Spec, opts device.Options) (device.Device, error) {
 	if spec.Kind == "cuda" && !GPUPresent() {
 		// Checked before loading libtorch, so that --device auto on a
 		// machine without a GPU costs nothing.
-		return nil, errors.New("no NVIDIA GPU on this machine (no /dev/nvidiactl)")
+		return nil, device.Absent{Why: "no NVIDIA GPU on this machine (no /dev/nvidiactl)"}
 	}
 	if spec.Kind == "cuda" && os.Getenv("TREF_CUDA_SYNC") == "" {
 		return openPlane(spec, opts)
