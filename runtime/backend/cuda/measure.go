@@ -123,12 +123,19 @@ func (d *Plane) endAs(a Event, s Stream, work uint64, m *measure) error {
 		d.events.put(a)
 		return nil
 	}
+	return d.pend(a, s, timed{work: work})
+}
+
+// pend records the end on s of t, begun at a, and keeps it to be read
+// once it completed (measuring).
+func (d *Plane) pend(a Event, s Stream, t timed) error {
 	b, err := d.record(s)
 	if err != nil {
 		d.events.put(a)
 		return err
 	}
-	d.m.pending = append(d.m.pending, timed{work: work, a: a, b: b})
+	t.a, t.b = a, b
+	d.m.pending = append(d.m.pending, t)
 	return nil
 }
 
@@ -145,12 +152,9 @@ func (d *Plane) copyChunkIn(dst Ptr, s *staging) error {
 		return err
 	}
 	if a != 0 {
-		b, err := d.record(d.copy)
-		if err != nil {
-			d.events.put(a)
+		if err := d.pend(a, d.copy, timed{bytes: int64(len(s.buf))}); err != nil {
 			return err
 		}
-		d.m.pending = append(d.m.pending, timed{a: a, b: b, bytes: int64(len(s.buf))})
 	}
 	return d.staged(s)
 }

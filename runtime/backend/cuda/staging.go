@@ -205,22 +205,23 @@ func (p *stagingPool) get(n int64) (*staging, error) {
 		}
 		if p.bytes+n <= p.limit || len(p.all) == 0 {
 			s, refused, err := p.add(n)
-			if refused != nil && len(p.all)+len(p.coming) > 0 {
-				// Make room by freeing the oldest idle-able buffer.
-				if len(p.all) == 0 {
-					err = p.arrive(nil, true)
-				} else {
-					err = p.free(p.all[0])
-				}
-				if err != nil {
-					return nil, err
-				}
-				continue
+			if refused == nil {
+				return s, err
 			}
-			if refused != nil {
+			// Refused by the host pool: make room by freeing the oldest
+			// idle-able buffer, or the coming ones once they arrive.
+			switch {
+			case len(p.all) > 0:
+				err = p.free(p.all[0])
+			case len(p.coming) > 0:
+				err = p.arrive(nil, true)
+			default:
 				return nil, fmt.Errorf("pinned staging memory of %s: %w", refs.FormatBytes(n), refused)
 			}
-			return s, err
+			if err != nil {
+				return nil, err
+			}
+			continue
 		}
 		// Full: wait for the oldest buffer, then reuse it if it has
 		// the size, else free it to make room.
@@ -319,7 +320,8 @@ func (p *stagingPool) tryGet(n int64) (*staging, error) {
 		// The room is the coming buffers': wait in line for them.
 		return nil, nil
 	}
-	// Refused by the host pool: wait in line for room.
+	// Ask for it (refused by the host pool, nothing is asked for: the
+	// chunk waits in line for room all the same).
 	_ = p.grow(n, false)
 	return nil, nil
 }
