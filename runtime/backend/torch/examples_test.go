@@ -2,7 +2,6 @@ package torch_test
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"testing"
 
@@ -20,13 +19,7 @@ import (
 // torch:cpu, where each op makes its own result; attention and relu
 // write the plane's output directly.
 func TestExamplesOnPlane(t *testing.T) {
-	lib, err := torch.Load("")
-	if err != nil {
-		if os.Getenv("TREF_REQUIRE_TORCH") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	lib := torch.Plugin(t)
 	run := func(name, dev string) string {
 		t.Helper()
 		out, _ := runExample(t, "../../../examples/offload/"+name+".tr", nil, dev, 0)
@@ -89,12 +82,7 @@ func runExample(t *testing.T, path string, argv []string, dev string, mem int64)
 // small CNN (testdata/cnn_train.tr: every backward kernel of the
 // convolutions, pools and pad).
 func TestTrainingOnPlane(t *testing.T) {
-	if _, err := torch.Load(""); err != nil {
-		if os.Getenv("TREF_REQUIRE_TORCH") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	torch.Plugin(t)
 	for _, c := range []struct {
 		path string
 		argv []string

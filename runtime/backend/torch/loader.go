@@ -125,7 +125,7 @@ func load(paths []string) (*Lib, error) {
 		{"tt_dim", &l.fnDim}, {"tt_storage_bytes", &l.fnStorage}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
 		{"tt_synchronize", &l.fnSync},
 		{"tt_set_num_threads", &l.fnThreads}, {"tt_to_device", &l.fnToDevice},
-		{"tt_into_op_stats", &l.fnIntoOpStats},
+		{"tt_into_op_stats", &l.fnIntoOpStats}, {"tt_source", new(uintptr)},
 	}
 	for _, s := range syms {
 		if *s.dst, err = purego.Dlsym(h, s.name); err != nil {
@@ -136,9 +136,6 @@ func load(paths []string) (*Lib, error) {
 	purego.RegisterLibFunc(&abi, h, "tt_abi_version")
 	if v := abi(); v != abiVersion {
 		return nil, fmt.Errorf("torch backend: %s speaks ABI %d, this tref needs %d; rebuild it with scripts/build-torch.sh", path, v, abiVersion)
-	}
-	if _, err := purego.Dlsym(h, "tt_source"); err != nil {
-		return nil, fmt.Errorf("torch backend: %s lacks tt_source (built before this tref); rebuild it with scripts/build-torch.sh", path)
 	}
 	var source func() string
 	purego.RegisterLibFunc(&source, h, "tt_source")

@@ -357,6 +357,18 @@ OpFn unary_out(F f, G g) {
 // find_op looks an op up in every registry.
 const OpFn *find_op(const std::string &op);
 
+// even_padding reports whether conv2d's ia (pad_lo h w at 2, pad_hi h w
+// at 4) pads each side as its opposite, as libtorch's padding does.
+bool even_padding(const Args &a) { return a.i(2) == a.i(4) && a.i(3) == a.i(5); }
+
+// conv_padded is x as conv2d's ia pads it and the padding left for
+// libtorch: even padding as libtorch's own, uneven as x padded with
+// zeros first.
+std::pair<at::Tensor, std::vector<int64_t>> conv_padded(at::Tensor x, const Args &a) {
+  if (even_padding(a)) return {x, {a.i(2), a.i(3)}};
+  return {at::constant_pad_nd(x, {a.i(3), a.i(5), a.i(2), a.i(4)}, 0), {0, 0}};
+}
+
 // backward_registry holds the backward kernels that tref's gradient
 // rules submit (runtime/ops/backward.go, linalg.go), so that training on
 // a GPU keeps them there.
@@ -412,7 +424,7 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
          }
          if (shape.size() != 4) throw std::runtime_error("conv2d_backward_input: the input must have 3 or 4 dimensions");
          int64_t top = a.i(2), left = a.i(3), bottom = a.i(4), right = a.i(5);
-         bool even = top == bottom && left == right;
+         bool even = even_padding(a);
          std::vector<int64_t> padded = shape;
          if (!even) {
            padded[2] += top + bottom;
@@ -436,13 +448,10 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
            x = x.unsqueeze(0);
            g = g.unsqueeze(0);
          }
-         int64_t top = a.i(2), left = a.i(3), bottom = a.i(4), right = a.i(5);
-         bool even = top == bottom && left == right;
-         if (!even) x = at::constant_pad_nd(x, {left, right, top, bottom}, 0);
-         std::vector<int64_t> pad = even ? std::vector<int64_t>{top, left} : std::vector<int64_t>{0, 0};
+         auto [padded, pad] = conv_padded(x, a);
          // The weight's values are not read (torch.nn.grad.conv2d_weight).
          at::Tensor weight = at::empty({1}, x.options()).expand(a.dims(9));
-         return std::get<1>(at::convolution_backward(g, x, weight, c10::nullopt, {a.i(0), a.i(1)},
+         return std::get<1>(at::convolution_backward(g, padded, weight, c10::nullopt, {a.i(0), a.i(1)},
                                                      pad, {a.i(6), a.i(7)}, false, {0, 0}, a.i(8), {false, true, false}));
        })},
       // inputs x, g; ia: max_pool2d's (kernel h w, stride h w, padding h w,
@@ -763,12 +772,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"conv2d", float_halves([](const Args &a) {
          c10::optional<at::Tensor> b;
          if (a.nin > 2) b = a.in(2);
-         at::Tensor x = a.in(0);
-         std::vector<int64_t> pad = {a.i(2), a.i(3)};
-         if (a.i(2) != a.i(4) || a.i(3) != a.i(5)) {
-           x = at::constant_pad_nd(x, {a.i(3), a.i(5), a.i(2), a.i(4)}, 0);
-           pad = {0, 0};
-         }
+         auto [x, pad] = conv_padded(a.in(0), a);
          return at::conv2d(x, a.in(1), b, {a.i(0), a.i(1)}, pad, {a.i(6), a.i(7)}, a.i(8));
        })},
       // ia: kernel h w, stride h w, padding h w, dilation h w, ceil_mode
