@@ -17,11 +17,16 @@
 # 64 MiB weights, and large-compute), resident and under a quarter of
 # the weights, fastest of 2, and prints one line per setting: the
 # measured times, and whether every offload's output equalled its
-# resident run's. A setting whose output differs makes the script exit
-# 1. OUT_DIR (default ./gpu-sweep-out) gets each setting's full
-# benchmark output. Thirteen settings, about 20 s each on an H200 machine,
+# resident run's. A setting whose output differs, or whose run fails,
+# makes the script exit 1. OUT_DIR (default ./gpu-sweep-out) gets each
+# setting's full benchmark output. Thirteen settings, about 20 s each on an H200 machine,
 # the likeliest to matter first (a run cut short keeps its lines).
-# GPU_SWEEP_ONLY="name ..." runs only those settings; GPU_SWEEP_DEVICE and
+# GPU_SWEEP_ONLY="name ..." runs only those settings;
+# GPU_SWEEP_EXAMPLES="name ..." then also runs bench/devices' offload
+# examples (host-bound, copies of 1-8 MiB) under those settings, fastest
+# of 5, and prints their resident and offload ms (OUT_DIR/NAME-examples.md
+# has the whole output): a default chosen on the large layers must not
+# slow the small copies down. GPU_SWEEP_DEVICE and
 # GPU_SWEEP_WIDTH (default cuda:0, 4096) try it elsewhere: on torch:cpu
 # the settings change nothing, but the script runs.
 set -euo pipefail
@@ -36,18 +41,18 @@ mkdir -p "$out"
 # name|settings (environment assignments)
 settings=(
   "default|"
-  "none-ahead|TREF_CUDA_PREALLOC=0"
-  "registered|TREF_CUDA_STAGING_REGISTER=1"
-  "pieces1m|TREF_CUDA_COPY_PIECE_KIB=1024"
-  "four-ahead|TREF_CUDA_PREALLOC=4"
-  "one-core|TREF_CUDA_COPY_SPLIT_KIB=1048576"
-  "engine-thread|TREF_CUDA_STAGE=sync"
-  "registered-pieces1m|TREF_CUDA_STAGING_REGISTER=1 TREF_CUDA_COPY_PIECE_KIB=1024"
-  "chunk8|TREF_CUDA_CHUNK_MIB=8"
+  "old-defaults|TREF_CUDA_STAGING_REGISTER=0 TREF_CUDA_PREALLOC=2 TREF_CUDA_COPY_PIECE_KIB=2048"
+  "host-alloc|TREF_CUDA_STAGING_REGISTER=0"
+  "two-ahead|TREF_CUDA_PREALLOC=2"
+  "pieces2m|TREF_CUDA_COPY_PIECE_KIB=2048"
   "pool128|TREF_CUDA_STAGING_MIB=128"
-  "chunk4-pool32|TREF_CUDA_CHUNK_MIB=4 TREF_CUDA_STAGING_MIB=32"
-  "chunk32-pool128|TREF_CUDA_CHUNK_MIB=32 TREF_CUDA_STAGING_MIB=128"
   "pieces512k|TREF_CUDA_COPY_PIECE_KIB=512 TREF_CUDA_COPY_SPLIT_KIB=2048"
+  "chunk8|TREF_CUDA_CHUNK_MIB=8"
+  "none-ahead|TREF_CUDA_PREALLOC=0"
+  "engine-thread|TREF_CUDA_STAGE=sync"
+  "chunk32-pool128|TREF_CUDA_CHUNK_MIB=32 TREF_CUDA_STAGING_MIB=128"
+  "chunk4-pool32|TREF_CUDA_CHUNK_MIB=4 TREF_CUDA_STAGING_MIB=32"
+  "one-core|TREF_CUDA_COPY_SPLIT_KIB=1048576"
 )
 if [ -n "${GPU_SWEEP_ONLY:-}" ]; then
   read -r -a only <<<"$GPU_SWEEP_ONLY"
@@ -76,7 +81,10 @@ for s in "${settings[@]}"; do
   env ${envs[@]+"${envs[@]}"} timeout 300 "$bench" -device "$dev" -set large -width "$width" -only large-transfer,large-compute -reps 2 >"$f" 2>&1 ||
     echo "gpu-sweep: $name failed: $(tail -1 "$f")"
   outputs=equal
-  if grep -q '| false |$' "$f"; then
+  if ! grep -q '^| large-' "$f"; then
+    outputs=FAILED
+    failed=1
+  elif grep -q '| false |$' "$f"; then
     outputs=DIFFER
     failed=1
   fi
@@ -84,4 +92,31 @@ for s in "${settings[@]}"; do
     "$(ms large-transfer resident "$f")" "$(ms large-transfer offload "$f")" \
     "$(ms large-compute resident "$f")" "$(ms large-compute offload "$f")" "$outputs"
 done
+
+# exms WORKLOAD FILE: "resident/offload" ms of an example's two rows.
+exms() {
+  echo "$(ms "$1" resident "$2")/$(ms "$1" offload "$2")"
+}
+if [ -n "${GPU_SWEEP_EXAMPLES:-}" ]; then
+  read -r -a examples <<<"$GPU_SWEEP_EXAMPLES"
+  printf '\n%-16s %-18s %-18s %-18s %-18s %s\n' setting mlp transformer embedding loop outputs
+  for s in "${settings[@]}"; do
+    name=${s%%|*}
+    [[ " ${examples[*]} " == *" $name "* ]] || continue
+    read -r -a envs <<<"${s#*|}"
+    f="$out/$name-examples.md"
+    env ${envs[@]+"${envs[@]}"} timeout 300 "$bench" -device "$dev" -set examples -reps 5 >"$f" 2>&1 ||
+      echo "gpu-sweep: $name examples failed: $(tail -1 "$f")"
+    outputs=equal
+    if ! grep -q '^| mlp ' "$f"; then
+      outputs=FAILED
+      failed=1
+    elif grep -q '| false |$' "$f"; then
+      outputs=DIFFER
+      failed=1
+    fi
+    printf '%-16s %-18s %-18s %-18s %-18s %s\n' "$name" "$(exms mlp "$f")" "$(exms transformer "$f")" \
+      "$(exms embedding "$f")" "$(exms loop "$f")" "$outputs"
+  done
+fi
 exit $failed

@@ -9,7 +9,7 @@ import (
 // goroutines, each copying hostCopyChunk bytes or more.
 const (
 	hostCopyParallel = 8 << 20
-	hostCopyChunk    = 2 << 20
+	hostCopyChunk    = 1 << 20
 )
 
 // hostCopier copies host memory: a copy of at least split bytes (0:
@@ -22,8 +22,11 @@ const (
 // a few MiB gained nothing split (the offload examples ran no faster, and
 // the copy engine slowed to 16-20 GB/s from 35-43 while the next copy's
 // goroutines took the host's memory bandwidth), so by default they stay
-// on one core. Config.CopySplit and CopyPiece set the two, for measuring
-// other splits on a GPU machine.
+// on one core. A 16 MiB chunk goes to 16 goroutines of 1 MiB: with 8 of
+// 2 MiB the first copy of 1 GiB of weights took 65 ms against 58
+// (bench/RESULTS.md, session 17), as PyTorch's copy_ reached 81 GB/s on
+// 16 threads there. Config.CopySplit and CopyPiece set the two, for
+// measuring other splits on a GPU machine.
 type hostCopier struct{ split, piece int }
 
 // copy copies src into dst, which is as long.

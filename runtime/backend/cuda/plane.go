@@ -55,13 +55,15 @@ type Config struct {
 	StageAsync int64
 	// CopySplit is the smallest memcpy between a host tensor and a
 	// staging buffer split among goroutines, each copying CopyPiece
-	// bytes or more (see hostCopier; 0: the defaults, 8 MiB and 2 MiB).
+	// bytes or more (see hostCopier; 0: the defaults, 8 MiB and 1 MiB).
 	CopySplit, CopyPiece int64
-	// StagingRegister makes the staging buffers of Go memory pinned in
-	// place (HostRegister) instead of HostAlloc's pinned memory, which
-	// allocated at 2.9 GB/s on the H200 machine where HostRegister
-	// pinned 12 GB/s of memory already touched.
-	StagingRegister bool
+	// StagingHostAlloc makes the staging buffers HostAlloc's pinned
+	// memory instead of Go memory pinned in place (HostRegister, the
+	// default): on the H200 machine HostAlloc pinned 2.2-2.9 GB/s and
+	// HostRegister 12, and 1 GiB of weights copied in for the first time
+	// took 65 ms through HostAlloc's buffers against 52 through
+	// registered ones (bench/RESULTS.md, session 17).
+	StagingHostAlloc bool
 	// Prealloc is how many Chunk-sized staging buffers a plane bound to
 	// the host pool allocates off the engine's thread as soon as it is
 	// bound, ahead of the first copies (see staging.go): 0 means
@@ -182,7 +184,7 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	}
 	events := &eventPool{rt: rt}
 	d := &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
-		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging, register: cfg.StagingRegister},
+		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging, register: !cfg.StagingHostAlloc},
 		pins:    pinning{min: cfg.PinMin, blocks: map[uintptr]*pinnedBlock{}, unpinned: map[uintptr]unpinned{}},
 		stage:   stager{min: cfg.StageAsync},
 		hc:      hostCopier{split: int(cfg.CopySplit), piece: int(cfg.CopyPiece)},

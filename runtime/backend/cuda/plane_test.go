@@ -40,11 +40,11 @@ var fakePinned int64 = 1 << 20
 
 // fakeStaging is the pinned staging bound of the next fakecuda plane:
 // small, so that the pool fills and waits for its oldest copies;
-// fakeStagingRegister makes its buffers Go memory pinned in place
-// (Config.StagingRegister).
+// fakeStagingHostAlloc makes its buffers HostAlloc's rather than Go
+// memory pinned in place (Config.StagingHostAlloc).
 var (
-	fakeStaging         int64 = 4 << 10
-	fakeStagingRegister bool
+	fakeStaging          int64 = 4 << 10
+	fakeStagingHostAlloc bool
 )
 
 // fakeChunk is the staging chunk of the next fakecuda plane (0: the
@@ -75,7 +75,7 @@ func init() {
 		f := NewFake(1 << 30)
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
 		f.HoldHostAlloc = fakeAllocHold
-		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingRegister: fakeStagingRegister, Chunk: fakeChunk,
+		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingHostAlloc: fakeStagingHostAlloc, Chunk: fakeChunk,
 			Pinned: fakePinned, PinMin: 1, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
 		if err != nil {
 			return nil, err
@@ -216,7 +216,7 @@ func differential(t *testing.T, count int) string {
 	var seen trace.Totals
 	var pins PinStats
 	defer func() {
-		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingRegister = 0, 0, 1<<20, nil, 4<<10, false
+		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingHostAlloc = 0, 0, 1<<20, nil, 4<<10, false
 		fakeStageAsync, fakeStageHold = 1, nil
 		fakePrealloc, fakeAllocHold = 0, nil
 	}()
@@ -231,7 +231,7 @@ func differential(t *testing.T, count int) string {
 		// the wrong one, as before session 15, program 12 fails).
 		fakeStaging = []int64{4 << 10, 300}[seed/9%2]
 		// Staging buffers from HostAlloc, or Go memory pinned in place.
-		fakeStagingRegister = seed/5%2 == 1
+		fakeStagingHostAlloc = seed/5%2 == 1
 		// Host blocks pinned in place as they are copied again, a few
 		// (the bound fills: the rest staged), or none.
 		fakePinned = []int64{1 << 20, 1 << 20, 256, -1, 1 << 20}[seed%5]
@@ -270,7 +270,7 @@ func differential(t *testing.T, count int) string {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
 				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (registered %v, %d ahead), chunk %d, pinned %d, worker from %d)",
-					seed, st, mem, fakeMode, fakeStaging, fakeStagingRegister, fakePrealloc, fakeChunk, fakePinned, fakeStageAsync)
+					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
@@ -753,7 +753,9 @@ func TestCalibrateStaging(t *testing.T) {
 // device buffer of m.
 func pinTest(t *testing.T, keep int64, skip string) (*Fake, *Plane, *refs.HostPool) {
 	t.Helper()
-	f, p, host := boundPlane(t, Config{PinMin: 1}, 0)
+	// The staging buffers from HostAlloc: the fake's registered bytes
+	// are then the pinned blocks'.
+	f, p, host := boundPlane(t, Config{PinMin: 1, StagingHostAlloc: true}, 0)
 	f.Lazy = true
 	p.skip = skip
 	host.Keep = keep

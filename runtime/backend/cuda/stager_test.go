@@ -225,29 +225,34 @@ func roundTrip(t *testing.T, p *Plane, host *refs.HostPool, n int, v float32) {
 	host.Free(src)
 }
 
-// TestStagingRegistered: with StagingRegister the staging buffers are Go
-// memory that HostRegister pinned, unregistered when the pool frees them;
-// a buffer HostRegister refuses comes from HostAlloc instead.
+// TestStagingRegistered: by default the staging buffers are Go memory
+// that HostRegister pinned, unregistered when the pool frees them; a
+// buffer HostRegister refuses comes from HostAlloc instead, as every
+// buffer does with StagingHostAlloc.
 func TestStagingRegistered(t *testing.T) {
-	for _, refuse := range []bool{false, true} {
-		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: -1, StagingRegister: true, Prealloc: -1}, 0)
-		if refuse {
+	for _, c := range []struct {
+		name              string
+		hostAlloc, refuse bool
+	}{{"default", false, false}, {"refused", false, true}, {"StagingHostAlloc", true, false}} {
+		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: -1, StagingHostAlloc: c.hostAlloc, Prealloc: -1}, 0)
+		if c.refuse {
 			f.RegisterError = errors.New("refused")
 		}
 		roundTrip(t, p, host, 256, 3)
 		if len(p.staging.all) == 0 {
 			t.Fatal("no staging buffer")
 		}
+		want := !c.hostAlloc && !c.refuse
 		for _, s := range p.staging.all {
-			if s.registered == refuse || f.pinned[&s.buf[0]].registered == refuse {
-				t.Fatalf("refused %v: a staging buffer registered %v (the fake: %+v)", refuse, s.registered, f.pinned[&s.buf[0]])
+			if s.registered != want || f.pinned[&s.buf[0]].registered != want {
+				t.Fatalf("%s: a staging buffer registered %v, want %v (the fake: %+v)", c.name, s.registered, want, f.pinned[&s.buf[0]])
 			}
 		}
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
 		}
 		if len(f.pinned) != 0 {
-			t.Fatalf("refused %v: %d ranges still pinned after Close", refuse, len(f.pinned))
+			t.Fatalf("%s: %d ranges still pinned after Close", c.name, len(f.pinned))
 		}
 	}
 }
@@ -363,8 +368,8 @@ func TestPendingBlockDroppedByReserve(t *testing.T) {
 // more than a quarter of the room the host limit leaves; a failed
 // preallocation is no error.
 func TestPrealloc(t *testing.T) {
-	if k := DefaultPrealloc(DefaultStaging, DefaultChunk); k != 2 {
-		t.Fatalf("default: %d buffers ahead, want 2", k)
+	if k := DefaultPrealloc(DefaultStaging, DefaultChunk); k != 4 {
+		t.Fatalf("default: %d buffers ahead, want 4", k)
 	}
 	if k := DefaultPrealloc(4<<10, 4<<10); k != 1 {
 		t.Fatalf("a pool of one chunk: %d buffers ahead, want 1", k)
@@ -372,7 +377,7 @@ func TestPrealloc(t *testing.T) {
 	if k := DefaultPrealloc(1<<30, 1<<10); k != 8 {
 		t.Fatalf("a pool of a million chunks: %d buffers ahead, want 8", k)
 	}
-	f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 4 << 10, Chunk: 1 << 10, Prealloc: 3}, 0)
+	f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 4 << 10, Chunk: 1 << 10, Prealloc: 3, StagingHostAlloc: true}, 0)
 	if len(p.staging.all) != 3 || f.HostAllocs != 3 || host.Stats().ReservedBytes != 3<<10 {
 		t.Fatalf("%d buffers ahead, %d HostAllocs, %d bytes reserved; want 3, 3, 3072",
 			len(p.staging.all), f.HostAllocs, host.Stats().ReservedBytes)
@@ -406,10 +411,10 @@ func TestPrealloc(t *testing.T) {
 		want  int
 	}{
 		{"a quarter of the host limit's room holds one", 8<<10 - 1, nil, 1},
-		{"HostAlloc fails", 0, errors.New("out of pinned memory"), 0},
+		{"pinning fails", 0, errors.New("out of pinned memory"), 0},
 	} {
 		f := NewFake(1 << 20)
-		f.HostAllocError = c.fail
+		f.HostAllocError, f.RegisterError = c.fail, c.fail
 		p, err := NewPlane(f, FakeKernels{F: f}, Config{Name: "cuda:0", Pinned: -1, StageAsync: -1, Staging: 4 << 10, Chunk: 1 << 10, Prealloc: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -423,7 +428,7 @@ func TestPrealloc(t *testing.T) {
 		if n := int64(c.want) << 10; len(p.staging.all) != c.want || p.staging.bytes != n || host.Stats().ReservedBytes != n {
 			t.Fatalf("%s: %d buffers, %d bytes, %d reserved; want %d", c.name, len(p.staging.all), p.staging.bytes, host.Stats().ReservedBytes, c.want)
 		}
-		f.HostAllocError = nil
+		f.HostAllocError, f.RegisterError = nil, nil
 		roundTrip(t, p, host, 64, 5)
 		if err := p.Close(); err != nil {
 			t.Fatal(err)
@@ -438,7 +443,7 @@ func TestPrealloc(t *testing.T) {
 func TestStagingGrowsOffThread(t *testing.T) {
 	m := tensor.Meta{Shape: tensor.Shape{256}, DType: tensor.Float32}
 	for _, fail := range []bool{false, true} {
-		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 4 << 10, Prealloc: -1}, 0)
+		f, p, host := boundPlane(t, Config{Pinned: -1, StageAsync: 1, Staging: 4 << 10, Prealloc: -1, StagingHostAlloc: true}, 0)
 		release := make(chan struct{})
 		f.HoldHostAlloc = func() { <-release }
 		if fail {

@@ -34,7 +34,7 @@ type stagingPool struct {
 	// plane's issueStaged), for a reserved buffer to be waited for.
 	issue func(*stageJob) error
 	// register makes buffers of Go memory pinned by HostRegister rather
-	// than with HostAlloc (Config.StagingRegister).
+	// than with HostAlloc (the default; Config.StagingHostAlloc).
 	register bool
 	// inside is set while get or tryGet runs: the host pool's Reserve
 	// may drop cached blocks then, calling the plane's Releasing hook,
@@ -80,11 +80,14 @@ type arrival struct {
 // is coming, and allocates on the engine's thread otherwise.
 
 // DefaultPrealloc is how many chunk-sized buffers a pool of staging
-// bytes allocates ahead when the caller states none: half the pool's
-// (two of the default's four), leaving the rest to buffers of the exact
-// sizes of tensors smaller than a chunk; at least one, at most eight.
+// bytes allocates ahead when the caller states none: the whole pool (the
+// default's four), at least one, at most eight. Half the pool ahead left
+// the first copies of the H200 machine's 1 GiB of weights waiting for
+// the other half's allocation: 65 ms against 60 with the whole pool
+// (bench/RESULTS.md, session 17). Buffers for tensors smaller than a
+// chunk take the room of idle chunk-sized ones (tryGet).
 func DefaultPrealloc(staging, chunk int64) int {
-	return int(min(max(staging/chunk/2, 1), 8))
+	return int(min(max(staging/chunk, 1), 8))
 }
 
 // grow asks for a buffer of n bytes off the engine's thread; refused is

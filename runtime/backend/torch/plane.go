@@ -165,8 +165,9 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // staging pool and its chunks, TREF_CUDA_COPY_SPLIT_KIB and
 // TREF_CUDA_COPY_PIECE_KIB how the memcpys into it are split among
 // goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), and
-// TREF_CUDA_STAGING_REGISTER=1 makes the pool's buffers Go memory pinned
-// in place (StagingRegister) and TREF_CUDA_PREALLOC=N allocates N of
+// TREF_CUDA_STAGING_REGISTER=0 makes the pool's buffers HostAlloc's
+// rather than Go memory pinned in place (StagingHostAlloc) and
+// TREF_CUDA_PREALLOC=N allocates N of
 // them ahead (Prealloc; 0: none), for finding the best on a GPU machine
 // (scripts/gpu-sweep.sh). Traced, the
 // plane measures its copies and kernels with CUDA events
@@ -203,9 +204,9 @@ func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
 		cfg.StageAsync = -1
 	}
 	switch v := getenv("TREF_CUDA_STAGING_REGISTER"); v {
-	case "", "0":
-	case "1":
-		cfg.StagingRegister = true
+	case "", "1":
+	case "0":
+		cfg.StagingHostAlloc = true
 	default:
 		return fmt.Errorf("torch backend: TREF_CUDA_STAGING_REGISTER=%q: want 0 or 1", v)
 	}
