@@ -224,6 +224,10 @@ func main() {
 					pinning = append(pinning, fmt.Sprintf("  the copy engine moved the staged chunks in at %.1f GB/s (%d chunks; %.1f GB/s for the %d of 4 MiB or more): the staging pool's own bandwidth, the memcpy into it apart",
 						p.DMAIn.GBps(), p.DMAIn.Count, p.DMAInLarge.GBps(), p.DMAInLarge.Count))
 				}
+				if p.Memcpy.Count > 0 {
+					pinning = append(pinning, fmt.Sprintf("  the worker memcpy'd the chunks into the pool at %.1f GB/s (%d chunks, %.1f ms); a chunk's copy was issued %.0f µs after its memcpy on average",
+						p.Memcpy.GBps(), p.Memcpy.Count, float64(p.Memcpy.Ns)/1e6, float64(p.IssueLagNs)/float64(p.Memcpy.Count)/1e3))
+				}
 				if p.Refusal != "" {
 					pinning = append(pinning, "  the first refusal: "+p.Refusal)
 				}

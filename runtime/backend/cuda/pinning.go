@@ -90,18 +90,25 @@ type PinStats struct {
 	// copied in (while measuring: traced runs), DMAInLarge for those of
 	// LargeChunk bytes or more: the staging pool's own copy bandwidth,
 	// without the memcpy into it.
-	DMAIn, DMAInLarge DMATime
+	DMAIn, DMAInLarge Transfers
+	// Memcpy is the worker's memcpys of the chunks into their staging
+	// buffers (Async of them), timed on the host; IssueLagNs is, summed
+	// over them, the time from a memcpy's end to the issue of its
+	// chunk's copy on the engine's thread. Beside DMAIn they say which
+	// stage of a staged copy sets its pace.
+	Memcpy     Transfers
+	IssueLagNs int64
 	// Bytes is the host memory pinned now, Peak the most at once.
 	Bytes, Peak int64
 	// Refusal is why HostRegister refused the first block it refused.
 	Refusal string
 }
 
-// DMATime totals the measured transfers of staged chunks.
-type DMATime struct{ Count, Bytes, Ns int64 }
+// Transfers totals timed transfers: Count of them moved Bytes in Ns.
+type Transfers struct{ Count, Bytes, Ns int64 }
 
 // GBps is the transfers' bandwidth in GB/s, 0 when none was measured.
-func (t DMATime) GBps() float64 {
+func (t Transfers) GBps() float64 {
 	if t.Ns <= 0 {
 		return 0
 	}
@@ -122,7 +129,7 @@ func (s *PinStats) countDMAIn(n, ns int64) {
 }
 
 // add counts a transfer of n bytes in ns.
-func (t *DMATime) add(n, ns int64) {
+func (t *Transfers) add(n, ns int64) {
 	t.Count++
 	t.Bytes += n
 	t.Ns += ns

@@ -57,6 +57,10 @@ type stageJob struct {
 	// m is the measure work belongs to (nil when not measuring).
 	m    *measure
 	done chan struct{} // closed when the worker has copied src
+	// took is how long the worker's memcpy took, copied when it ended
+	// (set before done is closed).
+	took   time.Duration
+	copied time.Time
 }
 
 // stager is the plane's worker and the copies waiting for it.
@@ -211,7 +215,10 @@ func stageWorker(jobs <-chan *stageJob, hold func(), hc hostCopier) {
 		if hold != nil {
 			hold()
 		}
+		t0 := time.Now()
 		hc.copy(j.s.buf, j.src)
+		j.copied = time.Now()
+		j.took = j.copied.Sub(t0)
 		close(j.done)
 	}
 }
@@ -272,6 +279,8 @@ func (d *Plane) issueJob(j *stageJob) error {
 		delete(st.reading, j.at)
 	}
 	j.s.job = nil
+	d.pins.stats.Memcpy.add(int64(len(j.src)), int64(j.took))
+	d.pins.stats.IssueLagNs += int64(time.Since(j.copied))
 	if j.off == 0 {
 		var err error
 		if st.begin, err = d.begin(d.copy); err != nil {

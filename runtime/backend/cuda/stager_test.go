@@ -488,6 +488,8 @@ func TestStagingGrowsOffThread(t *testing.T) {
 // TestDMAInMeasured: measuring, the plane times the copy engine's
 // transfer of each staged chunk copied in (the worker's or the engine's
 // thread's), apart from the copy's span; not measuring, it times none.
+// Either way it times the worker's memcpys and how long after each its
+// chunk's copy was issued.
 func TestDMAInMeasured(t *testing.T) {
 	m := tensor.Meta{Shape: tensor.Shape{768}, DType: tensor.Float32} // three 1 KiB chunks
 	for _, async := range []int64{1, -1} {
@@ -505,12 +507,20 @@ func TestDMAInMeasured(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := p.PinStats()
-			want := DMATime{}
+			want := Transfers{}
 			if measuring {
-				want = DMATime{Count: 3, Bytes: 3 << 10, Ns: s.DMAIn.Ns}
+				want = Transfers{Count: 3, Bytes: 3 << 10, Ns: s.DMAIn.Ns}
 			}
-			if s.DMAIn != want || measuring && s.DMAIn.Ns <= 0 || s.DMAInLarge != (DMATime{}) {
+			if s.DMAIn != want || measuring && s.DMAIn.Ns <= 0 || s.DMAInLarge != (Transfers{}) {
 				t.Errorf("worker from %d, measuring %v: %+v, large %+v; want %+v", async, measuring, s.DMAIn, s.DMAInLarge, want)
+			}
+			// The worker's memcpys are timed, measuring or not.
+			wantMemcpy := Transfers{}
+			if async > 0 {
+				wantMemcpy = Transfers{Count: 3, Bytes: 3 << 10, Ns: s.Memcpy.Ns}
+			}
+			if s.Memcpy != wantMemcpy || async > 0 && (s.Memcpy.Ns <= 0 || s.IssueLagNs <= 0) || async < 0 && s.IssueLagNs != 0 {
+				t.Errorf("worker from %d, measuring %v: memcpys %+v, issued %d ns after them; want %+v", async, measuring, s.Memcpy, s.IssueLagNs, wantMemcpy)
 			}
 			p.Free(mem)
 			host.Free(src)
@@ -522,7 +532,7 @@ func TestDMAInMeasured(t *testing.T) {
 	var s PinStats
 	s.countDMAIn(LargeChunk, 100_000)
 	s.countDMAIn(1<<20, 50_000)
-	if s.DMAIn.Count != 2 || s.DMAInLarge != (DMATime{Count: 1, Bytes: LargeChunk, Ns: 100_000}) || s.DMAInLarge.GBps() != float64(LargeChunk)/100_000 {
+	if s.DMAIn.Count != 2 || s.DMAInLarge != (Transfers{Count: 1, Bytes: LargeChunk, Ns: 100_000}) || s.DMAInLarge.GBps() != float64(LargeChunk)/100_000 {
 		t.Fatalf("%+v", s)
 	}
 }
