@@ -177,11 +177,12 @@ func main() {
 				if *chrome != "" && i == *reps-1 {
 					chromePath = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
 				}
+				var r *result
 				if v.syncStage {
-					check(os.Setenv("TREF_CUDA_STAGE", "sync"))
+					withEnv("TREF_CUDA_STAGE", "sync", func() { r = run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath) })
+				} else {
+					r = run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath)
 				}
-				r := run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath)
-				check(os.Unsetenv("TREF_CUDA_STAGE"))
 				if best == nil || r.ns < best.ns {
 					best = r
 				}
@@ -397,6 +398,22 @@ func run(path string, args []string, dev string, mem, pinned int64, c device.Cos
 	// run pins its own.
 	check(eng.Close())
 	return res
+}
+
+// withEnv runs f with the environment variable name set to value, then
+// gives it back the value it had (scripts/gpu-sweep.sh sets the
+// TREF_CUDA_* settings for a whole run).
+func withEnv(name, value string, f func()) {
+	old, had := os.LookupEnv(name)
+	check(os.Setenv(name, value))
+	defer func() {
+		if had {
+			check(os.Setenv(name, old))
+		} else {
+			check(os.Unsetenv(name))
+		}
+	}()
+	f()
 }
 
 // simInexact makes sim decide as the measured device does when that

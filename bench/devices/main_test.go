@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/backend/torch"
@@ -29,3 +30,26 @@ func TestCostliestOps(t *testing.T) {
 		t.Fatalf("no op ran, got %q", got)
 	}
 }
+
+// TestWithEnv: a variable set for one run gets its value back after it,
+// set or unset: the sweep's TREF_CUDA_STAGE=sync lasted no longer than
+// the first run staged on the engine's thread when the runs unset it.
+func TestWithEnv(t *testing.T) {
+	const name = "TREF_BENCH_TEST_WITH_ENV"
+	for _, before := range []*string{nil, ptr("sync"), ptr("")} {
+		if before != nil {
+			t.Setenv(name, *before)
+		} else {
+			os.Unsetenv(name)
+		}
+		var during string
+		withEnv(name, "inside", func() { during = os.Getenv(name) })
+		after, had := os.LookupEnv(name)
+		if during != "inside" || had != (before != nil) || before != nil && after != *before {
+			t.Fatalf("before %v: %q inside, after %q (set %v)", before, during, after, had)
+		}
+	}
+	os.Unsetenv(name)
+}
+
+func ptr(s string) *string { return &s }
