@@ -11,16 +11,18 @@
 # TREF_CUDA_STAGING_REGISTER), its chunks (TREF_CUDA_CHUNK_MIB) and the
 # split of the memcpys into it among goroutines (TREF_CUDA_COPY_SPLIT_KIB,
 # TREF_CUDA_COPY_PIECE_KIB; see runtime/backend/torch/plane.go) and the
-# buffers allocated ahead of the first copy (TREF_CUDA_PREALLOC), the
-# script runs bench/devices'
-# large layers copied in for the first time (large-transfer, 1 GiB in
+# buffers allocated ahead of the first copy (TREF_CUDA_PREALLOC), and
+# of pinning host blocks from their first copy (TREF_CUDA_PIN_EARLY),
+# the script runs bench/devices' large layers copied in for the first
+# time (large-transfer, 1 GiB in
 # 64 MiB weights, and large-compute), resident and under a quarter of
 # the weights, fastest of 2, and prints one line per setting: the
 # measured times, and whether every offload's output equalled its
 # resident run's. A setting whose output differs, or whose run fails,
 # makes the script exit 1. OUT_DIR (default ./gpu-sweep-out) gets each
-# setting's full benchmark output. Thirteen settings, about 20 s each on an H200 machine,
-# the likeliest to matter first (a run cut short keeps its lines).
+# setting's full benchmark output. Fourteen settings, about 12 s each on
+# an H200 machine, the likeliest to matter first (a run cut short keeps
+# its lines).
 # GPU_SWEEP_ONLY="name ..." runs only those settings;
 # GPU_SWEEP_EXAMPLES="name ..." then also runs bench/devices' offload
 # examples (host-bound, copies of 1-8 MiB) under those settings, fastest
@@ -46,6 +48,7 @@ settings=(
   "two-ahead|TREF_CUDA_PREALLOC=2"
   "pieces2m|TREF_CUDA_COPY_PIECE_KIB=2048"
   "pool128|TREF_CUDA_STAGING_MIB=128"
+  "pin-early|TREF_CUDA_PIN_EARLY=1"
   "pieces512k|TREF_CUDA_COPY_PIECE_KIB=512 TREF_CUDA_COPY_SPLIT_KIB=2048"
   "chunk8|TREF_CUDA_CHUNK_MIB=8"
   "none-ahead|TREF_CUDA_PREALLOC=0"

@@ -60,8 +60,11 @@ type Fake struct {
 	HostAllocError error
 	HoldHostAlloc  func()
 	// RegisterError and UnregisterError, when set, are what
-	// HostRegister and HostUnregister return.
+	// HostRegister and HostUnregister return; HoldHostRegister, when
+	// set, runs first in each HostRegister (a slow pinning: the plane
+	// pins off its thread).
 	RegisterError, UnregisterError error
+	HoldHostRegister               func()
 }
 
 // pinnedRange is a range of pinned host memory.
@@ -329,6 +332,9 @@ func (f *Fake) FreeHost(b []byte) error {
 // HostRegister pins b, which must not overlap pinned memory (CUDA's
 // cudaErrorHostMemoryAlreadyRegistered).
 func (f *Fake) HostRegister(b []byte) error {
+	if f.HoldHostRegister != nil {
+		f.HoldHostRegister()
+	}
 	if f.RegisterError != nil {
 		return f.RegisterError
 	}

@@ -2,6 +2,7 @@ package cuda
 
 import (
 	"fmt"
+	"runtime"
 	"time"
 	"unsafe"
 
@@ -21,6 +22,19 @@ import (
 // when the pool lets it go. The pool tells the plane before a block's
 // bytes change or it is dropped (refs.HostWatcher): the plane waits there
 // for the copies still reading the block.
+//
+// Pinning is slow (cudaHostRegister pinned 11.8 GB/s on the H200
+// machine: 5.4 ms for a 64 MiB weight), and streamed weights are pinned
+// at their second pass: on the engine's thread that took 66 ms of the
+// second pass over 1 GiB of weights (bench/RESULTS.md, session 17),
+// with no kernel issued meanwhile. So the plane pins off the engine's
+// thread: the copy that decides to pin a block is staged and starts the
+// pinning on a goroutine of its own (the device made current there for
+// cuda:N, N > 0); the block's next copy, in or out, takes the pinned
+// block, waiting for the pinning only if it is still running (the
+// weights' next pass comes long after), and the pool's hooks wait for
+// it before the block is dropped. The block's bytes count against the
+// bound from the moment its pinning starts.
 //
 // Only a plane bound to the runtime's host pool (BindHost) pins: it copies
 // only the runtime's host tensors, whose blocks the pool watches. An
@@ -45,6 +59,14 @@ type pinnedBlock struct {
 	busy Event  // the last copy using it, 0 when none
 }
 
+// pinJob is a host block being pinned off the engine's thread.
+type pinJob struct {
+	block []byte
+	done  chan struct{} // closed once err and ns are set
+	err   error
+	ns    int64 // HostRegister's time
+}
+
 // pinning is the plane's host blocks pinned in place.
 type pinning struct {
 	// limit bounds the pinned bytes (not above 0: nothing is pinned); min is the
@@ -52,6 +74,13 @@ type pinning struct {
 	limit, min  int64
 	bytes, peak int64
 	blocks      map[uintptr]*pinnedBlock
+	// coming is the blocks being pinned off the engine's thread.
+	coming map[uintptr]*pinJob
+	// early pins a block at its first copy in (Config.PinEarly).
+	early bool
+	// setup runs first on each thread that pins (the plane makes its
+	// device current there).
+	setup func() error
 	// unpinned is what became of the blocks copied in but not pinned.
 	unpinned map[uintptr]unpinned
 	host     *refs.HostPool
@@ -84,8 +113,10 @@ type PinStats struct {
 	// thread (ahead, or asked for by a copy: see staging.go).
 	Deferred, Grown int64
 	// PinNs is the host's time in HostRegister and HostUnregister (the
-	// price of pinning, which the copies straight from the blocks repay).
-	PinNs int64
+	// price of pinning, which the copies straight from the blocks repay;
+	// HostRegister's runs off the engine's thread), PinWaitNs how long
+	// the engine's thread waited for blocks still being pinned.
+	PinNs, PinWaitNs int64
 	// DMAIn is the copy engine's measured time for the staged chunks
 	// copied in (while measuring: traced runs), DMAInLarge for those of
 	// LargeChunk bytes or more: the staging pool's own copy bandwidth,
@@ -147,13 +178,19 @@ func (d *Plane) PinStats() PinStats {
 func base(buf []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(buf))) }
 
 // pinnedFor is the pinned block that buf (a host tensor's bytes) begins,
-// pinning it now at its second copy in; nil when buf is to be staged.
+// nil when buf is to be staged. A copy in decides to pin the block at
+// its second copy in (its first, with PinEarly) and starts the pinning
+// off the engine's thread, staged itself; the block's next copy waits
+// for the pinning if it still runs.
 func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	p := &d.pins
 	if p.host == nil || p.limit <= 0 || len(buf) == 0 {
 		return nil
 	}
 	at := base(buf)
+	if j := p.coming[at]; j != nil {
+		d.pinned(at, j)
+	}
 	if b := p.blocks[at]; b != nil && len(buf) <= len(b.buf) {
 		return b
 	}
@@ -162,7 +199,7 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	if !copyIn || n < p.min || p.unpinned[at] == refused || p.blocks[at] != nil {
 		return nil
 	}
-	if p.unpinned[at] != copiedOnce {
+	if !p.early && p.unpinned[at] != copiedOnce {
 		p.unpinned[at] = copiedOnce
 		return nil
 	}
@@ -170,24 +207,57 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 		p.stats.Full++
 		return nil
 	}
-	t0 := time.Now()
-	err := d.rt.HostRegister(block)
-	p.stats.PinNs += int64(time.Since(t0))
-	if err != nil {
-		p.stats.Refused++
-		if p.stats.Refusal == "" {
-			p.stats.Refusal = err.Error()
-		}
-		p.unpinned[at] = refused
-		return nil
-	}
 	delete(p.unpinned, at)
-	b := &pinnedBlock{buf: block}
-	p.blocks[at] = b
 	p.bytes += n
 	p.peak = max(p.peak, p.bytes)
+	j := &pinJob{block: block, done: make(chan struct{})}
+	p.coming[at] = j
+	go pin(d.rt, p.setup, j)
+	return nil
+}
+
+// pin pins j's block on its own goroutine, after setup (the plane's
+// device made current on the goroutine's thread), then closes j.done.
+func pin(rt Runtime, setup func() error, j *pinJob) {
+	defer close(j.done)
+	if setup != nil {
+		// The device set here stays with this thread, which exits with
+		// the goroutine.
+		runtime.LockOSThread()
+		if j.err = setup(); j.err != nil {
+			return
+		}
+	}
+	t0 := time.Now()
+	j.err = rt.HostRegister(j.block)
+	j.ns = int64(time.Since(t0))
+}
+
+// pinned takes j, the pinning of the block at at, into the pinned
+// blocks once it is done, waiting for it if need be; a block
+// HostRegister refused gives its bytes back and is never pinned again.
+func (d *Plane) pinned(at uintptr, j *pinJob) {
+	p := &d.pins
+	select {
+	case <-j.done:
+	default:
+		t0 := time.Now()
+		<-j.done
+		p.stats.PinWaitNs += int64(time.Since(t0))
+	}
+	delete(p.coming, at)
+	p.stats.PinNs += j.ns
+	if j.err != nil {
+		p.bytes -= int64(len(j.block))
+		p.stats.Refused++
+		if p.stats.Refusal == "" {
+			p.stats.Refusal = j.err.Error()
+		}
+		p.unpinned[at] = refused
+		return
+	}
+	p.blocks[at] = &pinnedBlock{buf: j.block}
 	p.stats.Pinned++
-	return b
 }
 
 // settle waits for the last copy using b, if it has not completed, and
@@ -230,6 +300,9 @@ func (d *Plane) Overwriting(block []byte) {
 func (d *Plane) Releasing(block []byte) {
 	at := base(block)
 	d.settleReading(at, "host-release-before-stage")
+	if j := d.pins.coming[at]; j != nil {
+		d.pinned(at, j)
+	}
 	delete(d.pins.unpinned, at)
 	if b := d.pins.blocks[at]; b != nil {
 		d.settleFor(b, "host-release-after-copy")
@@ -269,6 +342,9 @@ func (d *Plane) bindPins(p *refs.HostPool, limit int64) {
 // unpinAll unpins every block (the streams synchronised) and stops
 // watching the host pool.
 func (d *Plane) unpinAll() error {
+	for at, j := range d.pins.coming {
+		d.pinned(at, j)
+	}
 	first := d.pins.err
 	for at, b := range d.pins.blocks {
 		d.replace(&b.busy, 0)

@@ -48,6 +48,9 @@ type Config struct {
 	// PinMin is the smallest host block pinned in place; 0 means
 	// DefaultPinMin.
 	PinMin int64
+	// PinEarly pins a host block at its first copy in rather than its
+	// second (pinning runs off the engine's thread; see pinning.go).
+	PinEarly bool
 	// StageAsync is the smallest chunk whose staging memcpy a worker
 	// goroutine does, off the caller's thread (see stager.go; only on a
 	// plane bound to the host pool): 0 means DefaultStageAsync,
@@ -185,13 +188,15 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	events := &eventPool{rt: rt}
 	d := &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
 		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging, register: !cfg.StagingHostAlloc},
-		pins:    pinning{min: cfg.PinMin, blocks: map[uintptr]*pinnedBlock{}, unpinned: map[uintptr]unpinned{}},
-		stage:   stager{min: cfg.StageAsync},
-		hc:      hostCopier{split: int(cfg.CopySplit), piece: int(cfg.CopyPiece)},
-		start:   time.Now()}
+		pins: pinning{min: cfg.PinMin, early: cfg.PinEarly, blocks: map[uintptr]*pinnedBlock{},
+			coming: map[uintptr]*pinJob{}, unpinned: map[uintptr]unpinned{}},
+		stage: stager{min: cfg.StageAsync},
+		hc:    hostCopier{split: int(cfg.CopySplit), piece: int(cfg.CopyPiece)},
+		start: time.Now()}
 	d.staging.issue = d.issueStaged
 	if cfg.Index > 0 {
 		d.staging.setup = func() error { return rt.SetDevice(cfg.Index) }
+		d.pins.setup = d.staging.setup
 	}
 	return d, nil
 }

@@ -61,6 +61,15 @@ var (
 	fakeStageHold  func()
 )
 
+// fakePinEarly makes the next fakecuda plane pin host blocks at their
+// first copy in (Config.PinEarly); fakePinHold, when set, runs before
+// each of its fake's HostRegisters (a slow pinning: copies are staged
+// while it runs off the engine's thread).
+var (
+	fakePinEarly bool
+	fakePinHold  func()
+)
+
 // fakePrealloc is the next fakecuda plane's staging buffers allocated
 // ahead (Config.Prealloc); fakeAllocHold, when set, runs before each of
 // its fake's HostAllocs (a slow allocation: copies wait for buffers
@@ -74,9 +83,9 @@ func init() {
 	device.Register(device.Kind{Name: "fakecuda", Indexed: true, Open: func(spec device.Spec, _ device.Options) (device.Device, error) {
 		f := NewFake(1 << 30)
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
-		f.HoldHostAlloc = fakeAllocHold
+		f.HoldHostAlloc, f.HoldHostRegister = fakeAllocHold, fakePinHold
 		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingHostAlloc: fakeStagingHostAlloc, Chunk: fakeChunk,
-			Pinned: fakePinned, PinMin: 1, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
+			Pinned: fakePinned, PinMin: 1, PinEarly: fakePinEarly, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
 		if err != nil {
 			return nil, err
 		}
@@ -219,6 +228,7 @@ func differential(t *testing.T, count int) string {
 		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingHostAlloc = 0, 0, 1<<20, nil, 4<<10, false
 		fakeStageAsync, fakeStageHold = 1, nil
 		fakePrealloc, fakeAllocHold = 0, nil
+		fakePinEarly, fakePinHold = false, nil
 	}()
 	for seed := range uint64(count) {
 		fakeMode = int(seed % 3)
@@ -257,6 +267,14 @@ func differential(t *testing.T, count int) string {
 		if seed%3 == 2 {
 			fakeAllocHold = func() { time.Sleep(50 * time.Microsecond) }
 		}
+		// Host blocks pinned at their second copy in or their first;
+		// the pinning slow in every fifth program (copies staged, and
+		// the pool's hooks waiting, while it runs).
+		fakePinEarly = seed/6%2 == 1
+		fakePinHold = nil
+		if seed%5 == 1 {
+			fakePinHold = func() { time.Sleep(100 * time.Microsecond) }
+		}
 		want, err := program(t, seed, &cpu.Device{})
 		if err != nil {
 			t.Fatal(err)
@@ -269,8 +287,8 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (registered %v, %d ahead), chunk %d, pinned %d, worker from %d)",
-					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakeStageAsync)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (HostAlloc %v, %d ahead), chunk %d, pinned %d (early %v), worker from %d)",
+					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakePinEarly, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
@@ -282,6 +300,8 @@ func differential(t *testing.T, count int) string {
 				pins.StageWaits += p.StageWaits
 				pins.Deferred += p.Deferred
 				pins.Grown += p.Grown
+				pins.Pinned += p.Pinned
+				pins.PinWaitNs += p.PinWaitNs
 				if msg := same(got, want); msg != "" {
 					return name + ": " + msg
 				}
@@ -299,6 +319,9 @@ func differential(t *testing.T, count int) string {
 	}
 	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0 || pins.Deferred == 0 || pins.Grown == 0) {
 		t.Fatalf("the programs did not stage on the worker, wait for it, wait for staging buffers and allocate them off the engine's thread: %+v", pins)
+	}
+	if count >= 12 && (pins.Pinned == 0 || pins.PinWaitNs == 0) {
+		t.Fatalf("the programs did not pin blocks off the engine's thread and wait for one still being pinned: %+v", pins)
 	}
 	return ""
 }
@@ -797,8 +820,9 @@ func filled(t *testing.T, host *refs.HostPool, m tensor.Meta, v float32) *tensor
 	return d
 }
 
-// TestPinnedCopies: a host block is staged at its first copy in, pinned
-// in place at its second and copied straight from after; copies out into
+// TestPinnedCopies: a host block is staged at its first copy in and at
+// its second, which starts pinning it in place, and copied straight from
+// after; copies out into
 // a pinned block land in it directly; a block under PinMin, above the
 // bound or refused by HostRegister, and any block of a plane not bound to
 // a host pool, is staged; Close unpins everything.
@@ -807,14 +831,16 @@ func TestPinnedCopies(t *testing.T) {
 	f, p, host := pinTest(t, 1<<20, "")
 	src := filled(t, host, m, 3)
 	mem, _ := p.Alloc(m)
-	for i := range 3 {
+	for i := range 4 {
 		if _, err := p.CopyIn(mem, src); err != nil {
 			t.Fatal(err)
 		}
-		want := PinStats{Direct: int64(i), Staged: 1, Pinned: min(int64(i), 1), Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10),
-			Grown: int64(DefaultPrealloc(DefaultStaging, DefaultChunk))}
+		// The block's bytes count from the second copy, which starts
+		// pinning it; the third takes it pinned.
+		want := PinStats{Direct: int64(max(i-1, 0)), Staged: int64(min(i+1, 2)), Pinned: int64(min(max(i-1, 0), 1)),
+			Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10), Grown: int64(DefaultPrealloc(DefaultStaging, DefaultChunk))}
 		got := p.PinStats()
-		if got.PinNs = 0; got != want { // the time pinning: not asserted
+		if got.PinNs, got.PinWaitNs = 0, 0; got != want { // the times pinning: not asserted
 			t.Fatalf("after copy %d: %+v, want %+v", i+1, got, want)
 		}
 	}
@@ -825,7 +851,7 @@ func TestPinnedCopies(t *testing.T) {
 	if _, err := p.CopyOut(src, mem); err != nil {
 		t.Fatal(err)
 	}
-	if s := p.PinStats(); s.Direct != 3 || s.Staged != 1 {
+	if s := p.PinStats(); s.Direct != 3 || s.Staged != 2 {
 		t.Fatalf("copy out: %+v", s)
 	}
 	for i, v := range src.F32() {
@@ -892,7 +918,7 @@ func TestPinnedCopies(t *testing.T) {
 func TestPinnedBlockOverwritten(t *testing.T) {
 	run := func(skip string) (float32, PinStats, error) {
 		_, p, host := pinTest(t, 1<<20, skip)
-		return overwritten(t, p, host, 2) // the second copy pins the block and stays pending
+		return overwritten(t, p, host, 3) // the second copy pins the block, the third is from it and stays pending
 	}
 	overwriteMutation(t, run, "host-overwrite-after-copy", false, func(s PinStats) bool { return s.Waits == 1 && s.Direct == 1 })
 }
@@ -956,7 +982,7 @@ func TestPinnedBlockReleased(t *testing.T) {
 		f, p, host := pinTest(t, 0, skip) // the pool keeps nothing
 		src := filled(t, host, m, 1)
 		mem, _ := p.Alloc(m)
-		for range 2 {
+		for range 3 { // the third copy is from the pinned block
 			if _, err := p.CopyIn(mem, src); err != nil {
 				return PinStats{}, err
 			}
