@@ -75,22 +75,32 @@ ms() {
     gsub(/ /, "", $4); print $4; exit }' "$3"
 }
 
-printf '%-16s %-62s %10s %10s %10s %10s %s\n' setting environment transfer-res transfer-off compute-res compute-off outputs
-failed=0
-for s in "${settings[@]}"; do
-  name=${s%%|*}
+# measure SETTING FILE ROW ARGS...: runs the benchmark with ARGS under
+# SETTING's environment into FILE, and sets outputs to equal, DIFFER (an
+# offload's output not its resident run's) or FAILED (no table row
+# beginning with ROW), and failed to 1 for either of those.
+measure() {
+  local s=$1 f=$2 row=$3 envs
+  shift 3
   read -r -a envs <<<"${s#*|}"
-  f="$out/$name.md"
-  env ${envs[@]+"${envs[@]}"} timeout 300 "$bench" -device "$dev" -set large -width "$width" -only large-transfer,large-compute -reps 2 >"$f" 2>&1 ||
-    echo "gpu-sweep: $name failed: $(tail -1 "$f")"
+  env ${envs[@]+"${envs[@]}"} timeout 300 "$bench" -device "$dev" "$@" >"$f" 2>&1 ||
+    echo "gpu-sweep: ${s%%|*} failed: $(tail -1 "$f")"
   outputs=equal
-  if ! grep -q '^| large-' "$f"; then
+  if ! grep -q "^| $row" "$f"; then
     outputs=FAILED
     failed=1
   elif grep -q '| false |$' "$f"; then
     outputs=DIFFER
     failed=1
   fi
+}
+
+printf '%-16s %-62s %10s %10s %10s %10s %s\n' setting environment transfer-res transfer-off compute-res compute-off outputs
+failed=0
+for s in "${settings[@]}"; do
+  name=${s%%|*}
+  f="$out/$name.md"
+  measure "$s" "$f" large- -set large -width "$width" -only large-transfer,large-compute -reps 2
   printf '%-16s %-62s %10s %10s %10s %10s %s\n' "$name" "${s#*|}" \
     "$(ms large-transfer resident "$f")" "$(ms large-transfer offload "$f")" \
     "$(ms large-compute resident "$f")" "$(ms large-compute offload "$f")" "$outputs"
@@ -106,18 +116,8 @@ if [ -n "${GPU_SWEEP_EXAMPLES:-}" ]; then
   for s in "${settings[@]}"; do
     name=${s%%|*}
     [[ " ${examples[*]} " == *" $name "* ]] || continue
-    read -r -a envs <<<"${s#*|}"
     f="$out/$name-examples.md"
-    env ${envs[@]+"${envs[@]}"} timeout 300 "$bench" -device "$dev" -set examples -reps 5 >"$f" 2>&1 ||
-      echo "gpu-sweep: $name examples failed: $(tail -1 "$f")"
-    outputs=equal
-    if ! grep -q '^| mlp ' "$f"; then
-      outputs=FAILED
-      failed=1
-    elif grep -q '| false |$' "$f"; then
-      outputs=DIFFER
-      failed=1
-    fi
+    measure "$s" "$f" "mlp " -set examples -reps 5
     printf '%-16s %-18s %-18s %-18s %-18s %s\n' "$name" "$(exms mlp "$f")" "$(exms transformer "$f")" \
       "$(exms embedding "$f")" "$(exms loop "$f")" "$outputs"
   done
