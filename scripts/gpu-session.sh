@@ -15,7 +15,7 @@
 # outputs, traces' statistics, tables and benchmark reports of both,
 # without the plugin) and traces.tgz (the benchmarks' chrome traces). The
 # exit status is gpu-check's, or 1 when the sweep found an offload whose
-# output differed from its resident run's. --dry-run runs both on
+# output differed from its resident run's, or a setting whose run failed. --dry-run runs both on
 # torch:cpu (CI does: the sweep's settings then change nothing), with
 # GPU_SWEEP_ONLY and GPU_SWEEP_WIDTH as the environment sets them.
 set -uo pipefail
