@@ -5,7 +5,8 @@
 # gpu-check built, for as long as the time left allows (the sweep's
 # likeliest settings first; a sweep cut short keeps its lines). The
 # device machine has a CUDA PyTorch and no Go toolchain: build both
-# binaries here first.
+# binaries here first. The sweep first runs the offload examples under
+# the default and pinning at birth (GPU_SWEEP_EXAMPLES, "" for none).
 #
 #   CGO_ENABLED=0 go build -ldflags="-s -w" -o tref ./cmd/tref
 #   CGO_ENABLED=0 go build -ldflags="-s -w" -o bin/devices ./bench/devices
@@ -15,9 +16,10 @@
 # outputs, traces' statistics, tables and benchmark reports of both,
 # without the plugin) and traces.tgz (the benchmarks' chrome traces). The
 # exit status is gpu-check's, or 1 when the sweep found an offload whose
-# output differed from its resident run's, or a setting whose run failed. --dry-run runs both on
-# torch:cpu (CI does: the sweep's settings then change nothing), with
-# GPU_SWEEP_ONLY and GPU_SWEEP_WIDTH as the environment sets them.
+# output differed from its resident run's, or a setting whose run
+# failed. --dry-run runs both on torch:cpu (CI does: the sweep's
+# settings then change nothing), with GPU_SWEEP_ONLY and GPU_SWEEP_WIDTH
+# as the environment sets them.
 set -uo pipefail
 
 dry=()
@@ -57,7 +59,8 @@ if [ ! -f "$plugin" ]; then
 elif [ $left -lt 45 ]; then
   echo "gpu-session: $left s left: the sweep does not run" | tee "$out/sweep.log"
 else
-  TREF_TORCH_LIB=$plugin GPU_SWEEP_DEVICE=${GPU_SWEEP_DEVICE:-$dev} timeout -k 5 $left \
+  TREF_TORCH_LIB=$plugin GPU_SWEEP_DEVICE=${GPU_SWEEP_DEVICE:-$dev} \
+    GPU_SWEEP_EXAMPLES=${GPU_SWEEP_EXAMPLES-default pin-birth} timeout -k 5 $left \
     "$here/scripts/gpu-sweep.sh" "$bench" "$work/gs" >"$out/sweep.log" 2>&1
   sweep=$?
   cat "$out/sweep.log"

@@ -12,19 +12,19 @@
 # split of the memcpys into it among goroutines (TREF_CUDA_COPY_SPLIT_KIB,
 # TREF_CUDA_COPY_PIECE_KIB; see runtime/backend/torch/plane.go) and the
 # buffers allocated ahead of the first copy (TREF_CUDA_PREALLOC), and
-# of pinning host blocks from their first copy (TREF_CUDA_PIN_EARLY),
-# the script runs bench/devices' large layers copied in for the first
+# of when host blocks are pinned in place (TREF_CUDA_PIN_AT), the script
+# runs bench/devices' large layers copied in for the first
 # time (large-transfer, 1 GiB in
 # 64 MiB weights, and large-compute), resident and under a quarter of
 # the weights, fastest of 2, and prints one line per setting: the
 # measured times, and whether every offload's output equalled its
 # resident run's. A setting whose output differs, or whose run fails,
 # makes the script exit 1. OUT_DIR (default ./gpu-sweep-out) gets each
-# setting's full benchmark output. Fourteen settings, about 12 s each on
+# setting's full benchmark output. Fifteen settings, about 12 s each on
 # an H200 machine, the likeliest to matter first (a run cut short keeps
 # its lines).
 # GPU_SWEEP_ONLY="name ..." runs only those settings;
-# GPU_SWEEP_EXAMPLES="name ..." then also runs bench/devices' offload
+# GPU_SWEEP_EXAMPLES="name ..." first runs bench/devices' offload
 # examples (host-bound, copies of 1-8 MiB) under those settings, fastest
 # of 5, and prints their resident and offload ms (OUT_DIR/NAME-examples.md
 # has the whole output): a default chosen on the large layers must not
@@ -43,12 +43,13 @@ mkdir -p "$out"
 # name|settings (environment assignments)
 settings=(
   "default|"
+  "pin-birth|TREF_CUDA_PIN_AT=birth"
+  "pin-first|TREF_CUDA_PIN_AT=first"
   "old-defaults|TREF_CUDA_STAGING_REGISTER=0 TREF_CUDA_PREALLOC=2 TREF_CUDA_COPY_PIECE_KIB=2048"
   "host-alloc|TREF_CUDA_STAGING_REGISTER=0"
   "two-ahead|TREF_CUDA_PREALLOC=2"
   "pieces2m|TREF_CUDA_COPY_PIECE_KIB=2048"
   "pool128|TREF_CUDA_STAGING_MIB=128"
-  "pin-early|TREF_CUDA_PIN_EARLY=1"
   "pieces512k|TREF_CUDA_COPY_PIECE_KIB=512 TREF_CUDA_COPY_SPLIT_KIB=2048"
   "chunk8|TREF_CUDA_CHUNK_MIB=8"
   "none-ahead|TREF_CUDA_PREALLOC=0"
@@ -95,8 +96,27 @@ measure() {
   fi
 }
 
-printf '%-16s %-62s %10s %10s %10s %10s %s\n' setting environment transfer-res transfer-off compute-res compute-off outputs
 failed=0
+
+# exms WORKLOAD FILE: "resident/offload" ms of an example's two rows.
+exms() {
+  echo "$(ms "$1" resident "$2")/$(ms "$1" offload "$2")"
+}
+if [ -n "${GPU_SWEEP_EXAMPLES:-}" ]; then
+  read -r -a examples <<<"$GPU_SWEEP_EXAMPLES"
+  printf '%-16s %-18s %-18s %-18s %-18s %s\n' setting mlp transformer embedding loop outputs
+  for s in "${settings[@]}"; do
+    name=${s%%|*}
+    [[ " ${examples[*]} " == *" $name "* ]] || continue
+    f="$out/$name-examples.md"
+    measure "$s" "$f" "mlp " -set examples -reps 5
+    printf '%-16s %-18s %-18s %-18s %-18s %s\n' "$name" "$(exms mlp "$f")" "$(exms transformer "$f")" \
+      "$(exms embedding "$f")" "$(exms loop "$f")" "$outputs"
+  done
+  echo
+fi
+
+printf '%-16s %-62s %10s %10s %10s %10s %s\n' setting environment transfer-res transfer-off compute-res compute-off outputs
 for s in "${settings[@]}"; do
   name=${s%%|*}
   f="$out/$name.md"
@@ -106,20 +126,4 @@ for s in "${settings[@]}"; do
     "$(ms large-compute resident "$f")" "$(ms large-compute offload "$f")" "$outputs"
 done
 
-# exms WORKLOAD FILE: "resident/offload" ms of an example's two rows.
-exms() {
-  echo "$(ms "$1" resident "$2")/$(ms "$1" offload "$2")"
-}
-if [ -n "${GPU_SWEEP_EXAMPLES:-}" ]; then
-  read -r -a examples <<<"$GPU_SWEEP_EXAMPLES"
-  printf '\n%-16s %-18s %-18s %-18s %-18s %s\n' setting mlp transformer embedding loop outputs
-  for s in "${settings[@]}"; do
-    name=${s%%|*}
-    [[ " ${examples[*]} " == *" $name "* ]] || continue
-    f="$out/$name-examples.md"
-    measure "$s" "$f" "mlp " -set examples -reps 5
-    printf '%-16s %-18s %-18s %-18s %-18s %s\n' "$name" "$(exms mlp "$f")" "$(exms transformer "$f")" \
-      "$(exms embedding "$f")" "$(exms loop "$f")" "$outputs"
-  done
-fi
 exit $failed

@@ -219,8 +219,8 @@ func main() {
 			fmt.Printf("| %s | %s | %.1f | %.1f | %s | %s | %.1f | %s | %s | %s |\n", w.name, budget, float64(best.ns)/1e6,
 				float64(best.cpuNs)/1e6, predMs, predRatio, float64(moved)/(1<<20), linkMs, speed, equal)
 			if p := best.pins; p != nil && mem > 0 {
-				pinning = append(pinning, fmt.Sprintf("%s %s: %d copies straight from (or into) pinned host tensors, %d staged (%d chunks by the worker, %d of them after waiting for a staging buffer; waited for the worker %d times, %.1f ms; %d staging buffers allocated off the engine's thread); %s pinned at most (%d pinned, %d refused, %d over the bound) in %.1f ms of pinning and unpinning (pinning off the engine's thread, which waited %.1f ms for it); the host waited for a copy %d times",
-					w.name, mode, p.Direct, p.Staged, p.Async, p.Deferred, p.StageWaits, float64(p.StageWaitNs)/1e6, p.Grown, trace.FormatBytes(p.Peak), p.Pinned, p.Refused, p.Full, float64(p.PinNs)/1e6, float64(p.PinWaitNs)/1e6, p.Waits))
+				pinning = append(pinning, fmt.Sprintf("%s %s: %d copies straight from (or into) pinned host tensors, %d staged (%d chunks by the worker, %d of them after waiting for a staging buffer; waited for the worker %d times, %.1f ms; %d staging buffers allocated off the engine's thread); %s pinned at most (%d pinned, %d refused, %d over the bound) in %.1f ms of pinning and unpinning (pinning off the engine's thread: %d copies staged while their block was being pinned, %.1f ms waited for pinnings); the host waited for a copy %d times",
+					w.name, mode, p.Direct, p.Staged, p.Async, p.Deferred, p.StageWaits, float64(p.StageWaitNs)/1e6, p.Grown, trace.FormatBytes(p.Peak), p.Pinned, p.Refused, p.Full, float64(p.PinNs)/1e6, p.PinStaged, float64(p.PinWaitNs)/1e6, p.Waits))
 				if p.DMAIn.Count > 0 {
 					pinning = append(pinning, fmt.Sprintf("  the copy engine moved the staged chunks in at %.1f GB/s (%d chunks; %.1f GB/s for the %d of 4 MiB or more): the staging pool's own bandwidth, the memcpy into it apart",
 						p.DMAIn.GBps(), p.DMAIn.Count, p.DMAInLarge.GBps(), p.DMAInLarge.Count))

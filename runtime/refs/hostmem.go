@@ -59,6 +59,16 @@ type HostWatcher interface {
 	Releasing(block []byte)
 }
 
+// BirthWatcher is a HostWatcher told, too, of each block the pool hands
+// out for a new value (fresh or from its cache) and of each buffer it
+// adopts from elsewhere, before the value's bytes are written: a device
+// may start pinning it in place then, so that its first copy need not be
+// staged.
+type BirthWatcher interface {
+	HostWatcher
+	Born(block []byte)
+}
+
 // Watch adds w to the pool's watchers; Unwatch removes it.
 func (p *HostPool) Watch(w HostWatcher) { p.watchers = append(p.watchers, w) }
 
@@ -85,6 +95,15 @@ func isClass(c int) bool { return c > 0 && c == sizeClass(c) }
 func (p *HostPool) overwriting(block []byte) {
 	for _, w := range p.watchers {
 		w.Overwriting(block)
+	}
+}
+
+// born tells the watchers that block holds a new value from now on.
+func (p *HostPool) born(block []byte) {
+	for _, w := range p.watchers {
+		if b, ok := w.(BirthWatcher); ok {
+			b.Born(block)
+		}
 	}
 }
 
@@ -378,6 +397,7 @@ func (p *HostPool) block(m tensor.Meta) (*tensor.Dense, error) {
 		buf = tensor.AlignedBytes(class)
 		p.stats.Misses++
 	}
+	p.born(buf)
 	return newDense(m, buf[:n:class]), nil
 }
 
@@ -415,6 +435,9 @@ func (p *HostPool) Adopt(d *tensor.Dense) {
 		p.stats.Adopted++
 		if p.Limit > 0 && p.stats.CachedBytes > 0 && p.held()+int64(n)+p.stats.CachedBytes > p.Limit {
 			p.trim(p.Limit - p.held() - int64(n))
+		}
+		if n > 0 {
+			p.born(Block(d.Buf))
 		}
 	}
 	p.stats.LiveRefs++

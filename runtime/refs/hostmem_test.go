@@ -405,6 +405,43 @@ func TestHostPoolWatchers(t *testing.T) {
 	}
 }
 
+// birthLog is a watchLog that is told of births too.
+type birthLog struct {
+	watchLog
+	born []*byte
+	lens []int
+}
+
+func (w *birthLog) Born(b []byte) { w.born, w.lens = append(w.born, &b[0]), append(w.lens, len(b)) }
+
+// TestHostPoolBirths: a BirthWatcher is told of every block the pool
+// hands out for a new value, fresh (Alloc) or cached (Take), whole, and
+// of a buffer adopted from elsewhere, but not of a Take's block again when
+// it is adopted; a plain watcher is not asked.
+func TestHostPoolBirths(t *testing.T) {
+	p := newPool()
+	p.Keep = 1 << 20
+	w := &birthLog{}
+	p.Watch(w)
+	p.Watch(&watchLog{}) // no Born: left out
+	a := alloc(t, p, 1000)
+	at := &a.Buf[0]
+	p.Free(a)
+	c, err := p.Take(bytesMeta(1000))
+	if err != nil || &c.Buf[0] != at {
+		t.Fatalf("take: %v", err)
+	}
+	p.Adopt(c)
+	own := tensor.NewDense(bytesMeta(1000))
+	p.Adopt(own)
+	if len(w.born) != 3 || w.born[0] != at || w.born[1] != at || w.born[2] != &own.Buf[0] ||
+		w.lens[0] != cap(c.Buf) || w.lens[1] != cap(c.Buf) || w.lens[2] != 1000 {
+		t.Fatalf("births %v of %v bytes; want the block twice, whole, then the adopted buffer", w.born, w.lens)
+	}
+	p.Free(c)
+	p.Free(own)
+}
+
 // TestStealTellsWatchers: an op that takes a dying operand's host block
 // in place tells the pool's watchers before it writes.
 func TestStealTellsWatchers(t *testing.T) {

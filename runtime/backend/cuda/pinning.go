@@ -28,13 +28,18 @@ import (
 // at their second pass: on the engine's thread that took 66 ms of the
 // second pass over 1 GiB of weights (bench/RESULTS.md, session 17),
 // with no kernel issued meanwhile. So the plane pins off the engine's
-// thread: the copy that decides to pin a block is staged and starts the
-// pinning on a goroutine of its own (the device made current there for
-// cuda:N, N > 0); the block's next copy, in or out, takes the pinned
-// block, waiting for the pinning only if it is still running (the
-// weights' next pass comes long after), and the pool's hooks wait for
-// it before the block is dropped. The block's bytes count against the
+// thread, on a goroutine of its own (the device made current there for
+// cuda:N, N > 0), and no copy waits for it: a copy of a block still
+// being pinned is staged, and the copies after the pinning landed are
+// straight from the block. The pool's hooks and Close wait for a
+// pinning before the block goes. The block's bytes count against the
 // bound from the moment its pinning starts.
+//
+// When a block is pinned is Config.PinAt: at its second copy in (the
+// default, as before), at its first, or when the pool hands it out for
+// a new value (refs.BirthWatcher), before the host writes it: the
+// first copy of a weight the host made or loaded is then straight from
+// it, the pinning done while the host was busy making the others.
 //
 // Only a plane bound to the runtime's host pool (BindHost) pins: it copies
 // only the runtime's host tensors, whose blocks the pool watches. An
@@ -44,6 +49,33 @@ import (
 // DefaultPinMin is the smallest host block pinned in place: below it a
 // staging memcpy costs about what issuing a copy does.
 const DefaultPinMin = 256 << 10
+
+// PinAt is when the plane pins a host block in place (Config.PinAt).
+type PinAt uint8
+
+const (
+	// PinAtSecondCopy pins a block at its second copy in: one copy does
+	// not repay pinning.
+	PinAtSecondCopy PinAt = iota
+	// PinAtFirstCopy pins a block at its first copy in.
+	PinAtFirstCopy
+	// PinAtBirth pins a block when the host pool hands it out for a new
+	// value (refs.BirthWatcher).
+	PinAtBirth
+)
+
+// ParsePinAt reads "second", "first" or "birth".
+func ParsePinAt(s string) (PinAt, error) {
+	switch s {
+	case "second":
+		return PinAtSecondCopy, nil
+	case "first":
+		return PinAtFirstCopy, nil
+	case "birth":
+		return PinAtBirth, nil
+	}
+	return 0, fmt.Errorf("%q: want second, first or birth", s)
+}
 
 // unpinned is why a block copied in is not pinned.
 type unpinned uint8
@@ -76,8 +108,8 @@ type pinning struct {
 	blocks      map[uintptr]*pinnedBlock
 	// coming is the blocks being pinned off the engine's thread.
 	coming map[uintptr]*pinJob
-	// early pins a block at its first copy in (Config.PinEarly).
-	early bool
+	// at is when blocks are pinned (Config.PinAt).
+	at PinAt
 	// setup runs first on each thread that pins (the plane makes its
 	// device current there).
 	setup func() error
@@ -114,9 +146,10 @@ type PinStats struct {
 	Deferred, Grown int64
 	// PinNs is the host's time in HostRegister and HostUnregister (the
 	// price of pinning, which the copies straight from the blocks repay;
-	// HostRegister's runs off the engine's thread), PinWaitNs how long
-	// the engine's thread waited for blocks still being pinned.
-	PinNs, PinWaitNs int64
+	// HostRegister's runs off the engine's thread); PinStaged counts the
+	// copies staged because their block's pinning still ran, PinWaitNs
+	// how long the pool's hooks and Close waited for pinnings.
+	PinNs, PinStaged, PinWaitNs int64
 	// DMAIn is the copy engine's measured time for the staged chunks
 	// copied in (while measuring: traced runs), DMAInLarge for those of
 	// LargeChunk bytes or more: the staging pool's own copy bandwidth,
@@ -178,34 +211,59 @@ func (d *Plane) PinStats() PinStats {
 func base(buf []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(buf))) }
 
 // pinnedFor is the pinned block that buf (a host tensor's bytes) begins,
-// nil when buf is to be staged. A copy in decides to pin the block at
-// its second copy in (its first, with PinEarly) and starts the pinning
-// off the engine's thread, staged itself; the block's next copy waits
-// for the pinning if it still runs.
+// nil when buf is to be staged: a block not pinned, or still being
+// pinned. A copy in starts pinning the block at its second copy in (its
+// first with PinAtFirstCopy).
 func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	p := &d.pins
 	if p.host == nil || p.limit <= 0 || len(buf) == 0 {
 		return nil
 	}
 	at := base(buf)
-	if j := p.coming[at]; j != nil {
-		d.pinned(at, j)
+	if j := p.coming[at]; j != nil && !d.pinned(at, j, false) {
+		p.stats.PinStaged++
+		return nil
 	}
 	if b := p.blocks[at]; b != nil && len(buf) <= len(b.buf) {
 		return b
 	}
-	block := refs.Block(buf)
-	n := int64(len(block))
-	if !copyIn || n < p.min || p.unpinned[at] == refused || p.blocks[at] != nil {
+	if !copyIn || p.blocks[at] != nil {
 		return nil
 	}
-	if !p.early && p.unpinned[at] != copiedOnce {
+	block := refs.Block(buf)
+	if int64(len(block)) < p.min || p.unpinned[at] == refused {
+		return nil
+	}
+	if p.at == PinAtSecondCopy && p.unpinned[at] != copiedOnce {
 		p.unpinned[at] = copiedOnce
 		return nil
 	}
+	d.startPin(at, block)
+	return nil
+}
+
+// Born starts pinning block, which the host pool hands out for a new
+// value, with PinAtBirth (refs.BirthWatcher).
+func (d *Plane) Born(block []byte) {
+	if d.pins.at == PinAtBirth && d.pins.host != nil && d.pins.limit > 0 && len(block) > 0 {
+		if at := base(block); d.pins.blocks[at] == nil && d.pins.coming[at] == nil {
+			d.startPin(at, block)
+		}
+	}
+}
+
+// startPin starts pinning block, which begins at at and is neither
+// pinned nor being pinned, off the engine's thread: unless it is under
+// PinMin, was refused before, or would pass the bound.
+func (d *Plane) startPin(at uintptr, block []byte) {
+	p := &d.pins
+	n := int64(len(block))
+	if n < p.min || p.unpinned[at] == refused {
+		return
+	}
 	if p.bytes+n > p.limit {
 		p.stats.Full++
-		return nil
+		return
 	}
 	delete(p.unpinned, at)
 	p.bytes += n
@@ -213,7 +271,6 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	j := &pinJob{block: block, done: make(chan struct{})}
 	p.coming[at] = j
 	go pin(d.rt, p.setup, j)
-	return nil
 }
 
 // pin pins j's block on its own goroutine, after setup (the plane's
@@ -234,13 +291,17 @@ func pin(rt Runtime, setup func() error, j *pinJob) {
 }
 
 // pinned takes j, the pinning of the block at at, into the pinned
-// blocks once it is done, waiting for it if need be; a block
-// HostRegister refused gives its bytes back and is never pinned again.
-func (d *Plane) pinned(at uintptr, j *pinJob) {
+// blocks once it is done, waiting for it with wait (counted in
+// PinWaitNs), and reports whether it was done; a block HostRegister
+// refused gives its bytes back and is never pinned again.
+func (d *Plane) pinned(at uintptr, j *pinJob, wait bool) bool {
 	p := &d.pins
 	select {
 	case <-j.done:
 	default:
+		if !wait {
+			return false
+		}
 		t0 := time.Now()
 		<-j.done
 		p.stats.PinWaitNs += int64(time.Since(t0))
@@ -254,10 +315,18 @@ func (d *Plane) pinned(at uintptr, j *pinJob) {
 			p.stats.Refusal = j.err.Error()
 		}
 		p.unpinned[at] = refused
-		return
+		return true
 	}
 	p.blocks[at] = &pinnedBlock{buf: j.block}
 	p.stats.Pinned++
+	return true
+}
+
+// pinsLanded waits for every pinning still running and takes it in.
+func (d *Plane) pinsLanded() {
+	for at, j := range d.pins.coming {
+		d.pinned(at, j, true)
+	}
 }
 
 // settle waits for the last copy using b, if it has not completed, and
@@ -301,7 +370,7 @@ func (d *Plane) Releasing(block []byte) {
 	at := base(block)
 	d.settleReading(at, "host-release-before-stage")
 	if j := d.pins.coming[at]; j != nil {
-		d.pinned(at, j)
+		d.pinned(at, j, true)
 	}
 	delete(d.pins.unpinned, at)
 	if b := d.pins.blocks[at]; b != nil {
@@ -342,9 +411,7 @@ func (d *Plane) bindPins(p *refs.HostPool, limit int64) {
 // unpinAll unpins every block (the streams synchronised) and stops
 // watching the host pool.
 func (d *Plane) unpinAll() error {
-	for at, j := range d.pins.coming {
-		d.pinned(at, j)
-	}
+	d.pinsLanded()
 	first := d.pins.err
 	for at, b := range d.pins.blocks {
 		d.replace(&b.busy, 0)

@@ -48,9 +48,10 @@ type Config struct {
 	// PinMin is the smallest host block pinned in place; 0 means
 	// DefaultPinMin.
 	PinMin int64
-	// PinEarly pins a host block at its first copy in rather than its
-	// second (pinning runs off the engine's thread; see pinning.go).
-	PinEarly bool
+	// PinAt is when a host block is pinned in place (pinning runs off
+	// the engine's thread; see pinning.go): at its second copy in (the
+	// zero value), its first, or when the host pool hands it out.
+	PinAt PinAt
 	// StageAsync is the smallest chunk whose staging memcpy a worker
 	// goroutine does, off the caller's thread (see stager.go; only on a
 	// plane bound to the host pool): 0 means DefaultStageAsync,
@@ -188,7 +189,7 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	events := &eventPool{rt: rt}
 	d := &Plane{rt: rt, k: k, cfg: cfg, budget: budget, copy: cs, events: events,
 		staging: stagingPool{rt: rt, events: events, limit: cfg.Staging, register: !cfg.StagingHostAlloc},
-		pins: pinning{min: cfg.PinMin, early: cfg.PinEarly, blocks: map[uintptr]*pinnedBlock{},
+		pins: pinning{min: cfg.PinMin, at: cfg.PinAt, blocks: map[uintptr]*pinnedBlock{},
 			coming: map[uintptr]*pinJob{}, unpinned: map[uintptr]unpinned{}},
 		stage: stager{min: cfg.StageAsync},
 		hc:    hostCopier{split: int(cfg.CopySplit), piece: int(cfg.CopyPiece)},

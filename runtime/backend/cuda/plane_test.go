@@ -61,13 +61,13 @@ var (
 	fakeStageHold  func()
 )
 
-// fakePinEarly makes the next fakecuda plane pin host blocks at their
-// first copy in (Config.PinEarly); fakePinHold, when set, runs before
-// each of its fake's HostRegisters (a slow pinning: copies are staged
-// while it runs off the engine's thread).
+// fakePinAt is when the next fakecuda plane pins host blocks
+// (Config.PinAt); fakePinHold, when set, runs before each of its fake's
+// HostRegisters (a slow pinning: copies are staged while it runs off the
+// engine's thread).
 var (
-	fakePinEarly bool
-	fakePinHold  func()
+	fakePinAt   PinAt
+	fakePinHold func()
 )
 
 // fakePrealloc is the next fakecuda plane's staging buffers allocated
@@ -85,7 +85,7 @@ func init() {
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
 		f.HoldHostAlloc, f.HoldHostRegister = fakeAllocHold, fakePinHold
 		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingHostAlloc: fakeStagingHostAlloc, Chunk: fakeChunk,
-			Pinned: fakePinned, PinMin: 1, PinEarly: fakePinEarly, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
+			Pinned: fakePinned, PinMin: 1, PinAt: fakePinAt, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
 		if err != nil {
 			return nil, err
 		}
@@ -228,7 +228,7 @@ func differential(t *testing.T, count int) string {
 		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingHostAlloc = 0, 0, 1<<20, nil, 4<<10, false
 		fakeStageAsync, fakeStageHold = 1, nil
 		fakePrealloc, fakeAllocHold = 0, nil
-		fakePinEarly, fakePinHold = false, nil
+		fakePinAt, fakePinHold = PinAtSecondCopy, nil
 	}()
 	for seed := range uint64(count) {
 		fakeMode = int(seed % 3)
@@ -267,10 +267,11 @@ func differential(t *testing.T, count int) string {
 		if seed%3 == 2 {
 			fakeAllocHold = func() { time.Sleep(50 * time.Microsecond) }
 		}
-		// Host blocks pinned at their second copy in or their first;
-		// the pinning slow in every fifth program (copies staged, and
-		// the pool's hooks waiting, while it runs).
-		fakePinEarly = seed/6%2 == 1
+		// Host blocks pinned at their second copy in, their first, or
+		// when the host pool hands them out; the pinning slow in every
+		// fifth program (copies staged, and the pool's hooks waiting,
+		// while it runs).
+		fakePinAt = PinAt(seed / 6 % 3)
 		fakePinHold = nil
 		if seed%5 == 1 {
 			fakePinHold = func() { time.Sleep(100 * time.Microsecond) }
@@ -287,8 +288,8 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (HostAlloc %v, %d ahead), chunk %d, pinned %d (early %v), worker from %d)",
-					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakePinEarly, fakeStageAsync)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (HostAlloc %v, %d ahead), chunk %d, pinned %d (at %d), worker from %d)",
+					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakePinAt, fakeStageAsync)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}
@@ -301,7 +302,7 @@ func differential(t *testing.T, count int) string {
 				pins.Deferred += p.Deferred
 				pins.Grown += p.Grown
 				pins.Pinned += p.Pinned
-				pins.PinWaitNs += p.PinWaitNs
+				pins.PinStaged += p.PinStaged
 				if msg := same(got, want); msg != "" {
 					return name + ": " + msg
 				}
@@ -320,8 +321,8 @@ func differential(t *testing.T, count int) string {
 	if count >= 12 && (pins.Async == 0 || pins.StageWaits == 0 || pins.Deferred == 0 || pins.Grown == 0) {
 		t.Fatalf("the programs did not stage on the worker, wait for it, wait for staging buffers and allocate them off the engine's thread: %+v", pins)
 	}
-	if count >= 12 && (pins.Pinned == 0 || pins.PinWaitNs == 0) {
-		t.Fatalf("the programs did not pin blocks off the engine's thread and wait for one still being pinned: %+v", pins)
+	if count >= 12 && (pins.Pinned == 0 || pins.PinStaged == 0) {
+		t.Fatalf("the programs did not pin blocks off the engine's thread and stage a copy while one was being pinned: %+v", pins)
 	}
 	return ""
 }
@@ -835,9 +836,10 @@ func TestPinnedCopies(t *testing.T) {
 		if _, err := p.CopyIn(mem, src); err != nil {
 			t.Fatal(err)
 		}
+		p.pinsLanded()
 		// The block's bytes count from the second copy, which starts
-		// pinning it; the third takes it pinned.
-		want := PinStats{Direct: int64(max(i-1, 0)), Staged: int64(min(i+1, 2)), Pinned: int64(min(max(i-1, 0), 1)),
+		// pinning it; once that landed, the third takes it pinned.
+		want := PinStats{Direct: int64(max(i-1, 0)), Staged: int64(min(i+1, 2)), Pinned: int64(min(i, 1)),
 			Bytes: int64(min(i, 1) << 10), Peak: int64(min(i, 1) << 10), Grown: int64(DefaultPrealloc(DefaultStaging, DefaultChunk))}
 		got := p.PinStats()
 		if got.PinNs, got.PinWaitNs = 0, 0; got != want { // the times pinning: not asserted
@@ -900,6 +902,7 @@ func TestPinnedCopies(t *testing.T) {
 			if _, err := p.CopyIn(mem, src); err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}
+			p.pinsLanded()
 		}
 		if s := p.PinStats(); !c.want(s) || s.Staged != 4 || s.Direct != 0 {
 			t.Fatalf("%s: %+v", c.name, s)
@@ -957,6 +960,7 @@ func overwritten(t *testing.T, p *Plane, host *refs.HostPool, copies int) (float
 		if _, err := p.CopyIn(mem, src); err != nil {
 			return 0, PinStats{}, err
 		}
+		p.pinsLanded()
 	}
 	host.Free(src)
 	again := filled(t, host, m, 2)
@@ -986,6 +990,7 @@ func TestPinnedBlockReleased(t *testing.T) {
 			if _, err := p.CopyIn(mem, src); err != nil {
 				return PinStats{}, err
 			}
+			p.pinsLanded()
 		}
 		host.Free(src) // dropped: unpinned
 		if f.Registered() != 0 {

@@ -167,8 +167,9 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), and
 // TREF_CUDA_STAGING_REGISTER=0 makes the pool's buffers HostAlloc's
 // rather than Go memory pinned in place (StagingHostAlloc) and
-// TREF_CUDA_PIN_EARLY=1 pins host blocks at their first copy in rather
-// than their second (PinEarly), and TREF_CUDA_PREALLOC=N allocates N of
+// TREF_CUDA_PIN_AT=first|birth pins host blocks at their first copy in,
+// or when the host pool hands them out, rather than at their second
+// (PinAt), and TREF_CUDA_PREALLOC=N allocates N of
 // them ahead (Prealloc; 0: none), for finding the best on a GPU machine
 // (scripts/gpu-sweep.sh). Traced, the
 // plane measures its copies and kernels with CUDA events
@@ -211,12 +212,12 @@ func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
 	default:
 		return fmt.Errorf("torch backend: TREF_CUDA_STAGING_REGISTER=%q: want 0 or 1", v)
 	}
-	switch v := getenv("TREF_CUDA_PIN_EARLY"); v {
-	case "", "0":
-	case "1":
-		cfg.PinEarly = true
-	default:
-		return fmt.Errorf("torch backend: TREF_CUDA_PIN_EARLY=%q: want 0 or 1", v)
+	if v := getenv("TREF_CUDA_PIN_AT"); v != "" {
+		at, err := cuda.ParsePinAt(v)
+		if err != nil {
+			return fmt.Errorf("torch backend: TREF_CUDA_PIN_AT=%w", err)
+		}
+		cfg.PinAt = at
 	}
 	if v := getenv("TREF_CUDA_PREALLOC"); v != "" {
 		n, err := strconv.Atoi(v)

@@ -261,12 +261,12 @@ func TestPlaneWritesInPlace(t *testing.T) {
 // their units, and a bad one is an error naming it.
 func TestTuneFromEnv(t *testing.T) {
 	env := map[string]string{"TREF_CUDA_STAGE": "sync", "TREF_CUDA_STAGING_MIB": "32", "TREF_CUDA_CHUNK_MIB": "4",
-		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256", "TREF_CUDA_STAGING_REGISTER": "0", "TREF_CUDA_PREALLOC": "3", "TREF_CUDA_PIN_EARLY": "1"}
+		"TREF_CUDA_COPY_SPLIT_KIB": "1024", "TREF_CUDA_COPY_PIECE_KIB": "256", "TREF_CUDA_STAGING_REGISTER": "0", "TREF_CUDA_PREALLOC": "3", "TREF_CUDA_PIN_AT": "birth"}
 	var cfg cuda.Config
 	if err := tuneFromEnv(&cfg, func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10, StagingHostAlloc: true, Prealloc: 3, PinEarly: true}
+	want := cuda.Config{StageAsync: -1, Staging: 32 << 20, Chunk: 4 << 20, CopySplit: 1 << 20, CopyPiece: 256 << 10, StagingHostAlloc: true, Prealloc: 3, PinAt: cuda.PinAtBirth}
 	if cfg != want {
 		t.Fatalf("got %+v\nwant %+v", cfg, want)
 	}
@@ -276,7 +276,7 @@ func TestTuneFromEnv(t *testing.T) {
 	}
 	for _, bad := range []struct{ name, value string }{
 		{"TREF_CUDA_CHUNK_MIB", "0"}, {"TREF_CUDA_CHUNK_MIB", "-1"}, {"TREF_CUDA_CHUNK_MIB", "x"},
-		{"TREF_CUDA_CHUNK_MIB", "2097152"}, {"TREF_CUDA_STAGING_REGISTER", "yes"}, {"TREF_CUDA_PIN_EARLY", "2"},
+		{"TREF_CUDA_CHUNK_MIB", "2097152"}, {"TREF_CUDA_STAGING_REGISTER", "yes"}, {"TREF_CUDA_PIN_AT", "third"},
 		{"TREF_CUDA_PREALLOC", "-1"}, {"TREF_CUDA_PREALLOC", "65"},
 	} {
 		err := tuneFromEnv(&cfg, func(k string) string {
