@@ -96,6 +96,11 @@ func FuzzRun(f *testing.F) {
 		}}
 		file.mapped = memMappedOf(b)
 		rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8, TrackRefs: true})
+		// Values as large as the file's: a model whose values are
+		// larger fails with the host limit's error, before its ops run
+		// (a max pool of 48 x 48 windows over 48 x 48 planes of 81 x 122
+		// took 6.5 s, which the fuzzer took for a hang).
+		rt.HostPool().Limit = 16 << 20
 		p, err := Compile(rt, refs.Site{}, file)
 		if err != nil {
 			if n := rt.LiveRefs(); n != 0 {
