@@ -19,7 +19,9 @@
 //     after the copy that used it completed;
 //   - a host block pinned in place (the runtime's own buffer, copied from
 //     without staging) is overwritten or unpinned only after the copies
-//     reading it completed (refs.HostWatcher tells the plane when);
+//     reading it completed (refs.HostWatcher tells the plane when); a
+//     block being pinned (off the engine's thread) is copied from only
+//     once its pinning landed, and dropped only after it did;
 //   - a copy in whose staging memcpy a worker does (stager.go) is issued
 //     only after the memcpy, and before any kernel, copy out or free of
 //     its tensor; its staging buffer is reused, and the host block it

@@ -50,7 +50,9 @@ type Config struct {
 	PinMin int64
 	// PinAt is when a host block is pinned in place (pinning runs off
 	// the engine's thread; see pinning.go): at its second copy in (the
-	// zero value), its first, or when the host pool hands it out.
+	// zero value), its first, or when the host pool hands it out (a
+	// block handed out before the plane was bound, or past the bound
+	// then, at its first copy in).
 	PinAt PinAt
 	// StageAsync is the smallest chunk whose staging memcpy a worker
 	// goroutine does, off the caller's thread (see stager.go; only on a
