@@ -12,15 +12,16 @@
 # split of the memcpys into it among goroutines (TREF_CUDA_COPY_SPLIT_KIB,
 # TREF_CUDA_COPY_PIECE_KIB; see runtime/backend/torch/plane.go) and the
 # buffers allocated ahead of the first copy (TREF_CUDA_PREALLOC), and
-# of when host blocks are pinned in place (TREF_CUDA_PIN_AT), the script
-# runs bench/devices' large layers copied in for the first
+# of when host blocks are pinned in place (TREF_CUDA_PIN_AT) and whether
+# staged copies wait on the copy stream (TREF_CUDA_STAGE=wait), the
+# script runs bench/devices' large layers copied in for the first
 # time (large-transfer, 1 GiB in
 # 64 MiB weights, and large-compute), resident and under a quarter of
 # the weights, fastest of 2, and prints one line per setting: the
 # measured times, and whether every offload's output equalled its
 # resident run's. A setting whose output differs, or whose run fails,
 # makes the script exit 1. OUT_DIR (default ./gpu-sweep-out) gets each
-# setting's full benchmark output. Fifteen settings, about 12 s each on
+# setting's full benchmark output. Sixteen settings, about 12 s each on
 # an H200 machine, the likeliest to matter first (a run cut short keeps
 # its lines).
 # GPU_SWEEP_ONLY="name ..." runs only those settings;
@@ -45,6 +46,7 @@ settings=(
   "default|"
   "pin-birth|TREF_CUDA_PIN_AT=birth"
   "pin-first|TREF_CUDA_PIN_AT=first"
+  "stage-wait|TREF_CUDA_STAGE=wait"
   "old-defaults|TREF_CUDA_STAGING_REGISTER=0 TREF_CUDA_PREALLOC=2 TREF_CUDA_COPY_PIECE_KIB=2048"
   "host-alloc|TREF_CUDA_STAGING_REGISTER=0"
   "two-ahead|TREF_CUDA_PREALLOC=2"

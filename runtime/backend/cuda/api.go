@@ -27,7 +27,9 @@
 //     its tensor; its staging buffer is reused, and the host block it
 //     reads overwritten or dropped, only after the memcpy; a chunk that
 //     waits for a staging buffer (the pool full) gets one, and goes to
-//     the worker, before any of those too.
+//     the worker, before any of those too. With StageWait its copy is
+//     issued at once instead, behind a wait on the copy stream for the
+//     word the worker stores after the memcpy.
 package cuda
 
 // Ptr is a device address.
@@ -93,4 +95,12 @@ type Runtime interface {
 	// CopyD2H copies src to dst (pinned), ordered on s; dst holds the
 	// data when the copy completed.
 	CopyD2H(dst []byte, src Ptr, s Stream) error
+	// HostAllocMapped allocates n bytes of pinned host memory that the
+	// device reads too (a word a stream waits on), zeroed, with its
+	// device address.
+	HostAllocMapped(n int64) ([]byte, Ptr, error)
+	// StreamWaitValue makes s wait, before the work issued on it after,
+	// until the 32-bit word at p (in HostAllocMapped's memory) is at
+	// least v (cuStreamWaitValue32); an error says the driver cannot.
+	StreamWaitValue(s Stream, p Ptr, v uint32) error
 }

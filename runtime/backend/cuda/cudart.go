@@ -22,7 +22,10 @@ type cudart struct {
 	eventCreate, eventDestroy, eventRecord, eventSynchronize, eventQuery           uintptr
 	eventElapsedTime, streamWaitEvent, mallocAsync, freeAsync, hostAlloc           uintptr
 	freeHost, memcpyAsync, getErrorString, hostRegister, hostUnregister            uintptr
-	getLastError                                                                   uintptr
+	getLastError, hostGetDevicePointer                                             uintptr
+	// streamWaitValue is the driver's cuStreamWaitValue32 (libcuda), 0
+	// when the driver library has none.
+	streamWaitValue uintptr
 }
 
 // The values of the CUDA enums the calls pass.
@@ -31,6 +34,10 @@ const (
 	cudaErrorNotReady     = 600
 	cudaStreamNonBlocking = 1
 	cudaHostAllocDefault  = 0
+	cudaHostAllocPortable = 1
+	cudaHostAllocMapped   = 2
+	// cuStreamWaitValueGEQ: wait until the word is at least the value.
+	cuStreamWaitValueGEQ = 0
 	// cudaHostRegisterPortable: pinned for every CUDA context, not only
 	// the current one.
 	cudaHostRegisterPortable = 1
@@ -69,13 +76,23 @@ func resolve(h uintptr, name string) (*cudart, error) {
 		{"cudaHostAlloc", &c.hostAlloc}, {"cudaFreeHost", &c.freeHost},
 		{"cudaMemcpyAsync", &c.memcpyAsync}, {"cudaGetErrorString", &c.getErrorString},
 		{"cudaHostRegister", &c.hostRegister}, {"cudaHostUnregister", &c.hostUnregister},
-		{"cudaGetLastError", &c.getLastError},
+		{"cudaGetLastError", &c.getLastError}, {"cudaHostGetDevicePointer", &c.hostGetDevicePointer},
 	} {
 		p, err := purego.Dlsym(h, s.name)
 		if err != nil {
 			return nil, fmt.Errorf("%s has no %s: %w", name, s.name, err)
 		}
 		*s.dst = p
+	}
+	// The driver library, which the runtime has loaded: its stream
+	// memory operations are optional (StreamWaitValue says so).
+	if d, err := purego.Dlopen("libcuda.so.1", purego.RTLD_NOW|purego.RTLD_GLOBAL); err == nil {
+		for _, name := range []string{"cuStreamWaitValue32_v2", "cuStreamWaitValue32"} {
+			if p, err := purego.Dlsym(d, name); err == nil {
+				c.streamWaitValue = p
+				break
+			}
+		}
 	}
 	return c, nil
 }
@@ -239,4 +256,35 @@ func (c *cudart) CopyD2H(dst []byte, src Ptr, s Stream) error {
 	r, _, _ := purego.SyscallN(c.memcpyAsync, uintptr(unsafe.Pointer(unsafe.SliceData(dst))), uintptr(src),
 		uintptr(len(dst)), cudaMemcpyDevToHost, uintptr(s))
 	return c.check("cudaMemcpyAsync", int32(r))
+}
+
+func (c *cudart) HostAllocMapped(n int64) ([]byte, Ptr, error) {
+	var p *byte
+	r, _, _ := purego.SyscallN(c.hostAlloc, uintptr(unsafe.Pointer(&p)), uintptr(n), cudaHostAllocPortable|cudaHostAllocMapped)
+	if err := c.check("cudaHostAlloc", int32(r)); err != nil {
+		return nil, 0, err
+	}
+	if p == nil {
+		return nil, 0, errors.New("cudaHostAlloc: no memory")
+	}
+	b := unsafe.Slice(p, n)
+	var dev uintptr
+	r, _, _ = purego.SyscallN(c.hostGetDevicePointer, uintptr(unsafe.Pointer(&dev)), uintptr(unsafe.Pointer(p)), 0)
+	if err := c.check("cudaHostGetDevicePointer", int32(r)); err != nil {
+		c.FreeHost(b)
+		return nil, 0, err
+	}
+	clear(b)
+	return b, Ptr(dev), nil
+}
+
+func (c *cudart) StreamWaitValue(s Stream, p Ptr, v uint32) error {
+	if c.streamWaitValue == 0 {
+		return errors.New("cuStreamWaitValue32: the CUDA driver library (libcuda.so.1) has none")
+	}
+	r, _, _ := purego.SyscallN(c.streamWaitValue, uintptr(s), uintptr(p), uintptr(v), cuStreamWaitValueGEQ)
+	if r != 0 {
+		return fmt.Errorf("cuStreamWaitValue32: CUDA driver error %d", int32(r))
+	}
+	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
@@ -38,6 +40,12 @@ type Fake struct {
 	err      error // the first error of work that ran (sticky, as CUDA's)
 	launched int64
 	clock    int64
+	// mapped is HostAllocMapped's memory by its device address (under
+	// pinMu);
+	// NoStreamWait makes StreamWaitValue fail, as a driver without
+	// stream memory operations does.
+	mapped       map[Ptr][]byte
+	NoStreamWait bool
 	// Devices is how many devices SetDevice accepts (0: one); Current
 	// is the last one set.
 	Devices, Current int
@@ -91,7 +99,8 @@ type fakeMark struct {
 // NewFake makes a fake device with total bytes of memory.
 func NewFake(total int64) *Fake {
 	f := &Fake{free: total, total: total, mem: map[Ptr][]byte{}, next: 1 << 20,
-		streams: map[Stream]*fakeStream{0: {}}, events: map[Event]fakeMark{}, pinned: map[*byte]pinnedRange{}}
+		streams: map[Stream]*fakeStream{0: {}}, events: map[Event]fakeMark{}, pinned: map[*byte]pinnedRange{},
+		mapped: map[Ptr][]byte{}}
 	return f
 }
 
@@ -324,9 +333,46 @@ func (f *Fake) FreeHost(b []byte) error {
 			return fmt.Errorf("fake cuda: FreeHost of memory not from HostAlloc")
 		}
 		delete(f.pinned, &b[0])
+		delete(f.mapped, Ptr(unsafe.Pointer(&b[0])))
 	}
 	copy(b, poisoned(int64(len(b))))
 	return nil
+}
+
+// HostAllocMapped is HostAlloc's memory, zeroed, whose device address
+// is its host address.
+func (f *Fake) HostAllocMapped(n int64) ([]byte, Ptr, error) {
+	b, err := f.HostAlloc(n)
+	if err != nil {
+		return nil, 0, err
+	}
+	clear(b)
+	p := Ptr(unsafe.Pointer(unsafe.SliceData(b)))
+	f.pinMu.Lock()
+	f.mapped[p] = b
+	f.pinMu.Unlock()
+	return b, p, nil
+}
+
+// StreamWaitValue enqueues a task on s that waits until the word at p,
+// which another goroutine stores, is at least v: the work enqueued after
+// it runs no earlier.
+func (f *Fake) StreamWaitValue(s Stream, p Ptr, v uint32) error {
+	if f.NoStreamWait {
+		return fmt.Errorf("fake cuda: no stream memory operations")
+	}
+	f.pinMu.Lock()
+	b, ok := f.mapped[p]
+	f.pinMu.Unlock()
+	if !ok || len(b) < 4 {
+		return fmt.Errorf("fake cuda: StreamWaitValue on %#x, not mapped host memory", p)
+	}
+	w := (*uint32)(unsafe.Pointer(unsafe.SliceData(b)))
+	return f.enqueue(s, func() {
+		for atomic.LoadUint32(w) < v {
+			time.Sleep(time.Microsecond)
+		}
+	})
 }
 
 // HostRegister pins b, which must not overlap pinned memory (CUDA's

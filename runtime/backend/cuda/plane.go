@@ -54,6 +54,12 @@ type Config struct {
 	// block handed out before the plane was bound, or past the bound
 	// then, at its first copy in).
 	PinAt PinAt
+	// StageWait issues the copy of each chunk the worker stages as soon
+	// as it is handed over, behind a wait on the copy stream for the
+	// worker's memcpy (cuStreamWaitValue32 on a word the worker stores;
+	// see stager.go), instead of at the engine's next call after the
+	// memcpy.
+	StageWait bool
 	// StageAsync is the smallest chunk whose staging memcpy a worker
 	// goroutine does, off the caller's thread (see stager.go; only on a
 	// plane bound to the host pool): 0 means DefaultStageAsync,
@@ -200,6 +206,12 @@ func NewPlane(rt Runtime, k Kernels, cfg Config) (*Plane, error) {
 	if cfg.Index > 0 {
 		d.staging.setup = func() error { return rt.SetDevice(cfg.Index) }
 		d.pins.setup = d.staging.setup
+	}
+	if cfg.StageWait {
+		if err := d.stage.openWait(rt, cs); err != nil {
+			rt.StreamDestroy(cs)
+			return nil, fmt.Errorf("%s: staged copies waiting on the copy stream (TREF_CUDA_STAGE=wait): %w", cfg.Name, err)
+		}
 	}
 	return d, nil
 }
@@ -601,6 +613,7 @@ func (d *Plane) Sync() error {
 	if err := d.rt.StreamSynchronize(d.compute); err != nil {
 		return err
 	}
+	d.memcpysDone(true)
 	return d.resolve()
 }
 
@@ -618,6 +631,9 @@ func (d *Plane) StagingPeak() int64 { return d.staging.peak }
 func (d *Plane) Close() error {
 	err := d.Sync()
 	d.stopWorker()
+	if e := d.stage.closeWait(d.rt); err == nil {
+		err = e
+	}
 	d.Measure(false)
 	if e := d.staging.close(); err == nil {
 		err = e

@@ -59,6 +59,9 @@ var fakeChunk int64
 var (
 	fakeStageAsync int64 = 1
 	fakeStageHold  func()
+	// fakeStageWait issues the worker's chunks behind waits for their
+	// memcpy (Config.StageWait).
+	fakeStageWait bool
 )
 
 // fakePinAt is when the next fakecuda plane pins host blocks
@@ -85,7 +88,7 @@ func init() {
 		f.CopiesFirst, f.Lazy = fakeMode == 1, fakeMode == 2
 		f.HoldHostAlloc, f.HoldHostRegister = fakeAllocHold, fakePinHold
 		p, err := NewPlane(f, FakeKernels{F: f, HostOnly: fakeHostOnly}, Config{Name: spec.Name, Staging: fakeStaging, StagingHostAlloc: fakeStagingHostAlloc, Chunk: fakeChunk,
-			Pinned: fakePinned, PinMin: 1, PinAt: fakePinAt, StageAsync: fakeStageAsync, Prealloc: fakePrealloc})
+			Pinned: fakePinned, PinMin: 1, PinAt: fakePinAt, StageAsync: fakeStageAsync, StageWait: fakeStageWait, Prealloc: fakePrealloc})
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +229,7 @@ func differential(t *testing.T, count int) string {
 	var pins PinStats
 	defer func() {
 		fakeMode, fakeChunk, fakePinned, fakeHostOnly, fakeStaging, fakeStagingHostAlloc = 0, 0, 1<<20, nil, 4<<10, false
-		fakeStageAsync, fakeStageHold = 1, nil
+		fakeStageAsync, fakeStageHold, fakeStageWait = 1, nil, false
 		fakePrealloc, fakeAllocHold = 0, nil
 		fakePinAt, fakePinHold = PinAtSecondCopy, nil
 	}()
@@ -255,6 +258,9 @@ func differential(t *testing.T, count int) string {
 		// 200 bytes or more, or none; the worker slow in every other
 		// program.
 		fakeStageAsync = []int64{1, 200, -1}[seed/2%3]
+		// The worker's chunks issued behind waits for their memcpy in
+		// every third program.
+		fakeStageWait = seed/7%3 == 1
 		fakeStageHold = nil
 		if seed%4 < 2 {
 			fakeStageHold = func() { time.Sleep(20 * time.Microsecond) }
@@ -288,8 +294,8 @@ func differential(t *testing.T, count int) string {
 		for _, st := range []string{"none", "flow", "lru", "genoa"} {
 			for _, mem := range []int64{0, maxWS, max(maxWS, peak/2), max(maxWS, peak/4)} {
 				got, tot, _, p, err := onFakePins(t, seed, st, mem)
-				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (HostAlloc %v, %d ahead), chunk %d, pinned %d (at %d), worker from %d)",
-					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakePinAt, fakeStageAsync)
+				name := fmt.Sprintf("program %d, %s under %d bytes (streams %d, staging %d (HostAlloc %v, %d ahead), chunk %d, pinned %d (at %d), worker from %d (waited on %v))",
+					seed, st, mem, fakeMode, fakeStaging, fakeStagingHostAlloc, fakePrealloc, fakeChunk, fakePinned, fakePinAt, fakeStageAsync, fakeStageWait)
 				if err != nil {
 					return fmt.Sprintf("%s: %v", name, err)
 				}

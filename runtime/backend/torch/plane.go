@@ -161,7 +161,8 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // TREF_CUDA_SYNC=1 opens the synchronous Device instead;
 // TREF_CUDA_STAGE=sync keeps every staging memcpy on the engine's thread
 // (no worker, see cuda.Config.StageAsync), to measure what the worker
-// gains; TREF_CUDA_STAGING_MIB and TREF_CUDA_CHUNK_MIB size the pinned
+// gains, and TREF_CUDA_STAGE=wait issues the worker's chunks' copies at
+// once, behind waits on the copy stream for their memcpys (StageWait); TREF_CUDA_STAGING_MIB and TREF_CUDA_CHUNK_MIB size the pinned
 // staging pool and its chunks, TREF_CUDA_COPY_SPLIT_KIB and
 // TREF_CUDA_COPY_PIECE_KIB how the memcpys into it are split among
 // goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), and
@@ -202,8 +203,14 @@ func openPlane(spec device.Spec, opts device.Options) (device.Device, error) {
 // tuneFromEnv applies the TREF_CUDA_* settings that getenv gives (see
 // openPlane) to cfg.
 func tuneFromEnv(cfg *cuda.Config, getenv func(string) string) error {
-	if getenv("TREF_CUDA_STAGE") == "sync" {
+	switch v := getenv("TREF_CUDA_STAGE"); v {
+	case "":
+	case "sync":
 		cfg.StageAsync = -1
+	case "wait":
+		cfg.StageWait = true
+	default:
+		return fmt.Errorf("torch backend: TREF_CUDA_STAGE=%q: want sync or wait", v)
 	}
 	switch v := getenv("TREF_CUDA_STAGING_REGISTER"); v {
 	case "", "1":

@@ -274,9 +274,13 @@ func TestTuneFromEnv(t *testing.T) {
 	if err := tuneFromEnv(&none, func(k string) string { return map[string]string{"TREF_CUDA_PREALLOC": "0"}[k] }); err != nil || none.Prealloc != -1 {
 		t.Fatalf("TREF_CUDA_PREALLOC=0: %+v (%v), want Prealloc -1 (none ahead)", none, err)
 	}
+	var wait cuda.Config
+	if err := tuneFromEnv(&wait, func(k string) string { return map[string]string{"TREF_CUDA_STAGE": "wait"}[k] }); err != nil || wait != (cuda.Config{StageWait: true}) {
+		t.Fatalf("TREF_CUDA_STAGE=wait: %+v (%v), want StageWait alone", wait, err)
+	}
 	for _, bad := range []struct{ name, value string }{
 		{"TREF_CUDA_CHUNK_MIB", "0"}, {"TREF_CUDA_CHUNK_MIB", "-1"}, {"TREF_CUDA_CHUNK_MIB", "x"},
-		{"TREF_CUDA_CHUNK_MIB", "2097152"}, {"TREF_CUDA_STAGING_REGISTER", "yes"}, {"TREF_CUDA_PIN_AT", "third"},
+		{"TREF_CUDA_CHUNK_MIB", "2097152"}, {"TREF_CUDA_STAGING_REGISTER", "yes"}, {"TREF_CUDA_PIN_AT", "third"}, {"TREF_CUDA_STAGE", "later"},
 		{"TREF_CUDA_PREALLOC", "-1"}, {"TREF_CUDA_PREALLOC", "65"},
 	} {
 		err := tuneFromEnv(&cfg, func(k string) string {
