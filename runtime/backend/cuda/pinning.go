@@ -158,8 +158,9 @@ type PinStats struct {
 	// Memcpy is the worker's memcpys of the chunks into their staging
 	// buffers (Async of them), timed on the host; IssueLagNs is, summed
 	// over them, the time from a memcpy's end to the issue of its
-	// chunk's copy on the engine's thread. Beside DMAIn they say which
-	// stage of a staged copy sets its pace.
+	// chunk's copy on the engine's thread (none with StageWait, which
+	// issues the copy before the memcpy ends). Beside DMAIn they say
+	// which stage of a staged copy sets its pace.
 	Memcpy     Transfers
 	IssueLagNs int64
 	// Bytes is the host memory pinned now, Peak the most at once.
