@@ -2,7 +2,6 @@ package cuda
 
 import (
 	"fmt"
-	"runtime"
 	"time"
 	"unsafe"
 
@@ -278,13 +277,8 @@ func (d *Plane) startPin(at uintptr, block []byte) {
 // device made current on the goroutine's thread), then closes j.done.
 func pin(rt Runtime, setup func() error, j *pinJob) {
 	defer close(j.done)
-	if setup != nil {
-		// The device set here stays with this thread, which exits with
-		// the goroutine.
-		runtime.LockOSThread()
-		if j.err = setup(); j.err != nil {
-			return
-		}
+	if j.err = onOwnThread(setup); j.err != nil {
+		return
 	}
 	t0 := time.Now()
 	j.err = rt.HostRegister(j.block)

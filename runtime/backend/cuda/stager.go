@@ -296,12 +296,18 @@ func (d *Plane) memcpysDone(all bool) {
 		} else if !closed(j.done) {
 			break
 		}
-		d.pins.stats.Memcpy.add(int64(len(j.src)), int64(j.took))
-		if d.stage.reading[j.at] == j {
-			delete(d.stage.reading, j.at)
-		}
+		d.memcpyEnded(j)
 	}
 	w.issued = slices.Delete(w.issued, 0, n)
+}
+
+// memcpyEnded counts j's memcpy, which has ended, and lets go of the
+// host block it read when j was the last job reading it.
+func (d *Plane) memcpyEnded(j *stageJob) {
+	d.pins.stats.Memcpy.add(int64(len(j.src)), int64(j.took))
+	if d.stage.reading[j.at] == j {
+		delete(d.stage.reading, j.at)
+	}
 }
 
 // closed reports whether c is closed, without waiting.
@@ -351,9 +357,7 @@ func (d *Plane) issueStaged(until *stageJob) error {
 	for len(st.queue) > 0 {
 		j := st.queue[0]
 		if until == nil {
-			select {
-			case <-j.done:
-			default:
+			if !closed(j.done) {
 				return nil
 			}
 		} else {
@@ -373,10 +377,8 @@ func (d *Plane) issueStaged(until *stageJob) error {
 
 // waitWorker waits for the worker to finish j, counting the wait.
 func (d *Plane) waitWorker(j *stageJob) {
-	select {
-	case <-j.done:
+	if closed(j.done) {
 		return
-	default:
 	}
 	t0 := time.Now()
 	<-j.done
@@ -386,11 +388,7 @@ func (d *Plane) waitWorker(j *stageJob) {
 
 // issueJob issues the copy of j's staged chunk, its memcpy done.
 func (d *Plane) issueJob(j *stageJob) error {
-	st := &d.stage
-	if st.reading[j.at] == j {
-		delete(st.reading, j.at)
-	}
-	d.pins.stats.Memcpy.add(int64(len(j.src)), int64(j.took))
+	d.memcpyEnded(j)
 	d.pins.stats.IssueLagNs += int64(time.Since(j.copied))
 	return d.issueChunk(j)
 }

@@ -111,15 +111,22 @@ func (p *stagingPool) grow(n int64, ahead bool) (refused error) {
 // N > 0), then closes a.done.
 func (p *stagingPool) allocate(a *arrival) {
 	defer close(a.done)
-	if p.setup != nil {
-		// The device set here stays with this thread, which exits with
-		// the goroutine.
-		runtime.LockOSThread()
-		if a.err = p.setup(); a.err != nil {
-			return
-		}
+	if a.err = onOwnThread(p.setup); a.err != nil {
+		return
 	}
 	a.s, a.err = p.alloc(a.n)
+}
+
+// onOwnThread prepares a goroutine of the plane's own for CUDA calls:
+// with setup (the plane's device made current), it locks the goroutine
+// to its thread and runs setup there. The device set stays with that
+// thread, which exits with the goroutine.
+func onOwnThread(setup func() error) error {
+	if setup == nil {
+		return nil
+	}
+	runtime.LockOSThread()
+	return setup()
 }
 
 // prealloc asks for k buffers of n bytes ahead of any copy, as many as

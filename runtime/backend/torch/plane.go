@@ -162,8 +162,9 @@ func (k *planeKernels) wrap(p uintptr, m tensor.Meta) (Handle, error) {
 // TREF_CUDA_STAGE=sync keeps every staging memcpy on the engine's thread
 // (no worker, see cuda.Config.StageAsync), to measure what the worker
 // gains, and TREF_CUDA_STAGE=wait issues the worker's chunks' copies at
-// once, behind waits on the copy stream for their memcpys (StageWait); TREF_CUDA_STAGING_MIB and TREF_CUDA_CHUNK_MIB size the pinned
-// staging pool and its chunks, TREF_CUDA_COPY_SPLIT_KIB and
+// once, behind waits on the copy stream for their memcpys (StageWait);
+// TREF_CUDA_STAGING_MIB and TREF_CUDA_CHUNK_MIB size the pinned staging
+// pool and its chunks, TREF_CUDA_COPY_SPLIT_KIB and
 // TREF_CUDA_COPY_PIECE_KIB how the memcpys into it are split among
 // goroutines (cuda.Config's Staging, Chunk, CopySplit, CopyPiece), and
 // TREF_CUDA_STAGING_REGISTER=0 makes the pool's buffers HostAlloc's
