@@ -61,12 +61,7 @@ func TestPinOffThread(t *testing.T) {
 		}
 		p.Free(mem)
 		host.Free(src)
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if f.Registered() != 0 {
-			t.Fatalf("pin at %d: %d bytes registered after Close", at, f.Registered())
-		}
+		closeUnpinned(t, f, p)
 	}
 }
 
@@ -101,12 +96,7 @@ func TestPinAtBirth(t *testing.T) {
 		for _, d := range []*tensor.Dense{small, own, over, again} {
 			host.Free(d)
 		}
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if f.Registered() != 0 {
-			t.Fatalf("pin at %d: %d bytes registered after Close", at, f.Registered())
-		}
+		closeUnpinned(t, f, p)
 	}
 }
 
@@ -137,11 +127,9 @@ func TestPinningDropped(t *testing.T) {
 			}
 		}
 		p.Free(mem)
-		if err := p.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if s := p.PinStats(); f.Registered() != 0 || s.Unpinned != 1 {
-			t.Fatalf("dropped %v: %d bytes registered after Close, %+v", dropped, f.Registered(), s)
+		closeUnpinned(t, f, p)
+		if s := p.PinStats(); s.Unpinned != 1 {
+			t.Fatalf("dropped %v: %+v after Close", dropped, s)
 		}
 		if !dropped {
 			host.Free(src)
@@ -165,6 +153,17 @@ func TestPinningDropped(t *testing.T) {
 	host.Free(src)
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// closeUnpinned closes p, which must leave no host memory pinned.
+func closeUnpinned(t *testing.T, f *Fake, p *Plane) {
+	t.Helper()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f.Registered() != 0 {
+		t.Fatalf("%d bytes registered after Close (%+v)", f.Registered(), p.PinStats())
 	}
 }
 

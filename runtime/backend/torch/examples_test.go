@@ -1,16 +1,13 @@
 package torch_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/tref-lang/tref/lang/eval"
+	"github.com/tref-lang/tref/internal/scripttest"
 	"github.com/tref-lang/tref/runtime/backend/torch"
 	"github.com/tref-lang/tref/runtime/placement"
 	"github.com/tref-lang/tref/runtime/placement/trace"
-	"github.com/tref-lang/tref/runtime/refs"
-	"github.com/tref-lang/tref/stdlib"
 )
 
 // TestExamplesOnPlane: the offload examples with attention print on the
@@ -51,26 +48,17 @@ func runExample(t *testing.T, path string, argv []string, dev string, mem int64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
-	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: &out, Argv: argv})
-	err = in.RunFile(path)
-	in.Close()
-	if ferr := rt.Flush(); err == nil {
-		err = ferr
-	}
+	t.Logf("%s on %s under %d bytes", path, dev, mem)
+	out, _ := scripttest.Run(t, ex, path, nil, argv...)
 	eng := ex.(*placement.Engine)
-	tot, ferr := eng.Finish()
-	if err == nil {
-		err = ferr
-	}
+	tot, err := eng.Finish()
 	if cerr := eng.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		t.Fatalf("%s on %s under %d bytes: %v", path, dev, mem, err)
 	}
-	return out.String(), tot
+	return out, tot
 }
 
 // TestTrainingOnPlane: training prints on the CUDA data plane (the fake
