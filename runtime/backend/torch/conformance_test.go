@@ -210,6 +210,14 @@ func padBackwardRows() []opCase {
 		{op: ops.PadBackward, attrs: pb(ops.PadReplicate, []int{1, 2, 0, 1}, 1, 2, 3, 4), in: []tensor.Meta{m(f32, 1, 2, 4, 7)}},
 		{op: ops.PadBackward, attrs: pb(ops.PadCircular, []int{1, 2}, 1, 2, 5), in: []tensor.Meta{m(f32, 1, 2, 8)}},
 		{op: ops.PadBackward, attrs: pb(ops.PadConstant, []int{-1, 2}, 3, 4), in: []tensor.Meta{m(f64, 3, 5)}},
+		// Borders that overlap (reflect: 2 and 2 of 3), pads the size of
+		// the dimension (circular), several dimensions of each mode.
+		{op: ops.PadBackward, attrs: pb(ops.PadReflect, []int{2, 2, 1, 2}, 2, 3, 3), in: []tensor.Meta{m(f32, 2, 6, 7)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadReflect, []int{1, 0, 0, 1, 2, 1}, 1, 2, 4, 3, 3), in: []tensor.Meta{m(f64, 1, 2, 7, 4, 4)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadReplicate, []int{3, 0, 2, 2, 1, 1}, 2, 3, 1, 2), in: []tensor.Meta{m(f32, 2, 5, 5, 5)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadCircular, []int{3, 3, 0, 2}, 2, 1, 4, 3), in: []tensor.Meta{m(f32, 2, 1, 6, 9)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadCircular, []int{0, 1, 2, 0, 1, 1}, 1, 2, 3, 2, 2), in: []tensor.Meta{m(f64, 1, 2, 5, 4, 3)}},
+		{op: ops.PadBackward, attrs: pb(ops.PadConstant, []int{1, 2, -1, 0, 2, 0}, 4, 3, 2), in: []tensor.Meta{m(f32, 6, 2, 5)}},
 	}
 }
 

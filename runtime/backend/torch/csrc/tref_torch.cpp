@@ -187,6 +187,30 @@ std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args 
   return {x, flips};
 }
 
+// fold_pad is the cotangent of padding dimension d of an input of size
+// n by lo before and hi after, in mode 1 (reflect), 2 (replicate) or 3
+// (circular): g's middle, with each border element added to the element
+// the pad read it from.
+static at::Tensor fold_pad(const at::Tensor &g, int64_t d, int64_t lo, int64_t hi, int64_t n, int64_t mode) {
+  if (lo < 0 || hi < 0 || g.size(d) != lo + n + hi) throw std::runtime_error("pad_backward: the pads do not fit the input's shape");
+  at::Tensor x = g.narrow(d, lo, n).clone(), before = g.narrow(d, 0, lo), after = g.narrow(d, lo + n, hi);
+  switch (mode) {
+  case 1: // before's i-th element read input lo - i, after's j-th n - 2 - j
+    if (lo > 0) x.narrow(d, 1, lo).add_(before.flip({d}));
+    if (hi > 0) x.narrow(d, n - 1 - hi, hi).add_(after.flip({d}));
+    break;
+  case 2: // the first and the last element
+    if (lo > 0) x.narrow(d, 0, 1).add_(before.sum({d}, true));
+    if (hi > 0) x.narrow(d, n - 1, 1).add_(after.sum({d}, true));
+    break;
+  case 3: // before's i-th element read n - lo + i, after's j-th j
+    if (lo > 0) x.narrow(d, n - lo, lo).add_(before);
+    if (hi > 0) x.narrow(d, 0, hi).add_(after);
+    break;
+  }
+  return x;
+}
+
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
 // the CPU and rounds the result back (torch 1.13 has no CPU kernels of
 // convolutions, matmul, pooling, batch_norm and nll_loss for halves; tref's
@@ -468,36 +492,43 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
          c10::optional<int64_t> div;
          if (a.i(8)) div = a.i(8);
          const at::Tensor &g = a.in(0);
-         return at::avg_pool2d_backward(g, at::zeros(a.dims(9), g.options()), {a.i(0), a.i(1)}, {a.i(2), a.i(3)},
+         // The input is read for its shape and options only: empty, not
+         // zeros, saves filling an input-sized tensor.
+         return at::avg_pool2d_backward(g, at::empty(a.dims(9), g.options()), {a.i(0), a.i(1)}, {a.i(2), a.i(3)},
                                         {a.i(4), a.i(5)}, a.i(6) != 0, a.i(7) != 0, div);
        })},
       // input g; ia: output h w, then the input's rank and shape
       {"adaptive_avg_pool2d_backward", float_halves([](const Args &a) {
          const at::Tensor &g = a.in(0);
-         return at::_adaptive_avg_pool2d_backward(g, at::zeros(a.dims(2), g.options()));
+         return at::_adaptive_avg_pool2d_backward(g, at::empty(a.dims(2), g.options()));
        })},
       // input g; ia: pad's (mode, npads, pads...), then the input's rank
       // and shape; fa: value. Each element of g is added to the input
-      // element the pad read it from: the pad of the input's positions
-      // says which (padding with a constant read none).
+      // element the pad read it from (padding with a constant read none),
+      // one padded dimension at a time (fold_pad): in a fixed order, so
+      // that CUDA gives the same bits every run, as index_add_'s atomics
+      // would not.
       {"pad_backward", float_halves([](const Args &a) {
-         static const char *modes[] = {"constant", "reflect", "replicate", "circular"};
          int64_t m = a.i(0);
          if (m < 0 || m > 3) throw std::runtime_error("pad_backward: unknown mode " + std::to_string(m));
          std::vector<int64_t> pads = a.dims(1), shape = a.dims(2 + int(pads.size()));
          const at::Tensor &g = a.in(0);
-         int64_t n = 1;
-         for (int64_t v : shape) n *= v;
-         at::Tensor from = at::arange(n, g.options().dtype(at::kDouble)).reshape(shape);
-         c10::optional<double> none;
-         from = at::pad(from, pads, modes[m], m == 0 ? c10::optional<double>(-1.0) : none).flatten();
-         at::Tensor gf = g.flatten();
+         int64_t rank = int64_t(shape.size());
+         if (int64_t(pads.size()) % 2 != 0 || int64_t(pads.size()) / 2 > rank || g.dim() != rank)
+           throw std::runtime_error("pad_backward: the pads do not fit the input's shape");
          if (m == 0) {
-           at::Tensor read = from.ge(0);
-           from = from.masked_select(read);
-           gf = gf.masked_select(read);
+           // Constant padding is linear: crop what it added, pad back
+           // what it cropped.
+           std::vector<int64_t> neg(pads.size());
+           for (size_t i = 0; i < pads.size(); i++) neg[i] = -pads[i];
+           return at::constant_pad_nd(g, neg, 0);
          }
-         return at::zeros({n}, g.options()).index_add_(0, from.to(at::kLong), gf).reshape(shape);
+         at::Tensor x = g;
+         for (size_t i = 0; i < pads.size() / 2; i++) {
+           int64_t d = rank - 1 - int64_t(i);
+           x = fold_pad(x, d, pads[2 * i], pads[2 * i + 1], shape[d], m);
+         }
+         return x.contiguous();
        })},
   };
   return ops;
