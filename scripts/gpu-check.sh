@@ -8,7 +8,10 @@
 # ./cmd/tref`. The script builds the torch plugin with this machine's g++
 # against the PyTorch of $PYTHON (default python3), then runs each offload
 # example (examples/offload), training with its activations offloaded
-# (bench/devices/train.tr: every backward op on the device), and large
+# (bench/devices/train.tr: every backward op on the device), training
+# through the backward kernels torch's CUDA kernels add up with atomics
+# (bench/devices/grads.tr: the plugin's must give the same bits each
+# run), and large
 # layers streamed twice
 # (bench/devices/large.tr: 64 MiB weights copied in 16 MiB chunks through
 # a full staging pool, then straight from pinned host memory), three
@@ -69,9 +72,14 @@ t_start=$(date +%s)
 # activations, weights and optimizer state (248 MiB at its peak, the
 # "weights" below: its --mem is a quarter of that) go out during the
 # forward pass and come back for the backward one.
-workloads="mlp:64 transformer:96 embedding:112 loop:96 train:248 large:1024"
+# grads: bench/devices/grads.tr, three AdamW steps whose gradients sum
+# many cotangents into one element (embedding, gather, reflect pad,
+# adaptive_avg_pool2d, conv2d): 8 MiB of weights, 32 "weights" for a
+# budget of 8 MiB, under which it evicts about 300 times.
+workloads="mlp:64 transformer:96 embedding:112 loop:96 grads:32 train:248 large:1024"
 large_args=(16 4096 128 1 2)
 train_args=(8 1024 1024 5)
+grads_args=(8 512 3)
 
 if [ "$dev" = torch:cpu ]; then
   workloads="${workloads% train:248 large:1024} train:8 large:64"
@@ -150,6 +158,9 @@ for w in $workloads; do
   elif [ "$name" = train ]; then
     script="$here/bench/devices/train.tr"
     script_args=("${train_args[@]}")
+  elif [ "$name" = grads ]; then
+    script="$here/bench/devices/grads.tr"
+    script_args=("${grads_args[@]}")
   fi
   quarter=$(( weights * 1024 / 4 ))KiB
   for mode in cpu resident offload; do

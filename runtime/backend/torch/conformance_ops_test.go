@@ -40,6 +40,12 @@ func gatherCases(r *rand.Rand) []struct {
 		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, tensorI64([]int64{3, 0, 2, 1}, 4, 1, 1), fill(r, m(f32, 4, 2, 2), false)}},
 		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, tensorI64([]int64{5, 1}, 1, 1, 2), fill(r, m(f32), false)}},
 		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
+		// embedding's gradient: many rows into few; an index smaller than
+		// x and src along the other dimensions; int64 and float64
+		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{fill(r, m(f32, 8, 6), false), intsBelow(r, 8, 200, 6), fill(r, m(f32, 200, 6), false)}},
+		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: -1}}, []*tensor.Dense{x, intsBelow(r, 6, 3, 2, 9), fill(r, m(f32, 4, 3, 10), false)}},
+		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 1}}, []*tensor.Dense{intsBelow(r, 100, 3, 4), intsBelow(r, 4, 3, 7), intsBelow(r, 100, 3, 7)}},
+		{opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{fill(r, m(f64, 5), false), intsBelow(r, 5, 30), fill(r, m(f64, 30), false)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax", IncludeSelf: true}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod"}}, []*tensor.Dense{x, intsBelow(r, 4, 6, 5, 6), fill(r, m(f32, 6, 5, 6), false)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: -1, Reduce: "mean", IncludeSelf: true}}, []*tensor.Dense{x, intsBelow(r, 6, 4, 5, 3), fill(r, m(f32, 4, 5, 3), false)}},

@@ -196,6 +196,10 @@ func convPoolBackwardRows() []opCase {
 		{op: ops.AvgPool2dBackward, attrs: avg(3, 2, 1, false, true, 5, 2, 7, 7), in: []tensor.Meta{m(f32, 2, 4, 4)}},
 		{op: ops.AdaptiveAvgPool2dBackward, attrs: adaptive(2, 3, 1, 1, 5, 5), in: []tensor.Meta{m(f32, 1, 1, 2, 3)}},
 		{op: ops.AdaptiveAvgPool2dBackward, attrs: adaptive(3, 2, 2, 6, 7), in: []tensor.Meta{m(f64, 2, 3, 2)}},
+		// windows that overlap (7 into 3, 5 into 4) and that an output
+		// larger than the input repeats (2 into 5)
+		{op: ops.AdaptiveAvgPool2dBackward, attrs: adaptive(3, 4, 2, 3, 7, 5), in: []tensor.Meta{m(f32, 2, 3, 3, 4)}},
+		{op: ops.AdaptiveAvgPool2dBackward, attrs: adaptive(5, 1, 3, 2, 6), in: []tensor.Meta{m(f32, 3, 5, 1)}},
 	}
 }
 
@@ -421,6 +425,26 @@ func TestConformanceIndexedOps(t *testing.T) {
 				t.Error(msg)
 			}
 		})
+	}
+}
+
+// TestScatterAddIndexOutOfRange: scatter_add with an index outside [0,
+// size), negative or past the end, is an error on torch as on cpu (the
+// plugin adds through index_put_, which would wrap a negative index).
+func TestScatterAddIndexOutOfRange(t *testing.T) {
+	plugin(t)
+	for _, bad := range []int64{-1, -4, 4} {
+		inputs := []*tensor.Dense{tensor.NewDense(m(f32, 4, 2)), tensorI64([]int64{0, 1, bad, 3, 2, 1}, 3, 2), tensor.NewDense(m(f32, 3, 2))}
+		c := opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 0}}
+		if _, err := runCase(t, &cpu.Device{}, c, inputs); err == nil {
+			t.Errorf("index %d: cpu ran", bad)
+		}
+		dev, _ := onTorch(t, 0, "", nil)
+		if got, err := runCase(t, dev, c, inputs); err == nil {
+			t.Errorf("index %d: torch:cpu ran, giving %v", bad, got.F32())
+		} else if !strings.Contains(err.Error(), "out of bounds") {
+			t.Errorf("index %d: %v", bad, err)
+		}
 	}
 }
 

@@ -38,6 +38,13 @@ namespace {
 // between OS threads between a call and tt_error) is correct.
 std::string last_error;
 
+// cuDNN picks deterministic algorithms only (some of its convolution
+// backward ones add with atomics): see scatter_add_ordered's comment.
+const bool cudnn_deterministic = [] {
+  at::globalContext().setDeterministicCuDNN(true);
+  return true;
+}();
+
 // IntoStats counts an op's tt_op_into calls: those whose op wrote
 // straight into the output, those whose result was copied there, and the
 // host time issuing each part.
@@ -191,7 +198,7 @@ std::pair<at::Tensor, std::vector<int64_t>> index_view(at::Tensor x, const Args 
 // n by lo before and hi after, in mode 1 (reflect), 2 (replicate) or 3
 // (circular): g's middle, with each border element added to the element
 // the pad read it from.
-static at::Tensor fold_pad(const at::Tensor &g, int64_t d, int64_t lo, int64_t hi, int64_t n, int64_t mode) {
+at::Tensor fold_pad(const at::Tensor &g, int64_t d, int64_t lo, int64_t hi, int64_t n, int64_t mode) {
   if (lo < 0 || hi < 0 || g.size(d) != lo + n + hi) throw std::runtime_error("pad_backward: the pads do not fit the input's shape");
   at::Tensor x = g.narrow(d, lo, n).clone(), before = g.narrow(d, 0, lo), after = g.narrow(d, lo + n, hi);
   switch (mode) {
@@ -209,6 +216,71 @@ static at::Tensor fold_pad(const at::Tensor &g, int64_t d, int64_t lo, int64_t h
     break;
   }
   return x;
+}
+
+// Every op below gives the same bits each time it runs, on CUDA too, so
+// that a run offloaded gives its resident run's output exactly (and a
+// run gives the same output twice). Where torch's CUDA kernels add with
+// atomics in the order their threads happen to run (scatter_add, the
+// backward kernels of pad and adaptive_avg_pool2d), tref's ops are built
+// from kernels that do not, on every device, so that the CPU's tests run
+// the same path.
+
+// index_coords are the coordinates of each element of index for
+// index_put_: index itself along dim, broadcast ranges along the others.
+c10::List<c10::optional<at::Tensor>> index_coords(const at::Tensor &index, int64_t dim) {
+  c10::List<c10::optional<at::Tensor>> at;
+  for (int64_t d = 0; d < index.dim(); d++) {
+    if (d == dim) {
+      at.push_back(index);
+      continue;
+    }
+    std::vector<int64_t> view(index.dim(), 1);
+    view[d] = index.size(d);
+    at.push_back(at::arange(index.size(d), index.options()).view(view));
+  }
+  return at;
+}
+
+// scatter_src is src's part that scatter reads: its first index.size(d)
+// elements along each dimension d.
+at::Tensor scatter_src(at::Tensor src, const at::Tensor &index) {
+  for (int64_t d = 0; d < index.dim(); d++) src = src.narrow(d, 0, index.size(d));
+  return src;
+}
+
+// DeterministicAlgorithms has torch pick its deterministic kernels while
+// it lives (index_put_'s accumulating kernel on the CPU is otherwise
+// parallel, with atomic adds). The plugin's calls are serialised.
+struct DeterministicAlgorithms {
+  bool was = at::globalContext().deterministicAlgorithms(), warn = at::globalContext().deterministicAlgorithmsWarnOnly();
+  DeterministicAlgorithms() { at::globalContext().setDeterministicAlgorithms(true, warn); }
+  ~DeterministicAlgorithms() { at::globalContext().setDeterministicAlgorithms(was, warn); }
+};
+
+// scatter_add_ordered is at::scatter_add with each element's additions
+// in the order of their positions in index: on CUDA index_put_ with
+// accumulate sorts the indices stably and adds each run of equal ones in
+// order, where scatter_add's kernel adds with atomics; on the CPU it adds
+// serially when asked for deterministic kernels. A negative index is made
+// one past the end first, so that it is an error, as scatter_add's, not
+// wrapped as index_put_ would.
+at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
+  if (index.dim() == 0 || index.numel() == 0 || x.dim() != index.dim()) return at::scatter_add(x, dim, index, src);
+  dim = at::maybe_wrap_dim(dim, x.dim());
+  at::Tensor idx = at::where(index.lt(0), at::scalar_tensor(x.size(dim), index.options()), index);
+  DeterministicAlgorithms deterministic;
+  return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, index).to(x.scalar_type()), true);
+}
+
+// adaptive_pool_weights is the [out, in] matrix of adaptive average
+// pooling along one dimension: row o holds 1/len over o's window, torch's
+// [floor(o·in/out), ceil((o+1)·in/out)).
+at::Tensor adaptive_pool_weights(int64_t out, int64_t in, const at::TensorOptions &opts) {
+  at::Tensor o = at::arange(out, opts.dtype(at::kLong)).unsqueeze(1), i = at::arange(in, opts.dtype(at::kLong)).unsqueeze(0);
+  at::Tensor start = at::div(o * in, out, "floor"), end = at::div((o + 1) * in + out - 1, out, "floor");
+  at::Tensor inside = i.ge(start).logical_and(i.lt(end));
+  return inside.to(opts.dtype()) / (end - start).to(opts.dtype());
 }
 
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
@@ -500,7 +572,13 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
       // input g; ia: output h w, then the input's rank and shape
       {"adaptive_avg_pool2d_backward", float_halves([](const Args &a) {
          const at::Tensor &g = a.in(0);
-         return at::_adaptive_avg_pool2d_backward(g, at::empty(a.dims(2), g.options()));
+         // g spread back over each window: rowsᵀ·g·cols, with matmuls
+         // (torch's CUDA kernel adds with atomics).
+         std::vector<int64_t> shape = a.dims(2);
+         if (shape.size() < 2 || g.dim() != int64_t(shape.size())) throw std::runtime_error("adaptive_avg_pool2d_backward: bad shapes");
+         int64_t h = shape[shape.size() - 2], w = shape.back();
+         at::Tensor rows = adaptive_pool_weights(g.size(-2), h, g.options()), cols = adaptive_pool_weights(g.size(-1), w, g.options());
+         return at::matmul(at::matmul(rows.t(), g), cols).contiguous();
        })},
       // input g; ia: pad's (mode, npads, pads...), then the input's rank
       // and shape; fa: value. Each element of g is added to the input
@@ -634,10 +712,13 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"gather", [](const Args &a) { return at::gather(a.in(0), a.i(0), a.in(1)); }},
       {"scatter", [](const Args &a) {
          const at::Tensor &src = a.in(2);
-         if (src.dim() == 0) return at::scatter(a.in(0), a.i(0), a.in(1), src.item());
-         return at::scatter(a.in(0), a.i(0), a.in(1), src);
+         // A 0-d src is one value written everywhere: expanded, not read
+         // with item() (which waits for the device).
+         const at::Tensor &x = a.in(0), &index = a.in(1);
+         if (src.dim() == 0) return at::scatter(x, a.i(0), index, src.to(x.scalar_type()).expand(index.sizes()));
+         return at::scatter(x, a.i(0), index, src);
        }},
-      {"scatter_add", [](const Args &a) { return at::scatter_add(a.in(0), a.i(0), a.in(1), a.in(2)); }},
+      {"scatter_add", [](const Args &a) { return scatter_add_ordered(a.in(0), a.i(0), a.in(1), a.in(2)); }},
       // ia: dim, reduction (runtime/ops ScatterReductions' order), include_self
       {"scatter_reduce", [](const Args &a) {
          static const char *const reduce[] = {"sum", "prod", "mean", "amax", "amin"};
