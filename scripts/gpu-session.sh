@@ -6,8 +6,8 @@
 # likeliest settings first; a sweep cut short keeps its lines). The
 # device machine has a CUDA PyTorch and no Go toolchain: build both
 # binaries here first. The sweep first runs the offload examples under
-# the default, pinning at birth and staged copies waiting on the copy
-# stream (GPU_SWEEP_EXAMPLES, "" for none).
+# the default, pinning at birth, staged copies waiting on the copy
+# stream, and both (GPU_SWEEP_EXAMPLES, "" for none).
 #
 #   CGO_ENABLED=0 go build -ldflags="-s -w" -o tref ./cmd/tref
 #   CGO_ENABLED=0 go build -ldflags="-s -w" -o bin/devices ./bench/devices
@@ -61,7 +61,7 @@ elif [ $left -lt 45 ]; then
   echo "gpu-session: $left s left: the sweep does not run" | tee "$out/sweep.log"
 else
   TREF_TORCH_LIB=$plugin GPU_SWEEP_DEVICE=${GPU_SWEEP_DEVICE:-$dev} \
-    GPU_SWEEP_EXAMPLES=${GPU_SWEEP_EXAMPLES-default pin-birth stage-wait} timeout -k 5 $left \
+    GPU_SWEEP_EXAMPLES=${GPU_SWEEP_EXAMPLES-default pin-birth stage-wait birth-wait} timeout -k 5 $left \
     "$here/scripts/gpu-sweep.sh" "$bench" "$work/gs" >"$out/sweep.log" 2>&1
   sweep=$?
   cat "$out/sweep.log"

@@ -21,7 +21,7 @@
 # measured times, and whether every offload's output equalled its
 # resident run's. A setting whose output differs, or whose run fails,
 # makes the script exit 1. OUT_DIR (default ./gpu-sweep-out) gets each
-# setting's full benchmark output. Sixteen settings, about 12 s each on
+# setting's full benchmark output. Seventeen settings, about 12 s each on
 # an H200 machine, the likeliest to matter first (a run cut short keeps
 # its lines).
 # GPU_SWEEP_ONLY="name ..." runs only those settings;
@@ -47,6 +47,7 @@ settings=(
   "pin-birth|TREF_CUDA_PIN_AT=birth"
   "pin-first|TREF_CUDA_PIN_AT=first"
   "stage-wait|TREF_CUDA_STAGE=wait"
+  "birth-wait|TREF_CUDA_PIN_AT=birth TREF_CUDA_STAGE=wait"
   "old-defaults|TREF_CUDA_STAGING_REGISTER=0 TREF_CUDA_PREALLOC=2 TREF_CUDA_COPY_PIECE_KIB=2048"
   "host-alloc|TREF_CUDA_STAGING_REGISTER=0"
   "two-ahead|TREF_CUDA_PREALLOC=2"
