@@ -276,11 +276,12 @@ at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tenso
 // adaptive_pool_weights is the [out, in] matrix of adaptive average
 // pooling along one dimension: row o holds 1/len over o's window, torch's
 // [floor(o·in/out), ceil((o+1)·in/out)).
-at::Tensor adaptive_pool_weights(int64_t out, int64_t in, const at::TensorOptions &opts) {
-  at::Tensor o = at::arange(out, opts.dtype(at::kLong)).unsqueeze(1), i = at::arange(in, opts.dtype(at::kLong)).unsqueeze(0);
+at::Tensor adaptive_pool_weights(int64_t out, int64_t in, at::ScalarType dtype, at::Device device) {
+  at::TensorOptions longs = at::TensorOptions().dtype(at::kLong).device(device);
+  at::Tensor o = at::arange(out, longs).unsqueeze(1), i = at::arange(in, longs).unsqueeze(0);
   at::Tensor start = at::div(o * in, out, "floor"), end = at::div((o + 1) * in + out - 1, out, "floor");
   at::Tensor inside = i.ge(start).logical_and(i.lt(end));
-  return inside.to(opts.dtype()) / (end - start).to(opts.dtype());
+  return inside.to(dtype) / (end - start).to(dtype);
 }
 
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
@@ -577,7 +578,8 @@ const std::unordered_map<std::string, OpFn> &backward_registry() {
          std::vector<int64_t> shape = a.dims(2);
          if (shape.size() < 2 || g.dim() != int64_t(shape.size())) throw std::runtime_error("adaptive_avg_pool2d_backward: bad shapes");
          int64_t h = shape[shape.size() - 2], w = shape.back();
-         at::Tensor rows = adaptive_pool_weights(g.size(-2), h, g.options()), cols = adaptive_pool_weights(g.size(-1), w, g.options());
+         at::Tensor rows = adaptive_pool_weights(g.size(-2), h, g.scalar_type(), g.device()),
+                    cols = adaptive_pool_weights(g.size(-1), w, g.scalar_type(), g.device());
          return at::matmul(at::matmul(rows.t(), g), cols).contiguous();
        })},
       // input g; ia: pad's (mode, npads, pads...), then the input's rank
