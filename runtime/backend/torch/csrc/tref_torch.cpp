@@ -39,7 +39,8 @@ namespace {
 std::string last_error;
 
 // cuDNN picks deterministic algorithms only (some of its convolution
-// backward ones add with atomics): see scatter_add_ordered's comment.
+// backward ones add with atomics): see "The plugin's ops give the same
+// bits" below.
 const bool cudnn_deterministic = [] {
   at::globalContext().setDeterministicCuDNN(true);
   return true;
@@ -218,13 +219,13 @@ at::Tensor fold_pad(const at::Tensor &g, int64_t d, int64_t lo, int64_t hi, int6
   return x;
 }
 
-// Every op below gives the same bits each time it runs, on CUDA too, so
-// that a run offloaded gives its resident run's output exactly (and a
+// The plugin's ops give the same bits each time they run, on CUDA too,
+// so that a run offloaded gives its resident run's output exactly (and a
 // run gives the same output twice). Where torch's CUDA kernels add with
 // atomics in the order their threads happen to run (scatter_add, the
-// backward kernels of pad and adaptive_avg_pool2d), tref's ops are built
-// from kernels that do not, on every device, so that the CPU's tests run
-// the same path.
+// backward kernels of pad and adaptive_avg_pool2d), the ops are built
+// from kernels that do not (fold_pad above, the helpers below), on every
+// device, so that the CPU's tests run the same path.
 
 // index_coords are the coordinates of each element of index for
 // index_put_: index itself along dim, broadcast ranges along the others.
@@ -270,7 +271,7 @@ at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tenso
   dim = at::maybe_wrap_dim(dim, x.dim());
   at::Tensor idx = at::where(index.lt(0), at::scalar_tensor(x.size(dim), index.options()), index);
   DeterministicAlgorithms deterministic;
-  return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, index).to(x.scalar_type()), true);
+  return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, index), true);
 }
 
 // adaptive_pool_weights is the [out, in] matrix of adaptive average
