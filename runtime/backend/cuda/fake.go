@@ -41,10 +41,10 @@ type Fake struct {
 	launched int64
 	clock    int64
 	// mapped is HostAllocMapped's memory by its device address (under
-	// pinMu);
+	// pinMu).
+	mapped map[Ptr][]byte
 	// NoStreamWait makes StreamWaitValue fail, as a driver without
 	// stream memory operations does.
-	mapped       map[Ptr][]byte
 	NoStreamWait bool
 	// Devices is how many devices SetDevice accepts (0: one); Current
 	// is the last one set.

@@ -216,7 +216,7 @@ func base(buf []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b
 // first with PinAtFirstCopy).
 func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 	p := &d.pins
-	if p.host == nil || p.limit <= 0 || len(buf) == 0 {
+	if !p.pins(buf) {
 		return nil
 	}
 	at := base(buf)
@@ -231,7 +231,7 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 		return nil
 	}
 	block := refs.Block(buf)
-	if int64(len(block)) < p.min || p.unpinned[at] == refused {
+	if !p.pinnable(at, block) {
 		return nil
 	}
 	if p.at == PinAtSecondCopy && p.unpinned[at] != copiedOnce {
@@ -245,22 +245,33 @@ func (d *Plane) pinnedFor(buf []byte, copyIn bool) *pinnedBlock {
 // Born starts pinning block, which the host pool hands out for a new
 // value, with PinAtBirth (refs.BirthWatcher).
 func (d *Plane) Born(block []byte) {
-	if d.pins.at == PinAtBirth && d.pins.host != nil && d.pins.limit > 0 && len(block) > 0 {
-		if at := base(block); d.pins.blocks[at] == nil && d.pins.coming[at] == nil {
-			d.startPin(at, block)
-		}
+	p := &d.pins
+	if p.at != PinAtBirth || !p.pins(block) {
+		return
+	}
+	if at := base(block); p.blocks[at] == nil && p.coming[at] == nil && p.pinnable(at, block) {
+		d.startPin(at, block)
 	}
 }
 
-// startPin starts pinning block, which begins at at and is neither
-// pinned nor being pinned, off the engine's thread: unless it is under
-// PinMin, was refused before, or would pass the bound.
+// pins reports whether the plane pins host blocks at all, buf's among
+// them: bound to the host pool, with a bound above 0, buf not empty.
+func (p *pinning) pins(buf []byte) bool {
+	return p.host != nil && p.limit > 0 && len(buf) > 0
+}
+
+// pinnable reports whether block, which begins at at, may be pinned:
+// it is PinMin or more, and HostRegister has not refused it.
+func (p *pinning) pinnable(at uintptr, block []byte) bool {
+	return int64(len(block)) >= p.min && p.unpinned[at] != refused
+}
+
+// startPin starts pinning block, which begins at at, is pinnable and is
+// neither pinned nor being pinned, off the engine's thread, unless it
+// would pass the bound.
 func (d *Plane) startPin(at uintptr, block []byte) {
 	p := &d.pins
 	n := int64(len(block))
-	if n < p.min || p.unpinned[at] == refused {
-		return
-	}
 	if p.bytes+n > p.limit {
 		p.stats.Full++
 		return
