@@ -152,16 +152,14 @@ for w in $workloads; do
   weights=${w#*:}
   script="$here/examples/offload/$name.tr"
   script_args=()
-  if [ "$name" = large ]; then
-    script="$here/bench/devices/large.tr"
-    script_args=("${large_args[@]}")
-  elif [ "$name" = train ]; then
-    script="$here/bench/devices/train.tr"
-    script_args=("${train_args[@]}")
-  elif [ "$name" = grads ]; then
-    script="$here/bench/devices/grads.tr"
-    script_args=("${grads_args[@]}")
-  fi
+  case $name in
+  large | train | grads)
+    # bench/devices/NAME.tr with NAME_args
+    script="$here/bench/devices/$name.tr"
+    args_of="${name}_args[@]"
+    script_args=("${!args_of}")
+    ;;
+  esac
   quarter=$(( weights * 1024 / 4 ))KiB
   for mode in cpu resident offload; do
     args=(--device "$dev")

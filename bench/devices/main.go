@@ -178,10 +178,11 @@ func main() {
 					chromePath = filepath.Join(*chrome, w.name+"-"+mode+".chrome.json")
 				}
 				var r *result
+				once := func() { r = run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath) }
 				if v.syncStage {
-					withEnv("TREF_CUDA_STAGE", "sync", func() { r = run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath) })
+					withEnv("TREF_CUDA_STAGE", "sync", once)
 				} else {
-					r = run(path, w.args, spec.Name, mem, v.pinned, cal.Cost, chromePath)
+					once()
 				}
 				if best == nil || r.ns < best.ns {
 					best = r
