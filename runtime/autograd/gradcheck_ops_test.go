@@ -25,6 +25,12 @@ func gatherOrderCases() []gcase {
 		// random values: no ties between x's elements and src's
 		{name: "scatter_reduce_amax", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
 		{name: "scatter_reduce_amin", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amin", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
+		// include_self=false: the replaced elements of x get no cotangent;
+		// ints(4, ...) leaves some of x's 4 columns (rows) unreached.
+		{name: "scatter_reduce_sum_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "sum"}, ins: []*tensor.Dense{randn(3, 6), ints(4, 3, 5), randn(3, 6)}},
+		{name: "scatter_reduce_mean_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean"}, ins: []*tensor.Dense{randn(6, 4), ints(4, 5, 4), randn(5, 4)}},
+		{name: "scatter_reduce_amax_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax"}, ins: []*tensor.Dense{randn(3, 6), ints(4, 3, 5), randn(3, 5)}},
+		{name: "scatter_reduce_amin_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "amin"}, ins: []*tensor.Dense{randn(6, 4), ints(4, 5, 4), randn(5, 4)}},
 		{op: "index_select", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3), ints(4, 6)}},
 		{name: "index_select_0d", op: "index_select", attrs: ops.DimAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2), ints(4)}},
 		{op: "trilu", attrs: ops.TriluAttrs{Diagonal: 1}, ins: []*tensor.Dense{randn(2, 3, 4)}},

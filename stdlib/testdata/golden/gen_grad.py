@@ -132,4 +132,9 @@ case("interpolate/bilinear", "interpolate", F.interpolate, [rn(1, 2, 3, 4)], {"s
 case("interpolate/bilinear-align", "interpolate", F.interpolate, [rn(1, 2, 5, 4)], {"size": [3, 7], "mode": "bilinear", "align_corners": True})
 for name, fn in [("log1p", torch.log1p), ("expm1", torch.expm1), ("log2", torch.log2), ("log10", torch.log10), ("reciprocal", torch.reciprocal)]:
     case(name, name, fn, [pos(2, 3)])
+# scatter_reduce without x's own elements: the replaced ones get no
+# cotangent; a mean counts src's values only
+for red in ["sum", "mean", "amax", "amin"]:
+    case("scatter_reduce/%s-replace" % red, "scatter_reduce", torch.scatter_reduce,
+         [rn(3, 6), 1, ints(4, 3, 5), rn(3, 5), red], {"include_self": False})
 g.write()
