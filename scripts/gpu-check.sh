@@ -9,7 +9,7 @@
 # against the PyTorch of $PYTHON (default python3), then runs each offload
 # example (examples/offload), training with its activations offloaded
 # (bench/devices/train.tr: every backward op on the device), training
-# through the backward kernels torch's CUDA kernels add up with atomics
+# through the ops torch's CUDA kernels sum in no fixed order
 # (bench/devices/grads.tr: the plugin's must give the same bits each
 # run), and large
 # layers streamed twice
@@ -72,10 +72,12 @@ t_start=$(date +%s)
 # activations, weights and optimizer state (248 MiB at its peak, the
 # "weights" below: its --mem is a quarter of that) go out during the
 # forward pass and come back for the backward one.
-# grads: bench/devices/grads.tr, three AdamW steps whose gradients sum
-# many cotangents into one element (embedding, gather, reflect pad,
-# adaptive_avg_pool2d, conv2d): 8 MiB of weights, 32 "weights" for a
-# budget of 8 MiB, under which it evicts about 300 times.
+# grads: bench/devices/grads.tr, three AdamW steps through the ops whose
+# torch CUDA kernels sum in no fixed order (the backward of embedding,
+# gather, reflect pad, adaptive_avg_pool2d and conv2d; a per-window
+# cross entropy, a long 1-d cumsum, scatter and scatter_reduce with
+# repeated indices): 8 MiB of weights, 32 "weights" for a budget of
+# 8 MiB, under which it evicts about 300 times.
 workloads="mlp:64 transformer:96 embedding:112 loop:96 grads:32 train:248 large:1024"
 large_args=(16 4096 128 1 2)
 train_args=(8 1024 1024 5)

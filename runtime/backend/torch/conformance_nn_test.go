@@ -41,6 +41,10 @@ func nnConformanceRows() []opCase {
 		{op: ops.Attention, in: []tensor.Meta{m(tensor.BFloat16, 2, 3, 4), m(tensor.BFloat16, 2, 5, 4), m(tensor.BFloat16, 2, 5, 4)}, attrs: ops.AttentionAttrs{}},
 		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 3, 6, 2), m(i64, 3, 2), m(f32, 6)},
 			attrs: ops.NllLossAttrs{Reduction: ops.ReduceNone, IgnoreIndex: 2, HasWeight: true, LabelSmoothing: 0.2}, positive: true},
+		// [N, C, d...] goes to torch's loss over rows (nll_loss_rows).
+		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 2, 6, 3, 2), m(i64, 2, 3, 2), m(f32, 6)},
+			attrs: ops.NllLossAttrs{IgnoreIndex: 2, HasWeight: true}, positive: true},
+		{op: ops.NllLoss, in: []tensor.Meta{m(f64, 3, 6, 4), m(i64, 3, 4)}, attrs: ops.NllLossAttrs{Reduction: ops.ReduceSum, IgnoreIndex: -100}, positive: true},
 		{op: ops.NllLoss, in: []tensor.Meta{m(f64, 6), m(i64), m(f64, 6)},
 			attrs: ops.NllLossAttrs{Reduction: ops.ReduceSum, IgnoreIndex: -100, HasWeight: true, LabelSmoothing: 0.1}, positive: true},
 		{op: ops.NllLoss, in: []tensor.Meta{m(f32, 5, 6), m(i64, 5), m(f32, 6)},

@@ -49,6 +49,16 @@ func gatherCases(r *rand.Rand) []struct {
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax", IncludeSelf: true}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod"}}, []*tensor.Dense{x, intsBelow(r, 4, 6, 5, 6), fill(r, m(f32, 6, 5, 6), false)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: -1, Reduce: "mean", IncludeSelf: true}}, []*tensor.Dense{x, intsBelow(r, 6, 4, 5, 3), fill(r, m(f32, 4, 5, 3), false)}},
+		// Many elements written to one place: the last one wins (the
+		// plugin's scatter_last); sums and means add in index's order
+		// (scatter_reduce_ordered), with and without the target's value.
+		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 9, 5, 6), fill(r, m(f32, 9, 5, 6), false)}},
+		{opCase{op: ops.Scatter, attrs: ops.DimAttrs{Dim: -1}}, []*tensor.Dense{intsBelow(r, 100, 3, 4), intsBelow(r, 4, 3, 7), intsBelow(r, 100, 3, 8)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "sum"}}, []*tensor.Dense{x, intsBelow(r, 5, 4, 9, 6), fill(r, m(f32, 4, 9, 6), false)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "sum", IncludeSelf: true}}, []*tensor.Dense{intsBelow(r, 100, 3, 4), intsBelow(r, 3, 8, 4), intsBelow(r, 100, 8, 4)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean"}}, []*tensor.Dense{x, intsBelow(r, 4, 6, 5, 6), fill(r, m(f32, 6, 5, 6), false)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "mean", IncludeSelf: true}}, []*tensor.Dense{intsBelow(r, 100, 3, 4), intsBelow(r, 4, 3, 9), intsBelow(r, 100, 3, 9)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean"}}, []*tensor.Dense{fill(r, m(f64, 5), false), intsBelow(r, 3, 40), fill(r, m(f64, 40), false)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, intsBelow(r, 6, 8)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 3)}},
 		{opCase{op: ops.OneHot, attrs: ops.OneHotAttrs{NumClasses: 7}}, []*tensor.Dense{intsBelow(r, 7, 3, 4)}},
@@ -85,6 +95,12 @@ func pointwiseCases() []opCase {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
 			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: ops.ScanAttrs{Dim: -1}})
 	}
+	// A float cumsum whose elements all lie along dim is scanned in rows
+	// by the plugin (cumsum_blocked): one row beside zeros, rows padded,
+	// rows of rows.
+	t = append(t, opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1, 700)}, attrs: ops.ScanAttrs{Dim: -1}, positive: true},
+		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f64, 3000, 1)}, attrs: ops.ScanAttrs{Dim: 0}},
+		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1100*1024+37)}, attrs: ops.ScanAttrs{Dim: 0}, positive: true})
 	for _, a := range []ops.SortAttrs{{Dim: -1}, {Dim: 0, Descending: true}} {
 		t = append(t, opCase{op: ops.Argsort, in: []tensor.Meta{m(f32, 4, 7)}, attrs: a},
 			opCase{op: ops.Argsort, in: []tensor.Meta{m(f64, 9)}, attrs: a})

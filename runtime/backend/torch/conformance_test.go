@@ -406,6 +406,10 @@ func TestConformanceIndexedOps(t *testing.T) {
 		ceb(ops.DefaultIgnoreIndex, m(f64, 6), one),
 		ceb(7, m(f32, 2, 4, 3), perPixel),
 		ceb(-1, m(f32, 3, 5), none))
+	cases = append(cases, struct {
+		c      opCase
+		inputs []*tensor.Dense
+	}{opCase{op: ops.CrossEntropy, attrs: ops.CrossEntropyAttrs{IgnoreIndex: 7}}, []*tensor.Dense{fill(r, m(f32, 2, 4, 3), false), perPixel}})
 	cases = append(cases, gatherCases(r)...)
 	for _, tc := range cases {
 		t.Run(tc.c.op.Name(), func(t *testing.T) {
@@ -428,22 +432,29 @@ func TestConformanceIndexedOps(t *testing.T) {
 	}
 }
 
-// TestScatterAddIndexOutOfRange: scatter_add with an index outside [0,
-// size), negative or past the end, is an error on torch as on cpu (the
-// plugin adds through index_put_, which would wrap a negative index).
-func TestScatterAddIndexOutOfRange(t *testing.T) {
+// TestScatterIndexOutOfRange: scatter, scatter_add and scatter_reduce
+// with an index outside [0, size), negative or past the end, are errors
+// on torch as on cpu (the plugin writes through index_put_, which would
+// wrap a negative index).
+func TestScatterIndexOutOfRange(t *testing.T) {
 	plugin(t)
-	for _, bad := range []int64{-1, -4, 4} {
-		inputs := []*tensor.Dense{tensor.NewDense(m(f32, 4, 2)), tensorI64([]int64{0, 1, bad, 3, 2, 1}, 3, 2), tensor.NewDense(m(f32, 3, 2))}
-		c := opCase{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 0}}
-		if _, err := runCase(t, &cpu.Device{}, c, inputs); err == nil {
-			t.Errorf("index %d: cpu ran", bad)
-		}
-		dev, _ := onTorch(t, 0, "", nil)
-		if got, err := runCase(t, dev, c, inputs); err == nil {
-			t.Errorf("index %d: torch:cpu ran, giving %v", bad, got.F32())
-		} else if !strings.Contains(err.Error(), "out of bounds") {
-			t.Errorf("index %d: %v", bad, err)
+	for _, c := range []opCase{
+		{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 0}},
+		{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}},
+		{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "sum"}},
+		{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean", IncludeSelf: true}},
+	} {
+		for _, bad := range []int64{-1, -4, 4, 9} {
+			inputs := []*tensor.Dense{tensor.NewDense(m(f32, 4, 2)), tensorI64([]int64{0, 1, bad, 3, 2, 1}, 3, 2), tensor.NewDense(m(f32, 3, 2))}
+			if _, err := runCase(t, &cpu.Device{}, c, inputs); err == nil {
+				t.Errorf("%s, index %d: cpu ran", c.op, bad)
+			}
+			dev, _ := onTorch(t, 0, "", nil)
+			if got, err := runCase(t, dev, c, inputs); err == nil {
+				t.Errorf("%s, index %d: torch:cpu ran, giving %v", c.op, bad, got.F32())
+			} else if !strings.Contains(err.Error(), "out of bounds") {
+				t.Errorf("%s, index %d: %v", c.op, bad, err)
+			}
 		}
 	}
 }

@@ -259,19 +259,121 @@ struct DeterministicAlgorithms {
   ~DeterministicAlgorithms() { at::globalContext().setDeterministicAlgorithms(was, warn); }
 };
 
+// scatter_takes_index says whether the helpers below take a scatter's
+// arguments: index of x's rank, not empty, no larger than src anywhere or
+// than x off dim, src of x's dtype. Others go to torch's own kernel,
+// which gives its error for those it rejects.
+bool scatter_takes_index(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
+  if (index.dim() == 0 || index.numel() == 0 || x.dim() != index.dim() || src.dim() != index.dim()) return false;
+  if (src.scalar_type() != x.scalar_type() || index.scalar_type() != at::kLong) return false;
+  for (int64_t d = 0; d < index.dim(); d++) {
+    if (index.size(d) > src.size(d) || (d != dim && index.size(d) > x.size(d))) return false;
+  }
+  return true;
+}
+
+// index_in_range is index with every entry outside [0, size) made size,
+// one past the end: index_put_ then rejects it, as scatter does, where it
+// would wrap a negative one.
+at::Tensor index_in_range(const at::Tensor &index, int64_t size) {
+  return at::where(index.lt(0).logical_or(index.gt(size)), at::scalar_tensor(size, index.options()), index);
+}
+
 // scatter_add_ordered is at::scatter_add with each element's additions
 // in the order of their positions in index: on CUDA index_put_ with
 // accumulate sorts the indices stably and adds each run of equal ones in
 // order, where scatter_add's kernel adds with atomics; on the CPU it adds
-// serially when asked for deterministic kernels. A negative index is made
-// one past the end first, so that it is an error, as scatter_add's, not
-// wrapped as index_put_ would.
+// serially when asked for deterministic kernels.
 at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
-  if (index.dim() == 0 || index.numel() == 0 || x.dim() != index.dim()) return at::scatter_add(x, dim, index, src);
   dim = at::maybe_wrap_dim(dim, x.dim());
-  at::Tensor idx = at::where(index.lt(0), at::scalar_tensor(x.size(dim), index.options()), index);
+  if (!scatter_takes_index(x, dim, index, src)) return at::scatter_add(x, dim, index, src);
+  at::Tensor idx = index_in_range(index, x.size(dim));
   DeterministicAlgorithms deterministic;
   return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, index), true);
+}
+
+// scatter_last is at::scatter with the last of the elements written to
+// one position (in index's order) winning, as on the CPU, where CUDA's
+// kernel lets any of them win. Each element gets the value of the last
+// element aimed where it is: the targets are sorted stably, and each
+// finds its run's last with a binary search. Elements aimed at one place
+// then write one value, in whatever order. Nothing waits for the device.
+at::Tensor scatter_last(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
+  dim = at::maybe_wrap_dim(dim, x.dim());
+  if (!scatter_takes_index(x, dim, index, src)) return at::scatter(x, dim, index, src);
+  at::Tensor idx = index_in_range(index, x.size(dim));
+  c10::List<c10::optional<at::Tensor>> at = index_coords(idx, dim);
+  // target numbers each element's position in x, counting one more
+  // place along dim for the out-of-range ones.
+  at::Tensor target = at::zeros_like(idx);
+  int64_t stride = 1;
+  for (int64_t d = x.dim() - 1; d >= 0; d--) {
+    target = target + at.get(d).value() * stride;
+    stride *= x.size(d) + (d == dim);
+  }
+  at::Tensor flat = target.reshape({-1});
+  auto [sorted, order] = at::sort(flat, true, 0, false);
+  at::Tensor last = at::searchsorted(sorted, flat, false, true) - 1;
+  at::Tensor values = scatter_src(src, index).reshape({-1}).index_select(0, order.index_select(0, last));
+  return x.clone().index_put_(at, values.view(index.sizes()), false);
+}
+
+// scatter_reduce_ordered is at::scatter_reduce's sum and mean from
+// scatter_add_ordered, where torch's CUDA kernels add with atomics, as
+// torch computes them: a target's value is left out (made zero) unless
+// include_self; the mean divides by the count of values added (at least
+// one), rounding down for integers. Other reductions are torch's: their
+// results do not depend on the order.
+at::Tensor scatter_reduce_ordered(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src,
+                                  const std::string &reduce, bool include_self) {
+  dim = at::maybe_wrap_dim(dim, x.dim());
+  if ((reduce != "sum" && reduce != "mean") || !scatter_takes_index(x, dim, index, src)) {
+    return at::scatter_reduce(x, dim, index, src, reduce, include_self);
+  }
+  at::Tensor idx = index_in_range(index, x.size(dim));
+  at::Tensor start = include_self ? x : x.scatter(dim, idx, 0);
+  at::Tensor out = scatter_add_ordered(start, dim, idx, src);
+  if (reduce == "sum") return out;
+  at::Tensor count = scatter_add_ordered(include_self ? at::ones_like(x) : at::zeros_like(x), dim, idx, at::ones_like(src));
+  count.masked_fill_(count.eq(0), 1);
+  return at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()) ? out.div(count) : out.div(count, "floor");
+}
+
+// cumsum_blocked is at::cumsum without cub's device-wide scan, which
+// torch's CUDA kernel runs over a tensor whose elements all lie along dim
+// and whose float sums depend on the order its blocks finish. Such a
+// tensor's floats are scanned as rows of scan_row elements, each on its
+// own, every row then adding the (so computed) sum of the rows before it.
+// One row is scanned beside a row of zeros: two rows take torch's
+// row-wise kernel. Other tensors, and integers, are torch's cumsum.
+at::Tensor cumsum_blocked(const at::Tensor &x, int64_t dim) {
+  constexpr int64_t scan_row = 1024;
+  dim = at::maybe_wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
+  int64_t n = x.numel();
+  if (x.dim() == 0 || n < 2 || n != x.size(dim) || !(at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()))) {
+    return at::cumsum(x, dim);
+  }
+  int64_t rows = (n + scan_row - 1) / scan_row;
+  at::Tensor v = x.reshape({n});
+  if (rows * scan_row != n) v = at::constant_pad_nd(v, {0, rows * scan_row - n});
+  at::Tensor grid = v.view({rows, scan_row});
+  if (rows == 1) return at::cat({grid, at::zeros_like(grid)}).cumsum(1)[0].narrow(0, 0, n).view(x.sizes());
+  at::Tensor scanned = grid.cumsum(1);
+  at::Tensor before = cumsum_blocked(scanned.select(1, scan_row - 1).narrow(0, 0, rows - 1), 0);
+  scanned.narrow(0, 1, rows - 1).add_(before.unsqueeze(1));
+  return scanned.view({rows * scan_row}).narrow(0, 0, n).view(x.sizes());
+}
+
+// nll_loss_rows is at::nll_loss_nd with the classes of an [N, C, d...]
+// input moved last and the rest flattened into rows: [N·d..., C]. For
+// such inputs torch's CUDA loss (nll_loss2d) sums with atomics; over
+// rows it sums in one block, in a fixed order.
+at::Tensor nll_loss_rows(const at::Tensor &logp, const at::Tensor &target, const c10::optional<at::Tensor> &weight,
+                         int64_t reduction, int64_t ignore_index) {
+  if (logp.dim() < 3 || target.dim() != logp.dim() - 1) return at::nll_loss_nd(logp, target, weight, reduction, ignore_index);
+  at::Tensor rows = logp.movedim(1, -1).reshape({-1, logp.size(1)});
+  at::Tensor loss = at::nll_loss(rows, target.reshape({-1}), weight, reduction, ignore_index);
+  return reduction == at::Reduction::None ? loss.view(target.sizes()) : loss;
 }
 
 // adaptive_pool_weights is the [out, in] matrix of adaptive average
@@ -352,7 +454,7 @@ const std::unordered_map<std::string, OpFn> &nn_registry() {
          if (a.i(2)) w = a.in(2);
          const at::Tensor &logp = a.in(0), &t = a.in(1).to(at::kLong);
          double eps = a.f(0);
-         at::Tensor nll = at::nll_loss_nd(logp, t, w, reductions[r], a.i(1));
+         at::Tensor nll = nll_loss_rows(logp, t, w, reductions[r], a.i(1));
          if (eps == 0) return nll;
          // torch's cross_entropy with label smoothing, given log-probabilities.
          int64_t cdim = logp.dim() == 1 ? 0 : 1, classes = logp.size(cdim);
@@ -719,7 +821,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
          // with item() (which waits for the device).
          const at::Tensor &x = a.in(0), &index = a.in(1);
          if (src.dim() == 0) return at::scatter(x, a.i(0), index, src.to(x.scalar_type()).expand(index.sizes()));
-         return at::scatter(x, a.i(0), index, src);
+         return scatter_last(x, a.i(0), index, src);
        }},
       {"scatter_add", [](const Args &a) { return scatter_add_ordered(a.in(0), a.i(0), a.in(1), a.in(2)); }},
       // ia: dim, reduction (runtime/ops ScatterReductions' order), include_self
@@ -727,7 +829,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
          static const char *const reduce[] = {"sum", "prod", "mean", "amax", "amin"};
          int64_t r = a.i(1);
          if (r < 0 || r > 4) throw std::runtime_error("scatter_reduce: bad reduction");
-         return at::scatter_reduce(a.in(0), a.i(0), a.in(1), a.in(2), reduce[r], a.i(2) != 0);
+         return scatter_reduce_ordered(a.in(0), a.i(0), a.in(1), a.in(2), reduce[r], a.i(2) != 0);
        }},
       {"index_select", [](const Args &a) { return at::index_select(a.in(0), a.i(0), a.in(1)); }},
       // ia: num_classes
@@ -746,7 +848,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
        }},
       // scans, logsumexp, norms, sorting (runtime/ops/order.go)
       // ia: dim
-      {"cumsum", [](const Args &a) { return at::cumsum(a.in(0), a.i(0)); }},
+      {"cumsum", [](const Args &a) { return cumsum_blocked(a.in(0), a.i(0)); }},
       {"cumprod", [](const Args &a) { return at::cumprod(a.in(0), a.i(0)); }},
       // ia: keepdim, correction (unused), ndims, dims... (every dim listed)
       {"logsumexp", [](const Args &a) { return at::logsumexp(a.in(0), a.dims(2), a.i(0) != 0); }},
@@ -880,7 +982,10 @@ const std::unordered_map<std::string, OpFn> &registry() {
        }},
       // inputs logits, targets; ia: ignore_index
       {"cross_entropy", [](const Args &a) {
-         return at::cross_entropy_loss(a.in(0), a.in(1), {}, at::Reduction::Mean, a.i(0), 0.0);
+         const at::Tensor &x = a.in(0), &t = a.in(1);
+         // torch's cross_entropy_loss, its nll_loss over rows
+         if (at::isFloatingType(t.scalar_type())) return at::cross_entropy_loss(x, t, {}, at::Reduction::Mean, a.i(0), 0.0);
+         return nll_loss_rows(at::log_softmax(x, x.dim() == 1 ? 0 : 1), t, {}, at::Reduction::Mean, a.i(0));
        }},
       {"mse", [](const Args &a) { return at::mse_loss(a.in(0), a.in(1)); }},
       // inputs x, w [, bias]; ia: stride h w, pad_lo h w, pad_hi h w, dilation h w, groups
