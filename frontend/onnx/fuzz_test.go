@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -101,6 +102,11 @@ func FuzzRun(f *testing.F) {
 		// (a max pool of 48 x 48 windows over 48 x 48 planes of 81 x 122
 		// took 6.5 s, which the fuzzer took for a hang).
 		rt.HostPool().Limit = 16 << 20
+		// A model that runs long (a Loop of a million iterations) is
+		// interrupted, as Ctrl-C would: it must stop with an error and
+		// leak nothing all the same.
+		interrupt := time.AfterFunc(2*time.Second, rt.Interrupt)
+		defer interrupt.Stop()
 		p, err := Compile(rt, refs.Site{}, file)
 		if err != nil {
 			if n := rt.LiveRefs(); n != 0 {

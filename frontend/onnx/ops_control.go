@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -165,6 +166,9 @@ func lowerLoop(c *ctx, ins []*value) ([]*value, error) {
 	for i := int64(0); cond && (trips < 0 || i < trips); i++ {
 		if i >= maxLoopIterations {
 			return nil, fmt.Errorf("more than %d iterations", maxLoopIterations)
+		}
+		if c.rt.interrupted() {
+			return nil, fmt.Errorf("iteration %d: %w", i, refs.ErrInterrupted)
 		}
 		bound := map[string]*value{
 			body.Inputs[0].Name: c.keep(constOf(tensor.Int64, nil, float64(i))),

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -163,5 +164,49 @@ func TestScanReverse(t *testing.T) {
 		if g := got.At(i); g != w {
 			t.Errorf("element %d: got %v, want %v", i, g, w)
 		}
+	}
+}
+
+// TestLoopInterrupted: a Loop of many iterations on an interrupted
+// runtime (Ctrl-C in tref) stops before its next iteration with
+// refs.ErrInterrupted, instead of queuing the rest, and leaks no ref.
+func TestLoopInterrupted(t *testing.T) {
+	body := encGraph(
+		[][]byte{encNode("Identity", []string{"cond"}, []string{"cond_out"}), encNode("Add", []string{"v", "one"}, []string{"v_out"})},
+		nil,
+		[][]byte{encValue("iter", Int64), encValue("cond", Bool), encValue("v", Float, 2)},
+		[][]byte{encValue("cond_out", Bool), encValue("v_out", Float, 2)})
+	node := encNode("Loop", []string{"M", "", "X"}, []string{"Y"}, encAttrGraph("body", body))
+	inits := [][]byte{encTensorI64("M", nil, []int64{maxLoopIterations / 2}), encTensorF32("one", []int64{2}, []float32{1, 1})}
+	model := encModel(13, encGraph([][]byte{node}, inits, [][]byte{encValue("X", Float, 2)}, [][]byte{encValue("Y", Float, 2)}))
+	path := filepath.Join(t.TempDir(), "loop.onnx")
+	if err := os.WriteFile(path, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
+	p, err := Compile(rt, refs.Site{}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2}, DType: tensor.Float32}))
+	rt.Interrupt()
+	outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
+	if !errors.Is(err, refs.ErrInterrupted) {
+		t.Errorf("Run gave %d outputs and error %v, want %v", len(outs), err, refs.ErrInterrupted)
+	}
+	for _, r := range outs {
+		rt.Release(r)
+	}
+	rt.Release(in)
+	p.Release(rt)
+	rt.ClearInterrupt()
+	rt.Flush()
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs leaked", n)
 	}
 }

@@ -59,6 +59,10 @@ func (r *runner) Read(ref *refs.Ref) (*tensor.Dense, error) {
 	return r.rt.Read(ref)
 }
 
+// interrupted says whether the run was interrupted (refs.Runtime.Interrupt):
+// a Loop stops before its next iteration then.
+func (r *runner) interrupted() bool { return r.rt.Interrupted() }
+
 // HostPool is the host's allocator, for limit checks of host constants.
 func (r *runner) HostPool() *refs.HostPool { return r.rt.HostPool() }
 

@@ -103,6 +103,11 @@ func (rt *Runtime) Interrupt() { rt.interrupted.Store(true) }
 // ClearInterrupt lets ops run again after Interrupt.
 func (rt *Runtime) ClearInterrupt() { rt.interrupted.Store(false) }
 
+// Interrupted says whether Interrupt was called since the last
+// ClearInterrupt: a frontend that submits ops in a loop of its own (an
+// ONNX Loop) stops submitting then.
+func (rt *Runtime) Interrupted() bool { return rt.interrupted.Load() }
+
 // New makes a runtime that executes through exec.
 func New(exec Executor, opts Options) *Runtime {
 	if opts.WindowBytes == 0 {
