@@ -425,7 +425,7 @@ var simInexact bool
 // issue.tr's small ops, the faster of two runs (the first loads the
 // kernels), per op.
 func issueNs(dev string, c device.Cost) int64 {
-	const path = "bench/devices/issue.tr" // run from the repository root, as large.tr
+	const path = "cmd/tref/issue.tr" // tref calibrate's; run from the repository root, as large.tr
 	best := int64(0)
 	for range 2 {
 		r := run(path, nil, dev, 0, 0, c, "")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"math"
@@ -53,19 +54,16 @@ func (c *cli) calibrate(cfg *Config) int {
 	return 0
 }
 
-// issueOps is the number of ops measureIssue times, two per iteration of
-// issueScript's loop.
+// issueOps is the number of ops measureIssue times: two per iteration of
+// issue.tr's loop (TestIssueScriptOps counts them).
 const issueOps = 2000
 
 // issueScript issues small ops on the device, as a model's layers of
 // elementwise ops do: what it costs is the interpreter's, the engine's
 // and the launch call's time, not the kernels'.
-var issueScript = fmt.Sprintf(`let x = ones([8])
-for i in range(%d) {
-    x = relu(x + 1.0)
-}
-assert x[0].item() > 0
-`, issueOps/2)
+//
+//go:embed issue.tr
+var issueScript []byte
 
 // measureIssue is the host's time to issue one op on dev through the
 // interpreter and the placement engine (Cost.IssueNs): the faster of two
@@ -80,7 +78,7 @@ func (c *cli) measureIssue(dev string) (int64, error) {
 		rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
 		in := eval.NewInterpreter(eval.Config{RT: rt, Universe: c.universe, Stdout: io.Discard})
 		t0 := time.Now()
-		err = in.RunSource("issue.tr", []byte(issueScript))
+		err = in.RunSource("issue.tr", issueScript)
 		in.Close()
 		if ferr := rt.Flush(); err == nil {
 			err = ferr

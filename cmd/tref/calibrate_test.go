@@ -2,10 +2,15 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
+	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/device"
+	"github.com/tref-lang/tref/runtime/placement"
+	"github.com/tref-lang/tref/runtime/placement/trace"
+	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/stdlib"
 )
 
@@ -71,4 +76,35 @@ func flagsCost(t *testing.T, line string) device.Cost {
 		t.Fatalf("the flags %q do not parse: %s", line, stderr.String())
 	}
 	return placementConfig(cfg, "sim:0").Cost
+}
+
+// TestIssueScriptOps: issue.tr submits issueOps ops in its loop, besides
+// ones and the x[0] it reads, so measureIssue's time per op is per op.
+func TestIssueScriptOps(t *testing.T) {
+	rec := trace.NewRecorder()
+	ex, err := placement.NewExecutor(placement.Config{Device: "sim", Trace: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := refs.New(ex, refs.Options{Lookahead: refs.DefaultLookahead})
+	in := eval.NewInterpreter(eval.Config{RT: rt, Universe: stdlib.Universe(), Stdout: io.Discard})
+	err = in.RunSource("issue.tr", issueScript)
+	in.Close()
+	if ferr := rt.Flush(); err == nil {
+		err = ferr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := ex.(*placement.Engine)
+	tot, err := eng.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(issueOps + 2); tot.Ops != want {
+		t.Errorf("issue.tr ran %d ops, want %d (issueOps and two)", tot.Ops, want)
+	}
 }
