@@ -96,8 +96,8 @@ func pointwiseCases() []opCase {
 			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: ops.ScanAttrs{Dim: -1}})
 	}
 	// A float cumsum whose elements all lie along dim is scanned in rows
-	// by the plugin (cumsum_blocked): one row beside zeros, rows padded,
-	// rows of rows.
+	// by the plugin (scan_blocked): one row beside zeros, rows padded,
+	// rows of rows. (TestLongCumprod has cumprod's.)
 	t = append(t, opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1, 700)}, attrs: ops.ScanAttrs{Dim: -1}, positive: true},
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f64, 3000, 1)}, attrs: ops.ScanAttrs{Dim: 0}},
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1100*1024+37)}, attrs: ops.ScanAttrs{Dim: 0}, positive: true})

@@ -459,6 +459,37 @@ func TestScatterIndexOutOfRange(t *testing.T) {
 	}
 }
 
+// TestLongCumprod: a float cumprod whose elements all lie along dim is
+// scanned in rows by the plugin (scan_blocked), as cumsum's rows in the
+// conformance table; it agrees with cpu's. Factors near 1 keep the
+// products of a million in range.
+func TestLongCumprod(t *testing.T) {
+	plugin(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, mt := range []tensor.Meta{m(f32, 1, 700), m(f64, 2000, 1), m(f32, 1100*1024+37)} {
+		x := tensor.NewDense(mt)
+		for i := range x.Numel() {
+			x.Set(i, 1+1e-4*r.NormFloat64())
+		}
+		c := opCase{op: ops.Cumprod, attrs: ops.ScanAttrs{Dim: -1}}
+		if mt.Shape[len(mt.Shape)-1] == 1 {
+			c.attrs = ops.ScanAttrs{Dim: 0}
+		}
+		want, err := runCase(t, &cpu.Device{}, c, []*tensor.Dense{x})
+		if err != nil {
+			t.Fatalf("%v: cpu: %v", mt, err)
+		}
+		dev, _ := onTorch(t, 0, "", nil)
+		got, err := runCase(t, dev, c, []*tensor.Dense{x})
+		if err != nil {
+			t.Fatalf("%v: torch:cpu: %v", mt, err)
+		}
+		if msg := agree(got, want); msg != "" {
+			t.Errorf("%v: %s", mt, msg)
+		}
+	}
+}
+
 // agree compares within float32 tolerance (matmul-class ops sum in a
 // different order on each backend).
 func agree(got, want *tensor.Dense) string {

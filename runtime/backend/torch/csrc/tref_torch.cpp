@@ -339,28 +339,35 @@ at::Tensor scatter_reduce_ordered(const at::Tensor &x, int64_t dim, const at::Te
   return at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()) ? out.div(count) : out.div(count, "floor");
 }
 
-// cumsum_blocked is at::cumsum without cub's device-wide scan, which
-// torch's CUDA kernel runs over a tensor whose elements all lie along dim
-// and whose float sums depend on the order its blocks finish. Such a
-// tensor's floats are scanned as rows of scan_row elements, each on its
-// own, every row then adding the (so computed) sum of the rows before it.
-// One row is scanned beside a row of zeros: two rows take torch's
-// row-wise kernel. Other tensors, and integers, are torch's cumsum.
-at::Tensor cumsum_blocked(const at::Tensor &x, int64_t dim) {
+// scan_blocked is at::cumsum (or, with prod, at::cumprod) without cub's
+// device-wide scan, which torch's CUDA kernels run over a tensor whose
+// elements all lie along dim and whose float results depend on the order
+// its blocks finish. Such a tensor's floats are scanned as rows of
+// scan_row elements, each on its own, every row then adding (multiplying
+// by) the so computed total of the rows before it. One row is scanned
+// beside a row of identities: two rows take torch's row-wise kernel.
+// Other tensors, and integers, are torch's scans.
+at::Tensor scan_blocked(const at::Tensor &x, int64_t dim, bool prod) {
   constexpr int64_t scan_row = 1024;
+  auto scan = [prod](const at::Tensor &t, int64_t d) { return prod ? at::cumprod(t, d) : at::cumsum(t, d); };
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
   int64_t n = x.numel();
   if (x.dim() == 0 || n < 2 || n != x.size(dim) || !(at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()))) {
-    return at::cumsum(x, dim);
+    return scan(x, dim);
   }
-  int64_t rows = (n + scan_row - 1) / scan_row;
+  int64_t rows = (n + scan_row - 1) / scan_row, identity = prod ? 1 : 0;
   at::Tensor v = x.reshape({n});
-  if (rows * scan_row != n) v = at::constant_pad_nd(v, {0, rows * scan_row - n});
+  if (rows * scan_row != n) v = at::constant_pad_nd(v, {0, rows * scan_row - n}, identity);
   at::Tensor grid = v.view({rows, scan_row});
-  if (rows == 1) return at::cat({grid, at::zeros_like(grid)}).cumsum(1)[0].narrow(0, 0, n).view(x.sizes());
-  at::Tensor scanned = grid.cumsum(1);
-  at::Tensor before = cumsum_blocked(scanned.select(1, scan_row - 1).narrow(0, 0, rows - 1), 0);
-  scanned.narrow(0, 1, rows - 1).add_(before.unsqueeze(1));
+  if (rows == 1) return scan(at::cat({grid, at::full_like(grid, identity)}), 1)[0].narrow(0, 0, n).view(x.sizes());
+  at::Tensor scanned = scan(grid, 1);
+  at::Tensor before = scan_blocked(scanned.select(1, scan_row - 1).narrow(0, 0, rows - 1), 0, prod).unsqueeze(1);
+  at::Tensor later = scanned.narrow(0, 1, rows - 1);
+  if (prod) {
+    later.mul_(before);
+  } else {
+    later.add_(before);
+  }
   return scanned.view({rows * scan_row}).narrow(0, 0, n).view(x.sizes());
 }
 
@@ -848,8 +855,8 @@ const std::unordered_map<std::string, OpFn> &registry() {
        }},
       // scans, logsumexp, norms, sorting (runtime/ops/order.go)
       // ia: dim
-      {"cumsum", [](const Args &a) { return cumsum_blocked(a.in(0), a.i(0)); }},
-      {"cumprod", [](const Args &a) { return at::cumprod(a.in(0), a.i(0)); }},
+      {"cumsum", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), false); }},
+      {"cumprod", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), true); }},
       // ia: keepdim, correction (unused), ndims, dims... (every dim listed)
       {"logsumexp", [](const Args &a) { return at::logsumexp(a.in(0), a.dims(2), a.i(0) != 0); }},
       // ia: keepdim, ndims, dims... (every dim listed); fa: p
