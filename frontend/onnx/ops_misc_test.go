@@ -72,20 +72,7 @@ func TestScatterReductions(t *testing.T) {
 // its first output.
 func runOneInput(t *testing.T, model []byte, x *tensor.Dense) *tensor.Dense {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "m.onnx")
-	if err := os.WriteFile(path, model, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
-	p, err := Compile(rt, refs.Site{}, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, p := compileBytes(t, model)
 	defer p.Release(rt)
 	in := rt.FromHost(refs.Site{}, x)
 	defer rt.Release(in)
@@ -179,20 +166,7 @@ func TestLoopInterrupted(t *testing.T) {
 	node := encNode("Loop", []string{"M", "", "X"}, []string{"Y"}, encAttrGraph("body", body))
 	inits := [][]byte{encTensorI64("M", nil, []int64{maxLoopIterations / 2}), encTensorF32("one", []int64{2}, []float32{1, 1})}
 	model := encModel(13, encGraph([][]byte{node}, inits, [][]byte{encValue("X", Float, 2)}, [][]byte{encValue("Y", Float, 2)}))
-	path := filepath.Join(t.TempDir(), "loop.onnx")
-	if err := os.WriteFile(path, model, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
-	p, err := Compile(rt, refs.Site{}, f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, p := compileBytes(t, model)
 	in := rt.FromHost(refs.Site{}, tensor.NewDense(tensor.Meta{Shape: tensor.Shape{2}, DType: tensor.Float32}))
 	rt.Interrupt()
 	outs, err := p.Run(rt, refs.Site{}, []*refs.Ref{in})
@@ -209,4 +183,25 @@ func TestLoopInterrupted(t *testing.T) {
 	if n := rt.LiveRefs(); n != 0 {
 		t.Errorf("%d refs leaked", n)
 	}
+}
+
+// compileBytes writes model to a file, opens it and compiles it on a
+// fresh cpu runtime that counts refs; the file closes when the test ends.
+func compileBytes(t *testing.T, model []byte) (*refs.Runtime, *Program) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.onnx")
+	if err := os.WriteFile(path, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 16, TrackRefs: true})
+	p, err := Compile(rt, refs.Site{}, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, p
 }
