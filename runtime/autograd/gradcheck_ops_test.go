@@ -13,6 +13,17 @@ func gatherOrderCases() []gcase {
 	// distinct positions along dim 1 per row, so scatter writes no
 	// element twice
 	perm := dense(tensor.Int64, []int{3, 2}, func(i int) float64 { return []float64{3, 0, 1, 2, 0, 3}[i] })
+	longZeros := dense(tensor.Float64, []int{2, 13}, func(i int) float64 {
+		if j := i % 13; j == 2 || j == 6 || j == 7 {
+			return 0
+		}
+		return 0.5 + gen.Float64()
+	})
+	// scatter_reduce prod's zeros: x's and src's at position 0, two of
+	// src's at 1, one of src's at 2, x's alone at 3.
+	prodZerosX := dense(tensor.Float64, []int{4}, func(i int) float64 { return []float64{0, 2, 0.5, 0}[i] })
+	prodZerosIdx := dense(tensor.Int64, []int{8}, func(i int) float64 { return float64(i / 2) })
+	prodZerosSrc := dense(tensor.Float64, []int{8}, func(i int) float64 { return []float64{1.5, 0, 0, 0, 0, 0.7, 2, 3}[i] })
 	withZeros := dense(tensor.Float64, []int{2, 5}, func(i int) float64 { return []float64{1.5, 0, -2, 0.5, 3, 0, 0, 2, -1, 0.7}[i] })
 	return []gcase{
 		{op: "gather", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 6)}},
@@ -30,6 +41,9 @@ func gatherOrderCases() []gcase {
 		{name: "scatter_reduce_sum_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "sum"}, ins: []*tensor.Dense{randn(3, 6), ints(4, 3, 5), randn(3, 6)}},
 		{name: "scatter_reduce_mean_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean"}, ins: []*tensor.Dense{randn(6, 4), ints(4, 5, 4), randn(5, 4)}},
 		{name: "scatter_reduce_amax_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "amax"}, ins: []*tensor.Dense{randn(3, 6), ints(4, 3, 5), randn(3, 5)}},
+		{name: "scatter_reduce_prod", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "prod", IncludeSelf: true}, ins: []*tensor.Dense{randn(3, 4), ints(4, 3, 5), randn(3, 5)}},
+		{name: "scatter_reduce_prod_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod"}, ins: []*tensor.Dense{randn(6, 4), ints(4, 5, 4), randn(5, 4)}},
+		{name: "scatter_reduce_prod_zeros", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod", IncludeSelf: true}, ins: []*tensor.Dense{prodZerosX, prodZerosIdx, prodZerosSrc}},
 		{name: "scatter_reduce_amin_replace", op: "scatter_reduce", attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "amin"}, ins: []*tensor.Dense{randn(6, 4), ints(4, 5, 4), randn(5, 4)}},
 		{op: "index_select", attrs: ops.DimAttrs{Dim: 1}, ins: []*tensor.Dense{randn(2, 4, 3), ints(4, 6)}},
 		{name: "index_select_0d", op: "index_select", attrs: ops.DimAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2), ints(4)}},
@@ -39,6 +53,9 @@ func gatherOrderCases() []gcase {
 		{op: "cumprod", attrs: ops.ScanAttrs{Dim: -1}, ins: []*tensor.Dense{randn(3, 4)}},
 		{name: "cumprod_zeros", op: "cumprod", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{withZeros}},
 		{name: "cumprod_d0", op: "cumprod", attrs: ops.ScanAttrs{Dim: 0}, ins: []*tensor.Dense{randn(4, 2, 2)}},
+		// 13 places: four doubling steps; zeros at 2, 6 and 7; one place
+		{name: "cumprod_long_zeros", op: "cumprod", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{longZeros}},
+		{name: "cumprod_one", op: "cumprod", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 1)}},
 		{op: "logsumexp", attrs: ops.ReduceAttrs{Dims: []int{1}}, ins: []*tensor.Dense{randn(3, 4)}},
 		{name: "logsumexp_all_keep", op: "logsumexp", attrs: ops.ReduceAttrs{Keepdim: true}, ins: []*tensor.Dense{randn(2, 3)}},
 		{op: "norm", attrs: ops.VectorNormAttrs{P: 2}, ins: []*tensor.Dense{randn(3, 4)}},

@@ -292,7 +292,8 @@ func TestGradCheck(t *testing.T) {
 						return v
 					}
 					num := (f(eps) - f(-eps)) / (2 * eps)
-					if a := got.At(j); math.Abs(a-num) > 1e-5+1e-5*math.Abs(num) {
+					// Written so that a NaN on either side fails.
+					if a := got.At(j); !(math.Abs(a-num) <= 1e-5+1e-5*math.Abs(num)) {
 						t.Errorf("input %d element %d: gradient %.9g, finite differences %.9g", i, j, a, num)
 					}
 				}

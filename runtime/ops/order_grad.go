@@ -46,47 +46,45 @@ func reverse(b *Builder, x T, d int) T {
 	return b.Op(Index, IndexAttrs{Items: items}, x)
 }
 
-// cumprodGrad is exact where x has zeros (no division by x): with the
-// scanned dimension last, n long, and k, j positions along it,
+// cumprodGrad is exact where x has zeros (no division by x), and a
+// polynomial in x and g, so that its own gradient is exact too: with k
+// and j positions along the scanned dimension,
 //
-//	dx_k = E_k · Σ_{j ≥ k} g_j · Q_kj,  E_k = Π_{i<k} x_i,  Q_kj = Π_{k<i≤j} x_i,
+//	dx_k = E_k · T_k,  E_k = Π_{i<k} x_i,  T_k = Σ_{j≥k} g_j · Π_{k<i≤j} x_i,
 //
-// Q being the running product of the [n, n] matrix x_j (j > k) or 1, and
-// E the product of x_j (j < k) or 1: O(n²) work and memory per line.
+// E being the running product shifted one place, and T the solution of
+// T_k = g_k + x_{k+1} · T_{k+1} from the end, a linear recurrence that
+// log₂(n) doubling steps of whole-tensor ops solve: O(n log n) work and
+// O(n) memory, where the matrix of the products Π_{k<i≤j} would take
+// O(n²) (a cumprod over 2^18 elements asked for 256 GiB).
 func cumprodGrad(b *Builder, a *GradArgs, g T) []T {
 	xs := a.In[0].Shape
 	if len(xs) == 0 {
 		return []T{g}
 	}
-	d, r := scanDim(a), len(xs)
-	dt := a.OutMeta.DType
-	perm, back := make([]int, 0, r), make([]int, r)
-	for i := range r {
-		if i != d {
-			perm = append(perm, i)
-		}
-	}
-	perm = append(perm, d)
-	for i, p := range perm {
-		back[p] = i
-	}
-	x := b.Permute(b.Cast(a.X[0], dt), perm)
-	gp := b.Permute(g, perm)
+	d := scanDim(a)
 	n := xs[d]
-	ps := make(tensor.Shape, 0, r)
-	for _, p := range perm {
-		ps = append(ps, xs[p])
+	x := b.Cast(a.X[0], a.OutMeta.DType)
+	e := shift(b, b.Op(Cumprod, ScanAttrs{Dim: d}, x), d, 1, 1)
+	// Reversed, the recurrence is u_r = c_r + m_r · u_{r-1}: c is g
+	// reversed, m is x_{k+1} reversed (m_0 = 0: u starts at c_0). Each
+	// step makes u_r = c_r + m_r · u_{r-2s}, folding in the terms s
+	// places back; nothing lies before the start.
+	c := reverse(b, g, d)
+	m := reverse(b, shift(b, x, d, -1, 0), d)
+	for s := 1; s < n; s *= 2 {
+		c, m = b.Add(c, b.Mul(m, shift(b, c, d, s, 0))), b.Mul(m, shift(b, m, d, s, 0))
 	}
-	row := append(ps[:r-1:r-1], 1, n) // [..., 1, n]
-	sq := append(ps[:r-1:r-1], n, n)  // [..., n, n]
-	xj := b.Expand(b.Reshape(x, row), sq)
-	k := b.Iota(n, tensor.Shape{n, 1})
-	j := b.Iota(n, tensor.Shape{1, n})
-	one := b.Scalar(1, dt)
-	q := b.Op(Cumprod, ScanAttrs{Dim: -1}, b.Where(b.Op(Gt, nil, j, k), xj, one))
-	e := b.Op(Prod, ReduceAttrs{Dims: []int{-1}}, b.Where(b.Op(Lt, nil, j, k), xj, one))
-	t := b.Sum(b.Where(b.Op(Ge, nil, j, k), b.Mul(b.Reshape(gp, row), q), b.Zero(g)), []int{-1}, false)
-	return []T{b.Permute(b.Mul(e, t), back)}
+	return []T{b.Mul(e, reverse(b, c, d))}
+}
+
+// shift moves x's elements s places along dimension d (toward the end if
+// s > 0, else toward the start), filling the places left with fill.
+func shift(b *Builder, x T, d, s int, fill float64) T {
+	r := len(x.Meta().Shape)
+	pads := make([]int, 2*(r-d))
+	pads[len(pads)-2], pads[len(pads)-1] = s, -s
+	return b.Op(Pad, PadAttrs{Pads: pads, Mode: PadConstant, Value: fill}, x)
 }
 
 func vectorNormGrad(b *Builder, a *GradArgs, g T) []T {

@@ -6,8 +6,10 @@ import "fmt"
 // torch's for sum, mean, amax and amin: amax and amin share each result's
 // cotangent evenly among the values equal to it (x's element and src's).
 // With IncludeSelf false, x's elements that src's replace get none, and
-// a mean counts src's values only. prod, and amax or amin with a src
-// larger than index, fail with a clear error.
+// a mean counts src's values only. prod's cotangents are the products of
+// the other factors, computed where a factor is zero by reducing again
+// with it made one. amax, amin and prod with a src larger than index
+// fail with a clear error.
 
 func init() {
 	defineGrads(map[Op]*Grad{
@@ -55,6 +57,33 @@ func scatterReduceGrad(b *Builder, a *GradArgs, g T) []T {
 		n := b.Op(ScatterAdd, dim, selfIs, idx, srcIs)
 		gn := b.Div(g, n)
 		return []T{b.Mul(selfIs, gn), nil, b.Mul(srcIs, b.Op(Gather, dim, gn, idx))}
+	case "prod":
+		if !a.In[2].Shape.Equal(a.In[1].Shape) {
+			return fail("prod and a src larger than index")
+		}
+		return scatterProdGrad(b, a, g, replaced)
 	}
 	return fail("reduce=" + r.Reduce)
+}
+
+// scatterProdGrad is torch's gradient of scatter_reduce's prod. x's
+// cotangent is g times the product of the other factors: the product
+// with x's zeros made ones, over x so made. A src element's is g times
+// the result over it, or, where it is its position's only zero, g times
+// the product with it made one (where two are zero, the result and so
+// the cotangent is zero).
+func scatterProdGrad(b *Builder, a *GradArgs, g T, replaced func(T) T) []T {
+	x, idx, src := a.X[0], a.X[1], a.X[2]
+	dim := DimAttrs{Dim: a.Attrs.(ScatterReduceAttrs).Dim}
+	dt := g.Meta().DType
+	one, zero := b.Scalar(1, dt), b.Scalar(0, dt)
+	selfOnes := b.Where(b.Op(Eq, nil, x, zero), one, x)
+	gx := b.Div(b.Mul(g, b.Op(ScatterReduce, a.Attrs, selfOnes, idx, src)), selfOnes)
+	srcZero := b.Op(Eq, nil, src, zero)
+	zeros := b.Op(Gather, dim, b.Op(ScatterAdd, dim, zerosOf(b, a.In[0].Shape, g), idx, b.Cast(srcZero, dt)), idx)
+	onlyZero := b.Op(BitwiseAnd, nil, srcZero, b.Op(Eq, nil, zeros, one))
+	withOne := b.Op(ScatterReduce, a.Attrs, x, idx, b.Where(onlyZero, one, src))
+	gsrc := b.Where(onlyZero, b.Op(Gather, dim, b.Mul(g, withOne), idx),
+		b.Div(b.Op(Gather, dim, b.Mul(g, a.Out), idx), b.Where(srcZero, one, src)))
+	return []T{replaced(gx), nil, gsrc}
 }

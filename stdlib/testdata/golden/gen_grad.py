@@ -137,4 +137,11 @@ for name, fn in [("log1p", torch.log1p), ("expm1", torch.expm1), ("log2", torch.
 for red in ["sum", "mean", "amax", "amin"]:
     case("scatter_reduce/%s-replace" % red, "scatter_reduce", torch.scatter_reduce,
          [rn(3, 6), 1, ints(4, 3, 5), rn(3, 5), red], {"include_self": False})
+# prod: the product of the other factors, zeros among them (x's and src's
+# at position 0, two of src's at 1, one at 2, x's alone at 3)
+case("scatter_reduce/prod", "scatter_reduce", torch.scatter_reduce, [rn(3, 6), 1, ints(6, 3, 5), rn(3, 5), "prod"])
+case("scatter_reduce/prod-replace", "scatter_reduce", torch.scatter_reduce,
+     [rn(6, 3), 0, ints(6, 5, 3), rn(5, 3), "prod"], {"include_self": False})
+case("scatter_reduce/prod-zeros", "scatter_reduce", torch.scatter_reduce,
+     [torch.tensor([0.0, 2.0, 0.5, 0.0]), 0, torch.arange(8) // 2, torch.tensor([1.5, 0.0, 0.0, 0.0, 0.0, 0.7, 2.0, 3.0]), "prod"])
 g.write()
