@@ -59,10 +59,24 @@ func gatherCases(r *rand.Rand) []struct {
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean"}}, []*tensor.Dense{x, intsBelow(r, 4, 6, 5, 6), fill(r, m(f32, 6, 5, 6), false)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "mean", IncludeSelf: true}}, []*tensor.Dense{intsBelow(r, 100, 3, 4), intsBelow(r, 4, 3, 9), intsBelow(r, 100, 3, 9)}},
 		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean"}}, []*tensor.Dense{fill(r, m(f64, 5), false), intsBelow(r, 3, 40), fill(r, m(f64, 40), false)}},
+		// prod multiplies each position's run as a tree (scatter_prod):
+		// runs of about 8, of about 1700 factors near 1, and int64.
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod", IncludeSelf: true}}, []*tensor.Dense{fill(r, m(f64, 4, 3), false), intsBelow(r, 4, 30, 3), fill(r, m(f64, 30, 3), false)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod", IncludeSelf: true}}, []*tensor.Dense{fill(r, m(f32, 3), false), intsBelow(r, 3, 5000), nearOne(r, 5000)}},
+		{opCase{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 1, Reduce: "prod"}}, []*tensor.Dense{intsBelow(r, 100, 3, 4), intsBelow(r, 4, 3, 9), fill(r, m(i64, 3, 9), false)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 2}}, []*tensor.Dense{x, intsBelow(r, 6, 8)}},
 		{opCase{op: ops.IndexSelect, attrs: ops.DimAttrs{Dim: 0}}, []*tensor.Dense{x, intsBelow(r, 4, 3)}},
 		{opCase{op: ops.OneHot, attrs: ops.OneHotAttrs{NumClasses: 7}}, []*tensor.Dense{intsBelow(r, 7, 3, 4)}},
 	}
+}
+
+// nearOne is n float32 factors within about 1% of 1.
+func nearOne(r *rand.Rand, n int) *tensor.Dense {
+	d := tensor.NewDense(m(f32, n))
+	for i := range n {
+		d.Set(i, 1+0.01*r.NormFloat64())
+	}
+	return d
 }
 
 func tensorI64(v []int64, s ...int) *tensor.Dense {

@@ -443,6 +443,8 @@ func TestScatterIndexOutOfRange(t *testing.T) {
 		{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}},
 		{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "sum"}},
 		{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "mean", IncludeSelf: true}},
+		{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod", IncludeSelf: true}},
+		{op: ops.ScatterReduce, attrs: ops.ScatterReduceAttrs{Dim: 0, Reduce: "prod"}},
 	} {
 		for _, bad := range []int64{-1, -4, 4, 9} {
 			inputs := []*tensor.Dense{tensor.NewDense(m(f32, 4, 2)), tensorI64([]int64{0, 1, bad, 3, 2, 1}, 3, 2), tensor.NewDense(m(f32, 3, 2))}

@@ -292,44 +292,83 @@ at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tenso
   return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, index), true);
 }
 
+// ScatterRuns groups a scatter's elements by the position each is aimed
+// at: the positions are numbered (counting one more place along dim for
+// an out-of-range index, which index_put_ then rejects) and sorted
+// stably, so that the elements aimed at one place form a run, in index's
+// order. Nothing waits for the device.
+struct ScatterRuns {
+  // at: each element's coordinates in x, for index_put_.
+  c10::List<c10::optional<at::Tensor>> at;
+  // sorted: the position numbers in order; order: the element (in
+  // index's flattened order) at each place of sorted; last: for each
+  // element, the place in sorted of its run's last element.
+  at::Tensor sorted, order, last;
+
+  ScatterRuns(const at::Tensor &x, int64_t dim, const at::Tensor &index) {
+    at = index_coords(index_in_range(index, x.size(dim)), dim);
+    at::Tensor target = at::zeros_like(index);
+    int64_t stride = 1;
+    for (int64_t d = x.dim() - 1; d >= 0; d--) {
+      target = target + at.get(d).value() * stride;
+      stride *= x.size(d) + (d == dim);
+    }
+    at::Tensor flat = target.reshape({-1});
+    std::tie(sorted, order) = at::sort(flat, true, 0, false);
+    last = at::searchsorted(sorted, flat, false, true) - 1;
+  }
+
+  // write is x with each element's value written at its position; the
+  // elements of a run must carry one value, so that the order in which
+  // CUDA's kernel writes them does not matter.
+  at::Tensor write(const at::Tensor &x, const at::Tensor &values) const {
+    return x.clone().index_put_(at, values, false);
+  }
+};
+
 // scatter_last is at::scatter with the last of the elements written to
 // one position (in index's order) winning, as on the CPU, where CUDA's
-// kernel lets any of them win. Each element gets the value of the last
-// element aimed where it is: the targets are sorted stably, and each
-// finds its run's last with a binary search. Elements aimed at one place
-// then write one value, in whatever order. Nothing waits for the device.
+// kernel lets any of them win: each element carries its run's last value.
 at::Tensor scatter_last(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
   dim = at::maybe_wrap_dim(dim, x.dim());
   if (!scatter_takes_index(x, dim, index, src)) return at::scatter(x, dim, index, src);
-  at::Tensor idx = index_in_range(index, x.size(dim));
-  c10::List<c10::optional<at::Tensor>> at = index_coords(idx, dim);
-  // target numbers each element's position in x, counting one more
-  // place along dim for the out-of-range ones.
-  at::Tensor target = at::zeros_like(idx);
-  int64_t stride = 1;
-  for (int64_t d = x.dim() - 1; d >= 0; d--) {
-    target = target + at.get(d).value() * stride;
-    stride *= x.size(d) + (d == dim);
+  ScatterRuns runs(x, dim, index);
+  at::Tensor values = scatter_src(src, index).reshape({-1}).index_select(0, runs.order.index_select(0, runs.last));
+  return runs.write(x, values.view(index.sizes()));
+}
+
+// scatter_prod is at::scatter_reduce's prod, where torch's CUDA kernel
+// multiplies with atomics: each run's product is a segmented scan over
+// the sorted values (log2(n) steps, each multiplying an element by the
+// one 2^k places before it when both are of one run), which its last
+// element holds; every element of the run then writes x's value there
+// (one, unless include_self) times it.
+at::Tensor scatter_prod(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src, bool include_self) {
+  ScatterRuns runs(x, dim, index);
+  at::Tensor v = scatter_src(src, index).reshape({-1}).index_select(0, runs.order);
+  int64_t n = v.numel();
+  for (int64_t step = 1; step < n; step *= 2) {
+    at::Tensor later = v.narrow(0, step, n - step);
+    at::Tensor same = runs.sorted.narrow(0, step, n - step).eq(runs.sorted.narrow(0, 0, n - step));
+    v = at::cat({v.narrow(0, 0, step), at::where(same, later * v.narrow(0, 0, n - step), later)});
   }
-  at::Tensor flat = target.reshape({-1});
-  auto [sorted, order] = at::sort(flat, true, 0, false);
-  at::Tensor last = at::searchsorted(sorted, flat, false, true) - 1;
-  at::Tensor values = scatter_src(src, index).reshape({-1}).index_select(0, order.index_select(0, last));
-  return x.clone().index_put_(at, values.view(index.sizes()), false);
+  at::Tensor product = v.index_select(0, runs.last).view(index.sizes());
+  if (include_self) product = x.gather(dim, index_in_range(index, x.size(dim))) * product;
+  return runs.write(x, product);
 }
 
 // scatter_reduce_ordered is at::scatter_reduce's sum and mean from
 // scatter_add_ordered, where torch's CUDA kernels add with atomics, as
 // torch computes them: a target's value is left out (made zero) unless
 // include_self; the mean divides by the count of values added (at least
-// one), rounding down for integers. Other reductions are torch's: their
-// results do not depend on the order.
+// one), rounding down for integers. prod is scatter_prod's. amax and
+// amin are torch's: their results do not depend on the order.
 at::Tensor scatter_reduce_ordered(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src,
                                   const std::string &reduce, bool include_self) {
   dim = at::maybe_wrap_dim(dim, x.dim());
-  if ((reduce != "sum" && reduce != "mean") || !scatter_takes_index(x, dim, index, src)) {
-    return at::scatter_reduce(x, dim, index, src, reduce, include_self);
-  }
+  bool ordered = reduce == "sum" || reduce == "mean" || reduce == "prod";
+  if (!ordered || !scatter_takes_index(x, dim, index, src)) return at::scatter_reduce(x, dim, index, src, reduce, include_self);
+  if (reduce == "prod") return scatter_prod(x, dim, index, src, include_self);
   at::Tensor idx = index_in_range(index, x.size(dim));
   at::Tensor start = include_self ? x : x.scatter(dim, idx, 0);
   at::Tensor out = scatter_add_ordered(start, dim, idx, src);
