@@ -61,7 +61,7 @@ func scatterReduceGrad(b *Builder, a *GradArgs, g T) []T {
 		if !a.In[2].Shape.Equal(a.In[1].Shape) {
 			return fail("prod and a src larger than index")
 		}
-		return scatterProdGrad(b, a, g, replaced)
+		return scatterProdGrad(b, a, dim, g, replaced)
 	}
 	return fail("reduce=" + r.Reduce)
 }
@@ -72,9 +72,8 @@ func scatterReduceGrad(b *Builder, a *GradArgs, g T) []T {
 // the result over it, or, where it is its position's only zero, g times
 // the product with it made one (where two are zero, the result and so
 // the cotangent is zero).
-func scatterProdGrad(b *Builder, a *GradArgs, g T, replaced func(T) T) []T {
+func scatterProdGrad(b *Builder, a *GradArgs, dim DimAttrs, g T, replaced func(T) T) []T {
 	x, idx, src := a.X[0], a.X[1], a.X[2]
-	dim := DimAttrs{Dim: a.Attrs.(ScatterReduceAttrs).Dim}
 	dt := g.Meta().DType
 	one, zero := b.Scalar(1, dt), b.Scalar(0, dt)
 	selfOnes := b.Where(b.Op(Eq, nil, x, zero), one, x)
