@@ -306,8 +306,9 @@ func runCase(t *testing.T, exec refs.Executor, c opCase, inputs []*tensor.Dense)
 	return d.Clone(), nil
 }
 
-func TestConformanceCPUvsTorch(t *testing.T) {
-	plugin(t)
+func TestConformanceCPUvsTorch(t *testing.T) { kernelPaths(t, conformanceCPUvsTorch) }
+
+func conformanceCPUvsTorch(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i, c := range conformanceTable() {
 		name := fmt.Sprintf("%d-%s", i, c.op)
@@ -355,8 +356,9 @@ func TestConformanceCoversRegistry(t *testing.T) {
 	}
 }
 
-func TestConformanceIndexedOps(t *testing.T) {
-	plugin(t)
+func TestConformanceIndexedOps(t *testing.T) { kernelPaths(t, conformanceIndexedOps) }
+
+func conformanceIndexedOps(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	ids := tensor.NewDense(m(i64, 2, 3))
 	for i := range ids.I64() {
@@ -436,8 +438,9 @@ func TestConformanceIndexedOps(t *testing.T) {
 // with an index outside [0, size), negative or past the end, are errors
 // on torch as on cpu (the plugin writes through index_put_, which would
 // wrap a negative index).
-func TestScatterIndexOutOfRange(t *testing.T) {
-	plugin(t)
+func TestScatterIndexOutOfRange(t *testing.T) { kernelPaths(t, scatterIndexOutOfRange) }
+
+func scatterIndexOutOfRange(t *testing.T) {
 	for _, c := range []opCase{
 		{op: ops.ScatterAdd, attrs: ops.DimAttrs{Dim: 0}},
 		{op: ops.Scatter, attrs: ops.DimAttrs{Dim: 0}},
@@ -465,8 +468,9 @@ func TestScatterIndexOutOfRange(t *testing.T) {
 // scanned in rows by the plugin (scan_blocked), as cumsum's rows in the
 // conformance table; it agrees with cpu's. Factors near 1 keep the
 // products of a million in range.
-func TestLongCumprod(t *testing.T) {
-	plugin(t)
+func TestLongCumprod(t *testing.T) { kernelPaths(t, longCumprod) }
+
+func longCumprod(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, mt := range []tensor.Meta{m(f32, 1, 700), m(f64, 2000, 1), m(f32, 1100*1024+37)} {
 		x := tensor.NewDense(mt)
@@ -489,6 +493,24 @@ func TestLongCumprod(t *testing.T) {
 		if msg := agree(got, want); msg != "" {
 			t.Errorf("%v: %s", mt, msg)
 		}
+	}
+}
+
+// kernelPaths runs f with torch's kernels on the CPU, then with the
+// plugin's ordered builds of the ops whose CUDA kernels run in no fixed
+// order, which CUDA always takes (Lib.SetOrderedKernels).
+func kernelPaths(t *testing.T, f func(t *testing.T)) {
+	lib := plugin(t)
+	for _, ordered := range []bool{false, true} {
+		name := "torch"
+		if ordered {
+			name = "ordered"
+		}
+		t.Run(name, func(t *testing.T) {
+			was := lib.SetOrderedKernels(ordered)
+			defer lib.SetOrderedKernels(was)
+			f(t)
+		})
 	}
 }
 

@@ -36,7 +36,7 @@ type Lib struct {
 	Version string
 
 	fnFromHost, fnToHost, fnFree, fnHasOp, fnOp, fnNdim, fnDim, fnDtype, fnStorage uintptr
-	fnDeviceCount, fnSync, fnThreads, fnToDevice, fnIntoOpStats                    uintptr
+	fnDeviceCount, fnSync, fnThreads, fnToDevice, fnIntoOpStats, fnSetOrdered      uintptr
 
 	errorText func() string
 	// scalars is what tt_scalar_operands returned: 1 when tt_op takes a
@@ -125,7 +125,7 @@ func load(paths []string) (*Lib, error) {
 		{"tt_dim", &l.fnDim}, {"tt_storage_bytes", &l.fnStorage}, {"tt_dtype", &l.fnDtype}, {"tt_cuda_device_count", &l.fnDeviceCount},
 		{"tt_synchronize", &l.fnSync},
 		{"tt_set_num_threads", &l.fnThreads}, {"tt_to_device", &l.fnToDevice},
-		{"tt_into_op_stats", &l.fnIntoOpStats}, {"tt_source", new(uintptr)},
+		{"tt_into_op_stats", &l.fnIntoOpStats}, {"tt_set_ordered_kernels", &l.fnSetOrdered}, {"tt_source", new(uintptr)},
 	}
 	for _, s := range syms {
 		if *s.dst, err = purego.Dlsym(h, s.name); err != nil {
@@ -219,3 +219,20 @@ func (l *Lib) CUDADevices() int {
 
 // SetThreads sets libtorch's intra-op thread count.
 func (l *Lib) SetThreads(n int) { purego.SyscallN(l.fnThreads, uintptr(n)) }
+
+// SetOrderedKernels has the plugin run its ordered builds of the ops
+// whose CUDA kernels add or scan in no fixed order (the scatters, long
+// 1-d scans, nll_loss over [N, C, d...]) on the CPU too, as it always does
+// on CUDA, where the CPU otherwise takes torch's kernels, which run in
+// order already: tests run the CUDA path on the CPU with it. It returns
+// the previous setting.
+func (l *Lib) SetOrderedKernels(on bool) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	arg := uintptr(0)
+	if on {
+		arg = 1
+	}
+	r, _, _ := purego.SyscallN(l.fnSetOrdered, arg)
+	return r != 0
+}

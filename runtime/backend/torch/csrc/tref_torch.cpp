@@ -222,10 +222,21 @@ at::Tensor fold_pad(const at::Tensor &g, int64_t d, int64_t lo, int64_t hi, int6
 // The plugin's ops give the same bits each time they run, on CUDA too,
 // so that a run offloaded gives its resident run's output exactly (and a
 // run gives the same output twice). Where torch's CUDA kernels add with
-// atomics in the order their threads happen to run (scatter_add, the
-// backward kernels of pad and adaptive_avg_pool2d), the ops are built
-// from kernels that do not (fold_pad above, the helpers below), on every
-// device, so that the CPU's tests run the same path.
+// atomics, or scan, in the order their threads happen to run, the ops
+// are built from kernels that do not: the backward kernels of pad and
+// adaptive_avg_pool2d (fold_pad above, adaptive_pool_weights below) on
+// every device; the scatters, the long scans and nll_loss over [N, C,
+// d...] (the helpers below) on CUDA, for on the CPU torch's kernels
+// already run in order and the ordered builds cost more (a scatter of 2^20
+// elements takes 250 times as long). Tests run those on the CPU too
+// (tt_set_ordered_kernels).
+
+// ordered_everywhere has the ordered builds run on the CPU too.
+bool ordered_everywhere = false;
+
+// ordered says whether an op on t takes the plugin's ordered build, not
+// torch's kernel: on CUDA, or everywhere when asked.
+bool ordered(const at::Tensor &t) { return ordered_everywhere || !t.is_cpu(); }
 
 // index_coords are the coordinates of each element of index for
 // index_put_: index itself along dim, broadcast ranges along the others.
@@ -259,12 +270,12 @@ struct DeterministicAlgorithms {
   ~DeterministicAlgorithms() { at::globalContext().setDeterministicAlgorithms(was, warn); }
 };
 
-// scatter_takes_index says whether the helpers below take a scatter's
-// arguments: index of x's rank, not empty, no larger than src anywhere or
-// than x off dim, src of x's dtype. Others go to torch's own kernel,
-// which gives its error for those it rejects.
+// scatter_takes_index says whether the ordered builds below take a
+// scatter: ordered(x), and index of x's rank, not empty, no larger than
+// src anywhere or than x off dim, src of x's dtype. Others go to torch's
+// own kernel, which gives its error for those it rejects.
 bool scatter_takes_index(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
-  if (index.dim() == 0 || index.numel() == 0 || x.dim() != index.dim() || src.dim() != index.dim()) return false;
+  if (!ordered(x) || index.dim() == 0 || index.numel() == 0 || x.dim() != index.dim() || src.dim() != index.dim()) return false;
   if (src.scalar_type() != x.scalar_type() || index.scalar_type() != at::kLong) return false;
   for (int64_t d = 0; d < index.dim(); d++) {
     if (index.size(d) > src.size(d) || (d != dim && index.size(d) > x.size(d))) return false;
@@ -366,8 +377,8 @@ at::Tensor scatter_prod(const at::Tensor &x, int64_t dim, const at::Tensor &inde
 at::Tensor scatter_reduce_ordered(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src,
                                   const std::string &reduce, bool include_self) {
   dim = at::maybe_wrap_dim(dim, x.dim());
-  bool ordered = reduce == "sum" || reduce == "mean" || reduce == "prod";
-  if (!ordered || !scatter_takes_index(x, dim, index, src)) return at::scatter_reduce(x, dim, index, src, reduce, include_self);
+  bool ours = reduce == "sum" || reduce == "mean" || reduce == "prod";
+  if (!ours || !scatter_takes_index(x, dim, index, src)) return at::scatter_reduce(x, dim, index, src, reduce, include_self);
   if (reduce == "prod") return scatter_prod(x, dim, index, src, include_self);
   at::Tensor idx = index_in_range(index, x.size(dim));
   at::Tensor start = include_self ? x : x.scatter(dim, idx, 0);
@@ -391,7 +402,7 @@ at::Tensor scan_blocked(const at::Tensor &x, int64_t dim, bool prod) {
   auto scan = [prod](const at::Tensor &t, int64_t d) { return prod ? at::cumprod(t, d) : at::cumsum(t, d); };
   dim = at::maybe_wrap_dim(dim, std::max<int64_t>(x.dim(), 1));
   int64_t n = x.numel();
-  if (x.dim() == 0 || n < 2 || n != x.size(dim) || !(at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()))) {
+  if (!ordered(x) || x.dim() == 0 || n < 2 || n != x.size(dim) || !(at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()))) {
     return scan(x, dim);
   }
   int64_t rows = (n + scan_row - 1) / scan_row, identity = prod ? 1 : 0;
@@ -416,7 +427,7 @@ at::Tensor scan_blocked(const at::Tensor &x, int64_t dim, bool prod) {
 // rows it sums in one block, in a fixed order.
 at::Tensor nll_loss_rows(const at::Tensor &logp, const at::Tensor &target, const c10::optional<at::Tensor> &weight,
                          int64_t reduction, int64_t ignore_index) {
-  if (logp.dim() < 3 || target.dim() != logp.dim() - 1) return at::nll_loss_nd(logp, target, weight, reduction, ignore_index);
+  if (!ordered(logp) || logp.dim() < 3 || target.dim() != logp.dim() - 1) return at::nll_loss_nd(logp, target, weight, reduction, ignore_index);
   at::Tensor rows = logp.movedim(1, -1).reshape({-1, logp.size(1)});
   at::Tensor loss = at::nll_loss(rows, target.reshape({-1}), weight, reduction, ignore_index);
   return reduction == at::Reduction::None ? loss.view(target.sizes()) : loss;
@@ -1289,6 +1300,12 @@ int tt_into_op_stats(const char **names, int64_t *stats, int cap) {
     i++;
   }
   return i;
+}
+
+int tt_set_ordered_kernels(int on) {
+  bool was = ordered_everywhere;
+  ordered_everywhere = on != 0;
+  return was;
 }
 
 int tt_synchronize(int device) {

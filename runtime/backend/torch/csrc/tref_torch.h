@@ -85,6 +85,12 @@ int tt_op_into(const char *op, const tt_tensor *ins, int nin,
  * copies (on CUDA the work itself runs later). It returns how many ops
  * there are, which may be more than cap. */
 int tt_into_op_stats(const char **names, int64_t *stats, int cap);
+/* tt_set_ordered_kernels(1) has the plugin's ordered builds of the ops
+ * whose CUDA kernels add or scan in no fixed order (the scatters, long
+ * 1-d scans, nll_loss over [N, C, d...]) run on the CPU too, as they
+ * always do on CUDA, for tests; 0 gives the CPU torch's kernels again.
+ * It returns the previous setting. */
+int tt_set_ordered_kernels(int on);
 /* tt_synchronize waits for all work on a CUDA device (no-op on CPU). */
 int tt_synchronize(int device);
 
