@@ -65,25 +65,26 @@ func cumprodGrad(b *Builder, a *GradArgs, g T) []T {
 	d := scanDim(a)
 	n := xs[d]
 	x := b.Cast(a.X[0], a.OutMeta.DType)
-	r := len(xs)
-	e := shift(b, b.Op(Cumprod, ScanAttrs{Dim: d}, x), r, d, 1, 1)
+	rank := len(xs)
+	e := shift(b, b.Op(Cumprod, ScanAttrs{Dim: d}, x), rank, d, 1, 1)
 	// Reversed, the recurrence is u_r = c_r + m_r · u_{r-1}: c is g
 	// reversed, m is x_{k+1} reversed (m_0 = 0: u starts at c_0). Each
 	// step makes u_r = c_r + m_r · u_{r-2s}, folding in the terms s
 	// places back; nothing lies before the start.
 	c := reverse(b, g, d)
-	m := reverse(b, shift(b, x, r, d, -1, 0), d)
+	m := reverse(b, shift(b, x, rank, d, -1, 0), d)
 	for s := 1; s < n; s *= 2 {
-		c, m = b.Add(c, b.Mul(m, shift(b, c, r, d, s, 0))), b.Mul(m, shift(b, m, r, d, s, 0))
+		c, m = b.Add(c, b.Mul(m, shift(b, c, rank, d, s, 0))), b.Mul(m, shift(b, m, rank, d, s, 0))
 	}
 	return []T{b.Mul(e, reverse(b, c, d))}
 }
 
-// shift moves the elements of x (of rank r) s places along dimension d
-// (toward the end if s > 0, else toward the start), filling the places
-// left with fill. (x is nil after a failure: the builder's ops ignore it.)
-func shift(b *Builder, x T, r, d, s int, fill float64) T {
-	pads := make([]int, 2*(r-d))
+// shift moves the elements of x (of the given rank) s places along
+// dimension d (toward the end if s > 0, else toward the start), filling
+// the places left with fill. (x is nil after a failure: the builder's
+// ops ignore it.)
+func shift(b *Builder, x T, rank, d, s int, fill float64) T {
+	pads := make([]int, 2*(rank-d))
 	pads[len(pads)-2], pads[len(pads)-1] = s, -s
 	return b.Op(Pad, PadAttrs{Pads: pads, Mode: PadConstant, Value: fill}, x)
 }

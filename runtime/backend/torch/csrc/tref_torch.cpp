@@ -309,19 +309,19 @@ at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tenso
 // stably, so that the elements aimed at one place form a run, in index's
 // order. Nothing waits for the device.
 struct ScatterRuns {
-  // at: each element's coordinates in x, for index_put_.
-  c10::List<c10::optional<at::Tensor>> at;
+  // coords: each element's coordinates in x, for index_put_.
+  c10::List<c10::optional<at::Tensor>> coords;
   // sorted: the position numbers in order; order: the element (in
   // index's flattened order) at each place of sorted; last: for each
   // element, the place in sorted of its run's last element.
   at::Tensor sorted, order, last;
 
   ScatterRuns(const at::Tensor &x, int64_t dim, const at::Tensor &index) {
-    at = index_coords(index_in_range(index, x.size(dim)), dim);
+    coords = index_coords(index_in_range(index, x.size(dim)), dim);
     at::Tensor target = at::zeros_like(index);
     int64_t stride = 1;
     for (int64_t d = x.dim() - 1; d >= 0; d--) {
-      target = target + at.get(d).value() * stride;
+      target = target + coords.get(d).value() * stride;
       stride *= x.size(d) + (d == dim);
     }
     at::Tensor flat = target.reshape({-1});
@@ -333,7 +333,7 @@ struct ScatterRuns {
   // elements of a run must carry one value, so that the order in which
   // CUDA's kernel writes them does not matter.
   at::Tensor write(const at::Tensor &x, const at::Tensor &values) const {
-    return x.clone().index_put_(at, values, false);
+    return x.clone().index_put_(coords, values, false);
   }
 };
 
