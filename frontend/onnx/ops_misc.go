@@ -14,7 +14,7 @@ import (
 // Range.
 
 func init() {
-	direct := map[string]ops.Op{"Erf": ops.Erf, "Tan": ops.Tan, "Asin": ops.Asin, "Acos": ops.Acos, "Atan": ops.Atan, "Sinh": ops.Sinh, "Cosh": ops.Cosh, "Asinh": ops.Asinh, "Acosh": ops.Acosh, "Atanh": ops.Atanh, "Round": ops.Round, "IsNaN": ops.Isnan, "Floor": ops.Floor, "Ceil": ops.Ceil, "Sign": ops.Sign}
+	direct := map[string]ops.Op{"Erf": ops.Erf, "Tan": ops.Tan, "Asin": ops.Asin, "Acos": ops.Acos, "Atan": ops.Atan, "Sinh": ops.Sinh, "Cosh": ops.Cosh, "Asinh": ops.Asinh, "Acosh": ops.Acosh, "Atanh": ops.Atanh, "Round": ops.Round, "IsNaN": ops.Isnan, "Floor": ops.Floor, "Ceil": ops.Ceil, "Sign": ops.Sign, "Det": ops.Det}
 	for onnxName, op := range direct {
 		lower([]string{onnxName}, func(c *ctx, ins []*value) ([]*value, error) {
 			if err := need(ins, 0); err != nil {

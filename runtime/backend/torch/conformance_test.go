@@ -94,6 +94,13 @@ func conformanceTable() []opCase {
 		opCase{op: ops.Linear, in: []tensor.Meta{m(f32, 6, 8), m(f32, 5, 8), m(f32, 5)}},
 		opCase{op: ops.Linear, in: []tensor.Meta{m(f32, 2, 3, 8), m(f32, 5, 8)}},
 		opCase{op: ops.Outer, in: []tensor.Meta{m(f32, 4), m(f32, 3)}},
+		// random normal matrices: far from singular at this seed
+		opCase{op: ops.Solve, in: []tensor.Meta{m(f32, 4, 4), m(f32, 4, 3)}},
+		opCase{op: ops.Solve, in: []tensor.Meta{m(f64, 2, 5, 5), m(f64, 2, 5, 1)}},
+		opCase{op: ops.Solve, in: []tensor.Meta{m(tensor.BFloat16, 3, 3), m(tensor.BFloat16, 3, 2)}},
+		opCase{op: ops.Det, in: []tensor.Meta{m(f32, 3, 3)}},
+		opCase{op: ops.Det, in: []tensor.Meta{m(f64, 2, 3, 6, 6)}},
+		opCase{op: ops.Det, in: []tensor.Meta{m(f32, 0, 0)}},
 		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5, 6)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
 			{Kind: ops.IndexAt, At: -1}, {Kind: ops.IndexSlice, Start: 1, Stop: 4, HasStart: true, HasStop: true, Step: 2}}}},
 		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{

@@ -144,4 +144,14 @@ case("scatter_reduce/prod-replace", "scatter_reduce", torch.scatter_reduce,
      [rn(6, 3), 0, ints(6, 5, 3), rn(5, 3), "prod"], {"include_self": False})
 case("scatter_reduce/prod-zeros", "scatter_reduce", torch.scatter_reduce,
      [torch.tensor([0.0, 2.0, 0.5, 0.0]), 0, torch.arange(8) // 2, torch.tensor([1.5, 0.0, 0.0, 0.0, 0.0, 0.7, 2.0, 3.0]), "prod"])
+# det, inverse and solve, through solves with the transpose
+def wc(*shape):
+    return torch.eye(shape[-1]) * 2 + rn(*shape) * 0.5
+
+
+case("det", "det", torch.det, [wc(3, 3)], atol=1e-4)
+case("det/batch", "det", torch.det, [wc(2, 4, 4)], atol=1e-4)
+case("inverse", "inverse", torch.inverse, [wc(3, 3)], atol=1e-4)
+case("solve", "solve", torch.linalg.solve, [wc(3, 3), rn(3, 2)], atol=1e-4)
+case("solve/broadcast-vector", "solve", torch.linalg.solve, [wc(2, 3, 3), rn(3)], atol=1e-4)
 g.write()

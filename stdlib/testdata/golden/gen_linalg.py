@@ -1,4 +1,5 @@
-"""Goldens for matmul, linear, outer, conv2d, max_pool2d and attention.
+"""Goldens for matmul, linear, outer, conv2d, max_pool2d, attention, det,
+inverse and solve.
 
 Run with Debian's python3-torch: /usr/bin/python3 gen_linalg.py
 """
@@ -165,4 +166,31 @@ lw, lb = r(3, 4), r(3)
 g.case("linear/kwargs", "linear", F.linear, [r(2, 4)], {"weight": lw, "bias": lb},
        tref_kwargs={"w": lw, "b": lb}, **TOL)
 
+
+# det, inverse and solve: well-conditioned matrices (the identity plus
+# small normals), batches that broadcast, B as a vector, float64, errors.
+def wc(*shape, dtype=torch.float32):
+    n = shape[-1]
+    return (torch.eye(n, dtype=torch.float64) * 2 + torch.randn(*shape, dtype=torch.float64) * 0.5).to(dtype)
+
+
+LA = {"rtol": 1e-4, "atol": 1e-5}
+g.case("det/3x3", "det", torch.det, [wc(3, 3)], **LA)
+g.case("det/batch", "det", torch.det, [wc(2, 3, 4, 4)], **LA)
+g.case("det/f64", "det", torch.det, [wc(5, 5, dtype=torch.float64)])
+g.case("det/singular", "det", torch.det, [torch.tensor([[1.0, 2.0], [2.0, 4.0]])], **LA)
+g.case("det/empty", "det", torch.det, [torch.zeros(2, 0, 0)])
+g.case("inverse/4x4", "inverse", torch.inverse, [wc(4, 4)], **LA)
+g.case("inverse/batch-f64", "inverse", torch.inverse, [wc(3, 2, 2, dtype=torch.float64)])
+g.case("solve/matrix", "solve", torch.linalg.solve, [wc(4, 4), r(4, 3)], **LA)
+g.case("solve/vector", "solve", torch.linalg.solve, [wc(3, 3), r(3)], **LA)
+g.case("solve/batch-vector", "solve", torch.linalg.solve, [wc(2, 3, 3), r(2, 3)], **LA)
+g.case("solve/broadcast", "solve", torch.linalg.solve, [wc(2, 1, 3, 3), r(4, 3, 2)], **LA)
+g.case("solve/shared-vector", "solve", torch.linalg.solve, [wc(2, 3, 3), r(3)], **LA)
+g.case("solve/f64", "solve", torch.linalg.solve, [wc(5, 5, dtype=torch.float64), r(5, 2, dtype=torch.float64)])
+g.error("solve/singular", "solve", [torch.tensor([[1.0, 2.0], [2.0, 4.0]]), r(2)], "singular")
+g.error("solve/mismatch", "solve", [wc(3, 3), r(4)], "does not go with")
+g.error("solve/dtypes", "solve", [wc(2, 2), r(2, dtype=torch.float64)], "one dtype")
+g.error("det/not-square", "det", [r(2, 3)], "square")
+g.error("det/int", "det", [ri(2, 2)], "float")
 g.write()

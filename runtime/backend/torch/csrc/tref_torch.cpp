@@ -444,6 +444,12 @@ at::Tensor adaptive_pool_weights(int64_t out, int64_t in, at::ScalarType dtype, 
   return inside.to(dtype) / (end - start).to(dtype);
 }
 
+// as_float32 is t, or its float32 copy when t is float16 or bfloat16.
+at::Tensor as_float32(const at::Tensor &t) {
+  auto st = t.scalar_type();
+  return st == at::kHalf || st == at::kBFloat16 ? t.to(at::kFloat) : t;
+}
+
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
 // the CPU and rounds the result back (torch 1.13 has no CPU kernels of
 // convolutions, matmul, pooling, batch_norm and nll_loss for halves; tref's
@@ -992,6 +998,14 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::linear(a.in(0), a.in(1), b);
        }},
       {"outer", [](const Args &a) { return at::outer(a.in(0), a.in(1)); }},
+      // inputs A, B (runtime/ops/solve.go). torch's linalg takes float32
+      // and float64 only: halves are solved in float32 and rounded back,
+      // as the cpu backend does. A singular A is an error (on CUDA torch
+      // waits for the factorisation to tell).
+      {"solve", [](const Args &a) {
+         return at::linalg_solve(as_float32(a.in(0)), as_float32(a.in(1))).to(a.in(0).scalar_type());
+       }},
+      {"det", [](const Args &a) { return at::linalg_det(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
       // index; ia: ndims, then per input dimension: keep (0 removes the
       // dimension), start, count, step (ranges already resolved by tref).
       {"index", [](const Args &a) {

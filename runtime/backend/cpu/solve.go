@@ -1,0 +1,148 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// solve and det: each matrix of the batch is factored, in float64, into
+// P·A = L·U by Gaussian elimination with partial pivoting (LAPACK's
+// getrf); halves are computed in float32 and rounded, as torch does.
+
+func init() {
+	Register(ops.Solve, viaFloat32Inputs(solveKernel))
+	Register(ops.Det, viaFloat32Inputs(detKernel))
+}
+
+func solveKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if err := checkInputs("solve", ins, 2); err != nil {
+		return err
+	}
+	n, err := ops.SquareBatch("solve", ins[0].Meta)
+	if err != nil {
+		return err
+	}
+	a, b := castTo(ins[0], tensor.Float64).F64(), castTo(ins[1], tensor.Float64).F64()
+	k := 0
+	if s := out.Shape; len(s) > 0 {
+		k = s[len(s)-1]
+	}
+	x := make([]float64, len(b))
+	lu := make([]float64, n*n)
+	perm := make([]int, n)
+	for m := 0; m*n*n < len(a) && n > 0; m++ {
+		copy(lu, a[m*n*n:(m+1)*n*n])
+		if _, singular := luFactor(lu, n, perm); singular {
+			if len(a) == n*n {
+				return fmt.Errorf("A is singular")
+			}
+			return fmt.Errorf("matrix %d of A's batch is singular", m)
+		}
+		luSolve(lu, n, perm, b[m*n*k:(m+1)*n*k], x[m*n*k:(m+1)*n*k], k)
+	}
+	storeFloat(out, x)
+	return nil
+}
+
+func detKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if err := checkInputs("det", ins, 1); err != nil {
+		return err
+	}
+	n, err := ops.SquareBatch("det", ins[0].Meta)
+	if err != nil {
+		return err
+	}
+	a := castTo(ins[0], tensor.Float64).F64()
+	d := make([]float64, out.Numel())
+	lu := make([]float64, n*n)
+	perm := make([]int, n)
+	for m := range d {
+		copy(lu, a[m*n*n:(m+1)*n*n])
+		sign, singular := luFactor(lu, n, perm)
+		if singular {
+			continue // a zero pivot: the determinant is 0
+		}
+		d[m] = sign
+		for i := range n {
+			d[m] *= lu[i*n+i]
+		}
+	}
+	storeFloat(out, d)
+	return nil
+}
+
+// luFactor factors the n×n row-major matrix a in place into L (unit
+// lower triangular, stored below the diagonal) and U, rows exchanged as
+// perm records (row i of P·A is row perm[i] of A), choosing the largest
+// pivot of each column. It returns the permutation's sign and whether a
+// pivot was zero (a singular matrix; its other columns are still
+// eliminated, as LAPACK does).
+func luFactor(a []float64, n int, perm []int) (sign float64, singular bool) {
+	sign = 1
+	for i := range perm {
+		perm[i] = i
+	}
+	for c := range n {
+		p, best := c, math.Abs(a[c*n+c])
+		for r := c + 1; r < n; r++ {
+			if v := math.Abs(a[r*n+c]); v > best {
+				p, best = r, v
+			}
+		}
+		if best == 0 {
+			singular = true
+			continue
+		}
+		if p != c {
+			for j := range n {
+				a[c*n+j], a[p*n+j] = a[p*n+j], a[c*n+j]
+			}
+			perm[c], perm[p] = perm[p], perm[c]
+			sign = -sign
+		}
+		pivot := a[c*n+c]
+		for r := c + 1; r < n; r++ {
+			f := a[r*n+c] / pivot
+			a[r*n+c] = f
+			if f == 0 {
+				continue
+			}
+			row, top := a[r*n+c+1:r*n+n], a[c*n+c+1:c*n+n]
+			for j, v := range top {
+				row[j] -= f * v
+			}
+		}
+	}
+	return sign, singular
+}
+
+// luSolve writes into x (n×k, row-major) the solution of A·x = b from
+// A's factors (luFactor): y from L·y = P·b, then x from U·x = y.
+func luSolve(lu []float64, n int, perm []int, b, x []float64, k int) {
+	for i := range n {
+		copy(x[i*k:(i+1)*k], b[perm[i]*k:(perm[i]+1)*k])
+		for j := range i {
+			if f := lu[i*n+j]; f != 0 {
+				for c := range k {
+					x[i*k+c] -= f * x[j*k+c]
+				}
+			}
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := i + 1; j < n; j++ {
+			if f := lu[i*n+j]; f != 0 {
+				for c := range k {
+					x[i*k+c] -= f * x[j*k+c]
+				}
+			}
+		}
+		d := lu[i*n+i]
+		for c := range k {
+			x[i*k+c] /= d
+		}
+	}
+}

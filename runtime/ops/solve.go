@@ -1,0 +1,74 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// Square systems and determinants, torch.linalg's solve and det.
+var (
+	// Solve is X with A·X = B: A [..., n, n], B [..., n, k] of the same
+	// batch shape (stdlib's solve broadcasts them and takes vectors), X
+	// [..., n, k]. A singular A is an error.
+	Solve = Register(&Def{Name: "solve", Infer: inferSolve, Flops: solveFlops})
+	// Det is the determinant of A [..., n, n], of shape [...] (1 for n = 0).
+	Det = Register(&Def{Name: "det", Infer: inferDet, Flops: detFlops})
+)
+
+// SquareBatch checks that m holds square float matrices, [..., n, n], and
+// returns n.
+func SquareBatch(name string, m tensor.Meta) (int, error) {
+	if !m.DType.IsFloat() {
+		return 0, fmt.Errorf("%s: expected a float tensor, got %v", name, m.DType)
+	}
+	r := len(m.Shape)
+	if r < 2 || m.Shape[r-1] != m.Shape[r-2] {
+		return 0, fmt.Errorf("%s: expected square matrices [..., n, n], got shape %v", name, m.Shape)
+	}
+	return m.Shape[r-1], nil
+}
+
+func inferSolve(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if err := wantInputs("solve", in, 2); err != nil {
+		return tensor.Meta{}, err
+	}
+	a, b := in[0], in[1]
+	n, err := SquareBatch("solve", a)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	if b.DType != a.DType {
+		return tensor.Meta{}, fmt.Errorf("solve: A is %v and B %v: they must have one dtype", a.DType, b.DType)
+	}
+	r := len(a.Shape)
+	if len(b.Shape) != r || !b.Shape[:r-2].Equal(a.Shape[:r-2]) || b.Shape[r-2] != n {
+		return tensor.Meta{}, fmt.Errorf("solve: B of shape %v does not go with A of shape %v (want %v with any last dimension)", b.Shape, a.Shape, a.Shape)
+	}
+	return b, nil
+}
+
+func inferDet(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if err := wantInputs("det", in, 1); err != nil {
+		return tensor.Meta{}, err
+	}
+	if _, err := SquareBatch("det", in[0]); err != nil {
+		return tensor.Meta{}, err
+	}
+	s := in[0].Shape
+	return tensor.Meta{Shape: s[:len(s)-2].Clone(), DType: in[0].DType}, nil
+}
+
+// LU factorisation (2n³/3) and, per right-hand side, two triangular
+// solves (2n²).
+func solveFlops(in []tensor.Meta, out tensor.Meta, _ any) int64 {
+	s := in[0].Shape
+	n, k := int64(s[len(s)-1]), int64(out.Shape[len(out.Shape)-1])
+	return int64(s[:len(s)-2].Numel()) * (2*n*n*n/3 + 2*n*n*k)
+}
+
+func detFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
+	s := in[0].Shape
+	n := int64(s[len(s)-1])
+	return int64(s[:len(s)-2].Numel()) * 2 * n * n * n / 3
+}

@@ -1,0 +1,30 @@
+package ops
+
+import "github.com/tref-lang/tref/runtime/tensor"
+
+// Gradient rules of solve and det (solve.go; see grad.go), both through
+// solves with Aᵀ, so that they differentiate again. A singular A has no
+// inverse: det's gradient there is an error (torch's goes through an SVD).
+
+func init() {
+	defineGrads(map[Op]*Grad{
+		// X = A⁻¹B: B's cotangent is A⁻ᵀg, A's minus that times Xᵀ.
+		Solve: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			gb := b.Op(Solve, nil, b.Transpose(a.X[0]), g)
+			var ga T
+			if a.Need[0] {
+				ga = b.Neg(b.Matmul(gb, b.Transpose(a.Out)))
+			}
+			return []T{ga, gb}
+		}},
+		// d det(A) / dA = det(A) · A⁻ᵀ.
+		Det: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			s := a.In[0].Shape
+			n := s[len(s)-1]
+			eye := b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), a.OutMeta.DType)
+			invT := b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
+			scale := b.Reshape(b.Mul(g, a.Out), append(s[:len(s)-2].Clone(), 1, 1))
+			return []T{b.Mul(scale, invT)}
+		}},
+	})
+}
