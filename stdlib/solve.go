@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register("det", "det(A): the determinant of each square matrix A[..., n, n], of shape [...] (torch.det, torch.linalg.det)", detBuiltin)
+	register("det", "det(A): the determinant of each square matrix A[..., n, n], of shape [...]; its gradient (det(A) times A⁻ᵀ) is an error at a singular A, where torch's is defined (torch.det, torch.linalg.det)", detBuiltin)
 	register("inverse", "inverse(A): the inverse of each square matrix A[..., n, n]; a singular one is an error (torch.inverse, torch.linalg.inv)", inverseBuiltin)
 	register("solve", "solve(A, B): X with A @ X = B, for square A[..., n, n] and B[..., n, k] or B[..., n] (a vector per matrix); batch dimensions broadcast; a singular A is an error (torch.linalg.solve)", solveBuiltin)
 }
