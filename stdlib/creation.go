@@ -412,14 +412,24 @@ func builtinEye(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 	if m.Set {
 		cols = m.V
 	}
-	d, err := newHost(th, "eye", tensor.Shape{n, cols}, dt)
+	d, err := identity(th, "eye", n, cols, dt)
 	if err != nil {
 		return nil, err
 	}
-	for i := range min(n, cols) {
-		d.Set(i*cols+i, 1)
-	}
 	return hostResult(th, d), nil
+}
+
+// identity is an n x m host matrix of dtype dt with ones on its diagonal
+// (eye, inverse), taken from the host pool within its limit.
+func identity(th *eval.Thread, fname string, n, m int, dt tensor.DType) (*tensor.Dense, error) {
+	d, err := newHost(th, fname, tensor.Shape{n, m}, dt)
+	if err != nil {
+		return nil, err
+	}
+	for i := range min(n, m) {
+		d.Set(i*m+i, 1)
+	}
+	return d, nil
 }
 
 // randomFloats is rand and randn: float32 and float64 are drawn directly,

@@ -33,9 +33,9 @@ func inverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if err != nil {
 		return nil, err
 	}
-	eye := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{n, n}, DType: a.Meta().DType})
-	for i := range n {
-		eye.Set(i*n+i, 1)
+	eye, err := identity(th, b.Name, n, n, a.Meta().DType)
+	if err != nil {
+		return nil, err
 	}
 	c := newChain(th)
 	return named(b.Name)(c.Result(c.Op(ops.Solve, nil, a, c.Expand(c.Host(eye), a.Shape()))))
