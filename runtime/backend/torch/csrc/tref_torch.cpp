@@ -290,6 +290,13 @@ at::Tensor index_in_range(const at::Tensor &index, int64_t size) {
   return at::where(index.lt(0).logical_or(index.gt(size)), at::scalar_tensor(size, index.options()), index);
 }
 
+// add_in_order is scatter_add_ordered's sum for arguments it takes, dim
+// wrapped and idx already index_in_range.
+at::Tensor add_in_order(const at::Tensor &x, int64_t dim, const at::Tensor &idx, const at::Tensor &src) {
+  DeterministicAlgorithms deterministic;
+  return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, idx), true);
+}
+
 // scatter_add_ordered is at::scatter_add with each element's additions
 // in the order of their positions in index: on CUDA index_put_ with
 // accumulate sorts the indices stably and adds each run of equal ones in
@@ -298,10 +305,9 @@ at::Tensor index_in_range(const at::Tensor &index, int64_t size) {
 at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tensor &index, const at::Tensor &src) {
   dim = at::maybe_wrap_dim(dim, x.dim());
   if (!scatter_takes_index(x, dim, index, src)) return at::scatter_add(x, dim, index, src);
-  at::Tensor idx = index_in_range(index, x.size(dim));
-  DeterministicAlgorithms deterministic;
-  return x.clone().index_put_(index_coords(idx, dim), scatter_src(src, index), true);
+  return add_in_order(x, dim, index_in_range(index, x.size(dim)), src);
 }
+
 
 // ScatterRuns groups a scatter's elements by the position each is aimed
 // at: the positions are numbered (counting one more place along dim for
@@ -309,7 +315,9 @@ at::Tensor scatter_add_ordered(const at::Tensor &x, int64_t dim, const at::Tenso
 // stably, so that the elements aimed at one place form a run, in index's
 // order. Nothing waits for the device.
 struct ScatterRuns {
-  // coords: each element's coordinates in x, for index_put_.
+  // idx: index_in_range of the index; coords: each element's
+  // coordinates in x, for index_put_.
+  at::Tensor idx;
   c10::List<c10::optional<at::Tensor>> coords;
   // sorted: the position numbers in order; order: the element (in
   // index's flattened order) at each place of sorted; last: for each
@@ -317,7 +325,8 @@ struct ScatterRuns {
   at::Tensor sorted, order, last;
 
   ScatterRuns(const at::Tensor &x, int64_t dim, const at::Tensor &index) {
-    coords = index_coords(index_in_range(index, x.size(dim)), dim);
+    idx = index_in_range(index, x.size(dim));
+    coords = index_coords(idx, dim);
     at::Tensor target = at::zeros_like(index);
     int64_t stride = 1;
     for (int64_t d = x.dim() - 1; d >= 0; d--) {
@@ -364,7 +373,7 @@ at::Tensor scatter_prod(const at::Tensor &x, int64_t dim, const at::Tensor &inde
     v = at::cat({v.narrow(0, 0, step), at::where(same, later * v.narrow(0, 0, n - step), later)});
   }
   at::Tensor product = v.index_select(0, runs.last).view(index.sizes());
-  if (include_self) product = x.gather(dim, index_in_range(index, x.size(dim))) * product;
+  if (include_self) product = x.gather(dim, runs.idx) * product;
   return runs.write(x, product);
 }
 
@@ -382,9 +391,9 @@ at::Tensor scatter_reduce_ordered(const at::Tensor &x, int64_t dim, const at::Te
   if (reduce == "prod") return scatter_prod(x, dim, index, src, include_self);
   at::Tensor idx = index_in_range(index, x.size(dim));
   at::Tensor start = include_self ? x : x.scatter(dim, idx, 0);
-  at::Tensor out = scatter_add_ordered(start, dim, idx, src);
+  at::Tensor out = add_in_order(start, dim, idx, src);
   if (reduce == "sum") return out;
-  at::Tensor count = scatter_add_ordered(include_self ? at::ones_like(x) : at::zeros_like(x), dim, idx, at::ones_like(src));
+  at::Tensor count = add_in_order(include_self ? at::ones_like(x) : at::zeros_like(x), dim, idx, at::ones_like(src));
   count.masked_fill_(count.eq(0), 1);
   return at::isFloatingType(x.scalar_type()) || at::isComplexType(x.scalar_type()) ? out.div(count) : out.div(count, "floor");
 }
