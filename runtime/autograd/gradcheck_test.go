@@ -1,6 +1,7 @@
 package autograd_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"slices"
@@ -172,6 +173,16 @@ func gradCases() []gcase {
 	}
 	for _, name := range []string{"log2", "log10", "reciprocal"} {
 		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{pos(2, 3)}})
+	}
+	// The special functions: erfinv inside (-1, 1), the gamma family at
+	// positive x (and digamma across a pole-free stretch below 0).
+	cs = append(cs, gcase{op: "erfc", ins: []*tensor.Dense{randn(2, 3)}},
+		gcase{op: "erfinv", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, unit)}},
+		gcase{op: "lgamma", ins: []*tensor.Dense{pos(2, 3)}},
+		gcase{op: "digamma", ins: []*tensor.Dense{pos(2, 3)}},
+		gcase{op: "digamma", name: "digamma/negative", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, func(i int) float64 { return -2.9 + float64(i)*0.15 })}})
+	for n := range 3 {
+		cs = append(cs, gcase{op: "polygamma", name: fmt.Sprintf("polygamma/%d", n), attrs: ops.PolygammaAttrs{N: n}, ins: []*tensor.Dense{pos(2, 3)}})
 	}
 	cs = append(cs, gcase{op: "acosh", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, func(i int) float64 { return 1.2 + float64(i)*0.7 })}})
 	for i := range cs {

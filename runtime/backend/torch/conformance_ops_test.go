@@ -105,6 +105,15 @@ func pointwiseCases() []opCase {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}, attrs: attrs},
 			opCase{op: op, in: []tensor.Meta{m(f64, 7)}, attrs: attrs})
 	}
+	for _, op := range ops.Special {
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}},
+			opCase{op: op, in: []tensor.Meta{m(f64, 7)}},
+			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, positive: true})
+	}
+	for n := range 4 {
+		t = append(t, opCase{op: ops.Polygamma, in: []tensor.Meta{m(f32, 3, 4)}, attrs: ops.PolygammaAttrs{N: n}},
+			opCase{op: ops.Polygamma, in: []tensor.Meta{m(f64, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true})
+	}
 	for _, op := range []ops.Op{ops.Cumsum, ops.Cumprod} {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
 			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: ops.ScanAttrs{Dim: -1}})

@@ -78,6 +78,8 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return []int64{b2i(a.HasPosInf), b2i(a.HasNegInf)}, []float64{a.Nan, a.PosInf, a.NegInf}, true
 	case ops.TriluAttrs:
 		return []int64{int64(a.Diagonal), b2i(a.Upper)}, nil, true
+	case ops.PolygammaAttrs:
+		return []int64{int64(a.N)}, nil, true
 	case ops.ScanAttrs:
 		return []int64{int64(a.Dim)}, nil, true
 	case ops.SortAttrs:
@@ -161,6 +163,8 @@ func deref(a any) any {
 	case *ops.NanToNumAttrs:
 		return *p
 	case *ops.TriluAttrs:
+		return *p
+	case *ops.PolygammaAttrs:
 		return *p
 	case *ops.ScanAttrs:
 		return *p

@@ -136,6 +136,20 @@ class Golden:
             c["atol"] = atol
         self._add(c)
 
+    def grad_case(self, label, name, fn, args, kwargs=None, atol=2e-5, rtol=None):
+        """A case "grad/<label>": torch autograd's gradients of
+        sum(fn(args...) * w), w random, with respect to every float tensor
+        argument (zeros for one the output does not depend on), replayed by
+        tref's test builtin vjp_of_sum(name, w, args...)."""
+        kwargs = kwargs or {}
+        xs = [a.clone().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+        out = fn(*xs, **kwargs)
+        w = torch.randn(tuple(out.shape), dtype=torch.float32)
+        (out * w).sum().backward()
+        grads = [torch.zeros_like(x) if x.grad is None else x.grad
+                 for x in xs if isinstance(x, torch.Tensor) and x.is_floating_point()]
+        self.case("grad/" + label, "vjp_of_sum", lambda *a, **k: grads, [name, w] + list(args), kwargs, atol=atol, rtol=rtol)
+
     def error(self, name, fn, args, substring, kwargs=None):
         """A case that must fail with an error containing substring."""
         c = {"name": name, "fn": fn, "args": [encode_arg(a) for a in _round_floats(list(args))]}

@@ -24,18 +24,7 @@ def rn(*shape, dtype=torch.float32):
     return torch.randn(shape, dtype=torch.float64).to(dtype)
 
 
-def grad_case(label, name, fn, args, kwargs=None, atol=2e-5):
-    """torch autograd's gradients of sum(fn(args...) * w) with respect to
-    every float tensor argument; tref's vjp_of_sum(name, w, args...)."""
-    kwargs = kwargs or {}
-    xs = [a.clone().requires_grad_() if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
-    out = fn(*xs, **kwargs)
-    w = torch.randn(tuple(out.shape), dtype=torch.float32)
-    (out * w).sum().backward()
-    # an argument the output does not depend on has a zero gradient
-    grads = [torch.zeros_like(x) if x.grad is None else x.grad
-             for x in xs if isinstance(x, torch.Tensor) and x.is_floating_point()]
-    g.case("grad/" + label, "vjp_of_sum", lambda *a, **k: grads, [name, w] + list(args), kwargs, atol=atol)
+grad_case = g.grad_case
 
 
 SPECIAL = torch.tensor([float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1.0, -1.0, 2.5, -2.5, 1e-8])

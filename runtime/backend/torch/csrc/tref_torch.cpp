@@ -13,6 +13,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstring>
 #include <functional>
@@ -442,6 +443,32 @@ at::Tensor nll_loss_rows(const at::Tensor &logp, const at::Tensor &target, const
   return reduction == at::Reduction::None ? loss.view(target.sizes()) : loss;
 }
 
+// polygamma_reflected is at::polygamma(n, x) but for orders n >= 2 at x below -64,
+// where torch's zeta sums one term per unit from x up to 9 (a hang for x
+// near -1e15): there the terms at negative x + k are summed as the
+// difference of two zetas of positive arguments, as the cpu backend does
+// (runtime/backend/cpu/special.go):
+//
+//   Σ_{k<m} (x+k)^-s = (-1)^s·(ζ(s, 1-f) - ζ(s, 1-f+m)), m = -floor(x), f = x + m.
+//
+// Every element takes both paths, with 1 in place of the x a path does
+// not handle, so nothing waits for the device.
+at::Tensor polygamma_reflected(int64_t n, const at::Tensor &x) {
+  if (n < 2 || !at::isFloatingType(x.scalar_type())) return at::polygamma(n, x);
+  at::Tensor far = (x < -64).logical_and(x != at::floor(x));
+  at::Tensor one = at::ones_like(x);
+  at::Tensor direct = at::polygamma(n, at::where(far, one, x));
+  at::Tensor m = at::where(far, -at::floor(x), one);
+  at::Tensor f = at::where(far, x + m, one);
+  double s = double(n + 1);
+  at::Tensor neg = at::special_zeta(s, 1 - f) - at::special_zeta(s, 1 - f + m);
+  if ((n + 1) % 2 == 1) neg = -neg;
+  at::Tensor z = at::special_zeta(s, f) + neg;
+  double factorial = std::exp(std::lgamma(s));
+  at::Tensor reflected = z * (n % 2 == 1 ? factorial : -factorial);
+  return at::where(far, reflected, direct);
+}
+
 // adaptive_pool_weights is the [out, in] matrix of adaptive average
 // pooling along one dimension: row o holds 1/len over o's window, torch's
 // [floor(o·in/out), ceil((o+1)·in/out)).
@@ -867,6 +894,13 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"round", [](const Args &a) { return at::round(a.in(0), a.i(0)); }},
       {"sign", [](const Args &a) { return at::sign(a.in(0)); }},
       {"erf", [](const Args &a) { return at::erf(a.in(0)); }},
+      // special functions of runtime/ops/special.go
+      {"erfc", float_halves([](const Args &a) { return at::erfc(a.in(0)); })},
+      {"erfinv", float_halves([](const Args &a) { return at::erfinv(a.in(0)); })},
+      {"lgamma", float_halves([](const Args &a) { return at::lgamma(a.in(0)); })},
+      {"digamma", float_halves([](const Args &a) { return at::digamma(a.in(0)); })},
+      // ia: n
+      {"polygamma", float_halves([](const Args &a) { return polygamma_reflected(a.i(0), a.in(0)); })},
       {"isnan", [](const Args &a) { return at::isnan(a.in(0)); }},
       {"isinf", [](const Args &a) { return at::isinf(a.in(0)); }},
       // ia: has posinf, has neginf; fa: nan, posinf, neginf
