@@ -13,6 +13,7 @@ import (
 
 func init() {
 	defineGrads(notDifferentiable("argsort gives int64 indices", Argsort))
+	defineGrads(notDifferentiable("searchsorted gives int64 indices", Searchsorted))
 	defineGrads(map[Op]*Grad{
 		// The reversed running sum of g.
 		Cumsum: {VJP: func(b *Builder, a *GradArgs, g T) []T {

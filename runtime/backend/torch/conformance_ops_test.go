@@ -124,6 +124,14 @@ func pointwiseCases() []opCase {
 	t = append(t, opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1, 700)}, attrs: ops.ScanAttrs{Dim: -1}, positive: true},
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f64, 3000, 1)}, attrs: ops.ScanAttrs{Dim: 0}},
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1100*1024+37)}, attrs: ops.ScanAttrs{Dim: 0}, positive: true})
+	// searchsorted over random (unsorted) rows: both backends run torch's
+	// binary search, so they agree on any row.
+	for _, right := range []bool{false, true} {
+		a := ops.SearchsortedAttrs{Right: right}
+		t = append(t, opCase{op: ops.Searchsorted, in: []tensor.Meta{m(f32, 7), m(f32, 3, 4)}, attrs: a},
+			opCase{op: ops.Searchsorted, in: []tensor.Meta{m(f64, 2, 5), m(f64, 2, 3)}, attrs: a},
+			opCase{op: ops.Searchsorted, in: []tensor.Meta{m(i64, 6), m(i64, 9)}, attrs: a})
+	}
 	for _, a := range []ops.SortAttrs{{Dim: -1}, {Dim: 0, Descending: true}} {
 		t = append(t, opCase{op: ops.Argsort, in: []tensor.Meta{m(f32, 4, 7)}, attrs: a},
 			opCase{op: ops.Argsort, in: []tensor.Meta{m(f64, 9)}, attrs: a})

@@ -80,6 +80,8 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return []int64{int64(a.Diagonal), b2i(a.Upper)}, nil, true
 	case ops.PolygammaAttrs:
 		return []int64{int64(a.N)}, nil, true
+	case ops.SearchsortedAttrs:
+		return []int64{b2i(a.Right)}, nil, true
 	case ops.ScanAttrs:
 		return []int64{int64(a.Dim)}, nil, true
 	case ops.SortAttrs:
@@ -165,6 +167,8 @@ func deref(a any) any {
 	case *ops.TriluAttrs:
 		return *p
 	case *ops.PolygammaAttrs:
+		return *p
+	case *ops.SearchsortedAttrs:
 		return *p
 	case *ops.ScanAttrs:
 		return *p

@@ -964,6 +964,8 @@ const std::unordered_map<std::string, OpFn> &registry() {
        }},
       // ia: diagonal, upper
       {"trilu", [](const Args &a) { return a.i(1) ? at::triu(a.in(0), a.i(0)) : at::tril(a.in(0), a.i(0)); }},
+      // ia: right (torch's binary search; halves have kernels on both devices)
+      {"searchsorted", [](const Args &a) { return at::searchsorted(a.in(0), a.in(1), false, a.i(0) != 0); }},
       // ia: dim, descending
       {"argsort", [](const Args &a) {
          return std::get<1>(at::sort(a.in(0), c10::optional<bool>(true), a.i(0), a.i(1) != 0));
