@@ -22,6 +22,10 @@ import (
 //   - argsort (SortAttrs): the int64 indices that sort x along Dim, stably
 //     (ties keep their order); NaN sorts above every number, as in torch.
 //     sort and topk are argsort followed by gather.
+//   - cummax_indices, cummin_indices (ScanAttrs): the int64 index along
+//     Dim of the running maximum (minimum) so far: the last of equal
+//     extremes, and once a NaN is seen the last NaN, as torch's cummax
+//     and cummin; their values are a gather of x at the indices.
 
 // ScanAttrs are the attributes of cumsum and cumprod.
 type ScanAttrs struct {
@@ -52,7 +56,25 @@ var (
 	Norm = Register(&Def{Name: "norm", Infer: inferVectorNorm, Flops: perInput})
 	// Argsort takes SortAttrs.
 	Argsort = Register(&Def{Name: "argsort", Infer: inferArgsort, Flops: perInput})
+	// CummaxIndices and CumminIndices take ScanAttrs.
+	CummaxIndices = Register(&Def{Name: "cummax_indices", Infer: inferScanIndices("cummax_indices"), Flops: perInput})
+	CumminIndices = Register(&Def{Name: "cummin_indices", Infer: inferScanIndices("cummin_indices"), Flops: perInput})
 )
+
+// inferScanIndices is the int64 result of x's shape of a scan that
+// locates elements (any dtype).
+func inferScanIndices(name string) InferFunc {
+	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+		x, a, err := singleWithAttrs[ScanAttrs](name, in, attrs)
+		if err != nil {
+			return tensor.Meta{}, err
+		}
+		if _, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1)); err != nil {
+			return tensor.Meta{}, fmt.Errorf("%s: %v", name, err)
+		}
+		return tensor.Meta{Shape: x.Shape, DType: tensor.Int64}, nil
+	}
+}
 
 func inferScan(name string) InferFunc {
 	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {

@@ -14,6 +14,7 @@ import (
 func init() {
 	defineGrads(notDifferentiable("argsort gives int64 indices", Argsort))
 	defineGrads(notDifferentiable("searchsorted gives int64 indices", Searchsorted))
+	defineGrads(notDifferentiable("cummax and cummin locate elements: their values are a gather at these indices", CummaxIndices, CumminIndices))
 	defineGrads(map[Op]*Grad{
 		// The reversed running sum of g.
 		Cumsum: {VJP: func(b *Builder, a *GradArgs, g T) []T {

@@ -22,6 +22,8 @@ func init() {
 	Register(ops.Logsumexp, lineReduceKernel("logsumexp"))
 	Register(ops.Norm, lineReduceKernel("norm"))
 	Register(ops.Argsort, argsortKernel)
+	Register(ops.CummaxIndices, cumExtremeKernel("cummax_indices", false))
+	Register(ops.CumminIndices, cumExtremeKernel("cummin_indices", true))
 }
 
 // axisPlan is shape's (outer, r, inner) form around dim (0-d as [1]).
@@ -317,6 +319,72 @@ func argsortLines[T number](o []int64, x []T, p plan, desc bool) {
 				slices.SortFunc(line, compare)
 				for k, e := range line {
 					o[base+k*p.inner] = e.i
+				}
+			}
+		}
+	})
+}
+
+// cumExtremeKernel writes the index of the running maximum (or minimum,
+// least) along dim, as torch's cummax_cummin_helper: an element takes
+// over when it is NaN, or when it is >= (<=) the extreme so far and that
+// is not NaN.
+func cumExtremeKernel(name string, least bool) Kernel {
+	return func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+		if err := checkInputs(name, ins, 1); err != nil {
+			return err
+		}
+		a, err := ops.AttrsAs[ops.ScanAttrs](name, attrs)
+		if err != nil {
+			return err
+		}
+		x := ins[0]
+		switch {
+		case isHalf(x.DType):
+			x = castTo(x, tensor.Float32)
+		case x.DType.IsNarrowInt() && x.DType != tensor.Uint64:
+			x = castTo(x, tensor.Int64)
+		}
+		dim, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1))
+		if err != nil {
+			return err
+		}
+		p := axisPlan(x.Shape, dim)
+		switch x.DType {
+		case tensor.Float32:
+			cumExtremeLines(out.I64(), x.F32(), p, least)
+		case tensor.Float64:
+			cumExtremeLines(out.I64(), x.F64(), p, least)
+		case tensor.Int64:
+			cumExtremeLines(out.I64(), x.I64(), p, least)
+		case tensor.Uint8, tensor.Bool:
+			cumExtremeLines(out.I64(), x.U8(), p, least)
+		default:
+			return fmt.Errorf("%s has no cpu kernel for %v", name, x.DType)
+		}
+		return nil
+	}
+}
+
+func cumExtremeLines[T number](o []int64, x []T, p plan, least bool) {
+	if p.r == 0 {
+		return
+	}
+	overLines(p, func(o0, o1, j0, j1 int) {
+		for oi := o0; oi < o1; oi++ {
+			for j := j0; j < j1; j++ {
+				base := oi*p.r*p.inner + j
+				best, at := x[base], int64(0)
+				for k := range p.r {
+					v := x[base+k*p.inner]
+					takes := v >= best
+					if least {
+						takes = v <= best
+					}
+					if v != v || best == best && takes {
+						best, at = v, int64(k)
+					}
+					o[base+k*p.inner] = at
 				}
 			}
 		}

@@ -956,6 +956,9 @@ const std::unordered_map<std::string, OpFn> &registry() {
       // ia: dim
       {"cumsum", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), false); }},
       {"cumprod", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), true); }},
+      // ia: dim (the index of the running extreme; its value is a gather)
+      {"cummax_indices", [](const Args &a) { return std::get<1>(at::cummax(a.in(0), a.i(0))); }},
+      {"cummin_indices", [](const Args &a) { return std::get<1>(at::cummin(a.in(0), a.i(0))); }},
       // ia: keepdim, correction (unused), ndims, dims... (every dim listed)
       {"logsumexp", [](const Args &a) { return at::logsumexp(a.in(0), a.dims(2), a.i(0) != 0); }},
       // ia: keepdim, ndims, dims... (every dim listed); fa: p
