@@ -65,25 +65,28 @@ var (
 // locates elements (any dtype).
 func inferScanIndices(name string) InferFunc {
 	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-		x, a, err := singleWithAttrs[ScanAttrs](name, in, attrs)
-		if err != nil {
-			return tensor.Meta{}, err
-		}
-		if _, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1)); err != nil {
-			return tensor.Meta{}, fmt.Errorf("%s: %v", name, err)
-		}
-		return tensor.Meta{Shape: x.Shape, DType: tensor.Int64}, nil
+		x, err := scanInput(name, in, attrs)
+		return tensor.Meta{Shape: x.Shape, DType: tensor.Int64}, err
 	}
+}
+
+// scanInput is a scan's one input, its ScanAttrs' Dim checked against it.
+func scanInput(name string, in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	x, a, err := singleWithAttrs[ScanAttrs](name, in, attrs)
+	if err != nil {
+		return tensor.Meta{}, err
+	}
+	if _, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1)); err != nil {
+		return tensor.Meta{}, fmt.Errorf("%s: %v", name, err)
+	}
+	return x, nil
 }
 
 func inferScan(name string) InferFunc {
 	return func(in []tensor.Meta, attrs any) (tensor.Meta, error) {
-		x, a, err := singleWithAttrs[ScanAttrs](name, in, attrs)
+		x, err := scanInput(name, in, attrs)
 		if err != nil {
 			return tensor.Meta{}, err
-		}
-		if _, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1)); err != nil {
-			return tensor.Meta{}, fmt.Errorf("%s: %v", name, err)
 		}
 		dt := x.DType
 		if !dt.IsFloat() {

@@ -251,26 +251,50 @@ func argsortKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if err != nil {
 		return err
 	}
-	x := ins[0]
-	if isHalf(x.DType) {
+	desc := a.Descending
+	return indexLines("argsort", out, ins[0], a.Dim, lineIndexer{
+		f32: func(o []int64, x []float32, p plan) { argsortLines(o, x, p, desc) },
+		f64: func(o []int64, x []float64, p plan) { argsortLines(o, x, p, desc) },
+		i64: func(o []int64, x []int64, p plan) { argsortLines(o, x, p, desc) },
+		u8:  func(o []int64, x []uint8, p plan) { argsortLines(o, x, p, desc) },
+	})
+}
+
+// lineIndexer writes int64 indices for the lines of an input of each
+// dtype a kernel computes in (one generic function's instances).
+type lineIndexer struct {
+	f32 func(o []int64, x []float32, p plan)
+	f64 func(o []int64, x []float64, p plan)
+	i64 func(o []int64, x []int64, p plan)
+	u8  func(o []int64, x []uint8, p plan)
+}
+
+// indexLines runs the instance of run for x's dtype over x's lines along
+// dim, halves widened to float32 and the narrow integers (but uint64) to
+// int64, which keeps every order.
+func indexLines(name string, out, x *tensor.Dense, dim int, run lineIndexer) error {
+	switch {
+	case isHalf(x.DType):
 		x = castTo(x, tensor.Float32)
+	case x.DType.IsNarrowInt() && x.DType != tensor.Uint64:
+		x = castTo(x, tensor.Int64)
 	}
-	dim, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1))
+	d, err := tensor.NormDim(dim, max(len(x.Shape), 1))
 	if err != nil {
 		return err
 	}
-	p := axisPlan(x.Shape, dim)
+	p, o := axisPlan(x.Shape, d), out.I64()
 	switch x.DType {
 	case tensor.Float32:
-		argsortLines(out.I64(), x.F32(), p, a.Descending)
+		run.f32(o, x.F32(), p)
 	case tensor.Float64:
-		argsortLines(out.I64(), x.F64(), p, a.Descending)
+		run.f64(o, x.F64(), p)
 	case tensor.Int64:
-		argsortLines(out.I64(), x.I64(), p, a.Descending)
+		run.i64(o, x.I64(), p)
 	case tensor.Uint8, tensor.Bool:
-		argsortLines(out.I64(), x.U8(), p, a.Descending)
+		run.u8(o, x.U8(), p)
 	default:
-		return fmt.Errorf("argsort has no cpu kernel for %v", x.DType)
+		return fmt.Errorf("%s has no cpu kernel for %v", name, x.DType)
 	}
 	return nil
 }
@@ -338,31 +362,12 @@ func cumExtremeKernel(name string, least bool) Kernel {
 		if err != nil {
 			return err
 		}
-		x := ins[0]
-		switch {
-		case isHalf(x.DType):
-			x = castTo(x, tensor.Float32)
-		case x.DType.IsNarrowInt() && x.DType != tensor.Uint64:
-			x = castTo(x, tensor.Int64)
-		}
-		dim, err := tensor.NormDim(a.Dim, max(len(x.Shape), 1))
-		if err != nil {
-			return err
-		}
-		p := axisPlan(x.Shape, dim)
-		switch x.DType {
-		case tensor.Float32:
-			cumExtremeLines(out.I64(), x.F32(), p, least)
-		case tensor.Float64:
-			cumExtremeLines(out.I64(), x.F64(), p, least)
-		case tensor.Int64:
-			cumExtremeLines(out.I64(), x.I64(), p, least)
-		case tensor.Uint8, tensor.Bool:
-			cumExtremeLines(out.I64(), x.U8(), p, least)
-		default:
-			return fmt.Errorf("%s has no cpu kernel for %v", name, x.DType)
-		}
-		return nil
+		return indexLines(name, out, ins[0], a.Dim, lineIndexer{
+			f32: func(o []int64, x []float32, p plan) { cumExtremeLines(o, x, p, least) },
+			f64: func(o []int64, x []float64, p plan) { cumExtremeLines(o, x, p, least) },
+			i64: func(o []int64, x []int64, p plan) { cumExtremeLines(o, x, p, least) },
+			u8:  func(o []int64, x []uint8, p plan) { cumExtremeLines(o, x, p, least) },
+		})
 	}
 }
 
