@@ -20,3 +20,17 @@ func newChain(th *eval.Thread) *chain { return &chain{eval.NewChain(th)} }
 func (c *chain) scalar(v float64, dt tensor.DType) *refs.Ref {
 	return c.Constant(ops.FloatScalar(v, dt))
 }
+
+// Transpose swaps the last two dimensions of x (rank 2 or more).
+func (c *chain) Transpose(x *refs.Ref) *refs.Ref {
+	if x == nil {
+		return nil
+	}
+	n := len(x.Shape())
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	perm[n-1], perm[n-2] = n-2, n-1
+	return c.Op(ops.Permute, ops.PermuteAttrs{Dims: perm}, x)
+}

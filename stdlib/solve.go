@@ -12,6 +12,9 @@ import (
 func init() {
 	register("det", "det(A): the determinant of each square matrix A[..., n, n], of shape [...]; its gradient (det(A) times A⁻ᵀ) is an error at a singular A, where torch's is defined (torch.det, torch.linalg.det)", detBuiltin)
 	register("inverse", "inverse(A): the inverse of each square matrix A[..., n, n]; a singular one is an error (torch.inverse, torch.linalg.inv)", inverseBuiltin)
+	register("cholesky", "cholesky(A, upper=false): the lower triangular L, with a positive diagonal, of L @ Lᵀ = A for each symmetric positive-definite A[..., n, n] (only A's lower triangle is read; upper=true gives Lᵀ); one that is not positive-definite is an error (torch.linalg.cholesky)", choleskyBuiltin)
+	register("cholesky_solve", "cholesky_solve(B, L, upper=false): X with A @ X = B for A = L @ Lᵀ given its Cholesky factor L[..., n, n] (only its lower triangle is read; upper=true: L is Lᵀ, its upper triangle read) and B[..., n, k]; batch dimensions broadcast (torch.cholesky_solve)", choleskySolveBuiltin)
+	register("cholesky_inverse", "cholesky_inverse(L, upper=false): the inverse of A = L @ Lᵀ given its Cholesky factor L[..., n, n] (as cholesky_solve reads it) (torch.cholesky_inverse)", choleskyInverseBuiltin)
 	register("solve", "solve(A, B): X with A @ X = B, for square A[..., n, n] and B[..., n, k] or B[..., n] (a vector per matrix); batch dimensions broadcast; a singular A is an error (torch.linalg.solve)", solveBuiltin)
 }
 
@@ -46,28 +49,41 @@ func solveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a, "B|other", &rhs); err != nil {
 		return nil, err
 	}
-	n, err := ops.SquareBatch(b.Name, a.Meta())
+	c := newChain(th)
+	return named(b.Name)(c.Result(solveSystems(c, b.Name, a, rhs, true)))
+}
+
+// solveSystems submits X with A @ X = B, for square A[..., n, n] and
+// B[..., n, k], or (vectors) B[..., n]; batch dimensions broadcast.
+func solveSystems(c *chain, name string, a, rhs *refs.Ref, vectors bool) *refs.Ref {
+	if c.Err() != nil {
+		return nil
+	}
+	n, err := ops.SquareBatch(name, a.Meta())
 	if err != nil {
-		return nil, err
+		return c.fail(err)
 	}
 	if rhs.Meta().DType != a.Meta().DType {
-		return nil, fmt.Errorf("%s: A is %v and B %v: they must have one dtype (use astype)", b.Name, a.Meta().DType, rhs.Meta().DType)
+		return c.fail(fmt.Errorf("%s: A is %v and B %v: they must have one dtype (use astype)", name, a.Meta().DType, rhs.Meta().DType))
 	}
 	as, bs := a.Shape(), rhs.Shape()
 	// B is a vector per matrix, as torch reads it: 1-d, or A's shape
 	// without its last dimension.
-	vector := len(bs) == 1 || (len(bs) == len(as)-1 && bs.Equal(as[:len(as)-1]))
+	vector := vectors && (len(bs) == 1 || (len(bs) == len(as)-1 && bs.Equal(as[:len(as)-1])))
 	if len(bs) == 0 || (!vector && (len(bs) < 2 || bs[len(bs)-2] != n)) || (vector && bs[len(bs)-1] != n) {
-		return nil, fmt.Errorf("%s: B of shape %v does not go with A of shape %v: want B[..., %d, k] or B[..., %d]", b.Name, bs, as, n, n)
+		want := fmt.Sprintf("B[..., %d, k]", n)
+		if vectors {
+			want += fmt.Sprintf(" or B[..., %d]", n)
+		}
+		return c.fail(fmt.Errorf("%s: B of shape %v does not go with A of shape %v: want %s", name, bs, as, want))
 	}
-	c := newChain(th)
 	if vector {
 		rhs = c.Reshape(rhs, append(bs.Clone(), 1))
 		bs = append(bs.Clone(), 1)
 	}
 	batch, err := tensor.Broadcast(as[:len(as)-2], bs[:len(bs)-2])
 	if err != nil {
-		return c.Abort(fmt.Errorf("%s: the batch dimensions of A %v and B %v do not broadcast: %v", b.Name, as, bs, err))
+		return c.fail(fmt.Errorf("%s: the batch dimensions of A %v and B %v do not broadcast: %v", name, as, bs, err))
 	}
 	k := bs[len(bs)-1]
 	if wantA := append(batch.Clone(), n, n); !as.Equal(wantA) {
@@ -80,5 +96,76 @@ func solveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if vector {
 		x = c.Reshape(x, append(batch.Clone(), n))
 	}
-	return named(b.Name)(c.Result(x))
+	return x
+}
+
+// fail records err as the chain's error and returns nil.
+func (c *chain) fail(err error) *refs.Ref {
+	c.Fail(err)
+	return nil
+}
+
+func choleskyBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a *refs.Ref
+	var upper bool
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a, "upper?", &upper); err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	l := c.Op(ops.Cholesky, nil, a)
+	if upper {
+		l = c.Transpose(l)
+	}
+	return named(b.Name)(c.Result(l))
+}
+
+// choleskyFactor is the lower factor L that cholesky_solve and
+// cholesky_inverse read from f: f's lower triangle (upper: fᵀ's), valued
+// as that triangle but differentiated as the whole of f, as torch's
+// formulas do.
+func choleskyFactor(c *chain, name string, f *refs.Ref, upper bool) *refs.Ref {
+	if _, err := ops.SquareBatch(name, f.Meta()); err != nil {
+		return c.fail(err)
+	}
+	if upper {
+		f = c.Transpose(f)
+	}
+	strict := c.detached(func() *refs.Ref { return c.Op(ops.Trilu, ops.TriluAttrs{Diagonal: 1, Upper: true}, f) })
+	return c.Op(ops.Sub, nil, f, strict)
+}
+
+func choleskySolveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var rhs, f *refs.Ref
+	var upper bool
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "B|input", &rhs, "L|input2", &f, "upper?", &upper); err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	l := choleskyFactor(c, b.Name, f, upper)
+	y := solveSystems(c, b.Name, l, rhs, false)
+	lt := c.Transpose(l)
+	if y != nil && !y.Shape()[:len(y.Shape())-2].Equal(lt.Shape()[:len(lt.Shape())-2]) {
+		lt = c.Expand(lt, append(y.Shape()[:len(y.Shape())-2].Clone(), lt.Shape()[len(lt.Shape())-2:]...))
+	}
+	return named(b.Name)(c.Result(solveSystems(c, b.Name, lt, y, false)))
+}
+
+func choleskyInverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var f *refs.Ref
+	var upper bool
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "L|input", &f, "upper?", &upper); err != nil {
+		return nil, err
+	}
+	n, err := ops.SquareBatch(b.Name, f.Meta())
+	if err != nil {
+		return nil, err
+	}
+	eye, err := identity(th, b.Name, n, n, f.Meta().DType)
+	if err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	l := choleskyFactor(c, b.Name, f, upper)
+	y := c.Op(ops.Solve, nil, l, c.Expand(c.Host(eye), f.Shape()))
+	return named(b.Name)(c.Result(c.Op(ops.Solve, nil, c.Transpose(l), y)))
 }

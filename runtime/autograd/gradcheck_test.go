@@ -24,6 +24,11 @@ type gcase struct {
 	ins   []*tensor.Dense
 	// constant lists float inputs the rule gives no gradient (as torch).
 	constant []int
+	// symmetric checks, for ops that read one triangle of symmetric
+	// matrices (cholesky), the derivative along each symmetric direction:
+	// elements (i, j) and (j, i) moved together against the sum of their
+	// gradients, the convention of torch's symmetric gradients.
+	symmetric bool
 }
 
 var gen = rand.New(rand.NewSource(1))
@@ -174,6 +179,29 @@ func gradCases() []gcase {
 	for _, name := range []string{"log2", "log10", "reciprocal"} {
 		cs = append(cs, gcase{op: name, ins: []*tensor.Dense{pos(2, 3)}})
 	}
+	// cholesky of positive-definite matrices (A·Aᵀ + 3I), one and a batch.
+	spd := func(shape ...int) *tensor.Dense {
+		n := shape[len(shape)-1]
+		a := randn(shape...)
+		d := dense(tensor.Float64, shape, func(int) float64 { return 0 })
+		for b := 0; b*n*n < d.Numel(); b++ {
+			for i := range n {
+				for j := range n {
+					v := 0.0
+					for k := range n {
+						v += a.At(b*n*n+i*n+k) * a.At(b*n*n+j*n+k)
+					}
+					if i == j {
+						v += 3
+					}
+					d.Set(b*n*n+i*n+j, v)
+				}
+			}
+		}
+		return d
+	}
+	cs = append(cs, gcase{op: "cholesky", ins: []*tensor.Dense{spd(3, 3)}, symmetric: true},
+		gcase{op: "cholesky", name: "cholesky/batch", ins: []*tensor.Dense{spd(2, 4, 4)}, symmetric: true})
 	// The special functions: erfinv inside (-1, 1), the gamma family at
 	// positive x (and digamma across a pole-free stretch below 0).
 	cs = append(cs, gcase{op: "erfc", ins: []*tensor.Dense{randn(2, 3)}},
@@ -291,9 +319,21 @@ func TestGradCheck(t *testing.T) {
 					t.Fatalf("input %d: gradient %v for an input %v", i, got.Meta, d.Meta)
 				}
 				for j := range d.Numel() {
+					mirror := j
+					if c.symmetric {
+						n := d.Shape[len(d.Shape)-1]
+						r, col := j/n%n, j%n
+						if r < col {
+							continue // checked with its mirror
+						}
+						mirror = j - r*n - col + col*n + r
+					}
 					f := func(delta float64) float64 {
 						p := d.Clone()
 						p.Set(j, d.At(j)+delta)
+						if mirror != j {
+							p.Set(mirror, d.At(mirror)+delta)
+						}
 						args := slices.Clone(ins)
 						args[i] = rt.FromHost(refs.Site{}, p)
 						l := loss(t, rt, c, args, w)
@@ -304,7 +344,11 @@ func TestGradCheck(t *testing.T) {
 					}
 					num := (f(eps) - f(-eps)) / (2 * eps)
 					// Written so that a NaN on either side fails.
-					if a := got.At(j); !(math.Abs(a-num) <= 1e-5+1e-5*math.Abs(num)) {
+					a := got.At(j)
+					if mirror != j {
+						a += got.At(mirror)
+					}
+					if !(math.Abs(a-num) <= 1e-5+1e-5*math.Abs(num)) {
 						t.Errorf("input %d element %d: gradient %.9g, finite differences %.9g", i, j, a, num)
 					}
 				}

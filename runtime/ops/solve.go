@@ -6,7 +6,8 @@ import (
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
-// Square systems and determinants, torch.linalg's solve and det.
+// Square systems, determinants and Cholesky factors: torch.linalg's
+// solve, det and cholesky.
 var (
 	// Solve is X with A·X = B: A [..., n, n], B [..., n, k] of the same
 	// batch shape (stdlib's solve broadcasts them and takes vectors), X
@@ -14,7 +15,29 @@ var (
 	Solve = Register(&Def{Name: "solve", Infer: inferSolve, Flops: solveFlops})
 	// Det is the determinant of A [..., n, n], of shape [...] (1 for n = 0).
 	Det = Register(&Def{Name: "det", Infer: inferDet, Flops: detFlops})
+	// Cholesky is the lower triangular L, with a positive diagonal, of
+	// L·Lᵀ = A for each symmetric positive-definite A [..., n, n], of A's
+	// shape; only A's lower triangle is read. An A that is not
+	// positive-definite is an error.
+	Cholesky = Register(&Def{Name: "cholesky", Infer: inferCholesky, Flops: choleskyFlops})
 )
+
+func inferCholesky(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if err := wantInputs("cholesky", in, 1); err != nil {
+		return tensor.Meta{}, err
+	}
+	if _, err := SquareBatch("cholesky", in[0]); err != nil {
+		return tensor.Meta{}, err
+	}
+	return in[0], nil
+}
+
+// n³/3 multiply-adds per matrix.
+func choleskyFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
+	s := in[0].Shape
+	n := int64(s[len(s)-1])
+	return int64(s[:len(s)-2].Numel()) * n * n * n / 3
+}
 
 // SquareBatch checks that m holds square float matrices, [..., n, n], and
 // returns n.

@@ -2,8 +2,8 @@ package ops
 
 import "github.com/tref-lang/tref/runtime/tensor"
 
-// Gradient rules of solve and det (solve.go; see grad.go), both through
-// solves with Aᵀ, so that they differentiate again. A singular A has no
+// Gradient rules of solve, det and cholesky (solve.go; see grad.go), all
+// through solves, so that they differentiate again. A singular A has no
 // inverse: det's gradient there is an error (torch's goes through an SVD).
 
 func init() {
@@ -25,6 +25,16 @@ func init() {
 			invT := b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
 			scale := b.Reshape(b.Mul(g, a.Out), append(s[:len(s)-2].Clone(), 1, 1))
 			return []T{b.Mul(scale, invT)}
+		}},
+		// torch's cholesky_backward (after Murray, arXiv 1602.07527):
+		// Φ = tril(Lᵀg) with its strict lower part mirrored and halved,
+		// and A's cotangent L⁻ᵀ·Φ·L⁻¹, symmetric.
+		Cholesky: {SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			lt := b.Transpose(a.Out)
+			phi := b.Op(Trilu, TriluAttrs{}, b.Matmul(lt, g))
+			phi = b.MulScalar(b.Add(phi, b.Transpose(b.Op(Trilu, TriluAttrs{Diagonal: -1}, phi))), 0.5)
+			left := b.Op(Solve, nil, lt, phi)                                // L⁻ᵀΦ
+			return []T{b.Transpose(b.Op(Solve, nil, lt, b.Transpose(left)))} // (L⁻ᵀ(L⁻ᵀΦ)ᵀ)ᵀ = L⁻ᵀΦL⁻¹
 		}},
 	})
 }

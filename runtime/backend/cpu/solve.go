@@ -10,11 +10,60 @@ import (
 
 // solve and det: each matrix of the batch is factored, in float64, into
 // P·A = L·U by Gaussian elimination with partial pivoting (LAPACK's
-// getrf); halves are computed in float32 and rounded, as torch does.
+// getrf); cholesky factors A = L·Lᵀ column by column (potrf's order).
+// Halves are computed in float32 and rounded, as torch does.
 
 func init() {
 	Register(ops.Solve, viaFloat32Inputs(solveKernel))
 	Register(ops.Det, viaFloat32Inputs(detKernel))
+	Register(ops.Cholesky, viaFloat32Inputs(choleskyKernel))
+}
+
+func choleskyKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if err := checkInputs("cholesky", ins, 1); err != nil {
+		return err
+	}
+	n, err := ops.SquareBatch("cholesky", ins[0].Meta)
+	if err != nil {
+		return err
+	}
+	a := castTo(ins[0], tensor.Float64).F64()
+	l := make([]float64, len(a))
+	for m := 0; m*n*n < len(a) && n > 0; m++ {
+		if order := choleskyFactor(a[m*n*n:(m+1)*n*n], l[m*n*n:(m+1)*n*n], n); order > 0 {
+			if len(a) == n*n {
+				return fmt.Errorf("A is not positive-definite (its leading minor of order %d is not)", order)
+			}
+			return fmt.Errorf("matrix %d of A's batch is not positive-definite (its leading minor of order %d is not)", m, order)
+		}
+	}
+	storeFloat(out, l)
+	return nil
+}
+
+// choleskyFactor writes into l (zeroed) the lower triangular factor of
+// the n×n row-major a, reading a's lower triangle. It returns 0, or the
+// order of the first leading minor that is not positive (or is NaN).
+func choleskyFactor(a, l []float64, n int) int {
+	for j := range n {
+		d := a[j*n+j]
+		for k := range j {
+			d -= l[j*n+k] * l[j*n+k]
+		}
+		if !(d > 0) {
+			return j + 1
+		}
+		d = math.Sqrt(d)
+		l[j*n+j] = d
+		for i := j + 1; i < n; i++ {
+			s := a[i*n+j]
+			for k := range j {
+				s -= l[i*n+k] * l[j*n+k]
+			}
+			l[i*n+j] = s / d
+		}
+	}
+	return 0
 }
 
 func solveKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {

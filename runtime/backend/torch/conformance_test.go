@@ -351,9 +351,9 @@ func TestConformanceCoversRegistry(t *testing.T) {
 		covered[c.op] = true
 	}
 	// These take inputs the table cannot make at random: embedding and
-	// cross_entropy (and its backward) need in-range indices, dropout a mask; they have
-	// their own tests below.
-	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.CrossEntropyBackward, ops.Dropout}, indexedOps...) {
+	// cross_entropy (and its backward) need in-range indices, dropout a
+	// mask, cholesky positive-definite matrices; they have their own tests.
+	for _, op := range append([]ops.Op{ops.Embedding, ops.CrossEntropy, ops.CrossEntropyBackward, ops.Dropout, ops.Cholesky}, indexedOps...) {
 		covered[op] = true
 	}
 	for _, op := range cpu.Ops() {

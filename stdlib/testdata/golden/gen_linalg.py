@@ -193,4 +193,33 @@ g.error("solve/mismatch", "solve", [wc(3, 3), r(4)], "does not go with")
 g.error("solve/dtypes", "solve", [wc(2, 2), r(2, dtype=torch.float64)], "one dtype")
 g.error("det/not-square", "det", [r(2, 3)], "square")
 g.error("det/int", "det", [ri(2, 2)], "float")
+
+
+# cholesky, cholesky_solve, cholesky_inverse: symmetric positive-definite
+# matrices (M·Mᵀ + n·I); the upper triangle of cholesky's input is not
+# read; the gradients (torch's symmetric one for cholesky), and errors.
+def spd(*shape, dtype=torch.float32):
+    n = shape[-1]
+    m = torch.randn(*shape, dtype=torch.float64)
+    return (m @ m.transpose(-1, -2) + n * torch.eye(n, dtype=torch.float64)).to(dtype)
+
+
+g.case("cholesky/3x3", "cholesky", torch.linalg.cholesky, [spd(3, 3)], **LA)
+g.case("cholesky/batch-upper", "cholesky", torch.linalg.cholesky, [spd(2, 4, 4)], {"upper": True}, **LA)
+g.case("cholesky/f64", "cholesky", torch.linalg.cholesky, [spd(5, 5, dtype=torch.float64)])
+g.case("cholesky/lower-triangle-only", "cholesky", torch.linalg.cholesky, [torch.tensor([[4.0, 100.0], [2.0, 3.0]])], **LA)
+g.case("cholesky/empty", "cholesky", torch.linalg.cholesky, [torch.zeros(0, 0)])
+g.case("cholesky_solve/matrix", "cholesky_solve", torch.cholesky_solve, [r(3, 2), torch.linalg.cholesky(spd(3, 3))], **LA)
+g.case("cholesky_solve/upper-broadcast", "cholesky_solve", torch.cholesky_solve, [r(2, 3, 1), torch.linalg.cholesky(spd(3, 3), upper=True)], {"upper": True}, **LA)
+g.case("cholesky_solve/batch-f64", "cholesky_solve", torch.cholesky_solve, [r(2, 4, 3, dtype=torch.float64), torch.linalg.cholesky(spd(2, 4, 4, dtype=torch.float64))])
+g.case("cholesky_inverse/3x3", "cholesky_inverse", torch.cholesky_inverse, [torch.linalg.cholesky(spd(3, 3))], **LA)
+g.case("cholesky_inverse/upper-batch", "cholesky_inverse", torch.cholesky_inverse, [torch.linalg.cholesky(spd(2, 3, 3), upper=True)], {"upper": True}, **LA)
+g.grad_case("cholesky", "cholesky", torch.linalg.cholesky, [spd(3, 3)], atol=1e-4)
+g.grad_case("cholesky-batch-upper", "cholesky", torch.linalg.cholesky, [spd(2, 3, 3)], {"upper": True}, atol=1e-4)
+g.grad_case("cholesky_solve", "cholesky_solve", torch.cholesky_solve, [r(3, 2), torch.linalg.cholesky(spd(3, 3))], atol=1e-4)
+g.grad_case("cholesky_inverse", "cholesky_inverse", torch.cholesky_inverse, [torch.linalg.cholesky(spd(3, 3))], atol=1e-4)
+g.error("cholesky/not-positive-definite", "cholesky", [torch.tensor([[1.0, 2.0], [2.0, 1.0]])], "A is not positive-definite (its leading minor of order 2 is not)")
+g.error("cholesky/batch", "cholesky", [torch.stack([torch.eye(2), -torch.eye(2)])], "matrix 1 of A's batch is not positive-definite (its leading minor of order 1 is not)")
+g.error("cholesky/not-square", "cholesky", [r(2, 3)], "square")
+g.error("cholesky_solve/vector", "cholesky_solve", [r(3), torch.eye(3)], "want B[..., 3, k]")
 g.write()

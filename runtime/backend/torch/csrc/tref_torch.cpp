@@ -1054,6 +1054,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::linalg_solve(as_float32(a.in(0)), as_float32(a.in(1))).to(a.in(0).scalar_type());
        }},
       {"det", [](const Args &a) { return at::linalg_det(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
+      {"cholesky", [](const Args &a) { return at::linalg_cholesky(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
       // index; ia: ndims, then per input dimension: keep (0 removes the
       // dimension), start, count, step (ranges already resolved by tref).
       {"index", [](const Args &a) {
