@@ -24,6 +24,9 @@ var binaryDocs = map[ops.Op]string{
 	ops.Maximum:  "maximum(a, b): the larger element of a and b (NaN wins)",
 	ops.Minimum:  "minimum(a, b): the smaller element of a and b (NaN wins)",
 	ops.Atan2:    "atan2(a, b): the angle of the point (b, a) in (-pi, pi], by the signs of both (integers give float32), as torch.atan2(input, other)",
+	ops.Fmod:     "fmod(a, b): the remainder of a / b rounded toward zero, with the sign of a (C's fmod; mod and remainder take b's sign), as torch.fmod",
+	ops.Hypot:    "hypot(a, b): sqrt(a² + b²) without overflow or underflow (floating point only), as torch.hypot",
+	ops.Copysign: "copysign(a, b): |a| with the sign of b, -0.0 and the sign of NaN included (integers give float32), as torch.copysign",
 	ops.Eq:       "eq(a, b): a == b elementwise, a bool tensor",
 	ops.Ne:       "ne(a, b): a != b elementwise, a bool tensor",
 	ops.Lt:       "lt(a, b): a < b elementwise, a bool tensor",
@@ -55,6 +58,7 @@ func init() {
 	for op, doc := range unaryDocs {
 		register(op.Name(), doc, unaryBuiltin(op))
 	}
+	register("remainder", "remainder(a, b): mod(a, b), a % b with the sign of b, as torch.remainder", binaryBuiltin(ops.Mod))
 	register("clamp", "clamp(x, min=none, max=none): x limited to [min, max]", clampBuiltin)
 	register("astype", `astype(x, dtype): x converted to dtype ("float32", "int64", ...)`, astypeBuiltin)
 	register("where", "where(cond, a, b): a where cond is true, else b, broadcasting all three", whereBuiltin)

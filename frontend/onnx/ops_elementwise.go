@@ -127,38 +127,11 @@ func lowerMod(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1); err != nil {
 		return nil, err
 	}
-	a, b := ins[0], ins[1]
-	r, err := c.op(ops.Mod, nil, a, b)
-	if err != nil || c.attrInt("fmod", 0) == 0 {
-		return one(r, err)
+	op := ops.Mod
+	if c.attrInt("fmod", 0) != 0 {
+		op = ops.Fmod
 	}
-	// fmod: where r != 0 and the signs of r and a differ, r - b.
-	zero := c.scalar(r.meta.DType, 0)
-	nz, err := c.op(ops.Ne, nil, r, zero)
-	if err != nil {
-		return nil, err
-	}
-	rn, err := c.op(ops.Lt, nil, r, zero)
-	if err != nil {
-		return nil, err
-	}
-	an, err := c.op(ops.Lt, nil, a, zero)
-	if err != nil {
-		return nil, err
-	}
-	differ, err := c.op(ops.Ne, nil, rn, an)
-	if err != nil {
-		return nil, err
-	}
-	fix, err := c.and(nz, differ)
-	if err != nil {
-		return nil, err
-	}
-	rb, err := c.op(ops.Sub, nil, r, b)
-	if err != nil {
-		return nil, err
-	}
-	return one(c.op(ops.Where, nil, fix, rb, r))
+	return one(c.op(op, nil, ins[0], ins[1]))
 }
 
 // lowerPow raises; the result has the base's type.

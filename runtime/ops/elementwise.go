@@ -28,6 +28,15 @@ var (
 	// Atan2 is atan2(y, x): the angle of the point (x, y), in floating
 	// point (integers give float32), as torch.atan2.
 	Atan2 = Register(binaryDef("atan2"))
+	// Fmod is C's fmod: the remainder of a / b truncated toward zero,
+	// with a's sign (torch.fmod; mod is torch.remainder).
+	Fmod = Register(binaryDef("fmod"))
+	// Hypot is sqrt(a² + b²) without overflow, for floating-point inputs
+	// (torch.hypot).
+	Hypot = Register(binaryDef("hypot"))
+	// Copysign is |a| with b's sign bit (-0.0 and NaN's included), in
+	// floating point (integers give float32), as torch.copysign.
+	Copysign = Register(binaryDef("copysign"))
 )
 
 // The comparison ops, which give bool tensors.
@@ -75,7 +84,7 @@ var (
 )
 
 // BinaryArith lists the binary arithmetic ops.
-var BinaryArith = []Op{Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, Atan2}
+var BinaryArith = []Op{Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum, Atan2, Fmod, Hypot, Copysign}
 
 // Comparisons lists the comparison ops.
 var Comparisons = []Op{Eq, Ne, Lt, Le, Gt, Ge}
@@ -166,15 +175,19 @@ func BinaryDType(op Op, a, b tensor.Meta) (tensor.DType, error) {
 func binaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
 	dt := tensor.ResultType(a, b)
 	switch name {
-	case "div", "atan2":
+	case "div", "atan2", "copysign":
 		if !dt.IsFloat() {
 			dt = tensor.Float32
+		}
+	case "hypot":
+		if !dt.IsFloat() {
+			return 0, fmt.Errorf("hypot takes floating-point tensors, got %v and %v", a.DType, b.DType)
 		}
 	case "sub":
 		if a.DType == tensor.Bool || b.DType == tensor.Bool {
 			return 0, fmt.Errorf("subtraction with a bool tensor is not supported (%v - %v); use logical_not or astype", a, b)
 		}
-	case "floordiv", "mod", "pow":
+	case "floordiv", "mod", "fmod", "pow":
 		if dt == tensor.Bool {
 			return 0, fmt.Errorf("%s is not supported on bool tensors (%v, %v); use astype first", name, a, b)
 		}
@@ -321,6 +334,18 @@ func ModInt(a, b int64) (int64, error) {
 		r += b
 	}
 	return r, nil
+}
+
+// FmodInt is C's a % b for integers, with the dividend's sign
+// (torch.fmod).
+func FmodInt(a, b int64) (int64, error) {
+	if b == 0 {
+		return 0, ErrIntDivZero
+	}
+	if b == -1 {
+		return 0, nil // MinInt64 % -1 overflows in hardware
+	}
+	return a % b, nil
 }
 
 // FloorDivFloat is a // b for floats, computed as torch does (from fmod,

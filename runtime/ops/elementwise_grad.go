@@ -25,6 +25,22 @@ func init() {
 		Mod: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			return []T{g, needed(a, 1, func() T { return b.Neg(b.Mul(g, b.Op(FloorDiv, nil, a.X[0], a.X[1]))) })}
 		}},
+		// torch.fmod: x - trunc(x/y)·y.
+		Fmod: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			return []T{g, needed(a, 1, func() T { return b.Neg(b.Mul(g, b.Op(Trunc, nil, b.Div(a.X[0], a.X[1])))) })}
+		}},
+		// g·x/out and g·y/out (NaN at the origin, as torch).
+		Hypot: {Saves: []int{0, 1}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			r := b.Div(g, a.Out)
+			return []T{needed(a, 0, func() T { return b.Mul(r, a.X[0]) }), needed(a, 1, func() T { return b.Mul(r, a.X[1]) })}
+		}},
+		// out/x, 0 where x is 0, as torch; the sign's source gets none.
+		Copysign: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			x := b.Cast(a.X[0], a.OutMeta.DType)
+			zero := b.Zero(g)
+			ratio := b.Where(b.Op(Eq, nil, x, zero), zero, b.Div(a.Out, x))
+			return []T{b.Mul(g, ratio), b.Fit(zero, a.In[1])}
+		}},
 		Pow: {Saves: []int{0, 1}, SavesOut: true, VJP: powGrad},
 		// d atan2(y, x) = (x·dy - y·dx) / (x² + y²), NaN at the origin
 		// (as torch).

@@ -182,7 +182,8 @@ func stride[T, O any](x []T, o []O) int {
 	return 0
 }
 
-// floatArithRow is floordiv, mod or pow on floats.
+// floatArithRow is floordiv, mod, pow, atan2, fmod, hypot or copysign on
+// floats.
 func floatArithRow[F float](name string) func(o, a, b []F) error {
 	var f func(x, y float64) float64
 	switch name {
@@ -194,6 +195,12 @@ func floatArithRow[F float](name string) func(o, a, b []F) error {
 		return powFloatRow[F]
 	case "atan2":
 		f = math.Atan2
+	case "fmod":
+		f = math.Mod
+	case "hypot":
+		f = math.Hypot
+	case "copysign":
+		f = math.Copysign
 	default:
 		panic("cpu: no float row for " + name)
 	}
@@ -230,7 +237,7 @@ func powFloatRow[F float](o, a, b []F) error {
 	return nil
 }
 
-// intArithRow is floordiv, mod or pow on integers (computed in int64 and
+// intArithRow is floordiv, mod, fmod or pow on integers (computed in int64 and
 // truncated back, which wraps uint8 as torch does).
 func intArithRow[T number](name string) func(o, a, b []T) error {
 	var f func(x, y int64) (int64, error)
@@ -241,9 +248,11 @@ func intArithRow[T number](name string) func(o, a, b []T) error {
 		f = ops.ModInt
 	case "pow":
 		f = ops.PowInt
-	case "atan2":
-		// Inference makes atan2's result a float: integers never get here.
-		f = func(int64, int64) (int64, error) { return 0, errors.New("atan2 computes in floating point") }
+	case "fmod":
+		f = ops.FmodInt
+	case "atan2", "hypot", "copysign":
+		// Inference makes their results floats: integers never get here.
+		f = func(int64, int64) (int64, error) { return 0, errors.New(name + " computes in floating point") }
 	default:
 		panic("cpu: no integer row for " + name)
 	}

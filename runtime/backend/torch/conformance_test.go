@@ -41,12 +41,12 @@ const (
 func conformanceTable() []opCase {
 	var t []opCase
 	for _, op := range ops.BinaryArith {
-		pos := op == ops.Pow || op == ops.Div || op == ops.FloorDiv || op == ops.Mod
+		pos := op == ops.Pow || op == ops.Div || op == ops.FloorDiv || op == ops.Mod || op == ops.Fmod
 		t = append(t,
 			opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 4)}, positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f64, 2, 1, 3), m(f32, 4, 1)}, positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f32, 5), m(f32)}, positive: pos})
-		if op != ops.Pow {
+		if op != ops.Pow && op != ops.Hypot { // hypot takes floats only
 			t = append(t, opCase{op: op, in: []tensor.Meta{m(i64, 2, 3), m(i64, 3)}, positive: pos})
 		}
 	}
@@ -240,13 +240,15 @@ func scalarOperandCases() []opCase {
 	var t []opCase
 	sc := func(v ops.Scalar, left bool) ops.ScalarOperand { return ops.ScalarOperand{Value: v, Left: left} }
 	for _, op := range ops.BinaryArith {
-		pos := op == ops.Pow || op == ops.Div || op == ops.FloorDiv || op == ops.Mod
+		pos := op == ops.Pow || op == ops.Div || op == ops.FloorDiv || op == ops.Mod || op == ops.Fmod
 		t = append(t,
 			opCase{op: op, in: []tensor.Meta{m(f32, 3, 4)}, attrs: sc(ops.FloatScalar(0.75, f32), false), positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f32, 5)}, attrs: sc(ops.FloatScalar(1.3, f64), true), positive: pos},
 			opCase{op: op, in: []tensor.Meta{m(f64, 2, 3)}, attrs: sc(ops.FloatScalar(0.05, f32), false), positive: pos},
-			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: sc(ops.FloatScalar(2.5, f32), true), positive: pos},
-			opCase{op: op, in: []tensor.Meta{m(i64, 2, 3)}, attrs: sc(ops.IntScalar(3), false), positive: pos})
+			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: sc(ops.FloatScalar(2.5, f32), true), positive: pos})
+		if op != ops.Hypot { // hypot takes floats only
+			t = append(t, opCase{op: op, in: []tensor.Meta{m(i64, 2, 3)}, attrs: sc(ops.IntScalar(3), false), positive: pos})
+		}
 		if op == ops.Add || op == ops.Mul || op == ops.Maximum {
 			t = append(t, opCase{op: op, in: []tensor.Meta{m(bl, 4)}, attrs: sc(ops.IntScalar(2), true)},
 				opCase{op: op, in: []tensor.Meta{m(bl, 4)}, attrs: sc(ops.FloatScalar(1, bl), false)})
