@@ -269,7 +269,6 @@ func lerpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return c.Result(nil)
 	}
 	dt := x.DType()
-	d := c.Op(ops.Sub, nil, end, x)
 	wt, tw := wv.(eval.Tensor)
 	if !tw {
 		// A number picks torch's formula here; a tensor weight is not
@@ -278,16 +277,23 @@ func lerpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		if !ok {
 			return c.Abort(fmt.Errorf("%s: weight must be a number or a tensor, not %s", b.Name, eval.Describe(wv)))
 		}
+		d := c.Op(ops.Sub, nil, end, x)
 		if math.Abs(w) < 0.5 {
 			return c.Result(c.Op(ops.Add, nil, x, c.Op(ops.Mul, nil, d, c.scalar(w, dt))))
 		}
 		return c.Result(c.Op(ops.Sub, nil, end, c.Op(ops.Mul, nil, d, c.scalar(1-w, dt))))
 	}
-	w := wt.Ref
+	return c.Result(lerpTensor(c, x, end, wt.Ref))
+}
+
+// lerpTensor is torch's lerp with a tensor weight w: x + w·(end - x)
+// where |w| < 0.5, else end - (end - x)·(1 - w).
+func lerpTensor(c *chain, x, end, w *refs.Ref) *refs.Ref {
+	d := c.Op(ops.Sub, nil, end, x)
 	low := c.Op(ops.Add, nil, x, c.Op(ops.Mul, nil, w, d))
 	high := c.Op(ops.Sub, nil, end, c.Op(ops.Mul, nil, d, c.Op(ops.Sub, nil, c.scalar(1, w.DType()), w)))
 	small := c.Op(ops.Lt, nil, c.Op(ops.Abs, nil, w), c.scalar(0.5, w.DType()))
-	return c.Result(c.Op(ops.Where, nil, small, low, high))
+	return c.Op(ops.Where, nil, small, low, high)
 }
 
 func clampSideBuiltin(side string) eval.BuiltinFunc {
