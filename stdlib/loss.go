@@ -44,18 +44,7 @@ func (c *chain) reduce(r ops.Reduction, loss *refs.Ref) *refs.Ref {
 // the loss's own parameters (before), torch's deprecated size_average and
 // reduce (accepted only as none), reduction, then after.
 func lossArgs(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg, x, t **refs.Ref, before, after []any) (ops.Reduction, error) {
-	reduction := "mean"
-	var sizeAverage, reduce eval.Value = eval.None, eval.None
-	pairs := append([]any{"input", x, "target", t}, before...)
-	pairs = append(pairs, "size_average?", &sizeAverage, "reduce?", &reduce, "reduction?", &reduction)
-	pairs = append(pairs, after...)
-	if err := eval.UnpackArgs(th, fname, args, kwargs, pairs...); err != nil {
-		return 0, err
-	}
-	if err := noDeprecated(fname, sizeAverage, reduce); err != nil {
-		return 0, err
-	}
-	return parseReduction(fname, reduction)
+	return reductionArgs(th, fname, args, kwargs, append([]any{"input", x, "target", t}, before...), after)
 }
 
 // noDeprecated refuses torch's size_average and reduce, which reduction=
