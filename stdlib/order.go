@@ -23,6 +23,7 @@ func init() {
 	register("argsort", "argsort(x, dim=-1, descending=false, stable=false): int64 indices that sort x along dim (always stable; NaN sorts last ascending)", argsortBuiltin)
 	register("sort", "sort(x, dim=-1, descending=false, stable=false): {values, indices} of x sorted along dim (always stable; NaN sorts last ascending)", sortBuiltin)
 	register("topk", "topk(x, k, dim=-1, largest=true, sorted=true): {values, indices} of the k largest (smallest) elements along dim, in order", topkBuiltin)
+	register("logcumsumexp", "logcumsumexp(input, dim): log(cumsum(exp(input), dim)) computed stably, each step log(exp(a) + exp(b)) as max + log1p(exp(min - max)) (floating point), as torch.logcumsumexp", logcumsumexpBuiltin)
 	register("cummax", "cummax(input, dim): {values, indices} of the running maximum along dim (the last index among equal maxima; a NaN, once seen, is the maximum), as torch.cummax", cumExtremeBuiltin(ops.CummaxIndices))
 	register("cummin", "cummin(input, dim): {values, indices} of the running minimum along dim (the last index among equal minima; a NaN, once seen, is the minimum), as torch.cummin", cumExtremeBuiltin(ops.CumminIndices))
 	register("randperm", "randperm(n, dtype=\"int64\"): a random permutation of 0..n-1, drawn from the seeded stream of rand and randn", randpermBuiltin)
@@ -226,4 +227,13 @@ func cumExtremeBuiltin(op ops.Op) eval.BuiltinFunc {
 		}
 		return gatherResult(th, x, dim, idx)
 	}
+}
+
+func logcumsumexpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x *refs.Ref
+	var dim int
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "dim", &dim); err != nil {
+		return nil, err
+	}
+	return th.Submit(ops.Logcumsumexp, ops.ScanAttrs{Dim: dim}, x)
 }

@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -12,6 +13,8 @@ import (
 func init() {
 	register("det", "det(A): the determinant of each square matrix A[..., n, n], of shape [...]; its gradient (det(A) times A⁻ᵀ) is an error at a singular A, where torch's is defined (torch.det, torch.linalg.det)", detBuiltin)
 	register("inverse", "inverse(A): the inverse of each square matrix A[..., n, n]; a singular one is an error (torch.inverse, torch.linalg.inv)", inverseBuiltin)
+	register("slogdet", "slogdet(A): {sign, logabsdet} of the determinant of each square matrix A[..., n, n]: its sign (0 when singular) and log|det(A)| (-inf when singular), without the overflow of det (torch.linalg.slogdet)", slogdetBuiltin)
+	register("logdet", "logdet(A): log(det(A)) for each square matrix, NaN where the determinant is negative and -inf where A is singular, without the overflow of det (torch.logdet)", logdetBuiltin)
 	register("cholesky", "cholesky(A, upper=false): the lower triangular L, with a positive diagonal, of L @ Lᵀ = A for each symmetric positive-definite A[..., n, n] (only A's lower triangle is read; upper=true gives Lᵀ); one that is not positive-definite is an error (torch.linalg.cholesky)", choleskyBuiltin)
 	register("cholesky_solve", "cholesky_solve(B, L, upper=false): X with A @ X = B for A = L @ Lᵀ given its Cholesky factor L[..., n, n] (only its lower triangle is read; upper=true: L is Lᵀ, its upper triangle read) and B[..., n, k]; batch dimensions broadcast (torch.cholesky_solve)", choleskySolveBuiltin)
 	register("cholesky_inverse", "cholesky_inverse(L, upper=false): the inverse of A = L @ Lᵀ given its Cholesky factor L[..., n, n] (as cholesky_solve reads it) (torch.cholesky_inverse)", choleskyInverseBuiltin)
@@ -168,4 +171,39 @@ func choleskyInverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 	l := choleskyFactor(c, b.Name, f, upper)
 	y := c.Op(ops.Solve, nil, l, c.Expand(c.Host(eye), f.Shape()))
 	return named(b.Name)(c.Result(c.Op(ops.Solve, nil, c.Transpose(l), y)))
+}
+
+func slogdetBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a *refs.Ref
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a); err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	sign, logAbs := slogdetParts(c, a)
+	if c.Err() != nil {
+		return c.Result(nil)
+	}
+	th.RT.Retain(sign)
+	th.RT.Retain(logAbs)
+	c.Release()
+	return eval.NewResult([]string{"sign", "logabsdet"}, []eval.Value{eval.Tensor{Ref: sign}, eval.Tensor{Ref: logAbs}}), nil
+}
+
+func logdetBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a *refs.Ref
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a); err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	sign, logAbs := slogdetParts(c, a)
+	dt := a.DType()
+	negative := c.Op(ops.Lt, nil, sign, c.scalar(0, dt))
+	return c.Result(c.Op(ops.Where, nil, negative, c.scalar(math.NaN(), dt), logAbs))
+}
+
+// slogdetParts submits slogdet of a and splits it into the sign and the
+// log of the absolute value.
+func slogdetParts(c *chain, a *refs.Ref) (sign, logAbs *refs.Ref) {
+	both := c.Op(ops.Slogdet, nil, a)
+	return c.Op(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(0, 0)}, both), c.Op(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(0, 1)}, both)
 }

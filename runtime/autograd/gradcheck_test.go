@@ -203,6 +203,10 @@ func gradCases() []gcase {
 		}
 		return d
 	}
+	cs = append(cs, gcase{op: "slogdet", ins: []*tensor.Dense{randn(3, 3)}},
+		gcase{op: "slogdet", name: "slogdet/batch", ins: []*tensor.Dense{randn(2, 4, 4)}})
+	cs = append(cs, gcase{op: "logcumsumexp", attrs: ops.ScanAttrs{Dim: 1}, ins: []*tensor.Dense{randn(3, 4)}},
+		gcase{op: "logcumsumexp", name: "logcumsumexp/dim0", attrs: ops.ScanAttrs{Dim: 0}, ins: []*tensor.Dense{randn(5, 2)}})
 	cs = append(cs, gcase{op: "cholesky", ins: []*tensor.Dense{spd(3, 3)}, symmetric: true},
 		gcase{op: "cholesky", name: "cholesky/batch", ins: []*tensor.Dense{spd(2, 4, 4)}, symmetric: true})
 	// The special functions: erfinv inside (-1, 1), the gamma family at

@@ -12,6 +12,9 @@ import (
 //   - cumsum, cumprod (ScanAttrs): running sums and products along Dim;
 //     integers and bools give int64, floats keep their dtype (float32
 //     accumulates in float64, as torch's cpu kernels).
+//   - logcumsumexp (ScanAttrs): log(cumsum(exp(x))) along Dim, each step
+//     torch's stable log(exp(a) + exp(b)); floats only, accumulated in
+//     float64.
 //   - logsumexp (ReduceAttrs): log(sum(exp(x))) over Dims, computed as
 //     m + log(sum(exp(x - m))) with m the largest element (0 where that is
 //     infinite, so all -inf gives -inf and +inf gives +inf); integers give
@@ -50,6 +53,8 @@ var (
 	// Cumsum and Cumprod take ScanAttrs.
 	Cumsum  = Register(&Def{Name: "cumsum", Infer: inferScan("cumsum"), Flops: perInput})
 	Cumprod = Register(&Def{Name: "cumprod", Infer: inferScan("cumprod"), Flops: perInput})
+	// Logcumsumexp takes ScanAttrs.
+	Logcumsumexp = Register(&Def{Name: "logcumsumexp", Infer: inferLogcumsumexp, Flops: perInput})
 	// Logsumexp takes ReduceAttrs.
 	Logsumexp = Register(&Def{Name: "logsumexp", Infer: inferLogsumexp, Flops: perInput})
 	// Norm takes VectorNormAttrs.
@@ -80,6 +85,14 @@ func scanInput(name string, in []tensor.Meta, attrs any) (tensor.Meta, error) {
 		return tensor.Meta{}, fmt.Errorf("%s: %v", name, err)
 	}
 	return x, nil
+}
+
+func inferLogcumsumexp(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	x, err := scanInput("logcumsumexp", in, attrs)
+	if err == nil && !x.DType.IsFloat() {
+		err = fmt.Errorf("logcumsumexp takes a floating-point tensor, got %v", x.DType)
+	}
+	return x, err
 }
 
 func inferScan(name string) InferFunc {

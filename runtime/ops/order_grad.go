@@ -16,6 +16,10 @@ func init() {
 	defineGrads(notDifferentiable("searchsorted gives int64 indices", Searchsorted))
 	defineGrads(notDifferentiable("cummax and cummin locate elements: their values are a gather at these indices", CummaxIndices, CumminIndices))
 	defineGrads(map[Op]*Grad{
+		// torch's rule (after TensorFlow's cumulative_logsumexp): the
+		// positive and the negative parts of g, each summed in log space
+		// by a reversed logcumsumexp, so that no exp overflows.
+		Logcumsumexp: {Saves: []int{0}, SavesOut: true, VJP: logcumsumexpGrad},
 		// The reversed running sum of g.
 		Cumsum: {VJP: func(b *Builder, a *GradArgs, g T) []T {
 			if len(a.In[0].Shape) == 0 {
@@ -116,4 +120,35 @@ func vectorNormGrad(b *Builder, a *GradArgs, g T) []T {
 	e := b.Scalar(p-1, g.Meta().DType)
 	num := b.Mul(b.Mul(gk, sign), b.Op(Pow, nil, b.Op(Abs, nil, x), e))
 	return []T{b.Where(b.Op(Eq, nil, out, zero), zero, b.Div(num, b.Op(Pow, nil, out, e)))}
+}
+
+// logcumsumexpGrad is exp(rev(log g⁺ - out) + x) - exp(rev(log g⁻ - out)
+// + x), rev the logcumsumexp from the end of dim, log g± the logarithm of
+// g's positive (negative) part and the lowest float elsewhere.
+func logcumsumexpGrad(b *Builder, a *GradArgs, g T) []T {
+	sa, _ := AttrsAs[ScanAttrs]("logcumsumexp", a.Attrs)
+	s := a.In[0].Shape
+	if len(s) == 0 || s.Numel() == 0 {
+		return []T{g}
+	}
+	dim := sa.Dim
+	if dim < 0 {
+		dim += len(s)
+	}
+	dt := g.Meta().DType
+	flip := func(x T) T {
+		items := FullSlices(len(s))
+		items[dim].Step = -1
+		return b.Op(Index, &IndexAttrs{Items: items}, x)
+	}
+	reversed := func(x T) T { return flip(b.Op(Logcumsumexp, ScanAttrs{Dim: dim}, flip(x))) }
+	lowest := map[tensor.DType]float64{tensor.Float64: -math.MaxFloat64, tensor.Float32: -math.MaxFloat32,
+		tensor.Float16: -65504, tensor.BFloat16: -3.3895313892515355e38}[dt]
+	logAbs := b.Op(Log, nil, b.Op(Abs, nil, g))
+	zero := b.Zero(g)
+	part := func(cmp Op) T {
+		lg := b.Where(b.Op(cmp, nil, g, zero), logAbs, b.Scalar(lowest, dt))
+		return b.Op(Exp, nil, b.Add(reversed(b.Sub(lg, a.Out)), a.X[0]))
+	}
+	return []T{b.Sub(part(Gt), part(Lt))}
 }

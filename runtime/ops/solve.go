@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -20,7 +21,19 @@ var (
 	// shape; only A's lower triangle is read. An A that is not
 	// positive-definite is an error.
 	Cholesky = Register(&Def{Name: "cholesky", Infer: inferCholesky, Flops: choleskyFlops})
+	// Slogdet is the sign and the log of the absolute value of the
+	// determinant of A [..., n, n], stacked: [2, ...], sign first (0 and
+	// -inf for a singular A).
+	Slogdet = Register(&Def{Name: "slogdet", Infer: inferSlogdet, Flops: detFlops})
 )
+
+func inferSlogdet(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	m, err := inferDet(in, nil)
+	if err != nil {
+		return tensor.Meta{}, fmt.Errorf("slogdet%s", strings.TrimPrefix(err.Error(), "det"))
+	}
+	return tensor.Meta{Shape: append(tensor.Shape{2}, m.Shape...), DType: m.DType}, nil
+}
 
 func inferCholesky(in []tensor.Meta, _ any) (tensor.Meta, error) {
 	if err := wantInputs("cholesky", in, 1); err != nil {

@@ -26,6 +26,16 @@ func init() {
 			scale := b.Reshape(b.Mul(g, a.Out), append(s[:len(s)-2].Clone(), 1, 1))
 			return []T{b.Mul(scale, invT)}
 		}},
+		// The sign's cotangent is dropped (it is piecewise constant); the
+		// log's is g·A⁻ᵀ, as det's divided by det(A).
+		Slogdet: {Saves: []int{0}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			s := a.In[0].Shape
+			n := s[len(s)-1]
+			eye := b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), a.OutMeta.DType)
+			invT := b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
+			gl := b.Op(Index, &IndexAttrs{Items: AtAlong(0, 1)}, g)
+			return []T{b.Mul(b.Reshape(gl, append(s[:len(s)-2].Clone(), 1, 1)), invT)}
+		}},
 		// torch's cholesky_backward (after Murray, arXiv 1602.07527):
 		// Φ = tril(Lᵀg) with its strict lower part mirrored and halved,
 		// and A's cotangent L⁻ᵀ·Φ·L⁻¹, symmetric.

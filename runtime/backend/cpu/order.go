@@ -19,6 +19,7 @@ import (
 func init() {
 	Register(ops.Cumsum, scanKernel("cumsum"))
 	Register(ops.Cumprod, scanKernel("cumprod"))
+	Register(ops.Logcumsumexp, scanKernel("logcumsumexp"))
 	Register(ops.Logsumexp, lineReduceKernel("logsumexp"))
 	Register(ops.Norm, lineReduceKernel("norm"))
 	Register(ops.Argsort, argsortKernel)
@@ -49,7 +50,7 @@ func overLines(p plan, fn func(o0, o1, j0, j1 int)) {
 }
 
 func scanKernel(name string) Kernel {
-	prod := name == "cumprod"
+	kind := map[string]scanKind{"cumsum": scanSum, "cumprod": scanProd, "logcumsumexp": scanLogSumExp}[name]
 	var kernel Kernel
 	kernel = func(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		if err := checkInputs(name, ins, 1); err != nil {
@@ -70,11 +71,11 @@ func scanKernel(name string) Kernel {
 		p := axisPlan(x.Shape, dim)
 		switch out.DType {
 		case tensor.Float32:
-			scanLines(out.F32(), castTo(x, tensor.Float64).F64(), p, prod, func(v float64) float32 { return float32(v) })
+			scanLines(out.F32(), castTo(x, tensor.Float64).F64(), p, kind, func(v float64) float32 { return float32(v) })
 		case tensor.Float64:
-			scanLines(out.F64(), castTo(x, tensor.Float64).F64(), p, prod, func(v float64) float64 { return v })
+			scanLines(out.F64(), castTo(x, tensor.Float64).F64(), p, kind, func(v float64) float64 { return v })
 		case tensor.Int64:
-			scanLines(out.I64(), castTo(x, tensor.Int64).I64(), p, prod, func(v int64) int64 { return v })
+			scanLines(out.I64(), castTo(x, tensor.Int64).I64(), p, kind, func(v int64) int64 { return v })
 		default:
 			return fmt.Errorf("%s has no cpu kernel for %v", name, out.DType)
 		}
@@ -83,32 +84,66 @@ func scanKernel(name string) Kernel {
 	return kernel
 }
 
-// scanLines writes the running sums (products) of x's lines into o, the
-// accumulator A rounded by store.
-func scanLines[O any, A float64 | int64](o []O, x []A, p plan, prod bool, store func(A) O) {
+// scanKind is what a scan accumulates.
+type scanKind uint8
+
+const (
+	scanSum scanKind = iota
+	scanProd
+	// scanLogSumExp: log(exp(acc) + exp(v)), floats only.
+	scanLogSumExp
+)
+
+// scanLines writes the running sums (products, log-sum-exps) of x's lines
+// into o, the accumulator A rounded by store.
+func scanLines[O any, A float64 | int64](o []O, x []A, p plan, kind scanKind, store func(A) O) {
+	var init A
+	switch kind {
+	case scanProd:
+		init = 1
+	case scanLogSumExp:
+		init = A(math.Inf(-1))
+	}
 	overLines(p, func(o0, o1, j0, j1 int) {
 		acc := make([]A, j1-j0)
 		for oi := o0; oi < o1; oi++ {
 			for j := range acc {
-				acc[j] = 0
-				if prod {
-					acc[j] = 1
-				}
+				acc[j] = init
 			}
 			for k := range p.r {
 				base := (oi*p.r+k)*p.inner + j0
 				xs, os := x[base:base+len(acc)], o[base:base+len(acc)]
 				for j, v := range xs {
-					if prod {
-						acc[j] *= v
-					} else {
+					switch kind {
+					case scanSum:
 						acc[j] += v
+					case scanProd:
+						acc[j] *= v
+					default:
+						acc[j] = A(logAddExp(float64(acc[j]), float64(v)))
 					}
 					os[j] = store(acc[j])
 				}
 			}
 		}
 	})
+}
+
+// logAddExp is torch's _log_add_exp_helper: log(exp(x) + exp(y)) as
+// max + log1p(exp(min - max)), NaN winning, and x where both are the same
+// infinity.
+func logAddExp(x, y float64) float64 {
+	lo, hi := math.Min(x, y), math.Max(x, y)
+	switch {
+	case math.IsNaN(y):
+		lo, hi = y, y
+	case math.IsNaN(x):
+		lo, hi = x, x
+	}
+	if lo != hi || !math.IsInf(lo, 0) && !math.IsNaN(lo) {
+		return math.Log1p(math.Exp(lo-hi)) + hi
+	}
+	return x
 }
 
 // lineReduceKernel is logsumexp or norm: a float64 function of each line

@@ -17,6 +17,44 @@ func init() {
 	Register(ops.Solve, viaFloat32Inputs(solveKernel))
 	Register(ops.Det, viaFloat32Inputs(detKernel))
 	Register(ops.Cholesky, viaFloat32Inputs(choleskyKernel))
+	Register(ops.Slogdet, viaFloat32Inputs(slogdetKernel))
+}
+
+// slogdetKernel writes [sign, log|det|] of each matrix: the permutation's
+// sign times the pivots' signs, and the sum of the pivots' logarithms, so
+// that neither overflows where det would.
+func slogdetKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
+	if err := checkInputs("slogdet", ins, 1); err != nil {
+		return err
+	}
+	n, err := ops.SquareBatch("slogdet", ins[0].Meta)
+	if err != nil {
+		return err
+	}
+	a := castTo(ins[0], tensor.Float64).F64()
+	batch := out.Numel() / 2
+	v := make([]float64, out.Numel())
+	lu := make([]float64, n*n)
+	perm := make([]int, n)
+	for m := range batch {
+		copy(lu, a[m*n*n:(m+1)*n*n])
+		sign, singular := luFactor(lu, n, perm)
+		if singular {
+			v[m], v[batch+m] = 0, math.Inf(-1)
+			continue
+		}
+		logAbs := 0.0
+		for i := range n {
+			p := lu[i*n+i]
+			if p < 0 {
+				sign = -sign
+			}
+			logAbs += math.Log(math.Abs(p))
+		}
+		v[m], v[batch+m] = sign, logAbs
+	}
+	storeFloat(out, v)
+	return nil
 }
 
 func choleskyKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {

@@ -124,6 +124,9 @@ func pointwiseCases() []opCase {
 	t = append(t, opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1, 700)}, attrs: ops.ScanAttrs{Dim: -1}, positive: true},
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f64, 3000, 1)}, attrs: ops.ScanAttrs{Dim: 0}},
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1100*1024+37)}, attrs: ops.ScanAttrs{Dim: 0}, positive: true})
+	t = append(t, opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
+		opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f64, 9)}, attrs: ops.ScanAttrs{Dim: 0}},
+		opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f32, 2, 3000)}, attrs: ops.ScanAttrs{Dim: -1}})
 	for _, op := range []ops.Op{ops.CummaxIndices, ops.CumminIndices} {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
 			opCase{op: op, in: []tensor.Meta{m(f64, 9)}, attrs: ops.ScanAttrs{Dim: 0}},

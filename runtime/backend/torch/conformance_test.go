@@ -101,6 +101,9 @@ func conformanceTable() []opCase {
 		opCase{op: ops.Det, in: []tensor.Meta{m(f32, 3, 3)}},
 		opCase{op: ops.Det, in: []tensor.Meta{m(f64, 2, 3, 6, 6)}},
 		opCase{op: ops.Det, in: []tensor.Meta{m(f32, 0, 0)}},
+		opCase{op: ops.Slogdet, in: []tensor.Meta{m(f32, 3, 3)}},
+		opCase{op: ops.Slogdet, in: []tensor.Meta{m(f64, 2, 3, 6, 6)}},
+		opCase{op: ops.Slogdet, in: []tensor.Meta{m(f32, 0, 0)}},
 		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5, 6)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{
 			{Kind: ops.IndexAt, At: -1}, {Kind: ops.IndexSlice, Start: 1, Stop: 4, HasStart: true, HasStop: true, Step: 2}}}},
 		opCase{op: ops.Index, in: []tensor.Meta{m(f32, 4, 5)}, attrs: ops.IndexAttrs{Items: []ops.IndexItem{

@@ -1,4 +1,5 @@
-"""Goldens of cummax and cummin: /usr/bin/python3 gen_cumextreme.py
+"""Goldens of cummax, cummin and logcumsumexp:
+/usr/bin/python3 gen_cumextreme.py
 
 Values and indices along each dim, ties (the last index wins), NaN (the
 last NaN wins once one is seen), infinities, integer, bool and float64
@@ -27,4 +28,22 @@ for name, fn in (("cummax", torch.cummax), ("cummin", torch.cummin)):
     g.grad_case(name, name + ".values", lambda t, dim, fn=fn: fn(t, dim).values, [torch.tensor([[1.0, 3.0, 2.0, 3.0, 0.5], [4.0, 4.0, -1.0, 5.0, 5.0]]), 1])
     g.grad_case(name + "-dim0", name + ".values", lambda t, dim, fn=fn: fn(t, dim).values, [torch.randn(4, 3), 0])
     g.error("%s/dim" % name, name, [torch.ones(2, 3), 2], "out of range")
+
+# logcumsumexp: large and small magnitudes (no overflow), infinities and
+# NaN, float64, 0-d and empty inputs, the gradients (both signs of the
+# cotangent), and errors
+big = torch.tensor([[1000.0, 1000.0, -1000.0, 3.0], [float("-inf"), 0.0, float("inf"), 1.0], [float("-inf"), float("-inf"), 2.0, float("nan")]])
+g.case("logcumsumexp/special", "logcumsumexp", torch.logcumsumexp, [big, 1], rtol=1e-6)
+g.case("logcumsumexp/dim0", "logcumsumexp", torch.logcumsumexp, [torch.randn(4, 3) * 10, 0], rtol=1e-6, atol=1e-6)
+g.case("logcumsumexp/negative-dim", "logcumsumexp", torch.logcumsumexp, [torch.randn(2, 3, 4), -2], rtol=1e-6, atol=1e-6)
+g.case("logcumsumexp/float64", "logcumsumexp", torch.logcumsumexp, [torch.randn(6, dtype=torch.float64) * 50, 0])
+g.case("logcumsumexp/long", "logcumsumexp", torch.logcumsumexp, [torch.randn(3000), 0], rtol=1e-5, atol=1e-5)
+g.case("logcumsumexp/0d", "logcumsumexp", torch.logcumsumexp, [torch.tensor(1.5), 0])
+g.case("logcumsumexp/empty", "logcumsumexp", torch.logcumsumexp, [torch.zeros(2, 0), 1])
+g.case("logcumsumexp/keywords", "logcumsumexp", lambda input, dim: torch.logcumsumexp(input, dim), [], {"input": torch.tensor([0.0, 0.0]), "dim": 0})
+g.grad_case("logcumsumexp", "logcumsumexp", torch.logcumsumexp, [torch.randn(3, 5) * 3, 1], atol=1e-4)
+g.grad_case("logcumsumexp-dim0", "logcumsumexp", torch.logcumsumexp, [torch.randn(4, 2), 0], atol=1e-4)
+g.grad_case("logcumsumexp-large", "logcumsumexp", torch.logcumsumexp, [torch.tensor([500.0, -500.0, 499.0, 1.0]), 0], atol=1e-4)
+g.error("logcumsumexp/int", "logcumsumexp", [torch.tensor([1, 2]), 0], "floating-point")
+g.error("logcumsumexp/dim", "logcumsumexp", [torch.ones(2), 1], "out of range")
 g.write()

@@ -222,4 +222,20 @@ g.error("cholesky/not-positive-definite", "cholesky", [torch.tensor([[1.0, 2.0],
 g.error("cholesky/batch", "cholesky", [torch.stack([torch.eye(2), -torch.eye(2)])], "matrix 1 of A's batch is not positive-definite (its leading minor of order 1 is not)")
 g.error("cholesky/not-square", "cholesky", [r(2, 3)], "square")
 g.error("cholesky_solve/vector", "cholesky_solve", [r(3), torch.eye(3)], "want B[..., 3, k]")
+
+# slogdet and logdet: signs of both kinds, a singular matrix, a
+# determinant beyond float32 (10^200), batches, float64, gradients.
+g.case("slogdet/3x3", "slogdet", lambda a: list(torch.linalg.slogdet(a)), [wc(3, 3)], **LA)
+g.case("slogdet/negative", "slogdet", lambda a: list(torch.linalg.slogdet(a)), [torch.tensor([[2.0, 1.0], [1.0, -3.0]])], **LA)
+g.case("slogdet/singular", "slogdet", lambda a: list(torch.linalg.slogdet(a)), [torch.tensor([[1.0, 2.0], [2.0, 4.0]])])
+g.case("slogdet/huge", "slogdet", lambda a: list(torch.linalg.slogdet(a)), [torch.eye(200) * 10.0], **LA)
+g.case("slogdet/batch-f64", "slogdet", lambda a: list(torch.linalg.slogdet(a)), [wc(2, 3, 4, 4, dtype=torch.float64)])
+g.case("slogdet/empty", "slogdet", lambda a: list(torch.linalg.slogdet(a)), [torch.zeros(0, 0)])
+g.case("logdet/positive", "logdet", torch.logdet, [spd(3, 3)], **LA)
+g.case("logdet/batch-signs", "logdet", torch.logdet, [torch.stack([torch.eye(2) * 3, torch.tensor([[0.0, 1.0], [1.0, 0.0]]), torch.zeros(2, 2)])])
+g.grad_case("slogdet", "slogdet.logabsdet", lambda a: torch.linalg.slogdet(a).logabsdet, [wc(3, 3)], atol=1e-4)
+g.grad_case("slogdet-negative-batch", "slogdet.logabsdet", lambda a: torch.linalg.slogdet(a).logabsdet, [torch.stack([wc(3, 3), -wc(3, 3)])], atol=1e-4)
+g.grad_case("logdet", "logdet", torch.logdet, [spd(3, 3)], atol=1e-4)
+g.error("slogdet/not-square", "slogdet", [r(2, 3)], "slogdet: expected square matrices")
+g.error("logdet/int", "logdet", [ri(2, 2)], "float")
 g.write()

@@ -959,6 +959,8 @@ const std::unordered_map<std::string, OpFn> &registry() {
       // ia: dim
       {"cumsum", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), false); }},
       {"cumprod", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), true); }},
+      // ia: dim
+      {"logcumsumexp", float_halves([](const Args &a) { return at::logcumsumexp(a.in(0), a.i(0)); })},
       // ia: dim (the index of the running extreme; its value is a gather)
       {"cummax_indices", [](const Args &a) { return std::get<1>(at::cummax(a.in(0), a.i(0))); }},
       {"cummin_indices", [](const Args &a) { return std::get<1>(at::cummin(a.in(0), a.i(0))); }},
@@ -1057,6 +1059,10 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::linalg_solve(as_float32(a.in(0)), as_float32(a.in(1))).to(a.in(0).scalar_type());
        }},
       {"det", [](const Args &a) { return at::linalg_det(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
+      {"slogdet", [](const Args &a) {
+         auto r = at::linalg_slogdet(as_float32(a.in(0)));
+         return at::stack({std::get<0>(r), std::get<1>(r)}).to(a.in(0).scalar_type());
+       }},
       {"cholesky", [](const Args &a) { return at::linalg_cholesky(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
       // index; ia: ndims, then per input dimension: keep (0 removes the
       // dimension), start, count, step (ranges already resolved by tref).
