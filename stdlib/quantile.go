@@ -15,7 +15,7 @@ import (
 // gradient reaches the elements they read.
 
 func init() {
-	register("quantile", `quantile(input, q, dim=none, keepdim=false, interpolation="linear"): the q-th quantiles of input along dim (all of input when none), q a number or a 1-d tensor in [0, 1] (which adds a first dimension): the sorted values at rank q·(n - 1), "linear" (interpolated), "lower", "higher", "midpoint" or "nearest" (half to even); a slice holding NaN gives NaN, as torch.quantile`, quantileBuiltin(false))
+	register("quantile", `quantile(input, q, dim=none, keepdim=false, interpolation="linear"): the q-th quantiles of float32 or float64 input along dim (all of input when none), q a number or a 1-d tensor in [0, 1] (which adds a first dimension): the sorted values at rank q·(n - 1), "linear" (interpolated), "lower", "higher", "midpoint" or "nearest" (half to even); a slice holding NaN gives NaN, as torch.quantile`, quantileBuiltin(false))
 	register("nanquantile", `nanquantile(input, q, dim=none, keepdim=false, interpolation="linear"): quantile over the values that are not NaN (NaN where all are), as torch.nanquantile`, quantileBuiltin(true))
 	register("kthvalue", "kthvalue(input, k, dim=-1, keepdim=false): {values, indices} of the k-th smallest element along dim (k from 1; NaN is the largest); among equal elements the first in input's order, where torch's choice is unspecified, as torch.kthvalue", kthvalueBuiltin)
 }
@@ -32,8 +32,11 @@ func quantileBuiltin(ignoreNaN bool) eval.BuiltinFunc {
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "q", &qv, "dim?", &dimv, "keepdim?", &keepdim, "interpolation?", &mode); err != nil {
 			return nil, err
 		}
-		if !x.DType().IsFloat() {
-			return nil, fmt.Errorf("%s: the input must be floating point, got %s", b.Name, x.DType())
+		if dt := x.DType(); dt != tensor.Float32 && dt != tensor.Float64 {
+			return nil, fmt.Errorf("%s: the input must be float32 or float64, got %s", b.Name, dt)
+		}
+		if x.Shape().Numel() == 0 {
+			return nil, fmt.Errorf("%s: the input must not be empty", b.Name)
 		}
 		if !slices.Contains(quantileModes, mode) {
 			return nil, fmt.Errorf("%s: interpolation must be one of %q, got %q", b.Name, quantileModes, mode)
@@ -72,7 +75,7 @@ func quantileBuiltin(ignoreNaN bool) eval.BuiltinFunc {
 			} else {
 				outShape = append(outShape[:dim:dim], outShape[dim+1:]...)
 			}
-			if len(shape) == 0 && !keepdim {
+			if len(shape) == 0 {
 				outShape = tensor.Shape{}
 			}
 		}
@@ -81,19 +84,18 @@ func quantileBuiltin(ignoreNaN bool) eval.BuiltinFunc {
 		}
 		ss := sorted.Shape()
 		n := ss[len(ss)-1]
-		if n == 0 {
-			return c.Abort(fmt.Errorf("%s: the input must not be empty along the reduced dimension", b.Name))
-		}
 		idx := c.Op(ops.Argsort, ops.SortAttrs{Dim: -1}, sorted)
 		sorted = c.Op(ops.Gather, ops.DimAttrs{Dim: -1}, sorted, idx)
 		dt := x.DType()
 		batch := ss[:len(ss)-1]
-		// q as [Q, 1, ..., 1]: one rank per level and slice, [Q, ..., 1].
+		// q as [1, ..., 1, Q]: one rank per slice and level, [..., Q],
+		// gathered from the slice's sorted values.
 		nq := len(qs)
-		qShape := append(tensor.Shape{nq}, make(tensor.Shape, len(ss))...)
-		for i := 1; i < len(qShape); i++ {
+		qShape := make(tensor.Shape, len(ss))
+		for i := range qShape {
 			qShape[i] = 1
 		}
+		qShape[len(ss)-1] = nq
 		// A tensor q stays in the graph: linear interpolation's weights
 		// differentiate by it, as torch's do.
 		q := c.Host(qs.dense(dt))
@@ -101,7 +103,7 @@ func quantileBuiltin(ignoreNaN bool) eval.BuiltinFunc {
 			q = t.Ref
 		}
 		q = c.Reshape(q, qShape)
-		rankShape := append(append(tensor.Shape{nq}, batch...), 1)
+		rankShape := append(batch.Clone(), nq)
 		var ranks *refs.Ref
 		if ignoreNaN {
 			// (count of non-NaN values - 1)·q, 0 where every value is NaN.
@@ -123,7 +125,7 @@ func quantileBuiltin(ignoreNaN bool) eval.BuiltinFunc {
 		case "nearest":
 			ranks = c.Op(ops.Round, ops.RoundAttrs{}, ranks)
 		}
-		values := c.Expand(c.Reshape(sorted, append(tensor.Shape{1}, ss...)), append(append(tensor.Shape{nq}, batch...), n))
+		values := sorted
 		below := c.Cast(ranks, tensor.Int64) // ranks are >= 0: truncation is floor
 		out := c.Op(ops.Gather, ops.DimAttrs{Dim: -1}, values, below)
 		if mode == "linear" || mode == "midpoint" {
@@ -135,6 +137,10 @@ func quantileBuiltin(ignoreNaN bool) eval.BuiltinFunc {
 			}
 			above := c.Op(ops.Gather, ops.DimAttrs{Dim: -1}, values, c.Cast(c.Op(ops.Ceil, nil, ranks), tensor.Int64))
 			out = lerpTensor(c, out, above, w)
+		}
+		if len(batch) > 0 {
+			// [..., Q] to [Q, ...]
+			out = c.Op(ops.Permute, ops.PermuteAttrs{Dims: append([]int{len(batch)}, moveLast(len(batch)+1, len(batch))[:len(batch)]...)}, out)
 		}
 		final := outShape
 		if !scalarQ {

@@ -15,8 +15,8 @@ func init() {
 	register("inverse", "inverse(A): the inverse of each square matrix A[..., n, n]; a singular one is an error (torch.inverse, torch.linalg.inv)", inverseBuiltin)
 	register("slogdet", "slogdet(A): {sign, logabsdet} of the determinant of each square matrix A[..., n, n]: its sign (0 when singular) and log|det(A)| (-inf when singular), without the overflow of det (torch.linalg.slogdet)", slogdetBuiltin)
 	register("logdet", "logdet(A): log(det(A)) for each square matrix, NaN where the determinant is negative and -inf where A is singular, without the overflow of det (torch.logdet)", logdetBuiltin)
-	register("cholesky", "cholesky(A, upper=false): the lower triangular L, with a positive diagonal, of L @ Lᵀ = A for each symmetric positive-definite A[..., n, n] (only A's lower triangle is read; upper=true gives Lᵀ); one that is not positive-definite is an error (torch.linalg.cholesky)", choleskyBuiltin)
-	register("cholesky_solve", "cholesky_solve(B, L, upper=false): X with A @ X = B for A = L @ Lᵀ given its Cholesky factor L[..., n, n] (only its lower triangle is read; upper=true: L is Lᵀ, its upper triangle read) and B[..., n, k]; batch dimensions broadcast (torch.cholesky_solve)", choleskySolveBuiltin)
+	register("cholesky", "cholesky(A, upper=false): the lower triangular L, with a positive diagonal, of L @ Lᵀ = A for each symmetric positive-definite A[..., n, n] (only A's lower triangle is read; upper=true gives the upper triangular U of Uᵀ @ U = A from A's upper triangle); one that is not positive-definite is an error (torch.linalg.cholesky)", choleskyBuiltin)
+	register("cholesky_solve", "cholesky_solve(B, L, upper=false): X with A @ X = B for A = L @ Lᵀ given its Cholesky factor L[..., n, n] (only its lower triangle is read; upper=true: L is Lᵀ, its upper triangle read) and B[..., n, k]; batch dimensions broadcast; the gradient by L is torch's where L is triangular (torch.cholesky_solve)", choleskySolveBuiltin)
 	register("cholesky_inverse", "cholesky_inverse(L, upper=false): the inverse of A = L @ Lᵀ given its Cholesky factor L[..., n, n] (as cholesky_solve reads it) (torch.cholesky_inverse)", choleskyInverseBuiltin)
 	register("solve", "solve(A, B): X with A @ X = B, for square A[..., n, n] and B[..., n, k] or B[..., n] (a vector per matrix); batch dimensions broadcast; a singular A is an error (torch.linalg.solve)", solveBuiltin)
 }
@@ -115,17 +115,22 @@ func choleskyBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 		return nil, err
 	}
 	c := newChain(th)
-	l := c.Op(ops.Cholesky, nil, a)
 	if upper {
-		l = c.Transpose(l)
+		// Uᵀ·U = A from A's upper triangle: the lower factor of Aᵀ.
+		if _, err := ops.SquareBatch(b.Name, a.Meta()); err != nil {
+			return c.Abort(err)
+		}
+		return named(b.Name)(c.Result(c.Transpose(c.Op(ops.Cholesky, nil, c.Transpose(a)))))
 	}
+	l := c.Op(ops.Cholesky, nil, a)
 	return named(b.Name)(c.Result(l))
 }
 
 // choleskyFactor is the lower factor L that cholesky_solve and
-// cholesky_inverse read from f: f's lower triangle (upper: fᵀ's), valued
-// as that triangle but differentiated as the whole of f, as torch's
-// formulas do.
+// cholesky_inverse read from f: f's lower triangle (upper: fᵀ's). Its
+// gradient reaches every entry of f, as torch's formulas' does, but is
+// theirs evaluated at that triangle: the same where f is triangular, as
+// a Cholesky factor is (torch's multiplies by all of f).
 func choleskyFactor(c *chain, name string, f *refs.Ref, upper bool) *refs.Ref {
 	if _, err := ops.SquareBatch(name, f.Meta()); err != nil {
 		return c.fail(err)

@@ -81,14 +81,15 @@ func choleskyKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 
 // choleskyFactor writes into l (zeroed) the lower triangular factor of
 // the n×n row-major a, reading a's lower triangle. It returns 0, or the
-// order of the first leading minor that is not positive (or is NaN).
+// order of the first leading minor that is not positive. A NaN is not an
+// error: it spreads through the factor, as in torch.
 func choleskyFactor(a, l []float64, n int) int {
 	for j := range n {
 		d := a[j*n+j]
 		for k := range j {
 			d -= l[j*n+k] * l[j*n+k]
 		}
-		if !(d > 0) {
+		if d <= 0 {
 			return j + 1
 		}
 		d = math.Sqrt(d)

@@ -108,11 +108,14 @@ func pointwiseCases() []opCase {
 	for _, op := range ops.Special {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 4, 5)}},
 			opCase{op: op, in: []tensor.Meta{m(f64, 7)}},
-			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, positive: true})
+			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(tensor.BFloat16, 5)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(tensor.Float16, 5)}, positive: true})
 	}
 	for n := range 4 {
 		t = append(t, opCase{op: ops.Polygamma, in: []tensor.Meta{m(f32, 3, 4)}, attrs: ops.PolygammaAttrs{N: n}},
-			opCase{op: ops.Polygamma, in: []tensor.Meta{m(f64, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true})
+			opCase{op: ops.Polygamma, in: []tensor.Meta{m(f64, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true},
+			opCase{op: ops.Polygamma, in: []tensor.Meta{m(tensor.Float16, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true})
 	}
 	for _, op := range []ops.Op{ops.Cumsum, ops.Cumprod} {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
@@ -126,7 +129,8 @@ func pointwiseCases() []opCase {
 		opCase{op: ops.Cumsum, in: []tensor.Meta{m(f32, 1100*1024+37)}, attrs: ops.ScanAttrs{Dim: 0}, positive: true})
 	t = append(t, opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
 		opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f64, 9)}, attrs: ops.ScanAttrs{Dim: 0}},
-		opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f32, 2, 3000)}, attrs: ops.ScanAttrs{Dim: -1}})
+		opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(f32, 2, 3000)}, attrs: ops.ScanAttrs{Dim: -1}},
+		opCase{op: ops.Logcumsumexp, in: []tensor.Meta{m(tensor.BFloat16, 3, 4)}, attrs: ops.ScanAttrs{Dim: 1}})
 	for _, op := range []ops.Op{ops.CummaxIndices, ops.CumminIndices} {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
 			opCase{op: op, in: []tensor.Meta{m(f64, 9)}, attrs: ops.ScanAttrs{Dim: 0}},

@@ -238,4 +238,9 @@ g.grad_case("slogdet-negative-batch", "slogdet.logabsdet", lambda a: torch.linal
 g.grad_case("logdet", "logdet", torch.logdet, [spd(3, 3)], atol=1e-4)
 g.error("slogdet/not-square", "slogdet", [r(2, 3)], "slogdet: expected square matrices")
 g.error("logdet/int", "logdet", [ri(2, 2)], "float")
+
+# cholesky's upper=true reads A's upper triangle; a NaN is not an error
+g.case("cholesky/upper-reads-upper", "cholesky", torch.linalg.cholesky, [torch.tensor([[4.0, 2.0], [99.0, 5.0]])], {"upper": True}, **LA)
+g.error("cholesky/upper-not-positive-definite", "cholesky", [torch.tensor([[4.0, 99.0], [2.0, 5.0]])], "not positive-definite", {"upper": True})
+g.case("cholesky/nan-last", "cholesky", torch.linalg.cholesky, [torch.tensor([[1.0, 0.0], [0.0, float("nan")]])])
 g.write()

@@ -489,12 +489,15 @@ at::Tensor as_float32(const at::Tensor &t) {
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
 // the CPU and rounds the result back (torch 1.13 has no CPU kernels of
 // convolutions, matmul, pooling, batch_norm and nll_loss for halves; tref's
-// cpu backend computes them this way too).
-OpFn float_halves(OpFn fn) {
-  return [fn](const Args &a) {
+// cpu backend computes them this way too). everywhere does so on every
+// device: for the special functions and logcumsumexp, whose CUDA kernels
+// lack some halves (zeta has none, erfinv no bfloat16), and whose cpu
+// backend computes halves in float32 as well.
+OpFn float_halves(OpFn fn, bool everywhere = false) {
+  return [fn, everywhere](const Args &a) {
     const at::Tensor &x = a.in(0);
     auto st = x.scalar_type();
-    if (!x.is_cpu() || (st != at::kHalf && st != at::kBFloat16)) return fn(a);
+    if ((!everywhere && !x.is_cpu()) || (st != at::kHalf && st != at::kBFloat16)) return fn(a);
     std::vector<tt_tensor_s> wide;
     wide.reserve(size_t(a.nin));
     for (int k = 0; k < a.nin; k++) {
@@ -898,12 +901,12 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"sign", [](const Args &a) { return at::sign(a.in(0)); }},
       {"erf", [](const Args &a) { return at::erf(a.in(0)); }},
       // special functions of runtime/ops/special.go
-      {"erfc", float_halves([](const Args &a) { return at::erfc(a.in(0)); })},
-      {"erfinv", float_halves([](const Args &a) { return at::erfinv(a.in(0)); })},
-      {"lgamma", float_halves([](const Args &a) { return at::lgamma(a.in(0)); })},
-      {"digamma", float_halves([](const Args &a) { return at::digamma(a.in(0)); })},
+      {"erfc", float_halves([](const Args &a) { return at::erfc(a.in(0)); }, true)},
+      {"erfinv", float_halves([](const Args &a) { return at::erfinv(a.in(0)); }, true)},
+      {"lgamma", float_halves([](const Args &a) { return at::lgamma(a.in(0)); }, true)},
+      {"digamma", float_halves([](const Args &a) { return at::digamma(a.in(0)); }, true)},
       // ia: n
-      {"polygamma", float_halves([](const Args &a) { return polygamma_reflected(a.i(0), a.in(0)); })},
+      {"polygamma", float_halves([](const Args &a) { return polygamma_reflected(a.i(0), a.in(0)); }, true)},
       {"isnan", [](const Args &a) { return at::isnan(a.in(0)); }},
       {"isinf", [](const Args &a) { return at::isinf(a.in(0)); }},
       // ia: has posinf, has neginf; fa: nan, posinf, neginf
@@ -960,7 +963,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"cumsum", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), false); }},
       {"cumprod", [](const Args &a) { return scan_blocked(a.in(0), a.i(0), true); }},
       // ia: dim
-      {"logcumsumexp", float_halves([](const Args &a) { return at::logcumsumexp(a.in(0), a.i(0)); })},
+      {"logcumsumexp", float_halves([](const Args &a) { return at::logcumsumexp(a.in(0), a.i(0)); }, true)},
       // ia: dim (the index of the running extreme; its value is a gather)
       {"cummax_indices", [](const Args &a) { return std::get<1>(at::cummax(a.in(0), a.i(0))); }},
       {"cummin_indices", [](const Args &a) { return std::get<1>(at::cummin(a.in(0), a.i(0))); }},
