@@ -6,6 +6,7 @@ import (
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/tensor"
 )
 
 // Average pooling and padding, with torch.nn.functional's argument names,
@@ -67,7 +68,18 @@ func builtinAdaptiveAvgPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Valu
 	if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "output_size", &size); err != nil {
 		return nil, err
 	}
-	xs := x.Shape()
+	var a ops.AdaptivePool2dAttrs
+	var err error
+	if a.Out, err = adaptiveOutputSize(th, fname, size, x.Shape()); err != nil {
+		return nil, err
+	}
+	return th.Submit(ops.AdaptiveAvgPool2d, a, x)
+}
+
+// adaptiveOutputSize reads an adaptive 2-d pool's output_size: an int, or
+// a list of 1 or 2 ints or nones, none keeping the size of the input xs.
+func adaptiveOutputSize(th *eval.Thread, fname string, size eval.Value, xs tensor.Shape) ([2]int, error) {
+	var out [2]int
 	var items []eval.Value
 	if l, ok := size.(*eval.List); ok {
 		items = l.Elems
@@ -78,22 +90,21 @@ func builtinAdaptiveAvgPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Valu
 		items = []eval.Value{items[0], items[0]}
 	}
 	if len(items) != 2 {
-		return nil, fmt.Errorf("adaptive_avg_pool2d: output_size must be an int or a list of 2 (ints or none), got %d values", len(items))
+		return out, fmt.Errorf("%s: output_size must be an int or a list of 2 (ints or none), got %d values", fname, len(items))
 	}
-	var a ops.AdaptivePool2dAttrs
 	for i, v := range items {
 		var n eval.OptInt
 		if err := eval.UnpackArgs(th, fname, []eval.Value{v}, nil, "output_size", &n); err != nil {
-			return nil, err
+			return out, err
 		}
 		switch {
 		case n.Set:
-			a.Out[i] = n.V
+			out[i] = n.V
 		case len(xs) >= 2:
-			a.Out[i] = xs[len(xs)-2+i] // none keeps the input's size
+			out[i] = xs[len(xs)-2+i] // none keeps the input's size
 		}
 	}
-	return th.Submit(ops.AdaptiveAvgPool2d, a, x)
+	return out, nil
 }
 
 func builtinPad(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
