@@ -326,7 +326,8 @@ func indexFillBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 }
 
 // maskPositions broadcasts x and the bool mask together and reads the
-// mask's true positions in the broadcast shape, returned with it.
+// mask's true positions in the broadcast shape, returned with it: the mask
+// itself is read, and its positions are expanded on the host.
 func maskPositions(c *chain, fname string, x, mask *refs.Ref) (tensor.Shape, []int64, error) {
 	if dt := mask.DType(); dt != tensor.Bool && dt != tensor.Uint8 {
 		return nil, nil, fmt.Errorf("%s: the mask must be a bool tensor, got %v", fname, mask.Meta())
@@ -338,21 +339,72 @@ func maskPositions(c *chain, fname string, x, mask *refs.Ref) (tensor.Shape, []i
 	if _, err := tensor.CheckedNumel(s); err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", fname, err)
 	}
-	m := c.Expand(mask, s)
-	if c.Err() != nil {
-		return nil, nil, c.Err()
-	}
-	d, err := c.Thread().RT.Read(m)
+	d, err := c.Thread().RT.Read(mask)
 	if err != nil {
 		return nil, nil, err
 	}
-	var pos []int64
+	return s, broadcastTrue(d, s), nil
+}
+
+// broadcastTrue lists, row-major, the positions in shape s of the true
+// elements of the mask d broadcast to s, visiting only the parts of s
+// where the mask has some true element.
+func broadcastTrue(d *tensor.Dense, s tensor.Shape) []int64 {
+	var trues []int64 // the mask's true elements, flat
 	for i := range d.Numel() {
 		if d.Buf[i] != 0 {
-			pos = append(pos, int64(i))
+			trues = append(trues, int64(i))
 		}
 	}
-	return s, pos, nil
+	if d.Numel() == s.Numel() || len(trues) == 0 { // nothing broadcast
+		return trues
+	}
+	// The mask's shape with leading ones to s's rank, the sizes of the
+	// blocks of dimensions k on in both (the strides of dimension k - 1),
+	// and the trailing dimensions (from tail) the mask does not
+	// broadcast, where its layout is s's.
+	r := len(s)
+	ms := slices.Concat(slices.Repeat(tensor.Shape{1}, r-len(d.Shape)), d.Shape)
+	sst, mst := make([]int64, r+1), make([]int64, r+1)
+	sst[r], mst[r] = 1, 1
+	tail := r
+	for k := r - 1; k >= 0; k-- {
+		sst[k], mst[k] = sst[k+1]*int64(s[k]), mst[k+1]*int64(ms[k])
+		if tail == k+1 && ms[k] == s[k] {
+			tail = k
+		}
+	}
+	// first is the index of the first true element at or after mask
+	// position m.
+	first := func(m int64) int {
+		i, _ := slices.BinarySearch(trues, m)
+		return i
+	}
+	var pos []int64
+	// walk places the block of s at so (dimensions k on) whose mask
+	// block is at mo.
+	var walk func(k int, so, mo int64)
+	walk = func(k int, so, mo int64) {
+		i := first(mo)
+		if k == tail {
+			for ; i < len(trues) && trues[i] < mo+mst[k]; i++ {
+				pos = append(pos, so+trues[i]-mo)
+			}
+			return
+		}
+		if i == len(trues) || trues[i] >= mo+mst[k] {
+			return // no true element below
+		}
+		for j := range s[k] {
+			mj := j
+			if ms[k] == 1 {
+				mj = 0
+			}
+			walk(k+1, so+int64(j)*sst[k+1], mo+int64(mj)*mst[k+1])
+		}
+	}
+	walk(0, 0, 0)
+	return pos
 }
 
 func maskedSelectBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -365,8 +417,33 @@ func maskedSelectBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	if err != nil {
 		return c.Abort(err)
 	}
-	flat := c.Reshape(c.Expand(x, s), tensor.Shape{s.Numel()})
+	// x's elements at those positions, read from x itself (not x
+	// broadcast to the mask's shape)
+	xs := x.Shape()
+	if !xs.Equal(s) {
+		pos = unbroadcast(pos, s, xs)
+	}
+	flat := c.Reshape(x, tensor.Shape{xs.Numel()})
 	return named(b.Name)(c.Result(c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, flat, c.hostInts(pos, tensor.Shape{len(pos)}))))
+}
+
+// unbroadcast turns positions in shape s, in place, into those of the
+// elements of a tensor of shape xs broadcast to s that they read.
+func unbroadcast(pos []int64, s, xs tensor.Shape) []int64 {
+	r, off := len(s), len(s)-len(xs)
+	for i, p := range pos {
+		var q, stride int64 = 0, 1
+		for k := r - 1; k >= off; k-- {
+			n := int64(s[k])
+			if xs[k-off] != 1 {
+				q += p % n * stride
+				stride *= n
+			}
+			p /= n
+		}
+		pos[i] = q
+	}
+	return pos
 }
 
 func maskedScatterBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

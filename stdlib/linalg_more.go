@@ -79,10 +79,11 @@ func mvBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eva
 }
 
 // addScaled is beta * input + alpha * prod, the tail of addmm's kin: input
-// must broadcast to prod's shape; it is cast to prod's dtype (torch's
-// addmv and baddbmm) unless promote is set (addr: the result has the
-// promoted dtype of all operands), and it is not read when beta is 0, so
-// NaNs in it are ignored, as torch.
+// must broadcast to prod's shape; the sum has prod's dtype (torch's addmv
+// and baddbmm) unless promote is set (addr: the promoted dtype of input
+// and prod), input and prod are cast to it and scaled by beta and alpha in
+// it, and input is not read when beta is 0, so NaNs in it are ignored, as
+// torch.
 func (c *chain) addScaled(fname string, in, prod *refs.Ref, beta, alpha float64, promote bool) *refs.Ref {
 	if c.Err() != nil {
 		return nil
@@ -92,10 +93,9 @@ func (c *chain) addScaled(fname string, in, prod *refs.Ref, beta, alpha float64,
 		return nil
 	}
 	dt := prod.DType()
-	out := dt
 	if promote {
-		out = ops.PromoteAll([]tensor.Meta{in.Meta(), prod.Meta()})
-		if !out.IsFloat() {
+		dt = ops.PromoteAll([]tensor.Meta{in.Meta(), prod.Meta()})
+		if !dt.IsFloat() {
 			for _, v := range []struct {
 				name string
 				v    float64
@@ -106,17 +106,17 @@ func (c *chain) addScaled(fname string, in, prod *refs.Ref, beta, alpha float64,
 				}
 			}
 		}
-	} else {
-		in = c.Cast(in, dt)
+		prod = c.Cast(prod, dt)
 	}
 	if alpha != 1 {
 		prod = c.Op(ops.Mul, nil, prod, c.scalar(alpha, dt))
 	}
 	if beta == 0 {
-		return c.Expand(c.Cast(prod, out), prod.Shape())
+		return prod
 	}
+	in = c.Cast(in, dt)
 	if beta != 1 {
-		in = c.Op(ops.Mul, nil, in, c.scalar(beta, in.DType()))
+		in = c.Op(ops.Mul, nil, in, c.scalar(beta, dt))
 	}
 	return c.Op(ops.Add, nil, in, prod)
 }
@@ -143,8 +143,10 @@ func addrBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if len(v1.Shape()) != 1 || len(v2.Shape()) != 1 {
 		return nil, fmt.Errorf("%s: vec1 and vec2 must be 1-d, got shapes %v and %v", b.Name, v1.Shape(), v2.Shape())
 	}
+	// the vectors multiplied in the result's dtype, as torch
+	dt := ops.PromoteAll([]tensor.Meta{in.Meta(), v1.Meta(), v2.Meta()})
 	c := newChain(th)
-	return named(b.Name)(c.Result(c.addScaled(b.Name, in, c.Op(ops.Outer, nil, v1, v2), beta, alpha, true)))
+	return named(b.Name)(c.Result(c.addScaled(b.Name, in, c.Op(ops.Outer, nil, c.Cast(v1, dt), c.Cast(v2, dt)), beta, alpha, true)))
 }
 
 // bmmOperands checks batch1 [b, n, m] and batch2 [b, m, p] of baddbmm and

@@ -23,7 +23,7 @@ func init() {
 	register("poisson_nll_loss", "poisson_nll_loss(input, target, log_input=true, full=false, eps=1e-8, reduction=\"mean\"): exp(input) - target·input (log_input), else input - target·log(input + eps); full adds the Stirling term target·log(target) - target + 0.5·log(2π·target) where target > 1, as F.poisson_nll_loss", builtinPoissonNLLLoss)
 	register("gaussian_nll_loss", "gaussian_nll_loss(input, target, var, full=false, eps=1e-6, reduction=\"mean\"): 0.5·(log(v) + (input - target)²/v) with v = var clamped to eps (its gradient passing unclamped, as torch's no_grad clamp); var has input's shape, or one fewer dimension, or a last dimension of 1; full adds 0.5·log(2π); a negative var is an error, as F.gaussian_nll_loss", builtinGaussianNLLLoss)
 	register("multilabel_soft_margin_loss", "multilabel_soft_margin_loss(input, target, weight=none, reduction=\"mean\"): -(target·logsigmoid(input) + (1 - target)·logsigmoid(-input)), times weight, averaged over the last (class) dimension, as F.multilabel_soft_margin_loss", builtinMultilabelSoftMarginLoss)
-	register("multi_margin_loss", "multi_margin_loss(input, target, p=1, margin=1.0, weight=none, reduction=\"mean\"): per sample of input [N, C] (or [C]) with int64 class target [N], the sum over the classes i other than y = target of max(0, margin - input[y] + input[i])^p (p 1 or 2), times weight[y], divided by C, as F.multi_margin_loss", builtinMultiMarginLoss)
+	register("multi_margin_loss", "multi_margin_loss(input, target, p=1, margin=1.0, weight=none, reduction=\"mean\"): per sample of input [N, C] (or [C]) with int64 class target [N], the sum over the classes i other than y = target of max(0, margin - input[y] + input[i])^p (p 1 or 2; a NaN term adds nothing, as torch's z > 0 test), times weight[y], divided by C; reduction \"none\" gives target's shape (0-d for a 0-d target), as F.multi_margin_loss", builtinMultiMarginLoss)
 }
 
 // reductionArgs unpacks a loss's arguments: before, torch's deprecated
@@ -375,7 +375,8 @@ func builtinMultiMarginLoss(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 	// z = margin - input[y] + input[i], its hinge (squared for p = 2),
 	// without the class y itself.
 	z := c.Op(ops.Add, nil, c.Op(ops.Sub, nil, c.scalar(margin, dt), c.Op(ops.Gather, ops.DimAttrs{Dim: 1}, xm, tc)), xm)
-	h := c.Op(ops.Relu, nil, z)
+	// only z > 0 counts, as torch: a NaN z adds nothing
+	h := c.Op(ops.Where, nil, c.Op(ops.Gt, nil, z, c.scalar(0, dt)), z, c.scalar(0, dt))
 	if p == 2 {
 		h = c.Op(ops.Mul, nil, h, h)
 	}
@@ -386,8 +387,6 @@ func builtinMultiMarginLoss(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 		h = c.Op(ops.Mul, nil, h, c.Reshape(wy, tensor.Shape{rows, 1}))
 	}
 	loss := c.Op(ops.Div, nil, c.Op(ops.Sum, ops.ReduceAttrs{Dims: []int{1}}, h), c.scalar(float64(classes), dt))
-	if len(xs) < 2 {
-		loss = c.Reshape(loss, ts) // one sample: the target's shape, as torch
-	}
+	loss = c.Reshape(loss, ts) // the target's shape (0-d for a 0-d one), as torch
 	return named(b.Name)(c.Result(c.reduce(r, loss)))
 }

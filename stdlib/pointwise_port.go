@@ -34,7 +34,7 @@ func init() {
 	register("isin", "isin(elements, test_elements, invert=false, assume_unique=false): true where an element of elements equals some element of test_elements (either may be a number; dtypes promote; NaN is in nothing), negated with invert, as torch.isin (assume_unique, a hint to torch, changes nothing); it sorts test_elements and binary-searches them, so memory is O(numel(elements) + numel(test_elements)), never their product", isinBuiltin)
 	register("isposinf", "isposinf(input): true where input is +inf (nowhere for integers and bools), as torch.isposinf", unaryChain(isInfSign(1)))
 	register("isneginf", "isneginf(input): true where input is -inf (nowhere for integers and bools), as torch.isneginf", unaryChain(isInfSign(-1)))
-	register("nansum", "nansum(input, dim=none, keepdim=false, dtype=none): sum over dim (an int or a list; every dimension when none or []) with NaN counted as 0 (integers and bools give int64; dtype= converts input first), its gradient 0 at NaN, as torch.nansum", nanReduceBuiltin(false))
+	register("nansum", "nansum(input, dim=none, keepdim=false, dtype=none): sum over dim (an int or a list; every dimension when none or []) with NaN counted as 0 (integers and bools give int64; dtype= converts input first, and must be floating for a floating input), its gradient 0 at NaN, as torch.nansum", nanReduceBuiltin(false))
 	register("nanmean", "nanmean(input, dim=none, keepdim=false, dtype=none): mean over dim of the elements that are not NaN (NaN where all are; floating point), its gradient 0 at NaN, as torch.nanmean (a slice of NaN alone gets gradient 0, torch's NaN)", nanReduceBuiltin(true))
 	register("instance_norm", "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, momentum=0.1, eps=1e-5): normalise [N, C, ...] per sample and channel over the positions (group_norm with C groups), then scale and shift per channel, as F.instance_norm. "+
 		"With use_input_stats=false it normalises with running_mean and running_var (batch_norm in evaluation). With running statistics and use_input_stats, since tensors are immutable, it returns {output, running_mean, running_var} with the statistics torch updates in place "+
@@ -305,32 +305,27 @@ func builtinLogspace(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 		return hostResult(th, d), nil
 	}
 	// torch's kernel: the exponents count up from start in the first half
-	// and down from end in the second (as linspace), start and end in the
-	// result's dtype; floating results raise the float64 base in float64,
-	// integer ones a float32 base in float32.
+	// and down from end in the second (as linspace), in float64 from start
+	// and end in the result's dtype (integer ones truncated) with a step of
+	// their difference, taken in that dtype, over steps-1. Floating results
+	// raise the float64 base, integer ones the base rounded to float32 (in
+	// float64 both), and the powers are truncated to integer dtypes.
 	half := steps / 2
+	var s, e, step, bs float64
 	if dt.IsInt() {
-		s, e := float32(int64(start)), float32(int64(end))
-		step := (e - s) / float32(steps-1)
-		b32 := float64(float32(base))
-		for i := range steps {
-			ex := e - step*float32(steps-i-1)
-			if i < half {
-				ex = s + step*float32(i)
-			}
-			d.Set(i, float64(float32(math.Pow(b32, float64(ex)))))
-		}
-		return hostResult(th, d), nil
+		si, ei := int64(start), int64(end)
+		s, e, step, bs = float64(si), float64(ei), float64(ei-si), float64(float32(base))
+	} else {
+		s, e, bs = ops.FloatScalar(start, dt).Float(), ops.FloatScalar(end, dt).Float(), base
+		step = ops.FloatScalar(e-s, dt).Float()
 	}
-	// start and end in the result's dtype, as torch's scalar_t.
-	s, e := ops.FloatScalar(start, dt).Float(), ops.FloatScalar(end, dt).Float()
-	step := (e - s) / float64(steps-1)
+	step /= float64(steps - 1)
 	for i := range steps {
 		ex := e - step*float64(steps-i-1)
 		if i < half {
 			ex = s + step*float64(i)
 		}
-		d.Set(i, math.Pow(base, ex))
+		d.Set(i, math.Pow(bs, ex))
 	}
 	return hostResult(th, d), nil
 }
@@ -357,6 +352,16 @@ func isinBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		// and whether the element there equals it.
 		flat := c.Reshape(c.Cast(t, dt), tensor.Shape{m})
 		sorted := c.Op(ops.Gather, ops.DimAttrs{Dim: 0}, flat, c.Op(ops.Argsort, ops.SortAttrs{Dim: 0}, flat))
+		if t.DType().IsFloat() {
+			// NaN, sorted last, equals nothing and would send the search
+			// past the values before it: the NaNs become the last other
+			// value (NaN still when all are NaN, which finds nothing).
+			isnan := c.Op(ops.Isnan, nil, sorted)
+			k := c.Op(ops.Sum, ops.ReduceAttrs{Dims: []int{0}, Keepdim: true}, c.Op(ops.LogicalNot, nil, isnan))
+			k = c.Op(ops.Clamp, ops.ClampAttrs{Min: 0, HasMin: true}, c.Op(ops.Sub, nil, k, c.Constant(ops.IntScalar(1))))
+			last := c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, sorted, k)
+			sorted = c.Op(ops.Where, nil, isnan, last, sorted)
+		}
 		at := c.Op(ops.Searchsorted, ops.SearchsortedAttrs{}, sorted, xv)
 		at = c.Op(ops.Clamp, ops.ClampAttrs{Max: float64(m - 1), HasMax: true}, at)
 		if c.Err() != nil {
@@ -403,7 +408,7 @@ func nanReduceBuiltin(mean bool) eval.BuiltinFunc {
 		if mean && !x.DType().IsFloat() {
 			return nil, fmt.Errorf("%s: expected a floating-point input, got %s", b.Name, x.DType())
 		}
-		if mean && set && !dt.IsFloat() {
+		if set && !dt.IsFloat() && (mean || x.DType().IsFloat()) {
 			return nil, fmt.Errorf("%s: dtype must be floating point, got %s", b.Name, dt)
 		}
 		c := newChain(th)
@@ -412,7 +417,12 @@ func nanReduceBuiltin(mean bool) eval.BuiltinFunc {
 		}
 		attrs := ops.ReduceAttrs{Dims: dims, Keepdim: keepdim}
 		if c.Err() != nil || !x.DType().IsFloat() {
-			return named(b.Name)(c.Result(c.Op(ops.Sum, attrs, x)))
+			// sum's result (int64 for integers), in dtype when given
+			sum := c.Op(ops.Sum, attrs, x)
+			if set {
+				sum = c.Cast(sum, dt)
+			}
+			return named(b.Name)(c.Result(sum))
 		}
 		isnan := c.Op(ops.Isnan, nil, x)
 		sum := c.Op(ops.Sum, attrs, c.Op(ops.Where, nil, isnan, c.scalar(0, x.DType()), x))

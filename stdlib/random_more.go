@@ -150,15 +150,25 @@ func normalBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	if std.t == nil && !(std.v >= 0) {
 		return nil, fmt.Errorf("%s: std must not be negative, got %v", b.Name, std.v)
 	}
-	if std.t != nil {
-		d, err := th.RT.Read(std.t)
-		if err != nil {
-			return nil, err
+	if std.t != nil && std.t.Shape().Numel() > 0 {
+		// on the device: the first element not >= 0 (negative or NaN), or
+		// the first element when there is none; only it is read back.
+		c := newChain(th)
+		flat := c.Reshape(std.t, tensor.Shape{std.t.Shape().Numel()})
+		bad := c.Op(ops.LogicalNot, nil, c.Op(ops.Ge, nil, flat, c.scalar(0, flat.DType())))
+		first := c.Op(ops.Argmax, ops.ReduceAttrs{Dims: []int{0}, Keepdim: true}, c.Cast(bad, tensor.Uint8))
+		v := c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, flat, first)
+		if c.Err() != nil {
+			return named(b.Name)(c.Result(nil))
 		}
-		for i := range d.Numel() {
-			if v := d.At(i); !(v >= 0) {
-				return nil, fmt.Errorf("%s: every element of std must be >= 0, got %v", b.Name, v)
-			}
+		d, err := th.RT.Read(v)
+		if err != nil {
+			return c.Abort(err)
+		}
+		v0 := d.At(0) // before the release, which recycles d
+		c.Release()
+		if v := v0; !(v >= 0) {
+			return nil, fmt.Errorf("%s: every element of std must be >= 0, got %v", b.Name, v)
 		}
 	}
 	z, err := eval.CallBuiltin(th, table["randn"], []eval.Value{shapeList(shape)}, []eval.Kwarg{{Name: "dtype", Value: eval.String(dt.String())}})

@@ -32,8 +32,8 @@ func init() {
 	register("cartesian_prod", "cartesian_prod(*tensors): the cartesian product of 1-d tensors of one dtype, [N, k] rows in lexicographic order (one tensor: itself), as torch.cartesian_prod", cartesianProdBuiltin)
 	register("diag_embed", "diag_embed(input, offset=0, dim1=-2, dim2=-1): a tensor with the last dimension of input on the diagonals (offset above the main one, below when negative) of the planes of the new dimensions dim1 and dim2, zeros elsewhere, as torch.diag_embed", diagEmbedBuiltin)
 	takesDevice["triu_indices"], takesDevice["tril_indices"] = true, true
-	register("triu_indices", "triu_indices(row, col, offset=0, dtype=\"int64\"): the [2, n] row and column indices of the upper triangle (j - i >= offset) of a row x col matrix, row by row, as torch.triu_indices", triIndicesBuiltin(true))
-	register("tril_indices", "tril_indices(row, col, offset=0, dtype=\"int64\"): the [2, n] row and column indices of the lower triangle (j - i <= offset) of a row x col matrix, row by row, as torch.tril_indices", triIndicesBuiltin(false))
+	register("triu_indices", "triu_indices(row, col, offset=0, dtype=\"int64\"): the [2, n] row and column indices of the upper triangle (j - i >= offset) of a row x col matrix, row by row; dtype is int64 or int32, as torch.triu_indices", triIndicesBuiltin(true))
+	register("tril_indices", "tril_indices(row, col, offset=0, dtype=\"int64\"): the [2, n] row and column indices of the lower triangle (j - i <= offset) of a row x col matrix, row by row; dtype is int64 or int32, as torch.tril_indices", triIndicesBuiltin(false))
 }
 
 // flipped is x reversed along each of dims (normalised).
@@ -109,13 +109,18 @@ func flipDimBuiltin(dim int) eval.BuiltinFunc {
 	}
 }
 
+// pieceBytes is the host memory one piece of a split takes: its ref, its
+// tensor value and its slot in the list (about 650 bytes measured), with
+// room for the garbage made on the way.
+const pieceBytes = 1 << 10
+
 // checkPieces fails when a list of n pieces would not fit in memory
 // (before their bounds are made).
 func checkPieces(th *eval.Thread, fname string, n int) error {
 	if n > 1<<31 {
 		return fmt.Errorf("%s: %d pieces are too many", fname, n)
 	}
-	if err := th.RT.HostPool().CheckValue(int64(n) * 64); err != nil {
+	if err := th.RT.HostPool().CheckValue(int64(n) * pieceBytes); err != nil {
 		return fmt.Errorf("%s: %d pieces: %v", fname, n, err)
 	}
 	return nil
@@ -233,6 +238,9 @@ func tensorSplitBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 		return nil, err
 	}
 	if indices != nil {
+		if err := checkPieces(th, b.Name, len(indices)+1); err != nil {
+			return nil, err
+		}
 		return slicePieces(th, x, d, indexBounds(s[d], indices))
 	}
 	if err := checkPieces(th, b.Name, sections); err != nil {
@@ -262,6 +270,9 @@ func dimSplitBuiltin(rank, dim int) eval.BuiltinFunc {
 		if _, isList := how.(*eval.List); isList {
 			var indices []int
 			if err := eval.UnpackArgs(th, b.Name, []eval.Value{how}, nil, "indices_or_sections", &indices); err != nil {
+				return nil, err
+			}
+			if err := checkPieces(th, b.Name, len(indices)+1); err != nil {
 				return nil, err
 			}
 			return slicePieces(th, x, d, indexBounds(s[d], indices))
@@ -458,6 +469,29 @@ func diagEmbedBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if _, err := tensor.CheckedNumel(full); err != nil || m < n {
 		return nil, fmt.Errorf("%s: a result of %v with offset %d is too large", b.Name, s, offset)
 	}
+	// Rows go to dim1, columns to dim2, the batch dimensions in order to
+	// the rest.
+	perm := make([]int, r)
+	shape := make(tensor.Shape, r)
+	next := 0
+	identity := true
+	for k := range perm {
+		switch k {
+		case d1:
+			perm[k] = r - 2
+		case d2:
+			perm[k] = r - 1
+		default:
+			perm[k] = next
+			next++
+		}
+		shape[k] = full[perm[k]]
+		identity = identity && perm[k] == k
+	}
+	c := newChain(th)
+	if shape.Numel() == 0 { // x is empty too: no mask to build
+		return named(b.Name)(c.Result(c.Reshape(x, shape)))
+	}
 	mask, err := newHost(th, b.Name, tensor.Shape{m, m}, tensor.Bool)
 	if err != nil {
 		return nil, err
@@ -467,7 +501,6 @@ func diagEmbedBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 			mask.Buf[i*m+j] = 1
 		}
 	}
-	c := newChain(th)
 	maskRef := c.Host(mask)
 	// The value of (i, i + offset) is x[i] above the main diagonal, or
 	// x[i + offset] (that is, x at the column) below it: x padded to m
@@ -483,23 +516,6 @@ func diagEmbedBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	}
 	vals := c.Expand(c.Reshape(padded, lay), full)
 	out := c.Op(ops.Where, nil, maskRef, vals, c.scalar(0, x.DType()))
-	// Rows go to dim1, columns to dim2, the batch dimensions in order to
-	// the rest.
-	perm := make([]int, r)
-	next := 0
-	identity := true
-	for k := range perm {
-		switch k {
-		case d1:
-			perm[k] = r - 2
-		case d2:
-			perm[k] = r - 1
-		default:
-			perm[k] = next
-			next++
-		}
-		identity = identity && perm[k] == k
-	}
 	if !identity {
 		out = c.Op(ops.Permute, ops.PermuteAttrs{Dims: perm}, out)
 	}
@@ -544,8 +560,8 @@ func triIndicesBuiltin(upper bool) eval.BuiltinFunc {
 		if err != nil {
 			return nil, err
 		}
-		if !dt.IsInt() || dt == tensor.Bool {
-			return nil, fmt.Errorf("%s: dtype must be an integer type, got %s", b.Name, dt)
+		if dt != tensor.Int64 && dt != tensor.Int32 {
+			return nil, fmt.Errorf("%s: dtype must be an integer type, got %s (int64 or int32, as torch)", b.Name, dt)
 		}
 		if rows < 0 || cols < 0 {
 			return nil, fmt.Errorf("%s: row and col must not be negative, got %d and %d", b.Name, rows, cols)

@@ -212,4 +212,23 @@ g.error("randint_like/int8", "randint_like", [torch.zeros(2, dtype=torch.int8), 
 g.error("randint_like/bool-range", "randint_like", [torch.zeros(2, dtype=torch.bool), 3], "randint_like: the range [0, 3) does not fit in bool")
 g.error("randint_like/no-high", "randint_like", [torch.zeros(2)], "randint_like: high is required", kwargs={"low": 3})
 
+
+# Review fixes (appended so the random inputs above stay as they were):
+# the mask is read unbroadcast and its positions expanded on the host;
+# masked_select reads input unbroadcast too.
+bm = torch.tensor([[True, False, True, False]])
+g.case("masked_select/bcast-mask-rows", "masked_select", torch.masked_select, [rn(3, 4), bm])
+g.case("masked_select/bcast-mask-cols", "masked_select", torch.masked_select, [rn(3, 4), torch.tensor([[False], [True], [True]])])
+g.case("masked_select/bcast-middle", "masked_select", torch.masked_select, [rn(2, 3, 4), torch.tensor([[[True, False, False, True]], [[False, True, True, False]]])])
+g.case("masked_select/bcast-outer", "masked_select", torch.masked_select, [rn(3, 1, 2), torch.tensor([[True, False], [False, False], [True, True], [False, True]])])
+g.case("masked_select/bcast-input", "masked_select", torch.masked_select, [rn(4, 1), torch.tensor([[[True, False, True]], [[False, True, True]]])])
+g.case("masked_select/bcast-0d-input", "masked_select", torch.masked_select, [torch.tensor(2.5), torch.tensor([[True, False], [True, True]])])
+g.case("masked_select/bcast-0d-mask", "masked_select", torch.masked_select, [rn(2, 3), torch.tensor(True)])
+g.case("masked_select/bcast-all-true", "masked_select", torch.masked_select, [rn(2, 1, 3), torch.ones(4, 1, dtype=torch.bool)])
+grad_case("masked_select/bcast-input", "masked_select", torch.masked_select, [rn(2, 1, 3), torch.tensor([[True, False, True], [True, True, False]])])
+grad_case("masked_select/bcast-mask-middle", "masked_select", torch.masked_select, [rn(2, 3, 4), torch.tensor([[True, False, False, True]])])
+g.case("masked_scatter/bcast-mask-middle", "masked_scatter", torch.masked_scatter, [torch.zeros(2, 3, 4), torch.tensor([[[True, False, False, True]], [[False, True, True, False]]]), torch.arange(30.0)])
+g.case("masked_scatter/bcast-mask-outer", "masked_scatter", torch.masked_scatter, [torch.zeros(3, 1, 2), torch.tensor([[True, False], [False, False], [True, True], [False, True]]), torch.arange(30.0)])
+grad_case("masked_scatter/bcast-mask-cols", "masked_scatter", torch.masked_scatter, [rn(3, 4), torch.tensor([[False], [True], [True]]), rn(10)])
+
 g.write()

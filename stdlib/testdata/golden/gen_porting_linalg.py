@@ -370,4 +370,24 @@ g.expect("triu_indices/limits-cols", "triu_indices", [2, M, M - 1], {}, torch.te
 g.error("triu_indices/limits-rows", "triu_indices", [M, M, -M], "triu_indices: 85070591730234615847396907784232501249 indices are too many")
 g.expect("tril_indices/limits-cols", "tril_indices", [2, M, 0], {}, torch.tensor([[0, 1, 1], [0, 0, 1]]))
 
+
+# Review fixes (appended so the random inputs above stay as they were).
+# addr: input and product cast to the promoted dtype, then scaled by beta
+# and alpha in it
+g.case("addr/int-input-float-beta", "addr", torch.addr, [torch.ones(2, 2, dtype=torch.int64), torch.ones(2), torch.ones(2)], {"beta": 0.5})
+g.case("addr/int-vectors-float-alpha", "addr", torch.addr, [torch.ones(2, 2), torch.tensor([1, 2]), torch.tensor([1, 2])], {"alpha": 0.5})
+g.case("addr/float32-input-float64-beta", "addr", torch.addr, [torch.tensor([[3.0], [1.0]]), torch.tensor([1.0, 2.0], dtype=F64), torch.tensor([0.0], dtype=F64)], {"beta": 0.1}, rtol=0.0, atol=0.0)
+g.case("addr/float32-input-float64-alpha", "addr", torch.addr, [torch.tensor([[1.0]]), torch.tensor([3.0], dtype=F64), torch.tensor([1.0], dtype=F64)], {"beta": 0.0, "alpha": 0.1}, rtol=0.0, atol=0.0)
+g.case("addr/int-input-int-vectors-float-input", "addr", torch.addr, [torch.full((2, 2), 0.5, dtype=F64), torch.tensor([1, 2]), torch.tensor([3, 4])], {"beta": 3, "alpha": 2})
+grad_case("addr/promote", "addr", torch.addr, [rn(2, 3), rn(2, dtype=F64), rn(3, dtype=F64)], {"beta": 0.5, "alpha": 1.5})
+# diag_embed of an empty result builds no mask
+g.case("diag_embed/empty-wide", "diag_embed", torch.diag_embed, [torch.zeros(0, 1000000)])
+g.case("diag_embed/empty-dims", "diag_embed", torch.diag_embed, [torch.zeros(0, 3), 1, 0, 2])
+g.case("diag_embed/empty-last", "diag_embed", torch.diag_embed, [torch.zeros(2, 0)])
+g.case("diag_embed/empty-offset", "diag_embed", torch.diag_embed, [torch.zeros(2, 0), -2])
+# triu_indices and tril_indices: int64 or int32, as torch
+g.error("triu_indices/int16", "triu_indices", [3, 3], "triu_indices: dtype must be an integer type, got int16 (int64 or int32", {"dtype": "int16"})
+g.error("tril_indices/int8", "tril_indices", [3, 3], "tril_indices: dtype must be an integer type, got int8 (int64 or int32", {"dtype": "int8"})
+g.error("tril_indices/uint8", "tril_indices", [3, 3], "tril_indices: dtype must be an integer type, got uint8 (int64 or int32", {"dtype": "uint8"})
+
 g.write()

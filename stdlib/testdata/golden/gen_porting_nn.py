@@ -397,4 +397,37 @@ g.error("multi_margin_loss/float-target", "multi_margin_loss", [qx, torch.tensor
 g.error("multi_margin_loss/3d", "multi_margin_loss", [rn(2, 3, 4), torch.tensor([0, 1])], "multi_margin_loss: expected a non-empty vector or matrix")
 g.error("multi_margin_loss/weight-2d", "multi_margin_loss", [qx, qy], "multi_margin_loss: weight must be one-dimensional", {"weight": torch.ones(2, 5)})
 
+
+# Review fixes (appended so the random inputs above stay as they were).
+# isin: a NaN among the test elements hides none of the others
+g.case("isin/nan-test", "isin", torch.isin, [torch.tensor([1.0, 3.0]), torch.tensor([1.0, nan])])
+g.case("isin/nan-test-many", "isin", torch.isin, [torch.tensor([nan, -inf, 0.5, 2.0, 7.0, inf, 3.0, 8.0]), torch.tensor([nan, 2.0, nan, 7.0, -inf, nan, 0.5, nan, 8.0])])
+g.case("isin/nan-test-invert", "isin", lambda e, t, invert: torch.isin(e, t, invert=invert), [torch.tensor([1.0, 3.0, nan]), torch.tensor([nan, 3.0]), True])
+g.case("isin/all-nan-test", "isin", torch.isin, [torch.tensor([1.0, nan, inf]), torch.tensor([nan, nan])])
+g.case("isin/nan-test-int-elements", "isin", torch.isin, [torch.tensor([1, 2, 3]), torch.tensor([nan, 2.0, 1.5], dtype=torch.float64)])
+# logspace: integer dtypes step in float64 from the truncated ends and
+# raise the float32 base; float32 takes end - start in float32
+g.case("logspace/int64-wide", "logspace", lambda start, end, steps, dtype: torch.logspace(start, end, steps, dtype=dtype),
+       [0, 10, 7, torch.int64], tref_args=[0, 10, 7], tref_kwargs={"dtype": "int64"})
+g.case("logspace/int64-base-1.3", "logspace", lambda start, end, steps, base, dtype: torch.logspace(start, end, steps, base, dtype=dtype),
+       [1, 50, 11, 1.3, torch.int64], tref_args=[1, 50, 11], tref_kwargs={"base": 1.3, "dtype": "int64"})
+g.case("logspace/int32-float-ends", "logspace", lambda start, end, steps, dtype: torch.logspace(start, end, steps, dtype=dtype),
+       [0.9, 9.7, 8, torch.int32], tref_args=[0.9, 9.7, 8], tref_kwargs={"dtype": "int32"})
+g.case("logspace/float32-ulp", "logspace", torch.logspace, [0.1, 3.3, 9], rtol=0.0, atol=0.0)
+g.case("logspace/float32-ulp-base", "logspace", torch.logspace, [-2.3, 4.1, 13], {"base": 3.0}, rtol=0.0, atol=0.0)
+# nansum: an integer dtype for a floating input is an error, as torch's
+# "not implemented for 'Long'"
+g.error("nansum/float-int-dtype", "nansum", [torch.tensor([1.0, nan])], "nansum: dtype must be floating point, got int64", {"dtype": "int64"})
+g.error("nansum/float-bool-dtype", "nansum", [torch.tensor([1.0, nan])], "nansum: dtype must be floating point, got bool", {"dtype": "bool"})
+g.case("nansum/int-int-dtype", "nansum", lambda x, dtype: torch.nansum(x, dtype=dtype), [ie, torch.int32], tref_args=[ie], tref_kwargs={"dtype": "int32"})
+# multi_margin_loss: only z > 0 adds a term, so a NaN z adds none; a 0-d
+# target gives a 0-d result
+g.case("multi_margin_loss/nan", "multi_margin_loss", F.multi_margin_loss, [torch.tensor([[0.1, nan, 0.3]]), torch.tensor([0])], {"reduction": "none"})
+g.case("multi_margin_loss/nan-target-class", "multi_margin_loss", F.multi_margin_loss, [torch.tensor([[nan, 0.2, 0.3], [0.5, nan, 0.1]]), torch.tensor([0, 0])], {"reduction": "none"})
+g.case("multi_margin_loss/nan-p2-weight", "multi_margin_loss", F.multi_margin_loss, [torch.tensor([[0.1, nan, 0.3], [nan, 0.2, 0.9]]), torch.tensor([2, 1])], {"p": 2, "weight": torch.tensor([0.5, 2.0, 1.5])})
+grad_case("multi_margin_loss/nan", "multi_margin_loss", F.multi_margin_loss, [torch.tensor([[0.1, nan, 0.3], [0.4, -0.2, 0.6]]), torch.tensor([0, 2])], {"reduction": "none"})
+g.case("multi_margin_loss/row-0d-target", "multi_margin_loss", F.multi_margin_loss, [torch.tensor([[0.1, 0.5, 0.2]]), torch.tensor(1)], {"reduction": "none"})
+g.case("multi_margin_loss/row-0d-target-mean", "multi_margin_loss", F.multi_margin_loss, [torch.tensor([[0.1, 0.5, 0.2]]), torch.tensor(1)])
+g.case("multi_margin_loss/0d-1d-target", "multi_margin_loss", F.multi_margin_loss, [torch.tensor(1.0), torch.tensor([0])], {"reduction": "none"})
+
 g.write()
