@@ -23,7 +23,7 @@ func init() {
 	register("adaptive_avg_pool1d", "adaptive_avg_pool1d(input, output_size): mean over the windows that cut [N, C, L] (or [C, L]) into output_size (an int or a list of 1), as F.adaptive_avg_pool1d", builtinAdaptiveAvgPool1d)
 	register("adaptive_max_pool1d", "adaptive_max_pool1d(input, output_size, return_indices=false): maximum over the windows [floor(i·L/out), ceil((i+1)·L/out)) of [N, C, L] (or [C, L]), the first maximum (a NaN wins: the last one); with return_indices the record (values, indices), the indices into L, as F.adaptive_max_pool1d", adaptiveMaxPoolBuiltin(1))
 	register("adaptive_max_pool2d", "adaptive_max_pool2d(input, output_size, return_indices=false): maximum over the windows that cut [N, C, H, W] (or [C, H, W]) into output_size (an int, or [h, w] where none keeps that size), the first maximum in row-major order (a NaN wins: the last one); with return_indices the record (values, indices), the indices flat within each H×W plane, as F.adaptive_max_pool2d", adaptiveMaxPoolBuiltin(2))
-	register("unfold", "unfold(input, kernel_size, dilation=1, padding=0, stride=1): the sliding kh×kw blocks of [N, C, H, W] (or [C, H, W]) as the columns of [N, C·kh·kw, L] (im2col), as F.unfold and nn.Unfold; with exactly three more positional ints, or the keywords dimension, size, step, it is Tensor.unfold(dimension, size, step): the windows of size taken every step along dimension, as a new last dimension (so pass F.unfold's dilation and padding by keyword)", unfoldBuiltin)
+	register("unfold", "unfold(input, kernel_size, dilation=1, padding=0, stride=1): the sliding kh×kw blocks of [N, C, H, W] (or [C, H, W]) as the columns of [N, C·kh·kw, L] (im2col), as F.unfold and nn.Unfold; with exactly three more positional ints, or the keywords dimension, size, step, it is Tensor.unfold(dimension, size, step): the windows of size taken every step along dimension, as a new last dimension (copied, where torch returns a view; so pass F.unfold's dilation and padding by keyword)", unfoldBuiltin)
 	register("fold", "fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1): the columns of [N, C·kh·kw, L] (or [C·kh·kw, L]) summed back into [N, C, H, W] at the blocks unfold takes them from, overlapping positions added (col2im), as F.fold and nn.Fold", foldBuiltin)
 }
 
@@ -68,6 +68,9 @@ func builtinConvTranspose1d(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 		b4 = &bs
 	}
 	// Check in conv_transpose1d's terms before lowering to 2-d.
+	if msg := convTranspose1dProblem(xs, ws, b4, a); msg != "" {
+		return nil, fmt.Errorf("%s over %v with weight %v: %s", b.Name, xs, ws, msg)
+	}
 	if _, err := ops.ConvTranspose2dLayout(x4, w4, b4, a); err != nil {
 		return nil, fmt.Errorf("%s over %v with weight %v: %s", b.Name, xs, ws, stripOp("conv_transpose2d", err))
 	}
@@ -84,6 +87,39 @@ func builtinConvTranspose1d(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 	return named(b.Name)(c.Result(c.Reshape(y, slices.Concat(ys[:len(ys)-2], ys[len(ys)-1:]))))
 }
 
+// convTranspose1dProblem is what is wrong with conv_transpose1d's input
+// [N, C, L] or [C, L], weight [C, Cout/groups, k], bias and the width
+// half of the 2-d attributes a, in 1-d terms ("" when nothing is); the
+// checks of ops.ConvTranspose2dLayout, which speaks of 2-d shapes.
+func convTranspose1dProblem(xs, ws tensor.Shape, bias *tensor.Shape, a ops.ConvTranspose2dAttrs) string {
+	c, l, k := xs[len(xs)-2], xs[len(xs)-1], ws[2]
+	s, p, op, d := a.Stride[1], a.Padding[1], a.OutputPadding[1], a.Dilation[1]
+	switch {
+	case s < 1:
+		return fmt.Sprintf("stride must be at least 1, got %d", s)
+	case p < 0:
+		return fmt.Sprintf("padding must be at least 0, got %d", p)
+	case d < 1:
+		return fmt.Sprintf("dilation must be at least 1, got %d", d)
+	case a.Groups < 1:
+		return fmt.Sprintf("groups must be at least 1, got %d", a.Groups)
+	case op < 0 || (op >= s && op >= d):
+		return fmt.Sprintf("output_padding %d must be non-negative and smaller than either stride %d or dilation %d", op, s, d)
+	case ws[0] != c:
+		return fmt.Sprintf("input has %d channels, weight expects %d", c, ws[0])
+	case c%a.Groups != 0:
+		return fmt.Sprintf("%d input channels are not divisible by groups=%d", c, a.Groups)
+	case k == 0:
+		return "the kernel is empty"
+	case bias != nil && (len(*bias) != 1 || (*bias)[0] != ws[1]*a.Groups):
+		return fmt.Sprintf("bias of shape %v, expected [%d]", *bias, ws[1]*a.Groups)
+	}
+	if out := (l-1)*s - 2*p + d*(k-1) + op + 1; l > 0 && out <= 0 {
+		return fmt.Sprintf("the output's length is %d; padding %d is too large", out, p)
+	}
+	return ""
+}
+
 // adaptive1dSize reads a 1-d adaptive pool's output_size: an int or a
 // list of one int.
 func adaptive1dSize(th *eval.Thread, fname string, size eval.Value) (int, error) {
@@ -97,8 +133,9 @@ func adaptive1dSize(th *eval.Thread, fname string, size eval.Value) (int, error)
 	return v[0], nil
 }
 
-// check1dInput checks that x is [N, C, L] or [C, L] with L > 0, and gives
-// its shape with a unit height before L.
+// check1dInput checks that x is [N, C, L] or [C, L] (of any sizes: the
+// 2-d op that the 1-d builtin lowers to checks those), and gives its
+// shape with a unit height before L.
 func check1dInput(fname string, x *refs.Ref) (tensor.Shape, error) {
 	xs := x.Shape()
 	if len(xs) != 2 && len(xs) != 3 {
@@ -168,7 +205,9 @@ func adaptiveMaxPoolBuiltin(rank int) eval.BuiltinFunc {
 		case out[0] < 0 || out[1] < 0:
 			return nil, fmt.Errorf("%s: output_size must not be negative, got %v", b.Name, tensor.Shape(out[2-rank:]))
 		}
-		if slices.Contains(xs[len(xs)-rank-1:], 0) {
+		// As torch, which checks every dimension of the 2-d pool's input
+		// but the first: an unbatched input may have no channels.
+		if slices.Contains(x4[1:], 0) {
 			return nil, fmt.Errorf("%s: the input %v has an empty non-batch dimension", b.Name, xs)
 		}
 		if _, err := tensor.CheckedNumel(slices.Concat(x4[:len(x4)-2], tensor.Shape{out[0], out[1]})); err != nil {
@@ -205,6 +244,11 @@ func (c *chain) adaptiveMax(x *refs.Ref, out [2]int) (vals, idx *refs.Ref) {
 	xs := x.Shape()
 	lead, h, w := xs[:len(xs)-2], xs[len(xs)-2], xs[len(xs)-1]
 	nOut := out[0] * out[1]
+	plane := c.Reshape(x, slices.Concat(lead, tensor.Shape{h * w}))
+	if nOut == 0 { // before span, which walks every window of each axis
+		none := c.hostInts(nil, tensor.Shape{0})
+		return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: len(lead)}, plane, none), c.Expand(none, slices.Concat(lead, tensor.Shape{0}))
+	}
 	// The longest window along each axis; shorter windows are padded
 	// with slots that read their first element and are masked off.
 	span := func(n, size int) int {
@@ -215,14 +259,10 @@ func (c *chain) adaptiveMax(x *refs.Ref, out [2]int) (vals, idx *refs.Ref) {
 		}
 		return k
 	}
-	if err := c.Thread().RT.HostPool().Check(int64(nOut) * 16); err != nil {
-		c.Fail(err)
-		return nil, nil
-	}
 	kh, kw := span(out[0], h), span(out[1], w)
 	k := kh * kw
-	if err := c.Thread().RT.HostPool().Check(int64(nOut) * int64(k) * 9); err != nil {
-		c.Fail(err)
+	if err := c.Thread().RT.HostPool().Check(adaptiveMaxBytes(lead.Numel(), nOut, k, x.DType().Size())); err != nil {
+		c.Fail(fmt.Errorf("%d windows of up to %d elements: %v", nOut, k, err))
 		return nil, nil
 	}
 	pos := make([]int64, 0, nOut*k)
@@ -244,11 +284,6 @@ func (c *chain) adaptiveMax(x *refs.Ref, out [2]int) (vals, idx *refs.Ref) {
 				}
 			}
 		}
-	}
-	plane := c.Reshape(x, slices.Concat(lead, tensor.Shape{h * w}))
-	if nOut == 0 {
-		none := c.hostInts(nil, tensor.Shape{0})
-		return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: len(lead)}, plane, none), c.Expand(none, slices.Concat(lead, tensor.Shape{0}))
 	}
 	winShape := slices.Concat(lead, tensor.Shape{nOut, k})
 	idx = c.detached(func() *refs.Ref {
@@ -273,11 +308,26 @@ func (c *chain) adaptiveMax(x *refs.Ref, out [2]int) (vals, idx *refs.Ref) {
 	return c.Op(ops.Gather, ops.DimAttrs{Dim: len(lead)}, plane, idx), idx
 }
 
+// adaptiveMaxBytes is about the host memory that adaptiveMax holds for
+// lead planes, nOut windows of k slots and elements of itemsize bytes,
+// all of it live until the chain ends: the position table (a Go slice, its
+// tensor and the runtime's copy) and the valid mask, 26 bytes a slot, and
+// the row and column starts, 48 bytes a window; per slot of each plane the
+// windows and their -inf-masked copy (itemsize each), the NaN masks (2)
+// and the NaN slots (int64, 8); per window of each plane about ten int64
+// results (argmax, max, the slot, row, column and flat index) and the
+// values (itemsize). It saturates rather than wrapping.
+func adaptiveMaxBytes(lead, nOut, k, itemsize int) int64 {
+	f := float64(nOut)*(float64(k)*26+48) +
+		float64(lead)*float64(nOut)*(float64(k)*float64(2*itemsize+10)+80+float64(itemsize))
+	return int64(min(f, 1<<62))
+}
+
 // blockGeometry is the sliding-block layout shared by unfold and fold.
 type blockGeometry struct {
 	kernel, dilation, padding, stride [2]int
 	blocks                            [2]int // the number of blocks along H and W
-	ph, pw                            int    // the padded image's size
+	h, w                              int    // the image's size, without padding
 }
 
 // readBlockGeometry checks unfold's or fold's input x (floating point, of
@@ -318,17 +368,26 @@ func readBlockGeometry(fname string, x *refs.Ref, batched int, layout string, ke
 func pairString(p [2]int) string { return fmt.Sprintf("(%d, %d)", p[0], p[1]) }
 
 // layout fixes the geometry for an image of h×w and counts the blocks,
-// failing (as torch) when there are none along an axis.
+// failing (as torch) when there are none along an axis, and when a
+// block's span or the padded image is longer than a tensor's dimension
+// can be (tensor.MaxElements), before the arithmetic could wrap.
 func (g *blockGeometry) layout(fname string, h, w int) error {
 	size := [2]int{h, w}
+	const most = tensor.MaxElements
 	for i := range 2 {
-		padded := size[i] + 2*g.padding[i]
-		g.blocks[i] = (padded-(g.dilation[i]*(g.kernel[i]-1)+1))/g.stride[i] + 1
-		if padded < g.dilation[i]*(g.kernel[i]-1)+1 {
+		if g.kernel[i] > 1 && g.dilation[i] > (most-1)/(g.kernel[i]-1) {
+			return fmt.Errorf("%s: kernel_size %s with dilation %s spans more than %d elements", fname, pairString(g.kernel), pairString(g.dilation), most)
+		}
+		if g.padding[i] > (most-size[i])/2 {
+			return fmt.Errorf("%s: an image of %d×%d with padding %s is larger than %d elements along a side", fname, h, w, pairString(g.padding), most)
+		}
+		padded, span := size[i]+2*g.padding[i], g.dilation[i]*(g.kernel[i]-1)+1
+		g.blocks[i] = (padded-span)/g.stride[i] + 1
+		if padded < span {
 			g.blocks[i] = 0
 		}
 	}
-	g.ph, g.pw = h+2*g.padding[0], w+2*g.padding[1]
+	g.h, g.w = h, w
 	if g.blocks[0] < 1 || g.blocks[1] < 1 {
 		return fmt.Errorf("%s: an image of %d×%d with kernel_size %s, dilation %s, padding %s and stride %s has %d×%d sliding blocks; it needs at least one",
 			fname, h, w, pairString(g.kernel), pairString(g.dilation), pairString(g.padding), pairString(g.stride), max(g.blocks[0], 0), max(g.blocks[1], 0))
@@ -336,12 +395,16 @@ func (g *blockGeometry) layout(fname string, h, w int) error {
 	return nil
 }
 
-// positions is the flat position in the padded image of every element of
-// every block, in unfold's order: kernel row, kernel column, block.
+// positions is the flat position in the h×w image of every element of
+// every block, in unfold's order: kernel row, kernel column, block; an
+// element in the padding gets h·w, one slot past the image (unfold reads
+// a zero there, fold adds into it and drops it), so the padded image is
+// never made.
 func (g *blockGeometry) positions(c *chain) *refs.Ref {
 	kh, kw, l := g.kernel[0], g.kernel[1], g.blocks[0]*g.blocks[1]
 	n := int64(kh) * int64(kw) * int64(l)
-	if err := c.Thread().RT.HostPool().Check(n * 8); err != nil {
+	// The Go slice, its tensor and the runtime's copy.
+	if err := c.Thread().RT.HostPool().Check(n * 24); err != nil {
 		c.Fail(err)
 		return nil
 	}
@@ -349,9 +412,14 @@ func (g *blockGeometry) positions(c *chain) *refs.Ref {
 	for a := range kh {
 		for e := range kw {
 			for bi := range g.blocks[0] {
+				r := bi*g.stride[0] + a*g.dilation[0] - g.padding[0]
 				for bj := range g.blocks[1] {
-					r, col := bi*g.stride[0]+a*g.dilation[0], bj*g.stride[1]+e*g.dilation[1]
-					pos = append(pos, int64(r*g.pw+col))
+					col := bj*g.stride[1] + e*g.dilation[1] - g.padding[1]
+					p := int64(g.h * g.w)
+					if r >= 0 && r < g.h && col >= 0 && col < g.w {
+						p = int64(r*g.w + col)
+					}
+					pos = append(pos, p)
 				}
 			}
 		}
@@ -391,11 +459,10 @@ func unfoldBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
 	}
 	c := newChain(th)
-	padded := x
-	if g.padding != [2]int{} {
-		padded = c.Op(ops.Pad, ops.PadAttrs{Pads: []int{g.padding[1], g.padding[1], g.padding[0], g.padding[0]}, Mode: ops.PadConstant}, x)
+	flat := c.Reshape(x, slices.Concat(lead, tensor.Shape{ch, g.h * g.w}))
+	if g.padding != [2]int{} { // the zero slot that padding reads
+		flat = c.Op(ops.Cat, ops.CatAttrs{Dim: len(lead) + 1}, flat, c.Expand(c.scalar(0, x.DType()), slices.Concat(lead, tensor.Shape{ch, 1})))
 	}
-	flat := c.Reshape(padded, slices.Concat(lead, tensor.Shape{ch, g.ph * g.pw}))
 	cols := c.Op(ops.IndexSelect, ops.DimAttrs{Dim: len(lead) + 1}, flat, g.positions(c))
 	return named(b.Name)(c.Result(c.Reshape(cols, slices.Concat(lead, tensor.Shape{ch * k, g.blocks[0] * g.blocks[1]}))))
 }
@@ -434,20 +501,18 @@ func foldBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 			b.Name, pairString(size), pairString(g.kernel), pairString(g.dilation), pairString(g.padding), pairString(g.stride), g.blocks[0], g.blocks[1], g.blocks[0]*g.blocks[1], l)
 	}
 	ch := rows / k
-	if _, err := tensor.CheckedNumel(slices.Concat(lead, tensor.Shape{ch, g.ph, g.pw})); err != nil {
+	if _, err := tensor.CheckedNumel(slices.Concat(lead, tensor.Shape{ch, g.h*g.w + 1})); err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
 	}
 	c := newChain(th)
 	src := c.Reshape(x, slices.Concat(lead, tensor.Shape{ch, k * l}))
 	at := slices.Repeat(tensor.Shape{1}, len(lead)+1)
 	idx := c.Expand(c.Reshape(g.positions(c), append(at, k*l)), src.Shape())
-	zeros := c.Expand(c.scalar(0, x.DType()), slices.Concat(lead, tensor.Shape{ch, g.ph * g.pw}))
+	// One slot past the image takes what falls in the padding.
+	zeros := c.Expand(c.scalar(0, x.DType()), slices.Concat(lead, tensor.Shape{ch, g.h*g.w + 1}))
 	img := c.Op(ops.ScatterAdd, ops.DimAttrs{Dim: len(lead) + 1}, zeros, idx, src)
-	img = c.Reshape(img, slices.Concat(lead, tensor.Shape{ch, g.ph, g.pw}))
-	if g.padding != [2]int{} {
-		img = c.Op(ops.Pad, ops.PadAttrs{Pads: []int{-g.padding[1], -g.padding[1], -g.padding[0], -g.padding[0]}, Mode: ops.PadConstant}, img)
-	}
-	return named(b.Name)(c.Result(img))
+	img = c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(len(lead)+1, 0, g.h*g.w)}, img)
+	return named(b.Name)(c.Result(c.Reshape(img, slices.Concat(lead, tensor.Shape{ch, g.h, g.w}))))
 }
 
 // tensorUnfoldBuiltin is Tensor.unfold(dimension, size, step): the
@@ -482,11 +547,16 @@ func tensorUnfoldBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 		return c.Result(c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, c.Reshape(x, tensor.Shape{1}), c.hostInts(make([]int64, size), tensor.Shape{size})))
 	}
 	out := slices.Concat(xs[:d], tensor.Shape{windows}, xs[d+1:], tensor.Shape{size})
-	if _, err := tensor.CheckedNumel(out); err != nil {
+	numel, err := tensor.CheckedNumel(out)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
 	}
-	if err := th.RT.HostPool().Check(int64(windows) * int64(size) * 8); err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	// The positions (a Go slice, its tensor and the runtime's copy) and
+	// the windows, selected and then permuted: torch's view costs nothing,
+	// tref's copies cost all of this up front.
+	need := float64(windows)*float64(size)*24 + 2*float64(numel)*float64(x.DType().Size())
+	if err := th.RT.HostPool().Check(int64(min(need, 1<<62))); err != nil {
+		return nil, fmt.Errorf("%s: %d windows of %d elements: %v", b.Name, windows, size, err)
 	}
 	pos := make([]int64, 0, windows*size)
 	for i := range windows {

@@ -15,10 +15,10 @@ import (
 // torch.nn.functional as compositions of tref's ops, with torch 1.13's
 // values and gradients (see nn_more.go for the others).
 func init() {
-	register("embedding_bag", "embedding_bag(input, weight, offsets=none, max_norm=none, norm_type=2, scale_grad_by_freq=false, mode=\"mean\", sparse=false, per_sample_weights=none, include_last_offset=false, padding_idx=none): the sum, mean or max of the rows of weight [num, dim] that each bag of ids picks: the rows of a 2-d input, or the runs of a 1-d input that start at offsets (read on the host); ids equal to padding_idx are left out, an empty bag gives zeros, per_sample_weights (mode \"sum\") scale each row; max takes each column's first maximum (a NaN only as the bag's first value), as F.embedding_bag (max_norm and scale_grad_by_freq are not supported; sparse gives a dense gradient)", embeddingBagBuiltin)
+	register("embedding_bag", "embedding_bag(input, weight, offsets=none, max_norm=none, norm_type=2, scale_grad_by_freq=false, mode=\"mean\", sparse=false, per_sample_weights=none, include_last_offset=false, padding_idx=none): the sum, mean or max of the rows of weight [num, dim] that each bag of ids picks: the rows of a 2-d input, or the runs of a 1-d input that start at offsets (read on the host); ids equal to padding_idx are left out, an empty bag gives zeros, per_sample_weights (mode \"sum\") scale each row; max takes each column's first maximum (a NaN only as the bag's first value), as F.embedding_bag (max_norm and scale_grad_by_freq are not supported, nor include_last_offset with a 2-d input; sparse gives a dense gradient)", embeddingBagBuiltin)
 	register("pdist", "pdist(input, p=2): the p-norm distances between the rows i < j of [N, M], in row-major order of (i, j): N·(N-1)/2 values, differentiated as torch (0 where the distance is 0; p=inf gives each tied element the whole gradient; it makes all N·(N-1)/2 row differences, so memory grows as N²·M where torch's does not), as F.pdist", pdistBuiltin)
 	register("channel_shuffle", "channel_shuffle(input, groups): [N, C, *] with its channels, seen as [groups, C/groups], transposed, as F.channel_shuffle", channelShuffleBuiltin)
-	register("local_response_norm", "local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0): input / (k + alpha·mean(input² over size neighbouring channels, zero-padded))^beta over dimension 1 of [N, C, *], as F.local_response_norm", localResponseNormBuiltin)
+	register("local_response_norm", "local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0): input / (k + alpha·mean(input² over size neighbouring channels, zero-padded))^beta over dimension 1 of [N, C, *], as F.local_response_norm (an int64 input, as torch, averages its squares rounded down and gives float32)", localResponseNormBuiltin)
 }
 
 func embeddingBagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -81,11 +81,30 @@ func embeddingBagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	}
 	// bag[i] is the bag of the i-th id (-1: none).
 	n := is.Numel()
+	// The host tables (bag, inBag and their tensors) and the [n, dim]
+	// intermediates: the rows, the weighted and the masked rows, and
+	// the int64 bag index (max: also its masks, matches and positions).
+	e := float64(weight.DType().Size())
+	per := 3*e + 8
+	if mode == "max" {
+		per = 3*e + 24
+	}
+	if need := float64(n)*40 + float64(n)*float64(dim)*per; need > 0 {
+		if err := th.RT.HostPool().Check(int64(min(need, 1<<62))); err != nil {
+			return nil, fmt.Errorf("%s: %d ids of %d values: %v", b.Name, n, dim, err)
+		}
+	}
 	var bags int
 	var bag []int64
 	if len(is) == 2 {
 		if !isNone(offsetsV) {
 			return nil, fmt.Errorf("%s: if input is 2-d, offsets has to be none (each row is a bag)", b.Name)
+		}
+		if includeLast {
+			// torch reads the rows' starts as offsets that include the
+			// last one: one bag fewer, its last bag's mean divided by the
+			// wrong count and its max reading past the input.
+			return nil, fmt.Errorf("%s: include_last_offset is not supported with a 2-d input (each row is a bag)", b.Name)
 		}
 		bags = is[0]
 		bag = make([]int64, n)
@@ -105,6 +124,9 @@ func embeddingBagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 		return named(b.Name)(c.Result(nil))
 	}
 	dt := weight.DType()
+	if bags == 0 { // no bag for the ids to go to (scatter would refuse them)
+		return named(b.Name)(c.Result(c.Expand(c.scalar(0, dt), tensor.Shape{0, dim})))
+	}
 	inBag := make([]int64, n)
 	for i, v := range bag {
 		inBag[i] = int64(min(v+1, 1))
@@ -138,15 +160,14 @@ func embeddingBagBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 	return named(b.Name)(c.Result(c.Op(ops.Div, nil, sum, c.Reshape(count, tensor.Shape{bags, 1}))))
 }
 
-// readOffsets reads a 1-d input's offsets on the host and gives the
-// number of bags and each id's bag (-1 for ids after the last offset with
-// include_last_offset), with torch's checks.
 // isNone says whether v is none.
 func isNone(v eval.Value) bool {
 	_, ok := v.(eval.NoneType)
 	return ok
 }
 
+// readOffsets reads a 1-d input's offsets on the host and gives the
+// number of bags and each id's bag, as bagsOf.
 func readOffsets(th *eval.Thread, fname string, v eval.Value, n int, includeLast bool) (int, []int64, error) {
 	t, ok := v.(eval.Tensor)
 	switch {
@@ -161,9 +182,19 @@ func readOffsets(th *eval.Thread, fname string, v eval.Value, n int, includeLast
 	if err != nil {
 		return 0, nil, err
 	}
+	return bagsOf(fname, offs, n, includeLast)
+}
+
+// bagsOf gives the number of bags that offs start and each of the n ids'
+// bag (-1 for ids after the last offset with include_last_offset), with
+// torch's checks.
+func bagsOf(fname string, offs []int64, n int, includeLast bool) (int, []int64, error) {
 	bags := len(offs)
 	if includeLast {
-		bags = max(bags-1, 0)
+		if bags == 0 {
+			return 0, nil, fmt.Errorf("%s: include_last_offset: number of offset should be at least 1", fname)
+		}
+		bags--
 	}
 	if len(offs) > 0 && offs[0] != 0 {
 		return 0, nil, fmt.Errorf("%s: offsets[0] has to be 0 (the first bag starts at position 0), got %d", fname, offs[0])
@@ -252,8 +283,13 @@ func pdistBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 		return nil, fmt.Errorf("%s: p must be non-negative, got %v", b.Name, p)
 	}
 	rows := xs[0]
-	pairs := int64(rows) * int64(rows-1) / 2
-	if pairs > 0 {
+	var pairs int64
+	if rows > 1 {
+		// rows·(rows-1) must not wrap: refuse before multiplying.
+		if int64(rows-1) > math.MaxInt64/int64(rows) {
+			return nil, fmt.Errorf("%s: %d rows have too many pairs (N·(N-1) overflows int64)", b.Name, rows)
+		}
+		pairs = int64(rows) * int64(rows-1) / 2
 		if _, err := tensor.CheckedNumel(tensor.Shape{int(pairs), xs[1]}); err != nil {
 			return nil, fmt.Errorf("%s: %v", b.Name, err)
 		}
@@ -261,7 +297,7 @@ func pdistBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 			return nil, fmt.Errorf("%s: %v", b.Name, err)
 		}
 	}
-	is, js := make([]int64, 0, max(pairs, 0)), make([]int64, 0, max(pairs, 0))
+	is, js := make([]int64, 0, pairs), make([]int64, 0, pairs)
 	for i := range rows {
 		for j := i + 1; j < rows; j++ {
 			is, js = append(is, int64(i)), append(js, int64(j))
@@ -355,8 +391,8 @@ func localResponseNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Valu
 	switch {
 	case len(xs) < 3:
 		return nil, fmt.Errorf("%s: expected an input of 3 or more dimensions [N, C, *], got shape %v", b.Name, xs)
-	case !x.DType().IsFloat():
-		return nil, fmt.Errorf("%s: the input must be floating point, got %s", b.Name, x.DType())
+	case !x.DType().IsFloat() && x.DType() != tensor.Int64:
+		return nil, fmt.Errorf("%s: the input must be floating point or int64, got %s", b.Name, x.DType())
 	case size <= 0:
 		return nil, fmt.Errorf("%s: size must be greater than zero, got %d", b.Name, size)
 	}
@@ -369,8 +405,17 @@ func localResponseNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Valu
 	dt := x.DType()
 	c := newChain(th)
 	sq := c.Reshape(c.Op(ops.Mul, nil, x, x), tensor.Shape{xs[0], 1, xs[1], xs[2:].Numel()})
+	if !dt.IsFloat() {
+		// torch averages int64 squares as int64 (rounded down, they are
+		// not negative) and gives float32 from there on.
+		sq = c.Cast(sq, tensor.Float64)
+	}
 	sq = c.Op(ops.Pad, ops.PadAttrs{Pads: []int{0, 0, size / 2, (size - 1) / 2}, Mode: ops.PadConstant}, sq)
 	avg := c.Op(ops.AvgPool2d, ops.AvgPool2dAttrs{Kernel: [2]int{size, 1}, Stride: [2]int{1, 1}, CountIncludePad: true}, sq)
+	if !dt.IsFloat() {
+		dt = tensor.Float32
+		avg, x = c.Cast(c.Op(ops.Floor, nil, avg), dt), c.Cast(x, dt)
+	}
 	div := c.Op(ops.Add, nil, c.Op(ops.Mul, nil, c.Reshape(avg, xs), c.scalar(alpha, dt)), c.scalar(k, dt))
 	div = c.Op(ops.Pow, nil, div, c.scalar(beta, dt))
 	return c.Result(c.Op(ops.Div, nil, x, div))

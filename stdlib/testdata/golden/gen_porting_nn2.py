@@ -229,7 +229,38 @@ g.case("local_response_norm/special", "local_response_norm", F.local_response_no
 grad_case("local_response_norm", "local_response_norm", F.local_response_norm, [rn(2, 5, 3), 3], {"alpha": 0.5, "beta": 0.7, "k": 1.5}, atol=1e-4)
 grad_case("local_response_norm/4d", "local_response_norm", F.local_response_norm, [rn(1, 4, 2, 3), 2], {"alpha": 1.0}, atol=1e-4)
 g.error("local_response_norm/2d", "local_response_norm", [rn(2, 4), 2], "local_response_norm: expected an input of 3 or more dimensions")
-g.error("local_response_norm/int", "local_response_norm", [torch.ones(1, 2, 3, dtype=torch.int64), 2], "local_response_norm: the input must be floating point")
+g.error("local_response_norm/int", "local_response_norm", [torch.ones(1, 2, 3, dtype=torch.int32), 2], "local_response_norm: the input must be floating point or int64")
 g.error("local_response_norm/size", "local_response_norm", [rn(1, 2, 3), 0], "local_response_norm: size must be greater than zero")
+
+# Cases added after review (appended so the random inputs above stay as
+# they were).
+# embedding_bag with no bags but some ids: an empty [0, dim]. (torch 1.13's
+# max kernel crashes on these; tref gives the same empty result, see
+# spec/torch_porting_nn2.tr.)
+zb_ids, zb_w = torch.tensor([0, 2, 1]), rn(4, 2)
+for mode in ("sum", "mean"):
+    g.case("embedding_bag/no-bags-last-offset-%s" % mode, "embedding_bag", F.embedding_bag, [zb_ids, zb_w, torch.tensor([0])], {"mode": mode, "include_last_offset": True})
+    g.case("embedding_bag/no-offsets-%s" % mode, "embedding_bag", F.embedding_bag, [zb_ids, zb_w, torch.zeros(0, dtype=torch.int64)], {"mode": mode})
+g.error("embedding_bag/last-offset-empty", "embedding_bag", [zb_ids, zb_w, torch.zeros(0, dtype=torch.int64)], "embedding_bag: include_last_offset: number of offset should be at least 1", {"include_last_offset": True})
+# torch reads a 2-d input's rows as offsets that include the last one
+# (one bag fewer, the last mean divided wrongly): tref refuses it.
+g.error("embedding_bag/2d-last-offset", "embedding_bag", [eb2, ew], "embedding_bag: include_last_offset is not supported with a 2-d input", {"include_last_offset": True})
+
+# adaptive max pools check the non-batch dimensions only: an unbatched
+# input may have no channels.
+g.case("adaptive_max_pool2d/no-channels", "adaptive_max_pool2d", F.adaptive_max_pool2d, [torch.ones(0, 4, 4), 3])
+g.case("adaptive_max_pool1d/no-channels", "adaptive_max_pool1d", F.adaptive_max_pool1d, [torch.ones(0, 4), 3])
+g.error("adaptive_max_pool1d/no-channels-batched", "adaptive_max_pool1d", [torch.ones(2, 0, 4), 3], "adaptive_max_pool1d: the input [2, 0, 4] has an empty non-batch dimension")
+g.error("adaptive_max_pool2d/no-width", "adaptive_max_pool2d", [torch.ones(0, 4, 0), 3], "adaptive_max_pool2d: the input [0, 4, 0] has an empty non-batch dimension")
+# local_response_norm of int64 gives float32, its squares averaged as
+# int64 (rounded down).
+g.case("local_response_norm/int64", "local_response_norm", F.local_response_norm, [torch.tensor([[[1, 2], [3, 4], [5, 6]], [[0, -7], [2, 9], [-3, 1]]]), 2], {"alpha": 0.5})
+g.case("local_response_norm/int64-size3", "local_response_norm", F.local_response_norm, [torch.arange(-6, 18).reshape(2, 4, 3), 3], {"alpha": 0.1, "k": 2.0})
+# conv_transpose1d's errors in 1-d terms
+g.error("conv_transpose1d/output-padding-1d", "conv_transpose1d", [torch.ones(1, 2, 4), torch.ones(2, 2, 2)], "conv_transpose1d over [1, 2, 4] with weight [2, 2, 2]: output_padding 1 must be non-negative and smaller than either stride 1 or dilation 1", {"output_padding": 1})
+g.error("conv_transpose1d/padding-1d", "conv_transpose1d", [torch.ones(1, 2, 4), torch.ones(2, 2, 2)], "conv_transpose1d over [1, 2, 4] with weight [2, 2, 2]: the output's length is -5; padding 5 is too large", {"padding": 5})
+g.error("conv_transpose1d/stride-1d", "conv_transpose1d", [torch.ones(1, 2, 4), torch.ones(2, 2, 2)], "conv_transpose1d over [1, 2, 4] with weight [2, 2, 2]: stride must be at least 1, got 0", {"stride": 0})
+g.error("conv_transpose1d/channels-1d", "conv_transpose1d", [torch.ones(1, 3, 4), torch.ones(2, 2, 2)], "conv_transpose1d over [1, 3, 4] with weight [2, 2, 2]: input has 3 channels, weight expects 2")
+g.error("conv_transpose1d/bias-1d", "conv_transpose1d", [torch.ones(1, 2, 4), torch.ones(2, 2, 2), torch.ones(3)], "conv_transpose1d over [1, 2, 4] with weight [2, 2, 2]: bias of shape [3], expected [2]")
 
 g.write()
