@@ -2,6 +2,7 @@ package stdlib
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -14,10 +15,10 @@ import (
 // and the scalar semantics are the ops' (runtime/ops/elementwise.go).
 
 var binaryDocs = map[ops.Op]string{
-	ops.Add:      "add(a, b): a + b, broadcasting",
-	ops.Sub:      "sub(a, b): a - b, broadcasting",
+	ops.Add:      "add(a, b, alpha=1): a + alpha * b, broadcasting (alpha an int for integer tensors), as torch.add",
+	ops.Sub:      "sub(a, b, alpha=1): a - alpha * b, broadcasting (alpha an int for integer tensors), as torch.sub",
 	ops.Mul:      "mul(a, b): a * b, broadcasting",
-	ops.Div:      "div(a, b): true division a / b (integers give float32)",
+	ops.Div:      "div(a, b, rounding_mode=none): true division a / b (integers give float32); rounding_mode \"trunc\" rounds toward zero and \"floor\" down, integers staying integers, as torch.div",
 	ops.FloorDiv: "floordiv(a, b): a // b, rounded toward negative infinity",
 	ops.Mod:      "mod(a, b): a % b, with the sign of b",
 	ops.Pow:      "pow(a, b): a ** b",
@@ -65,6 +66,12 @@ func init() {
 }
 
 func binaryBuiltin(op ops.Op) eval.BuiltinFunc {
+	switch op {
+	case ops.Add, ops.Sub:
+		return alphaBuiltin(op)
+	case ops.Div:
+		return divBuiltin
+	}
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x, y *refs.Ref
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a|input", &x, "b|other|exponent", &y); err != nil {
@@ -155,4 +162,65 @@ func whereBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 		return nil, err
 	}
 	return th.Submit(ops.Where, nil, c, x, y)
+}
+
+// alphaBuiltin is add or sub with torch's alpha: a ± alpha·b, alpha
+// multiplying b in b's dtype (an int for integer tensors, as torch).
+func alphaBuiltin(op ops.Op) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var x, y *refs.Ref
+		alpha := eval.Value(eval.Int(1))
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a|input", &x, "b|other", &y, "alpha?", &alpha); err != nil {
+			return nil, err
+		}
+		a, ok := th.AsFloat(alpha)
+		if !ok {
+			return nil, fmt.Errorf("%s: alpha must be a number, got %s", b.Name, eval.Describe(alpha))
+		}
+		if a == 1 {
+			return th.Submit(op, nil, x, y)
+		}
+		dt, err := ops.BinaryDType(op, x.Meta(), y.Meta())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", b.Name, err)
+		}
+		if !dt.IsFloat() && a != math.Trunc(a) {
+			return nil, fmt.Errorf("%s: alpha must be an int for %s tensors, got %v", b.Name, dt, a)
+		}
+		c := newChain(th)
+		scaled := c.Op(ops.Mul, nil, c.Cast(y, dt), c.scalar(a, dt))
+		return c.Result(c.Op(op, nil, x, scaled))
+	}
+}
+
+// divBuiltin is div with torch's rounding_mode: none (true division),
+// "trunc" (toward zero) or "floor" (floordiv).
+func divBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x, y *refs.Ref
+	mode := eval.Value(eval.None)
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "a|input", &x, "b|other", &y, "rounding_mode?", &mode); err != nil {
+		return nil, err
+	}
+	switch m := mode.(type) {
+	case eval.NoneType:
+		return th.Submit(ops.Div, nil, x, y)
+	case eval.String:
+		switch m {
+		case "floor":
+			return th.Submit(ops.FloorDiv, nil, x, y)
+		case "trunc":
+			c := newChain(th)
+			dt, err := ops.BinaryDType(ops.FloorDiv, x.Meta(), y.Meta())
+			if err != nil {
+				return c.Abort(fmt.Errorf("%s: %v", b.Name, err))
+			}
+			if dt.IsFloat() {
+				return c.Result(c.Op(ops.Trunc, nil, c.Op(ops.Div, nil, x, y)))
+			}
+			// (a - fmod(a, b)) is a multiple of b: its floor division is
+			// the quotient rounded toward zero, exactly.
+			return c.Result(c.Op(ops.FloorDiv, nil, c.Op(ops.Sub, nil, x, c.Op(ops.Fmod, nil, x, y)), y))
+		}
+	}
+	return nil, fmt.Errorf(`%s: rounding_mode must be none, "trunc" or "floor", got %s`, b.Name, eval.Describe(mode))
 }
