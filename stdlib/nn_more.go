@@ -220,14 +220,7 @@ func adaptiveMaxPoolBuiltin(rank int) eval.BuiltinFunc {
 		if !withIndices || c.Err() != nil {
 			return named(b.Name)(c.Result(vals))
 		}
-		th.RT.Retain(idx) // owned by the result, past the chain's release
-		v, err := named(b.Name)(c.Result(vals))
-		if err != nil {
-			th.RT.Release(idx)
-			return nil, err
-		}
-		i := eval.Tensor{Ref: idx}
-		return eval.NewResult([]string{"values", "indices"}, []eval.Value{v, i}), nil
+		return named(b.Name)(c.Record([]string{"values", "indices"}, vals, idx))
 	}
 }
 

@@ -98,15 +98,7 @@ func builtinBatchNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	}
 	newMean := update(stats[0], mean, 1)
 	newVar := update(stats[1], variance, float64(count)/float64(count-1))
-	if c.Err() != nil {
-		return c.Result(nil)
-	}
-	vals := []eval.Value{eval.Tensor{Ref: out}, eval.Tensor{Ref: newMean}, eval.Tensor{Ref: newVar}}
-	for _, v := range vals {
-		th.RT.Retain(v.(eval.Tensor).Ref)
-	}
-	c.Release()
-	return eval.NewResult([]string{"output", "running_mean", "running_var"}, vals), nil
+	return c.Record([]string{"output", "running_mean", "running_var"}, out, newMean, newVar)
 }
 
 func builtinGroupNorm(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -512,13 +512,5 @@ func builtinInstanceNorm(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 		newVar = update(rv, ops.Var)
 		return nil
 	})
-	if c.Err() != nil {
-		return named(b.Name)(c.Result(nil))
-	}
-	vals := []eval.Value{out, eval.Tensor{Ref: newMean}, eval.Tensor{Ref: newVar}}
-	for _, v := range vals {
-		th.RT.Retain(v.(eval.Tensor).Ref)
-	}
-	c.Release()
-	return eval.NewResult([]string{"output", "running_mean", "running_var"}, vals), nil
+	return named(b.Name)(c.Record([]string{"output", "running_mean", "running_var"}, out.(eval.Tensor).Ref, newMean, newVar))
 }

@@ -243,11 +243,5 @@ func kthvalueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 		}
 		idx, vals = c.Reshape(idx, out), c.Reshape(vals, out)
 	}
-	if c.Err() != nil {
-		return c.Result(nil)
-	}
-	th.RT.Retain(vals)
-	th.RT.Retain(idx)
-	c.Release()
-	return eval.NewResult([]string{"values", "indices"}, []eval.Value{eval.Tensor{Ref: vals}, eval.Tensor{Ref: idx}}), nil
+	return c.Record([]string{"values", "indices"}, vals, idx)
 }

@@ -35,11 +35,7 @@ func inverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a); err != nil {
 		return nil, err
 	}
-	n, err := ops.SquareBatch(b.Name, a.Meta())
-	if err != nil {
-		return nil, err
-	}
-	eye, err := identity(th, b.Name, n, n, a.Meta().DType)
+	eye, err := identityFor(th, b.Name, a)
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +160,7 @@ func choleskyInverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "L|input", &f, "upper?", &upper); err != nil {
 		return nil, err
 	}
-	n, err := ops.SquareBatch(b.Name, f.Meta())
-	if err != nil {
-		return nil, err
-	}
-	eye, err := identity(th, b.Name, n, n, f.Meta().DType)
+	eye, err := identityFor(th, b.Name, f)
 	if err != nil {
 		return nil, err
 	}
@@ -185,13 +177,7 @@ func slogdetBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	}
 	c := newChain(th)
 	sign, logAbs := slogdetParts(c, a)
-	if c.Err() != nil {
-		return c.Result(nil)
-	}
-	th.RT.Retain(sign)
-	th.RT.Retain(logAbs)
-	c.Release()
-	return eval.NewResult([]string{"sign", "logabsdet"}, []eval.Value{eval.Tensor{Ref: sign}, eval.Tensor{Ref: logAbs}}), nil
+	return c.Record([]string{"sign", "logabsdet"}, sign, logAbs)
 }
 
 func logdetBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -211,4 +197,14 @@ func logdetBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 func slogdetParts(c *chain, a *refs.Ref) (sign, logAbs *refs.Ref) {
 	both := c.Op(ops.Slogdet, nil, a)
 	return c.Op(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(0, 0)}, both), c.Op(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(0, 1)}, both)
+}
+
+// identityFor is the identity matrix of a's square matrices [..., n, n],
+// in a's dtype, for solves that invert them.
+func identityFor(th *eval.Thread, fname string, a *refs.Ref) (*tensor.Dense, error) {
+	n, err := ops.SquareBatch(fname, a.Meta())
+	if err != nil {
+		return nil, err
+	}
+	return identity(th, fname, n, n, a.Meta().DType)
 }

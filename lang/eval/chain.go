@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"slices"
+
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -117,6 +119,23 @@ func (c *Chain) Result(r *refs.Ref) (Value, error) {
 	c.th.RT.Retain(r)
 	c.Release()
 	return Tensor{Ref: r}, nil
+}
+
+// Record is Result for several refs: the record {keys[i]: rs[i]} (a
+// script reads it positionally too) holding a reference to each, or the
+// chain's error (nil, nil where a ref is nil without one).
+func (c *Chain) Record(keys []string, rs ...*refs.Ref) (Value, error) {
+	if c.err != nil || slices.Contains(rs, nil) {
+		c.Release()
+		return nil, c.err
+	}
+	vals := make([]Value, len(rs))
+	for i, r := range rs {
+		c.th.RT.Retain(r)
+		vals[i] = Tensor{Ref: r}
+	}
+	c.Release()
+	return NewResult(keys, vals), nil
 }
 
 // Abort releases the intermediates and returns err.

@@ -20,21 +20,15 @@ func init() {
 		// d det(A) / dA = det(A) · A⁻ᵀ.
 		Det: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			s := a.In[0].Shape
-			n := s[len(s)-1]
-			eye := b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), a.OutMeta.DType)
-			invT := b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
 			scale := b.Reshape(b.Mul(g, a.Out), append(s[:len(s)-2].Clone(), 1, 1))
-			return []T{b.Mul(scale, invT)}
+			return []T{b.Mul(scale, inverseTranspose(b, a))}
 		}},
 		// The sign's cotangent is dropped (it is piecewise constant); the
 		// log's is g·A⁻ᵀ, as det's divided by det(A).
 		Slogdet: {Saves: []int{0}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			s := a.In[0].Shape
-			n := s[len(s)-1]
-			eye := b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), a.OutMeta.DType)
-			invT := b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
 			gl := b.Op(Index, &IndexAttrs{Items: AtAlong(0, 1)}, g)
-			return []T{b.Mul(b.Reshape(gl, append(s[:len(s)-2].Clone(), 1, 1)), invT)}
+			return []T{b.Mul(b.Reshape(gl, append(s[:len(s)-2].Clone(), 1, 1)), inverseTranspose(b, a))}
 		}},
 		// torch's cholesky_backward (after Murray, arXiv 1602.07527):
 		// Φ = tril(Lᵀg) with its strict lower part mirrored and halved,
@@ -47,4 +41,13 @@ func init() {
 			return []T{b.Transpose(b.Op(Solve, nil, lt, b.Transpose(left)))} // (L⁻ᵀ(L⁻ᵀΦ)ᵀ)ᵀ = L⁻ᵀΦL⁻¹
 		}},
 	})
+}
+
+// inverseTranspose is A⁻ᵀ for the saved input A [..., n, n] of det or
+// slogdet: a solve of Aᵀ against the identity, so it differentiates again.
+func inverseTranspose(b *Builder, a *GradArgs) T {
+	s := a.In[0].Shape
+	n := s[len(s)-1]
+	eye := b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), a.OutMeta.DType)
+	return b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
 }
