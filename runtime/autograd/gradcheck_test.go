@@ -209,6 +209,20 @@ func gradCases() []gcase {
 		gcase{op: "logcumsumexp", name: "logcumsumexp/dim0", attrs: ops.ScanAttrs{Dim: 0}, ins: []*tensor.Dense{randn(5, 2)}})
 	cs = append(cs, gcase{op: "cholesky", ins: []*tensor.Dense{spd(3, 3)}, symmetric: true},
 		gcase{op: "cholesky", name: "cholesky/batch", ins: []*tensor.Dense{spd(2, 4, 4)}, symmetric: true})
+	// The decompositions: full-rank matrices with distinct eigenvalues and
+	// singular values (random ones), tall, wide and batched; the packed
+	// result's every factor weighted.
+	cs = append(cs, gcase{op: "qr", name: "qr/tall", attrs: ops.QRAttrs{}, ins: []*tensor.Dense{randn(4, 3)}},
+		gcase{op: "qr", name: "qr/wide", attrs: ops.QRAttrs{}, ins: []*tensor.Dense{randn(3, 5)}},
+		gcase{op: "qr", name: "qr/complete-batch", attrs: ops.QRAttrs{Complete: true}, ins: []*tensor.Dense{randn(2, 3, 3)}},
+		gcase{op: "eigh", attrs: ops.EighAttrs{}, ins: []*tensor.Dense{randn(4, 4)}, symmetric: true},
+		gcase{op: "eigh", name: "eigh/upper-batch", attrs: ops.EighAttrs{Upper: true}, ins: []*tensor.Dense{randn(2, 3, 3)}, symmetric: true},
+		gcase{op: "svd", name: "svd/tall", attrs: ops.SVDAttrs{}, ins: []*tensor.Dense{randn(5, 3)}},
+		gcase{op: "svd", name: "svd/wide-batch", attrs: ops.SVDAttrs{}, ins: []*tensor.Dense{randn(2, 3, 4)}},
+		gcase{op: "svd", name: "svd/square", attrs: ops.SVDAttrs{}, ins: []*tensor.Dense{randn(3, 3)}},
+		gcase{op: "pinv", name: "pinv/tall", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(5, 3)}},
+		gcase{op: "pinv", name: "pinv/wide-batch", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(2, 3, 4)}},
+		gcase{op: "pinv", name: "pinv/square", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(3, 3)}})
 	// The special functions: erfinv inside (-1, 1), the gamma family at
 	// positive x (and digamma across a pole-free stretch below 0).
 	cs = append(cs, gcase{op: "erfc", ins: []*tensor.Dense{randn(2, 3)}},

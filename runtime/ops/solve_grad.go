@@ -1,7 +1,5 @@
 package ops
 
-import "github.com/tref-lang/tref/runtime/tensor"
-
 // Gradient rules of solve, det and cholesky (solve.go; see grad.go), all
 // through solves, so that they differentiate again. A singular A has no
 // inverse: det's gradient there is an error (torch's goes through an SVD).
@@ -47,7 +45,5 @@ func init() {
 // slogdet: a solve of Aᵀ against the identity, so it differentiates again.
 func inverseTranspose(b *Builder, a *GradArgs) T {
 	s := a.In[0].Shape
-	n := s[len(s)-1]
-	eye := b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), a.OutMeta.DType)
-	return b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(eye, s))
+	return b.Op(Solve, nil, b.Transpose(a.X[0]), b.Expand(b.Eye(s[len(s)-1], a.OutMeta.DType), s))
 }

@@ -117,6 +117,37 @@ func pointwiseCases() []opCase {
 			opCase{op: ops.Polygamma, in: []tensor.Meta{m(f64, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true},
 			opCase{op: ops.Polygamma, in: []tensor.Meta{m(tensor.Float16, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true})
 	}
+	// The decompositions of random matrices (distinct eigenvalues and
+	// singular values; the signs both backends normalise), tall, wide,
+	// square, batched and empty.
+	for _, complete := range []bool{false, true} {
+		a := ops.QRAttrs{Complete: complete}
+		t = append(t, opCase{op: ops.QR, in: []tensor.Meta{m(f32, 5, 3)}, attrs: a},
+			opCase{op: ops.QR, in: []tensor.Meta{m(f64, 2, 3, 4)}, attrs: a},
+			opCase{op: ops.QR, in: []tensor.Meta{m(f32, 0, 2)}, attrs: a})
+	}
+	// Full U and Vh complete the singular vectors to a basis, unique (up
+	// to the normalised sign) only where one vector is missing.
+	for _, full := range []bool{false, true} {
+		a := ops.SVDAttrs{Full: full}
+		t = append(t, opCase{op: ops.SVD, in: []tensor.Meta{m(f32, 4, 3)}, attrs: a},
+			opCase{op: ops.SVD, in: []tensor.Meta{m(f64, 2, 3, 4)}, attrs: a},
+			opCase{op: ops.SVD, in: []tensor.Meta{m(f64, 4, 4)}, attrs: a},
+			opCase{op: ops.SVD, in: []tensor.Meta{m(f32, 1, 0)}, attrs: a})
+	}
+	for _, h := range []bool{false, true} {
+		a := ops.PinvAttrs{Rtol: 1e-6, Hermitian: h}
+		t = append(t, opCase{op: ops.Pinv, in: []tensor.Meta{m(f32, 4, 4)}, attrs: a},
+			opCase{op: ops.Pinv, in: []tensor.Meta{m(f64, 2, 3, 3)}, attrs: ops.PinvAttrs{Atol: 0.5, Hermitian: h}})
+	}
+	t = append(t, opCase{op: ops.Pinv, in: []tensor.Meta{m(f64, 2, 5, 3)}, attrs: ops.PinvAttrs{Rtol: 1e-12}},
+		opCase{op: ops.Pinv, in: []tensor.Meta{m(f32, 3, 6)}, attrs: ops.PinvAttrs{Rtol: 1e-6}})
+	for _, upper := range []bool{false, true} {
+		a := ops.EighAttrs{Upper: upper}
+		t = append(t, opCase{op: ops.Eigh, in: []tensor.Meta{m(f32, 4, 4)}, attrs: a},
+			opCase{op: ops.Eigh, in: []tensor.Meta{m(f64, 3, 5, 5)}, attrs: a},
+			opCase{op: ops.Eigh, in: []tensor.Meta{m(tensor.BFloat16, 3, 3)}, attrs: a})
+	}
 	for _, op := range []ops.Op{ops.Cumsum, ops.Cumprod} {
 		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4, 5)}, attrs: ops.ScanAttrs{Dim: 1}},
 			opCase{op: op, in: []tensor.Meta{m(i64, 6)}, attrs: ops.ScanAttrs{Dim: -1}})
@@ -168,5 +199,11 @@ func pointwiseCases() []opCase {
 		opCase{op: ops.BitwiseOr, in: []tensor.Meta{m(i64, 5), m(i64, 5)}},
 		opCase{op: ops.BitwiseXor, in: []tensor.Meta{m(i64, 2, 3), m(i64, 2, 1)}},
 		opCase{op: ops.BitwiseNot, in: []tensor.Meta{m(i64, 7)}},
+		// shift counts from -4 to 4: the negative ones take torch 2's
+		// definition in the plugin too
+		opCase{op: ops.Gcd, in: []tensor.Meta{m(i64, 3, 4), m(i64, 4)}},
+		opCase{op: ops.Lcm, in: []tensor.Meta{m(i64, 5), m(i64, 5)}},
+		opCase{op: ops.BitwiseLeftShift, in: []tensor.Meta{m(i64, 2, 3), m(i64, 2, 1)}},
+		opCase{op: ops.BitwiseRightShift, in: []tensor.Meta{m(i64, 6), m(i64)}},
 	)
 }

@@ -80,6 +80,14 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return []int64{int64(a.Diagonal), b2i(a.Upper)}, nil, true
 	case ops.PolygammaAttrs:
 		return []int64{int64(a.N)}, nil, true
+	case ops.QRAttrs:
+		return []int64{b2i(a.Complete)}, nil, true
+	case ops.EighAttrs:
+		return []int64{b2i(a.Upper)}, nil, true
+	case ops.SVDAttrs:
+		return []int64{b2i(a.Full)}, nil, true
+	case ops.PinvAttrs:
+		return []int64{b2i(a.Hermitian)}, []float64{a.Atol, a.Rtol}, true
 	case ops.SearchsortedAttrs:
 		return []int64{b2i(a.Right)}, nil, true
 	case ops.ScanAttrs:
@@ -167,6 +175,14 @@ func deref(a any) any {
 	case *ops.TriluAttrs:
 		return *p
 	case *ops.PolygammaAttrs:
+		return *p
+	case *ops.QRAttrs:
+		return *p
+	case *ops.EighAttrs:
+		return *p
+	case *ops.SVDAttrs:
+		return *p
+	case *ops.PinvAttrs:
 		return *p
 	case *ops.SearchsortedAttrs:
 		return *p

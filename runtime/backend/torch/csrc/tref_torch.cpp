@@ -469,6 +469,22 @@ at::Tensor polygamma_reflected(int64_t n, const at::Tensor &x) {
   return at::where(far, reflected, direct);
 }
 
+// shift is tref's bitwise shift of x by y in their promoted dtype, with
+// torch 2's result where the count is negative or reaches the width: 0,
+// or the sign for a right shift (runtime/backend/cpu/intops.go); torch
+// 1.13's cpu kernel leaves those counts to the hardware's masked shift.
+at::Tensor shift(const at::Tensor &x, const at::Tensor &y, bool left) {
+  auto dt = at::result_type(x, y);
+  at::Tensor a = x.to(dt), b = y.to(dt);
+  int64_t bits = int64_t(c10::elementSize(dt)) * 8;
+  at::Tensor past = b.lt(0).logical_or(b.ge(bits));
+  at::Tensor in = b.masked_fill(past, 0);
+  if (left) return at::bitwise_left_shift(a, in).masked_fill(past, 0);
+  at::Tensor r = at::bitwise_right_shift(a, in);
+  if (!at::isSignedType(dt)) return r.masked_fill(past, 0);
+  return at::where(past, at::bitwise_right_shift(a, bits - 1), r);
+}
+
 // adaptive_pool_weights is the [out, in] matrix of adaptive average
 // pooling along one dimension: row o holds 1/len over o's window, torch's
 // [floor(o·in/out), ceil((o+1)·in/out)).
@@ -484,6 +500,26 @@ at::Tensor adaptive_pool_weights(int64_t out, int64_t in, at::ScalarType dtype, 
 at::Tensor as_float32(const at::Tensor &t) {
   auto st = t.scalar_type();
   return st == at::kHalf || st == at::kBFloat16 ? t.to(at::kFloat) : t;
+}
+
+// pack_factors flattens each factor's dimensions behind the first
+// batch_rank and concatenates them along one last dimension.
+at::Tensor pack_factors(std::vector<at::Tensor> factors, int64_t batch_rank) {
+  for (auto &f : factors) f = f.flatten(batch_rank).contiguous();
+  return at::cat(factors, -1);
+}
+
+// largest_sign is, for each vector of t along dim, the sign of its entry
+// of largest magnitude (the first such; 1 where it is 0), as a tensor
+// with dim removed: the factor that makes that entry positive.
+at::Tensor largest_sign(const at::Tensor &t, int64_t dim) {
+  if (t.size(dim) == 0) {
+    auto sizes = t.sizes().vec();
+    sizes.erase(sizes.begin() + (dim < 0 ? dim + t.dim() : dim));
+    return at::ones(sizes, t.options());
+  }
+  at::Tensor at_max = t.gather(dim, t.abs().argmax(dim, true)).squeeze(dim);
+  return at::where(at_max < 0, -at::ones_like(at_max), at::ones_like(at_max));
 }
 
 // float_halves runs fn on float32 copies of float16 or bfloat16 inputs on
@@ -876,6 +912,11 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"bitwise_or", [](const Args &a) { return at::bitwise_or(a.in(0), a.in(1)); }},
       {"bitwise_xor", [](const Args &a) { return at::bitwise_xor(a.in(0), a.in(1)); }},
       {"bitwise_not", [](const Args &a) { return at::bitwise_not(a.in(0)); }},
+      // integer ops of runtime/ops/intops.go
+      {"gcd", [](const Args &a) { return at::gcd(a.in(0), a.in(1)); }},
+      {"lcm", [](const Args &a) { return at::lcm(a.in(0), a.in(1)); }},
+      {"bitwise_left_shift", [](const Args &a) { return shift(a.in(0), a.in(1), true); }},
+      {"bitwise_right_shift", [](const Args &a) { return shift(a.in(0), a.in(1), false); }},
       // logarithms, exponentials and the reciprocal of runtime/ops/logexp.go
       {"log1p", [](const Args &a) { return at::log1p(a.in(0)); }},
       {"expm1", [](const Args &a) { return at::expm1(a.in(0)); }},
@@ -1067,6 +1108,38 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::stack({std::get<0>(r), std::get<1>(r)}).to(a.in(0).scalar_type());
        }},
       {"cholesky", [](const Args &a) { return at::linalg_cholesky(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
+      // decompositions (runtime/ops/decompose.go): the factors of each
+      // matrix flattened and packed along one last dimension, signs made
+      // unique as the cpu backend makes them. ia: complete
+      {"qr", [](const Args &a) {
+         auto r = at::linalg_qr(as_float32(a.in(0)), a.i(0) ? "complete" : "reduced");
+         return pack_factors({std::get<0>(r), std::get<1>(r)}, a.in(0).dim() - 2).to(a.in(0).scalar_type());
+       }},
+      // ia: upper (UPLO "U")
+      {"eigh", [](const Args &a) {
+         auto r = at::linalg_eigh(as_float32(a.in(0)), a.i(0) ? "U" : "L");
+         at::Tensor v = std::get<1>(r);
+         v = v * largest_sign(v, -2).unsqueeze(-2);
+         return pack_factors({std::get<0>(r), v}, a.in(0).dim() - 2).to(a.in(0).scalar_type());
+       }},
+      // ia: hermitian; fa: atol, rtol
+      {"pinv", [](const Args &a) {
+         return at::linalg_pinv(as_float32(a.in(0)), c10::optional<double>(a.f(0)), c10::optional<double>(a.f(1)),
+                                a.i(0) != 0)
+             .to(a.in(0).scalar_type());
+       }},
+      // ia: full (full_matrices). Non-finite input fails, as in torch.
+      {"svd", [](const Args &a) {
+         auto r = at::linalg_svd(as_float32(a.in(0)), a.i(0) != 0);
+         at::Tensor u = std::get<0>(r), s = std::get<1>(r), vh = std::get<2>(r);
+         int64_t k = s.size(-1);
+         // U's columns (and the matching rows of Vh), then Vh's rows past k.
+         at::Tensor su = largest_sign(u, -2);
+         u = u * su.unsqueeze(-2);
+         at::Tensor sv = at::cat({su.narrow(-1, 0, k), largest_sign(vh.narrow(-2, k, vh.size(-2) - k), -1)}, -1);
+         vh = vh * sv.unsqueeze(-1);
+         return pack_factors({u, s, vh}, a.in(0).dim() - 2).to(a.in(0).scalar_type());
+       }},
       // index; ia: ndims, then per input dimension: keep (0 removes the
       // dimension), start, count, step (ranges already resolved by tref).
       {"index", [](const Args &a) {

@@ -1,0 +1,474 @@
+package cpu
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tref-lang/tref/runtime/ops"
+	"github.com/tref-lang/tref/runtime/tensor"
+)
+
+// qr, eigh and svd (runtime/ops/decompose.go), each matrix of the batch
+// in float64 (halves through float32, as torch): Householder QR in
+// LAPACK's order and signs, cyclic Jacobi rotations for eigh and
+// one-sided (Hestenes) Jacobi for svd, both accurate to the last bits of
+// float64 and slower than LAPACK's for large matrices.
+
+func init() {
+	Register(ops.QR, viaFloat32Inputs(qrKernel))
+	Register(ops.Eigh, viaFloat32Inputs(eighKernel))
+	Register(ops.SVD, viaFloat32Inputs(svdKernel))
+	Register(ops.Pinv, viaFloat32Inputs(pinvKernel))
+}
+
+// pinvKernel: V·diag(1/S)·Uᵀ over the singular values above the
+// tolerance (hermitian: the eigenvectors and the eigenvalues above it in
+// magnitude), as torch's linalg_pinv.
+func pinvKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("pinv", ins, 1); err != nil {
+		return err
+	}
+	at := attrs.(ops.PinvAttrs)
+	return decompose(out, ins[0], func(a []float64, m, n int) ([][]float64, error) {
+		k := min(m, n)
+		var u, s, vh []float64
+		if at.Hermitian {
+			w, v := jacobiEigen(symmetricFrom(a, n, false), n)
+			u, s, vh = v, w, transposeMatrix(v, n, n)
+		} else {
+			if !allFinite(a) {
+				return nil, fmt.Errorf("pinv: the input contains non-finite values (inf or NaN)")
+			}
+			u, s, vh = jacobiSVD(a, m, n, false)
+		}
+		largest := 0.0
+		for _, x := range s {
+			largest = max(largest, math.Abs(x))
+		}
+		tol := max(at.Atol, at.Rtol*largest)
+		// P[i, j] = Σ_c Vh[c, i]·U[j, c]/s_c over the kept c.
+		p := make([]float64, n*m)
+		for c := range k {
+			if !(math.Abs(s[c]) > tol) {
+				continue
+			}
+			for i := range n {
+				f := vh[c*n+i] / s[c]
+				for j := range m {
+					p[i*m+j] += f * u[j*k+c]
+				}
+			}
+		}
+		return [][]float64{p}, nil
+	})
+}
+
+// decompose runs factor over each m×n matrix of in (float64, row-major)
+// and packs the factors it returns, in order, into out.
+func decompose(out *tensor.Dense, in *tensor.Dense, factor func(a []float64, m, n int) ([][]float64, error)) error {
+	s := in.Shape
+	m, n := s[len(s)-2], s[len(s)-1]
+	a := castTo(in, tensor.Float64).F64()
+	batch := s[:len(s)-2].Numel()
+	packed := make([]float64, out.Numel())
+	size := len(packed) / max(batch, 1)
+	for b := range batch {
+		parts, err := factor(a[b*m*n:(b+1)*m*n], m, n)
+		if err != nil {
+			if batch > 1 {
+				return fmt.Errorf("matrix %d of the batch: %w", b, err)
+			}
+			return err
+		}
+		o := packed[b*size : b*size]
+		for _, p := range parts {
+			o = append(o, p...)
+		}
+	}
+	storeFloat(out, packed)
+	return nil
+}
+
+func qrKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("qr", ins, 1); err != nil {
+		return err
+	}
+	complete := attrs.(ops.QRAttrs).Complete
+	return decompose(out, ins[0], func(a []float64, m, n int) ([][]float64, error) {
+		q, r := householderQR(slices.Clone(a), m, n, complete)
+		return [][]float64{q, r}, nil
+	})
+}
+
+// householderQR factors the m×n row-major a (overwritten) as LAPACK's
+// geqrf and orgqr do: reflections H_j = I − τ_j·v_j·v_jᵀ zero column j
+// below the diagonal, R's diagonal element taking the sign opposite to
+// the column's. It returns Q [m, k] and R [k, n] (k = min(m, n), or m
+// when complete), row-major.
+func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
+	k := min(m, n)
+	tau := make([]float64, k)
+	for j := range k {
+		alpha, xnorm := a[j*n+j], 0.0
+		for i := j + 1; i < m; i++ {
+			xnorm = math.Hypot(xnorm, a[i*n+j])
+		}
+		if xnorm == 0 {
+			continue // H_j = I, τ_j = 0
+		}
+		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
+		tau[j] = (beta - alpha) / beta
+		scale := 1 / (alpha - beta)
+		for i := j + 1; i < m; i++ {
+			a[i*n+j] *= scale
+		}
+		a[j*n+j] = beta
+		for c := j + 1; c < n; c++ {
+			w := a[j*n+c]
+			for i := j + 1; i < m; i++ {
+				w += a[i*n+j] * a[i*n+c]
+			}
+			w *= tau[j]
+			a[j*n+c] -= w
+			for i := j + 1; i < m; i++ {
+				a[i*n+c] -= w * a[i*n+j]
+			}
+		}
+	}
+	rows := k
+	if complete {
+		rows = m
+	}
+	r = make([]float64, rows*n)
+	for i := range min(rows, m) {
+		for c := i; c < n; c++ {
+			r[i*n+c] = a[i*n+c]
+		}
+	}
+	// Q = H_0·H_1·…·H_{k-1} applied to the first columns of the identity.
+	q = make([]float64, m*rows)
+	for i := range min(m, rows) {
+		q[i*rows+i] = 1
+	}
+	for j := k - 1; j >= 0; j-- {
+		if tau[j] == 0 {
+			continue
+		}
+		for c := range rows {
+			w := q[j*rows+c]
+			for i := j + 1; i < m; i++ {
+				w += a[i*n+j] * q[i*rows+c]
+			}
+			w *= tau[j]
+			q[j*rows+c] -= w
+			for i := j + 1; i < m; i++ {
+				q[i*rows+c] -= w * a[i*n+j]
+			}
+		}
+	}
+	return q, r
+}
+
+func eighKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("eigh", ins, 1); err != nil {
+		return err
+	}
+	upper := attrs.(ops.EighAttrs).Upper
+	return decompose(out, ins[0], func(a []float64, n, _ int) ([][]float64, error) {
+		w, v := jacobiEigen(symmetricFrom(a, n, upper), n)
+		return [][]float64{w, v}, nil
+	})
+}
+
+// symmetricFrom is the symmetric n×n matrix whose lower (upper) triangle
+// is a's.
+func symmetricFrom(a []float64, n int, upper bool) []float64 {
+	s := make([]float64, n*n)
+	for i := range n {
+		for j := range i + 1 {
+			v := a[i*n+j]
+			if upper {
+				v = a[j*n+i]
+			}
+			s[i*n+j], s[j*n+i] = v, v
+		}
+	}
+	return s
+}
+
+// maxSweeps bounds the Jacobi iterations; they converge quadratically,
+// in well under 20 sweeps for float64.
+const maxSweeps = 60
+
+// jacobiEigen returns the eigenvalues of the symmetric n×n a
+// (overwritten), ascending, and the eigenvectors as the columns of v
+// (row-major), each with its entry of largest magnitude positive. A
+// non-finite entry makes every value NaN, as torch's eigh gives.
+func jacobiEigen(a []float64, n int) (w, v []float64) {
+	w, v = make([]float64, n), make([]float64, n*n)
+	if !allFinite(a) {
+		fillNaN(w)
+		fillNaN(v)
+		return w, v
+	}
+	for i := range n {
+		v[i*n+i] = 1
+	}
+	for range maxSweeps {
+		rotated := false
+		for p := range n {
+			for q := p + 1; q < n; q++ {
+				apq := a[p*n+q]
+				app, aqq := a[p*n+p], a[q*n+q]
+				if apq == 0 || math.Abs(apq) <= 1e-18*math.Sqrt(math.Abs(app*aqq)) {
+					continue
+				}
+				rotated = true
+				theta := (aqq - app) / (2 * apq)
+				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Hypot(theta, 1))
+				c := 1 / math.Hypot(t, 1)
+				s := t * c
+				for k := range n { // columns p and q
+					akp, akq := a[k*n+p], a[k*n+q]
+					a[k*n+p], a[k*n+q] = c*akp-s*akq, s*akp+c*akq
+				}
+				for k := range n { // rows p and q
+					apk, aqk := a[p*n+k], a[q*n+k]
+					a[p*n+k], a[q*n+k] = c*apk-s*aqk, s*apk+c*aqk
+				}
+				a[p*n+q], a[q*n+p] = 0, 0
+				for k := range n {
+					vkp, vkq := v[k*n+p], v[k*n+q]
+					v[k*n+p], v[k*n+q] = c*vkp-s*vkq, s*vkp+c*vkq
+				}
+			}
+		}
+		if !rotated {
+			break
+		}
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(a[i*n+i], a[j*n+j]) })
+	sorted := make([]float64, n*n)
+	for c, src := range order {
+		w[c] = a[src*n+src]
+		for r := range n {
+			sorted[r*n+c] = v[r*n+src]
+		}
+		normalizeSign(sorted, c, n, n, nil)
+	}
+	return w, sorted
+}
+
+func svdKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("svd", ins, 1); err != nil {
+		return err
+	}
+	full := attrs.(ops.SVDAttrs).Full
+	return decompose(out, ins[0], func(a []float64, m, n int) ([][]float64, error) {
+		if !allFinite(a) {
+			return nil, fmt.Errorf("svd: the input contains non-finite values (inf or NaN)")
+		}
+		u, s, vh := jacobiSVD(a, m, n, full)
+		return [][]float64{u, s, vh}, nil
+	})
+}
+
+// jacobiSVD returns U [m, k or m], S [k] (descending) and Vh [k or n, n]
+// of the m×n row-major a, k = min(m, n), by one-sided Jacobi rotations
+// of the columns of a (of aᵀ when m < n) until they are orthogonal.
+// Columns of U without a nonzero singular value are completed to an
+// orthonormal basis. Each column of U has its entry of largest magnitude
+// positive (Vh's row flipped with it), and so has each row of a full Vh
+// past k.
+func jacobiSVD(a []float64, m, n int, full bool) (u, s, vh []float64) {
+	if m < n {
+		// Aᵀ = V·S·Uᵀ: the factors of the transpose, swapped.
+		ut, st, vt := jacobiSVD(transposeMatrix(a, m, n), n, m, full)
+		u, vh = transposeMatrix(vt, m, m), transposeMatrix(ut, n, len(ut)/n)
+		for c := range m {
+			normalizeSign(u, c, m, m, vh[c*n:(c+1)*n])
+		}
+		for r := m; r < len(vh)/n; r++ {
+			normalizeSign(vh, r*n, 1, n, nil)
+		}
+		return u, st, vh
+	}
+	// Columns as contiguous rows: b[j] is column j of a (n ≤ m).
+	b := transposeMatrix(a, m, n)
+	v := make([]float64, n*n) // rows are the columns of V
+	for i := range n {
+		v[i*n+i] = 1
+	}
+	for range maxSweeps {
+		rotated := false
+		for p := range n {
+			for q := p + 1; q < n; q++ {
+				bp, bq := b[p*m:(p+1)*m], b[q*m:(q+1)*m]
+				var alpha, beta, gamma float64
+				for i := range m {
+					alpha += bp[i] * bp[i]
+					beta += bq[i] * bq[i]
+					gamma += bp[i] * bq[i]
+				}
+				if gamma == 0 || math.Abs(gamma) <= 1e-16*math.Sqrt(alpha*beta) {
+					continue
+				}
+				rotated = true
+				zeta := (beta - alpha) / (2 * gamma)
+				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Hypot(zeta, 1))
+				c := 1 / math.Hypot(t, 1)
+				sn := t * c
+				rotate(bp, bq, c, sn)
+				rotate(v[p*n:(p+1)*n], v[q*n:(q+1)*n], c, sn)
+			}
+		}
+		if !rotated {
+			break
+		}
+	}
+	norms := make([]float64, n)
+	order := make([]int, n)
+	for j := range n {
+		for _, x := range b[j*m : (j+1)*m] {
+			norms[j] = math.Hypot(norms[j], x)
+		}
+		order[j] = j
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(norms[j], norms[i]) })
+	ucols := n
+	if full {
+		ucols = m
+	}
+	// Columns whose norm is rounding error of the largest have no
+	// direction of their own: U's column there is completed instead.
+	tol := 0.0
+	if n > 0 {
+		tol = float64(m) * 0x1p-52 * norms[order[0]]
+	}
+	s, vh = make([]float64, n), make([]float64, 0, n*n)
+	basis := make([][]float64, 0, ucols) // the columns of U
+	for c, j := range order {
+		s[c] = norms[j]
+		vh = append(vh, v[j*n:(j+1)*n]...)
+		if norms[j] > tol {
+			col := slices.Clone(b[j*m : (j+1)*m])
+			for i := range col {
+				col[i] /= norms[j]
+			}
+			basis = append(basis, col)
+		}
+	}
+	basis = completeBasis(basis, m, ucols)
+	u = make([]float64, m*ucols)
+	for c, col := range basis {
+		for i, x := range col {
+			u[i*ucols+c] = x
+		}
+		var row []float64
+		if c < n {
+			row = vh[c*n : (c+1)*n]
+		}
+		normalizeSign(u, c, ucols, m, row)
+	}
+	return u, s, vh
+}
+
+// rotate applies the plane rotation [c s; −s c] to the pair of vectors
+// (x, y): x' = c·x − s·y, y' = s·x + c·y.
+func rotate(x, y []float64, c, s float64) {
+	for i := range x {
+		xi, yi := x[i], y[i]
+		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
+	}
+}
+
+// completeBasis extends the orthonormal vectors of length m in basis to
+// want of them: each time the unit vector e_i with the largest part
+// outside their span, orthogonalised against them twice (Gram-Schmidt).
+func completeBasis(basis [][]float64, m, want int) [][]float64 {
+	for len(basis) < want {
+		var best []float64
+		bestNorm := -1.0
+		for i := range m {
+			e := make([]float64, m)
+			e[i] = 1
+			for range 2 {
+				for _, u := range basis {
+					d := 0.0
+					for k := range m {
+						d += u[k] * e[k]
+					}
+					for k := range m {
+						e[k] -= d * u[k]
+					}
+				}
+			}
+			norm := 0.0
+			for _, x := range e {
+				norm = math.Hypot(norm, x)
+			}
+			if norm > bestNorm {
+				best, bestNorm = e, norm
+			}
+		}
+		for k := range best {
+			best[k] /= bestNorm
+		}
+		basis = append(basis, best)
+	}
+	return basis
+}
+
+// normalizeSign makes the entry of largest magnitude (the first such) of
+// the count entries x[start], x[start+stride], … positive, negating them
+// all, and partner (a matching singular vector) with them, when it is
+// negative.
+func normalizeSign(x []float64, start, stride, count int, partner []float64) {
+	best, at := -1.0, start
+	for i := range count {
+		if v := math.Abs(x[start+i*stride]); v > best {
+			best, at = v, start+i*stride
+		}
+	}
+	if count == 0 || x[at] >= 0 {
+		return
+	}
+	for i := range count {
+		x[start+i*stride] = -x[start+i*stride]
+	}
+	for i := range partner {
+		partner[i] = -partner[i]
+	}
+}
+
+// transposeMatrix is the n×m transpose of the m×n row-major a.
+func transposeMatrix(a []float64, m, n int) []float64 {
+	t := make([]float64, len(a))
+	for i := range m {
+		for j := range n {
+			t[j*m+i] = a[i*n+j]
+		}
+	}
+	return t
+}
+
+func allFinite(a []float64) bool {
+	for _, x := range a {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return false
+		}
+	}
+	return true
+}
+
+func fillNaN(a []float64) {
+	for i := range a {
+		a[i] = math.NaN()
+	}
+}

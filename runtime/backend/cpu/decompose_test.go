@@ -1,0 +1,175 @@
+package cpu
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+)
+
+// matmulRM is the product of the row-major m×k a and k×n b.
+func matmulRM(a, b []float64, m, k, n int) []float64 {
+	c := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			for l := range k {
+				c[i*n+j] += a[i*k+l] * b[l*n+j]
+			}
+		}
+	}
+	return c
+}
+
+// orthonormalColumns fails unless the rows×cols x has orthonormal columns.
+func orthonormalColumns(t *testing.T, what string, x []float64, rows, cols int) {
+	t.Helper()
+	g := matmulRM(transposeMatrix(x, rows, cols), x, cols, rows, cols)
+	for i := range cols {
+		for j := range cols {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(g[i*cols+j]-want) > 1e-12 {
+				t.Fatalf("%s: columns %d and %d have inner product %g, want %g", what, i, j, g[i*cols+j], want)
+			}
+		}
+	}
+}
+
+func sameValues(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-11*(1+math.Abs(want[i])) {
+			t.Fatalf("%s: element %d is %g, want %g", what, i, got[i], want[i])
+		}
+	}
+}
+
+// largestPositive fails unless each column of x (rows×cols) has its
+// first entry of largest magnitude positive.
+func largestPositive(t *testing.T, what string, x []float64, rows, cols int) {
+	t.Helper()
+	for c := range cols {
+		best, at := -1.0, 0
+		for r := range rows {
+			if v := math.Abs(x[r*cols+c]); v > best {
+				best, at = v, r
+			}
+		}
+		if x[at*cols+c] < 0 {
+			t.Fatalf("%s: column %d's largest entry %g is negative", what, c, x[at*cols+c])
+		}
+	}
+}
+
+func randMatrix(r *rand.Rand, m, n int) []float64 {
+	a := make([]float64, m*n)
+	for i := range a {
+		a[i] = r.NormFloat64()
+	}
+	return a
+}
+
+// TestHouseholderQRFactors: Q·R = A, Q orthonormal, R upper triangular,
+// for tall, wide and square matrices, reduced and complete.
+func TestHouseholderQRFactors(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, mn := range [][2]int{{4, 4}, {6, 3}, {3, 6}, {1, 5}, {5, 1}, {0, 3}, {3, 0}} {
+		m, n := mn[0], mn[1]
+		for _, complete := range []bool{false, true} {
+			a := randMatrix(r, m, n)
+			q, rr := householderQR(append([]float64(nil), a...), m, n, complete)
+			k := len(rr) / max(n, 1)
+			if n == 0 {
+				k = len(q) / max(m, 1)
+			}
+			orthonormalColumns(t, "Q", q, m, k)
+			for i := range k {
+				for j := range min(i, n) {
+					if rr[i*n+j] != 0 {
+						t.Fatalf("%dx%d: R[%d,%d] = %g below the diagonal", m, n, i, j, rr[i*n+j])
+					}
+				}
+			}
+			sameValues(t, "Q·R", matmulRM(q, rr, m, k, n), a)
+		}
+	}
+	// A zero column keeps H = I (LAPACK's τ = 0), as torch's [[0, 1], [0,
+	// 2], [0, 0]] gives Q = I's first columns and R = [[0, 1], [0, 2]].
+	q, rr := householderQR([]float64{0, 1, 0, 2, 0, 0}, 3, 2, false)
+	sameValues(t, "Q of a zero column", q, []float64{1, 0, 0, 1, 0, 0})
+	sameValues(t, "R of a zero column", rr, []float64{0, 1, 0, 2})
+}
+
+// TestJacobiEigen: V·diag(w)·Vᵀ = A with V orthonormal, w ascending and
+// signs normalised; a non-finite entry gives NaN.
+func TestJacobiEigen(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for _, n := range []int{1, 2, 5, 12} {
+		a := symmetricFrom(randMatrix(r, n, n), n, false)
+		w, v := jacobiEigen(append([]float64(nil), a...), n)
+		orthonormalColumns(t, "V", v, n, n)
+		largestPositive(t, "V", v, n, n)
+		for i := 1; i < n; i++ {
+			if w[i] < w[i-1] {
+				t.Fatalf("eigenvalues %v not ascending", w)
+			}
+		}
+		vw := append([]float64(nil), v...)
+		for i := range n {
+			for j := range n {
+				vw[i*n+j] *= w[j]
+			}
+		}
+		sameValues(t, "V·diag(w)·Vᵀ", matmulRM(vw, transposeMatrix(v, n, n), n, n, n), a)
+	}
+	w, _ := jacobiEigen([]float64{1, math.NaN(), math.NaN(), 2}, 2)
+	if !math.IsNaN(w[0]) || !math.IsNaN(w[1]) {
+		t.Errorf("eigh of a NaN matrix: %v, want NaN", w)
+	}
+}
+
+// TestJacobiSVD: U·diag(S)·Vh = A with orthonormal factors, S descending
+// and U's signs normalised, for full-rank and rank-deficient matrices of
+// every shape, reduced and full.
+func TestJacobiSVD(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	cases := [][]float64{}
+	shapes := [][2]int{{4, 4}, {7, 3}, {3, 7}, {1, 4}, {4, 1}, {0, 3}, {3, 0}, {5, 5}, {6, 4}}
+	for _, mn := range shapes[:7] {
+		cases = append(cases, randMatrix(r, mn[0], mn[1]))
+	}
+	// Rank 2 (a sum of two outer products) and zero.
+	x, y, z, w := randMatrix(r, 5, 1), randMatrix(r, 1, 5), randMatrix(r, 5, 1), randMatrix(r, 1, 5)
+	low := matmulRM(x, y, 5, 1, 5)
+	for i, v := range matmulRM(z, w, 5, 1, 5) {
+		low[i] += v
+	}
+	cases = append(cases, low, make([]float64, 24))
+	for ci, a := range cases {
+		m, n := shapes[ci][0], shapes[ci][1]
+		k := min(m, n)
+		for _, full := range []bool{false, true} {
+			u, s, vh := jacobiSVD(a, m, n, full)
+			ucols, vrows := k, k
+			if full {
+				ucols, vrows = m, n
+			}
+			orthonormalColumns(t, "U", u, m, ucols)
+			orthonormalColumns(t, "Vhᵀ", transposeMatrix(vh, vrows, n), n, vrows)
+			largestPositive(t, "U", u, m, ucols)
+			for i := 1; i < k; i++ {
+				if s[i] > s[i-1] {
+					t.Fatalf("singular values %v not descending", s)
+				}
+			}
+			us := make([]float64, m*k)
+			for i := range m {
+				for j := range k {
+					us[i*k+j] = u[i*ucols+j] * s[j]
+				}
+			}
+			sameValues(t, "U·diag(S)·Vh", matmulRM(us, vh[:k*n], m, k, n), a)
+		}
+	}
+}
