@@ -108,6 +108,36 @@ func qrKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 // the column's. It returns Q [m, k] and R [k, n] (k = min(m, n), or m
 // when complete), row-major.
 func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
+	tau := householderFactor(a, m, n)
+	rows := min(m, n)
+	if complete {
+		rows = m
+	}
+	r = make([]float64, rows*n)
+	for i := range min(rows, m) {
+		for c := i; c < n; c++ {
+			r[i*n+c] = a[i*n+c]
+		}
+	}
+	// Q = H_0·H_1·…·H_{k-1} applied to the first columns of the identity.
+	q = make([]float64, m*rows)
+	col := make([]float64, m)
+	for c := range rows {
+		clear(col)
+		col[c] = 1
+		applyReflectors(a, tau, m, n, col)
+		for i, x := range col {
+			q[i*rows+c] = x
+		}
+	}
+	return q, r
+}
+
+// householderFactor overwrites the m×n row-major a with R (on and above
+// the diagonal) and the reflections' vectors v_j (below it, v_j's leading
+// 1 implied), and returns their τ_j; a column already zero below the
+// diagonal gets H_j = I (τ_j = 0), as LAPACK's dlarfg.
+func householderFactor(a []float64, m, n int) []float64 {
 	k := min(m, n)
 	tau := make([]float64, k)
 	for j := range k {
@@ -116,7 +146,7 @@ func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
 			xnorm = math.Hypot(xnorm, a[i*n+j])
 		}
 		if xnorm == 0 {
-			continue // H_j = I, τ_j = 0
+			continue
 		}
 		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
 		tau[j] = (beta - alpha) / beta
@@ -137,38 +167,26 @@ func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
 			}
 		}
 	}
-	rows := k
-	if complete {
-		rows = m
-	}
-	r = make([]float64, rows*n)
-	for i := range min(rows, m) {
-		for c := i; c < n; c++ {
-			r[i*n+c] = a[i*n+c]
-		}
-	}
-	// Q = H_0·H_1·…·H_{k-1} applied to the first columns of the identity.
-	q = make([]float64, m*rows)
-	for i := range min(m, rows) {
-		q[i*rows+i] = 1
-	}
-	for j := k - 1; j >= 0; j-- {
+	return tau
+}
+
+// applyReflectors overwrites x (length m) with H_0·H_1·…·H_{k-1}·x, the
+// reflections householderFactor left in a.
+func applyReflectors(a, tau []float64, m, n int, x []float64) {
+	for j := len(tau) - 1; j >= 0; j-- {
 		if tau[j] == 0 {
 			continue
 		}
-		for c := range rows {
-			w := q[j*rows+c]
-			for i := j + 1; i < m; i++ {
-				w += a[i*n+j] * q[i*rows+c]
-			}
-			w *= tau[j]
-			q[j*rows+c] -= w
-			for i := j + 1; i < m; i++ {
-				q[i*rows+c] -= w * a[i*n+j]
-			}
+		w := x[j]
+		for i := j + 1; i < m; i++ {
+			w += a[i*n+j] * x[i]
+		}
+		w *= tau[j]
+		x[j] -= w
+		for i := j + 1; i < m; i++ {
+			x[i] -= w * a[i*n+j]
 		}
 	}
-	return q, r
 }
 
 func eighKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
@@ -388,39 +406,27 @@ func rotate(x, y []float64, c, s float64) {
 	}
 }
 
-// completeBasis extends the orthonormal vectors of length m in basis to
-// want of them: each time the unit vector e_i with the largest part
-// outside their span, orthogonalised against them twice (Gram-Schmidt).
+// completeBasis extends the r orthonormal vectors of length m in basis
+// to want of them: a Householder QR of the m×r matrix they form, whose
+// complete Q begins with them (up to sign), gives the rest as its
+// columns r, r+1, … (O(m·r) each, not O(m²)).
 func completeBasis(basis [][]float64, m, want int) [][]float64 {
-	for len(basis) < want {
-		var best []float64
-		bestNorm := -1.0
-		for i := range m {
-			e := make([]float64, m)
-			e[i] = 1
-			for range 2 {
-				for _, u := range basis {
-					d := 0.0
-					for k := range m {
-						d += u[k] * e[k]
-					}
-					for k := range m {
-						e[k] -= d * u[k]
-					}
-				}
-			}
-			norm := 0.0
-			for _, x := range e {
-				norm = math.Hypot(norm, x)
-			}
-			if norm > bestNorm {
-				best, bestNorm = e, norm
-			}
+	r := len(basis)
+	if r >= want {
+		return basis
+	}
+	a := make([]float64, m*r)
+	for c, u := range basis {
+		for i, x := range u {
+			a[i*r+c] = x
 		}
-		for k := range best {
-			best[k] /= bestNorm
-		}
-		basis = append(basis, best)
+	}
+	tau := householderFactor(a, m, r)
+	for c := r; c < want; c++ {
+		col := make([]float64, m)
+		col[c] = 1
+		applyReflectors(a, tau, m, r, col)
+		basis = append(basis, col)
 	}
 	return basis
 }
