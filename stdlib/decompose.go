@@ -369,6 +369,14 @@ func condBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, fmt.Errorf("%s: expected matrices [..., m, n], got shape %v", b.Name, a.Shape())
 	}
 	c := newChain(th)
+	if !c.floatInput(b.Name, a) {
+		return c.Result(nil)
+	}
+	if as := a.Shape(); as[len(as)-1] == 0 || as[len(as)-2] == 0 {
+		// torch: 0 for empty matrices.
+		zero := c.Op(ops.Sum, ops.ReduceAttrs{Dims: []int{-2, -1}}, c.Op(ops.Abs, nil, a))
+		return c.Result(zero)
+	}
 	if name == "" && math.Abs(p) == 2 {
 		s := singularValues(c, a)
 		if c.Err() != nil {

@@ -101,6 +101,8 @@ for ord_ in ["fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2]:
 g.case("matrix_norm/dims", "matrix_norm", lambda a, **k: torch.linalg.matrix_norm(a, **k), [r(3, 2, 4)],
        {"ord": 1, "dim": [2, 0], "keepdim": True}, **TOL)
 g.case("cond/none-tall", "cond", torch.linalg.cond, [r(4, 2)], **TOL)
+g.case("cond/empty", "cond", torch.linalg.cond, [r(2, 0, 0)])
+g.case("cond/empty-fro", "cond", lambda a, p: torch.linalg.cond(a, p=p), [r(0, 0)], {"p": "fro"})
 g.error("matrix_norm/ord", "matrix_norm", [r(2, 2)], 'ord must be "fro", "nuc", inf, -inf, 1, -1, 2 or -2', {"ord": 3})
 
 # Gradients: every factor, with torch's autograd through its own
