@@ -451,23 +451,20 @@ func lowerDepthSpace(c *ctx, ins []*value) ([]*value, error) {
 	return one(c.reshape(v, out))
 }
 
-// lowerBitShift shifts unsigned integers: x * 2^y or x // 2^y.
+// lowerBitShift shifts unsigned integers with the shift ops (a count
+// past the width gives 0).
 func lowerBitShift(c *ctx, ins []*value) ([]*value, error) {
 	if err := need(ins, 0, 1); err != nil {
 		return nil, err
 	}
-	x, y := ins[0], ins[1]
-	p, err := c.op(ops.Pow, nil, c.scalar(x.meta.DType, 2), y)
-	if err != nil {
-		return nil, err
+	switch dir := c.attrString("direction", ""); dir {
+	case "LEFT":
+		return one(c.op(ops.BitwiseLeftShift, nil, ins[0], ins[1]))
+	case "RIGHT":
+		return one(c.op(ops.BitwiseRightShift, nil, ins[0], ins[1]))
+	default:
+		return nil, fmt.Errorf("BitShift: direction must be \"LEFT\" or \"RIGHT\", got %q", dir)
 	}
-	if p, err = c.cast(p, x.meta.DType); err != nil {
-		return nil, err
-	}
-	if c.attrString("direction", "") == "LEFT" {
-		return one(c.op(ops.Mul, nil, x, p))
-	}
-	return one(c.op(ops.FloorDiv, nil, x, p))
 }
 
 // lowerLoss is NegativeLogLikelihoodLoss, and SoftmaxCrossEntropyLoss as
