@@ -329,10 +329,18 @@ func matrixNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwar
 	if r < 2 || len(dims) != 2 {
 		return nil, fmt.Errorf("%s: expected a tensor of at least 2 dimensions and two dims, got shape %v and dims %v", b.Name, a.Shape(), dims)
 	}
+	c := newChain(th)
+	return c.Result(c.matrixNormAlong(b.Name, a, name, p, dims, keepdim))
+}
+
+// matrixNormAlong submits the matrix norm (matrixNorm) over the two
+// dimensions dims of a.
+func (c *chain) matrixNormAlong(fname string, a *refs.Ref, name string, p float64, dims []int, keepdim bool) *refs.Ref {
+	r := len(a.Shape())
 	d0, err0 := tensor.NormDim(dims[0], r)
 	d1, err1 := tensor.NormDim(dims[1], r)
 	if err0 != nil || err1 != nil || d0 == d1 {
-		return nil, fmt.Errorf("%s: dims %v are not two distinct dimensions of a tensor of shape %v", b.Name, dims, a.Shape())
+		return c.fail(fmt.Errorf("%s: dims %v are not two distinct dimensions of a tensor of shape %v", fname, dims, a.Shape()))
 	}
 	// The two dimensions last, in dim's order.
 	perm := make([]int, 0, r)
@@ -342,14 +350,13 @@ func matrixNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwar
 		}
 	}
 	perm = append(perm, d0, d1)
-	c := newChain(th)
 	norm := c.matrixNorm(c.Op(ops.Permute, ops.PermuteAttrs{Dims: perm}, a), name, p)
 	if keepdim && norm != nil {
 		s := a.Shape().Clone()
 		s[d0], s[d1] = 1, 1
 		norm = c.Reshape(norm, s)
 	}
-	return c.Result(norm)
+	return norm
 }
 
 func condBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -396,4 +403,25 @@ func condBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	}
 	inv := c.Op(ops.Solve, nil, a, c.Expand(c.Host(eye), a.Shape()))
 	return c.Result(c.Op(ops.Mul, nil, c.matrixNorm(a, name, p), c.matrixNorm(inv, name, p)))
+}
+
+// nuclearNorm is torch.norm(x, p="nuc", dim, keepdim): the matrix norm
+// "nuc" of a matrix x, or over the two dimensions dim.
+func nuclearNorm(th *eval.Thread, fname string, x *refs.Ref, dimv eval.Value, keepdim bool) (eval.Value, error) {
+	dims := []int{0, 1}
+	if _, none := dimv.(eval.NoneType); none {
+		if len(x.Shape()) != 2 {
+			return nil, fmt.Errorf("%s: the nuclear norm of a tensor of shape %v needs dim, two dimensions (or a matrix)", fname, x.Shape())
+		}
+	} else {
+		var err error
+		if dims, err = dimsArg(th, fname, dimv, true); err != nil {
+			return nil, err
+		}
+		if len(dims) != 2 {
+			return nil, fmt.Errorf("%s: the nuclear norm needs dim to be two dimensions, got %v", fname, dims)
+		}
+	}
+	c := newChain(th)
+	return c.Result(c.matrixNormAlong(fname, x, "nuc", 0, dims, keepdim))
 }

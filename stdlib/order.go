@@ -19,7 +19,7 @@ func init() {
 	register("cumsum", "cumsum(x, dim, dtype=none): running sums along dim (integers and bools give int64)", scanBuiltin(ops.Cumsum))
 	register("cumprod", "cumprod(x, dim, dtype=none): running products along dim (integers and bools give int64)", scanBuiltin(ops.Cumprod))
 	register("logsumexp", "logsumexp(x, dim, keepdim=false): log(sum(exp(x))) over dim (an int or a list), computed stably", logsumexpBuiltin)
-	register("norm", `norm(x, p="fro", dim=none, keepdim=false): the vector p-norm over dim (every dimension when none): p a number, "inf", "-inf", or "fro" (2), as torch.norm`, normBuiltin)
+	register("norm", `norm(x, p="fro", dim=none, keepdim=false): the vector p-norm over dim (every dimension when none): p a number, "inf", "-inf", or "fro" (2); "nuc" is the nuclear norm (the sum of the singular values) of a matrix, or over the two dimensions dim, as torch.norm`, normBuiltin)
 	register("argsort", "argsort(x, dim=-1, descending=false, stable=false): int64 indices that sort x along dim (always stable; NaN sorts last ascending)", argsortBuiltin)
 	register("sort", "sort(x, dim=-1, descending=false, stable=false): {values, indices} of x sorted along dim (always stable; NaN sorts last ascending)", sortBuiltin)
 	register("topk", "topk(x, k, dim=-1, largest=true, sorted=true): {values, indices} of the k largest (smallest) elements along dim, in order", topkBuiltin)
@@ -91,8 +91,10 @@ func normBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 			p = math.Inf(1)
 		case "-inf":
 			p = math.Inf(-1)
+		case "nuc":
+			return nuclearNorm(th, b.Name, x, dim, keepdim)
 		default:
-			return nil, fmt.Errorf("%s: p must be a number, \"fro\", \"inf\" or \"-inf\", not %q (the nuclear norm is not supported)", b.Name, string(s))
+			return nil, fmt.Errorf("%s: p must be a number, \"fro\", \"nuc\", \"inf\" or \"-inf\", not %q", b.Name, string(s))
 		}
 	default:
 		f, ok := th.AsFloat(pv)

@@ -18,6 +18,8 @@ func init() {
 	register("cholesky", "cholesky(A, upper=false): the lower triangular L, with a positive diagonal, of L @ Lᵀ = A for each symmetric positive-definite A[..., n, n] (only A's lower triangle is read; upper=true gives the upper triangular U of Uᵀ @ U = A from A's upper triangle); one that is not positive-definite is an error (torch.linalg.cholesky)", choleskyBuiltin)
 	register("cholesky_solve", "cholesky_solve(B, L, upper=false): X with A @ X = B for A = L @ Lᵀ given its Cholesky factor L[..., n, n] (only its lower triangle is read; upper=true: L is Lᵀ, its upper triangle read) and B[..., n, k]; batch dimensions broadcast; the gradient by L is torch's where L is triangular (torch.cholesky_solve)", choleskySolveBuiltin)
 	register("cholesky_inverse", "cholesky_inverse(L, upper=false): the inverse of A = L @ Lᵀ given its Cholesky factor L[..., n, n] (as cholesky_solve reads it) (torch.cholesky_inverse)", choleskyInverseBuiltin)
+	register("matrix_exp", "matrix_exp(A): the exponential of each square matrix A[..., n, n] (Padé approximants with scaling and squaring, Higham 2005); its gradient is torch's, itself a matrix_exp (torch.linalg.matrix_exp, torch.matrix_exp)", matrixExpBuiltin)
+	register("solve_triangular", "solve_triangular(A, B, upper, left=true, unitriangular=false): X with A @ X = B (left=false: X @ A = B) reading only A's upper (upper=true) or lower triangle, its diagonal taken as ones when unitriangular; batch dimensions broadcast; the gradient reaches only that triangle, as torch's; a zero on the diagonal is an error, where torch's triangular solve gives inf or NaN (torch.linalg.solve_triangular)", solveTriangularBuiltin)
 	register("solve", "solve(A, B): X with A @ X = B, for square A[..., n, n] and B[..., n, k] or B[..., n] (a vector per matrix); batch dimensions broadcast; a singular A is an error (torch.linalg.solve)", solveBuiltin)
 }
 
@@ -207,4 +209,46 @@ func identityFor(th *eval.Thread, fname string, a *refs.Ref) (*tensor.Dense, err
 		return nil, err
 	}
 	return identity(th, fname, n, n, a.Meta().DType)
+}
+
+func matrixExpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a *refs.Ref
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a); err != nil {
+		return nil, err
+	}
+	return th.Submit(ops.MatrixExp, nil, a)
+}
+
+func solveTriangularBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var a, rhs *refs.Ref
+	var upper bool
+	left, unit := true, false
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a, "B|other", &rhs, "upper", &upper, "left?", &left, "unitriangular?", &unit); err != nil {
+		return nil, err
+	}
+	if _, err := ops.SquareBatch(b.Name, a.Meta()); err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	tri := c.Op(ops.Trilu, ops.TriluAttrs{Upper: upper}, a)
+	if unit {
+		// The diagonal replaced by ones: the strict triangle plus I.
+		strict := 1
+		if !upper {
+			strict = -1
+		}
+		eye, err := identityFor(th, b.Name, a)
+		if err != nil {
+			return c.Abort(err)
+		}
+		tri = c.Op(ops.Add, nil, c.Op(ops.Trilu, ops.TriluAttrs{Upper: upper, Diagonal: strict}, a), c.Host(eye))
+	}
+	if left {
+		return named(b.Name)(c.Result(solveSystems(c, b.Name, tri, rhs, false)))
+	}
+	// X·A = B is Aᵀ·Xᵀ = Bᵀ.
+	if len(rhs.Shape()) < 2 {
+		return c.Abort(fmt.Errorf("%s: B of shape %v: expected B[..., k, n]", b.Name, rhs.Shape()))
+	}
+	return named(b.Name)(c.Result(c.Transpose(solveSystems(c, b.Name, c.Transpose(tri), c.Transpose(rhs), false))))
 }

@@ -220,6 +220,8 @@ func gradCases() []gcase {
 		gcase{op: "svd", name: "svd/tall", attrs: ops.SVDAttrs{}, ins: []*tensor.Dense{randn(5, 3)}},
 		gcase{op: "svd", name: "svd/wide-batch", attrs: ops.SVDAttrs{}, ins: []*tensor.Dense{randn(2, 3, 4)}},
 		gcase{op: "svd", name: "svd/square", attrs: ops.SVDAttrs{}, ins: []*tensor.Dense{randn(3, 3)}},
+		gcase{op: "matrix_exp", ins: []*tensor.Dense{randn(3, 3)}},
+		gcase{op: "matrix_exp", name: "matrix_exp/large-batch", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3, 3}, func(i int) float64 { return float64(i%5) - 1.5 })}},
 		gcase{op: "pinv", name: "pinv/tall", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(5, 3)}},
 		gcase{op: "pinv", name: "pinv/wide-batch", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(2, 3, 4)}},
 		gcase{op: "pinv", name: "pinv/square", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(3, 3)}})

@@ -25,7 +25,27 @@ var (
 	// determinant of A [..., n, n], stacked: [2, ...], sign first (0 and
 	// -inf for a singular A).
 	Slogdet = Register(&Def{Name: "slogdet", Infer: inferSlogdet, Flops: detFlops})
+	// MatrixExp is the exponential Σ Aᵏ/k! of each square A [..., n, n],
+	// of A's shape (torch.linalg.matrix_exp).
+	MatrixExp = Register(&Def{Name: "matrix_exp", Infer: inferMatrixExp, Flops: matrixExpFlops})
 )
+
+func inferMatrixExp(in []tensor.Meta, _ any) (tensor.Meta, error) {
+	if err := wantInputs("matrix_exp", in, 1); err != nil {
+		return tensor.Meta{}, err
+	}
+	if _, err := SquareBatch("matrix_exp", in[0]); err != nil {
+		return tensor.Meta{}, err
+	}
+	return in[0], nil
+}
+
+// About a dozen matrix products per matrix (Padé 13 and its squarings).
+func matrixExpFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
+	s := in[0].Shape
+	n := int64(s[len(s)-1])
+	return int64(s[:len(s)-2].Numel()) * 12 * 2 * n * n * n
+}
 
 func inferSlogdet(in []tensor.Meta, _ any) (tensor.Meta, error) {
 	m, err := inferDet(in, nil)

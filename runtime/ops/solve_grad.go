@@ -38,6 +38,19 @@ func init() {
 			left := b.Op(Solve, nil, lt, phi)                                // L⁻ᵀΦ
 			return []T{b.Transpose(b.Op(Solve, nil, lt, b.Transpose(left)))} // (L⁻ᵀ(L⁻ᵀΦ)ᵀ)ᵀ = L⁻ᵀΦL⁻¹
 		}},
+		// torch's: the upper right block of exp([[Aᵀ, g], [0, Aᵀ]]), the
+		// Fréchet derivative's adjoint at g (Najfeld and Havel), itself a
+		// matrix_exp, so that it differentiates again.
+		MatrixExp: {Saves: []int{0}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			s := a.In[0].Shape
+			r, n := len(s), s[len(s)-1]
+			at := b.Transpose(a.X[0])
+			zero := b.Expand(b.Zero(at), s)
+			m := b.Op(Cat, CatAttrs{Dim: r - 2}, b.Op(Cat, CatAttrs{Dim: r - 1}, at, g), b.Op(Cat, CatAttrs{Dim: r - 1}, zero, at))
+			e := b.Op(MatrixExp, nil, m)
+			e = b.Op(Index, &IndexAttrs{Items: SliceAlong(r-2, 0, n)}, e)
+			return []T{b.Op(Index, &IndexAttrs{Items: SliceAlong(r-1, n, 2*n)}, e)}
+		}},
 	})
 }
 

@@ -135,6 +135,13 @@ func pointwiseCases() []opCase {
 			opCase{op: ops.SVD, in: []tensor.Meta{m(f64, 4, 4)}, attrs: a},
 			opCase{op: ops.SVD, in: []tensor.Meta{m(f32, 1, 0)}, attrs: a})
 	}
+	// matrix_exp: random entries reach 1-norms past 5.4, so the Padé 13
+	// branch with squarings runs as well as the low degrees.
+	t = append(t, opCase{op: ops.MatrixExp, in: []tensor.Meta{m(f32, 4, 4)}},
+		opCase{op: ops.MatrixExp, in: []tensor.Meta{m(f64, 3, 6, 6)}},
+		opCase{op: ops.MatrixExp, in: []tensor.Meta{m(f64, 1, 1)}},
+		opCase{op: ops.MatrixExp, in: []tensor.Meta{m(tensor.BFloat16, 2, 2)}},
+		opCase{op: ops.MatrixExp, in: []tensor.Meta{m(f32, 0, 0)}})
 	for _, h := range []bool{false, true} {
 		a := ops.PinvAttrs{Rtol: 1e-6, Hermitian: h}
 		t = append(t, opCase{op: ops.Pinv, in: []tensor.Meta{m(f32, 4, 4)}, attrs: a},

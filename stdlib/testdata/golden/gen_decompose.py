@@ -100,10 +100,42 @@ for ord_ in ["fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2]:
     g.case("cond/%s" % ord_, "cond", lambda a, p: torch.linalg.cond(a, p=p), [r(3, 3)], {"p": ord_}, **TOL)
 g.case("matrix_norm/dims", "matrix_norm", lambda a, **k: torch.linalg.matrix_norm(a, **k), [r(3, 2, 4)],
        {"ord": 1, "dim": [2, 0], "keepdim": True}, **TOL)
+a = r(2, 3, 4)
+g.case("norm/nuc", "norm", lambda a, p: torch.norm(a, p=p), [a[0]], {"p": "nuc"}, **TOL)
+g.case("norm/nuc-dim", "norm", lambda a, p, dim: torch.norm(a, p=p, dim=dim), [a], {"p": "nuc", "dim": [0, 2]}, **TOL)
+g.case("norm/nuc-keepdim", "norm", lambda a, p, dim, keepdim: torch.norm(a, p=p, dim=dim, keepdim=keepdim), [a], {"p": "nuc", "dim": [1, 2], "keepdim": True}, **TOL)
+g.error("norm/nuc-3d", "norm", [a], "needs dim", {"p": "nuc"})
+g.error("norm/nuc-one-dim", "norm", [a], "two dimensions", {"p": "nuc", "dim": 1})
 g.case("cond/none-tall", "cond", torch.linalg.cond, [r(4, 2)], **TOL)
 g.case("cond/empty", "cond", torch.linalg.cond, [r(2, 0, 0)])
 g.case("cond/empty-fro", "cond", lambda a, p: torch.linalg.cond(a, p=p), [r(0, 0)], {"p": "fro"})
 g.error("matrix_norm/ord", "matrix_norm", [r(2, 2)], 'ord must be "fro", "nuc", inf, -inf, 1, -1, 2 or -2', {"ord": 3})
+
+# matrix_exp: every Padé degree (1-norms from 0.01 to past 5.4, squared).
+for name, a in [("tiny", r(3, 3) * 0.002), ("small", r(3, 3) * 0.05), ("mid", r(3, 3) * 0.25), ("unit", r(4, 4) * 0.5),
+                ("large", r(4, 4) * 3), ("huge-f64", r(2, 3, 3, dtype=torch.float64) * 20), ("empty", r(0, 0)),
+                ("nilpotent", torch.tensor([[0.0, 1.0], [0.0, 0.0]]))]:
+    g.case("matrix_exp/" + name, "matrix_exp", torch.linalg.matrix_exp, [a], **TOL)
+g.grad_case("matrix_exp", "matrix_exp", torch.linalg.matrix_exp, [r(3, 3)], atol=1e-4)
+g.grad_case("matrix_exp-large", "matrix_exp", torch.linalg.matrix_exp, [r(2, 3, 3) * 3], atol=1e-3)
+g.error("matrix_exp/nonsquare", "matrix_exp", [r(2, 3)], "matrix_exp: expected square matrices")
+
+# solve_triangular: junk in the other triangle and on a unit diagonal.
+def tri(n, upper, dtype=torch.float32):
+    a = r(n, n, dtype=torch.float64)
+    a.diagonal().copy_(a.diagonal().abs() + 2)
+    return a.to(dtype)
+
+
+for name, a, b, kw in [("lower", tri(3, False), r(3, 2), {"upper": False}), ("upper", tri(3, True), r(3, 2), {"upper": True}),
+                       ("right", tri(3, True), r(2, 3), {"upper": True, "left": False}),
+                       ("unit", tri(3, False), r(3, 1), {"upper": False, "unitriangular": True}),
+                       ("batch-bcast-f64", tri(3, True, torch.float64).expand(2, 3, 3), r(3, 4, dtype=torch.float64), {"upper": True})]:
+    g.case("solve_triangular/" + name, "solve_triangular", lambda a, b, **k: torch.linalg.solve_triangular(a, b, **k), [a, b], kw, **TOL)
+g.grad_case("solve_triangular", "solve_triangular", lambda a, b, upper: torch.linalg.solve_triangular(a, b, upper=upper), [tri(3, False), r(3, 2)], {"upper": False}, atol=1e-4)
+g.grad_case("solve_triangular-right-unit", "solve_triangular", lambda a, b, upper, left, unitriangular: torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unitriangular),
+            [tri(3, True), r(2, 3)], {"upper": True, "left": False, "unitriangular": True}, atol=1e-4)
+g.error("solve_triangular/no-upper", "solve_triangular", [tri(2, True), r(2, 1)], "upper")
 
 # Gradients: every factor, with torch's autograd through its own
 # decompositions (signs normalised as constants).

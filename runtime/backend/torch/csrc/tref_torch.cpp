@@ -1108,6 +1108,7 @@ const std::unordered_map<std::string, OpFn> &registry() {
          return at::stack({std::get<0>(r), std::get<1>(r)}).to(a.in(0).scalar_type());
        }},
       {"cholesky", [](const Args &a) { return at::linalg_cholesky(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
+      {"matrix_exp", [](const Args &a) { return at::linalg_matrix_exp(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
       // decompositions (runtime/ops/decompose.go): the factors of each
       // matrix flattened and packed along one last dimension, signs made
       // unique as the cpu backend makes them. ia: complete
