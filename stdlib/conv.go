@@ -86,11 +86,9 @@ func builtinMaxPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 		return nil, err
 	}
 	a.Stride = a.Kernel
-	if _, none := stride.(eval.NoneType); !none {
-		var s []int
-		if err := eval.UnpackArgs(th, fname, []eval.Value{stride}, nil, "stride", &s); err != nil {
-			return nil, err
-		}
+	if s, err := poolStride(th, fname, stride); err != nil {
+		return nil, err
+	} else if len(s) > 0 {
 		if a.Stride, err = intPair(fname, "stride", s); err != nil {
 			return nil, err
 		}

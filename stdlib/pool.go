@@ -33,16 +33,11 @@ func builtinAvgPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 		return nil, err
 	}
 	a.Stride = a.Kernel
-	if _, none := stride.(eval.NoneType); !none {
-		var s []int
-		if err := eval.UnpackArgs(th, fname, []eval.Value{stride}, nil, "stride", &s); err != nil {
+	if s, err := poolStride(th, fname, stride); err != nil {
+		return nil, err
+	} else if len(s) > 0 {
+		if a.Stride, err = intPair(fname, "stride", s); err != nil {
 			return nil, err
-		}
-		// torch takes an empty stride list as the default too.
-		if len(s) > 0 {
-			if a.Stride, err = intPair(fname, "stride", s); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if a.Padding, err = intPair(fname, "padding", padding); err != nil {
@@ -132,4 +127,17 @@ func builtinPad(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 		a.Value = v
 	}
 	return th.Submit(ops.Pad, a, x)
+}
+
+// poolStride reads a pool's stride: none, or an empty list as torch
+// allows, gives no ints (the kernel's); else the ints given.
+func poolStride(th *eval.Thread, fname string, v eval.Value) ([]int, error) {
+	if _, none := v.(eval.NoneType); none {
+		return nil, nil
+	}
+	var s []int
+	if err := eval.UnpackArgs(th, fname, []eval.Value{v}, nil, "stride", &s); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
