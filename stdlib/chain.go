@@ -34,3 +34,20 @@ func (c *chain) Transpose(x *refs.Ref) *refs.Ref {
 	perm[n-1], perm[n-2] = n-2, n-1
 	return c.Op(ops.Permute, ops.PermuteAttrs{Dims: perm}, x)
 }
+
+// builder is an ops.Builder that submits to the chain, for the
+// compositions of runtime/compose: its tensors are the chain's refs, its
+// constants host refs the chain releases.
+func (c *chain) builder() *ops.Builder {
+	return ops.NewBuilder(func(op ops.Op, attrs any, ins []ops.T) (ops.T, error) {
+		rs := make([]*refs.Ref, len(ins))
+		for i, in := range ins {
+			rs[i] = in.(*refs.Ref)
+		}
+		r := c.Op(op, attrs, rs...)
+		if err := c.Err(); err != nil {
+			return nil, err
+		}
+		return r, nil
+	}, func(d *tensor.Dense) ops.T { return c.Host(d) })
+}

@@ -98,7 +98,7 @@ g.case("empty/out", "grid_sample", F.grid_sample, [img, grid(2, 0, 3, 2)])
 g.case("empty/channels", "grid_sample", F.grid_sample, [randn(2, 0, 3, 3), grid(2, 2, 2, 2)])
 g.case("empty/batch", "grid_sample", F.grid_sample, [randn(0, 2, 3, 3), grid(0, 2, 2, 2)])
 
-g.error("grid_sample/bicubic", "grid_sample", [img, far], "mode \"bicubic\" is not supported", {"mode": "bicubic"})
+g.error("grid_sample/bicubic-3d", "grid_sample", [randn(1, 1, 2, 2, 2), grid(1, 1, 1, 1, 3)], "mode \"bicubic\" takes 4-d inputs", {"mode": "bicubic"})
 g.error("grid_sample/mode", "grid_sample", [img, far], "mode \"linear\" is not supported", {"mode": "linear"})
 g.error("grid_sample/padding", "grid_sample", [img, far], "padding_mode must be \"zeros\", \"border\" or \"reflection\", not \"circular\"", {"padding_mode": "circular"})
 g.error("grid_sample/align", "grid_sample", [img, far], "align_corners must be a bool or none", {"align_corners": 1})
@@ -132,4 +132,13 @@ g.error("affine_grid/batch", "affine_grid", [theta, [3, 3, 5, 7]], "theta holds 
 g.error("affine_grid/zero", "affine_grid", [theta, [2, 3, 0, 7]], "size must be positive, got [2, 3, 0, 7]")
 g.error("affine_grid/negative", "affine_grid", [theta, [2, 3, -1, 7]], "size must be positive")
 g.error("affine_grid/int", "affine_grid", [torch.ones(2, 2, 3, dtype=torch.int64), [2, 3, 5, 7]], "theta must be floating point, got int64")
+# bicubic (4-d): each padding and alignment, far reaches, gradients.
+for pad in PADS:
+    for align in (False, True):
+        tag = "bicubic/%s/%s" % (pad, "align" if align else "noalign")
+        kw = {"mode": "bicubic", "padding_mode": pad, "align_corners": align}
+        g.case(tag + "/far", "grid_sample", F.grid_sample, [img, far], kw, rtol=1e-5, atol=1e-5)
+        g.case(tag + "/f64", "grid_sample", F.grid_sample, [img64, far64], kw, **F64)
+        g.grad_case("grid_sample/" + tag, "grid_sample", F.grid_sample, [randn(1, 2, 4, 5), grid(1, 3, 2, 2, reach=2.5)], kw, atol=1e-4)
+g.case("bicubic/unit", "grid_sample", F.grid_sample, [unit, ug], {"mode": "bicubic", "padding_mode": "reflection", "align_corners": True})
 g.write()
