@@ -12,9 +12,9 @@ import (
 
 // qr, eigh and svd (runtime/ops/decompose.go), each matrix of the batch
 // in float64 (halves through float32, as torch): Householder QR in
-// LAPACK's order and signs, cyclic Jacobi rotations for eigh and
-// one-sided (Hestenes) Jacobi for svd, both accurate to the last bits of
-// float64 and slower than LAPACK's for large matrices.
+// LAPACK's order and signs, Householder tridiagonalisation and implicit
+// QL for eigh (eigh.go), and one-sided (Hestenes) Jacobi for svd, accurate
+// to the last bits of float64 and slower than LAPACK's for large matrices.
 
 func init() {
 	Register(ops.QR, viaFloat32Inputs(qrKernel))
@@ -35,7 +35,7 @@ func pinvKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		k := min(m, n)
 		var u, s, vh []float64
 		if at.Hermitian {
-			w, v := jacobiEigen(symmetricFrom(a, n, false), n)
+			w, v := symmetricEigen(symmetricFrom(a, n, false), n)
 			u, s, vh = v, w, transposeMatrix(v, n, n)
 		} else {
 			if !allFinite(a) {
@@ -195,7 +195,7 @@ func eighKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	}
 	upper := attrs.(ops.EighAttrs).Upper
 	return decompose(out, ins[0], func(a []float64, n, _ int) ([][]float64, error) {
-		w, v := jacobiEigen(symmetricFrom(a, n, upper), n)
+		w, v := symmetricEigen(symmetricFrom(a, n, upper), n)
 		return [][]float64{w, v}, nil
 	})
 }
@@ -219,69 +219,6 @@ func symmetricFrom(a []float64, n int, upper bool) []float64 {
 // maxSweeps bounds the Jacobi iterations; they converge quadratically,
 // in well under 20 sweeps for float64.
 const maxSweeps = 60
-
-// jacobiEigen returns the eigenvalues of the symmetric n×n a
-// (overwritten), ascending, and the eigenvectors as the columns of v
-// (row-major), each with its entry of largest magnitude positive. A
-// non-finite entry makes every value NaN, as torch's eigh gives.
-func jacobiEigen(a []float64, n int) (w, v []float64) {
-	w, v = make([]float64, n), make([]float64, n*n)
-	if !allFinite(a) {
-		fillNaN(w)
-		fillNaN(v)
-		return w, v
-	}
-	for i := range n {
-		v[i*n+i] = 1
-	}
-	for range maxSweeps {
-		rotated := false
-		for p := range n {
-			for q := p + 1; q < n; q++ {
-				apq := a[p*n+q]
-				app, aqq := a[p*n+p], a[q*n+q]
-				if apq == 0 || math.Abs(apq) <= 1e-18*math.Sqrt(math.Abs(app*aqq)) {
-					continue
-				}
-				rotated = true
-				theta := (aqq - app) / (2 * apq)
-				t := math.Copysign(1, theta) / (math.Abs(theta) + math.Hypot(theta, 1))
-				c := 1 / math.Hypot(t, 1)
-				s := t * c
-				for k := range n { // columns p and q
-					akp, akq := a[k*n+p], a[k*n+q]
-					a[k*n+p], a[k*n+q] = c*akp-s*akq, s*akp+c*akq
-				}
-				for k := range n { // rows p and q
-					apk, aqk := a[p*n+k], a[q*n+k]
-					a[p*n+k], a[q*n+k] = c*apk-s*aqk, s*apk+c*aqk
-				}
-				a[p*n+q], a[q*n+p] = 0, 0
-				for k := range n {
-					vkp, vkq := v[k*n+p], v[k*n+q]
-					v[k*n+p], v[k*n+q] = c*vkp-s*vkq, s*vkp+c*vkq
-				}
-			}
-		}
-		if !rotated {
-			break
-		}
-	}
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(a[i*n+i], a[j*n+j]) })
-	sorted := make([]float64, n*n)
-	for c, src := range order {
-		w[c] = a[src*n+src]
-		for r := range n {
-			sorted[r*n+c] = v[r*n+src]
-		}
-		normalizeSign(sorted, c, n, n, nil)
-	}
-	return w, sorted
-}
 
 func svdKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if err := checkInputs("svd", ins, 1); err != nil {

@@ -101,13 +101,26 @@ func TestHouseholderQRFactors(t *testing.T) {
 	sameValues(t, "R of a zero column", rr, []float64{0, 1, 0, 2})
 }
 
-// TestJacobiEigen: V·diag(w)·Vᵀ = A with V orthonormal, w ascending and
+// TestSymmetricEigen: V·diag(w)·Vᵀ = A with V orthonormal, w ascending and
 // signs normalised; a non-finite entry gives NaN.
-func TestJacobiEigen(t *testing.T) {
+func TestSymmetricEigen(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
-	for _, n := range []int{1, 2, 5, 12} {
-		a := symmetricFrom(randMatrix(r, n, n), n, false)
-		w, v := jacobiEigen(append([]float64(nil), a...), n)
+	// Random ones, then repeated eigenvalues (the identity, a diagonal
+	// with repeats), an already diagonal and a zero matrix, a rank-one one.
+	cases := [][]float64{}
+	for _, n := range []int{1, 2, 5, 12, 40} {
+		cases = append(cases, symmetricFrom(randMatrix(r, n, n), n, false))
+	}
+	eye4 := make([]float64, 16)
+	diag := make([]float64, 16)
+	for i, v := range []float64{3, -1, 3, 0} {
+		eye4[i*5], diag[i*5] = 1, v
+	}
+	u := randMatrix(r, 4, 1)
+	cases = append(cases, eye4, diag, make([]float64, 16), matmulRM(u, transposeMatrix(u, 4, 1), 4, 1, 4))
+	for _, a := range cases {
+		n := int(math.Sqrt(float64(len(a))))
+		w, v := symmetricEigen(append([]float64(nil), a...), n)
 		orthonormalColumns(t, "V", v, n, n)
 		largestPositive(t, "V", v, n, n)
 		for i := 1; i < n; i++ {
@@ -123,7 +136,7 @@ func TestJacobiEigen(t *testing.T) {
 		}
 		sameValues(t, "V·diag(w)·Vᵀ", matmulRM(vw, transposeMatrix(v, n, n), n, n, n), a)
 	}
-	w, _ := jacobiEigen([]float64{1, math.NaN(), math.NaN(), 2}, 2)
+	w, _ := symmetricEigen([]float64{1, math.NaN(), math.NaN(), 2}, 2)
 	if !math.IsNaN(w[0]) || !math.IsNaN(w[1]) {
 		t.Errorf("eigh of a NaN matrix: %v, want NaN", w)
 	}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The decompositions (qr, eigh, svd, pinv, matrix_exp) on tref's cpu
+# backend next to python3-torch's LAPACK, on the same symmetric float32
+# matrices of 32, 128 and 256 rows: the best of 3 runs each, in ms, and
+# tref's time as a multiple of torch's. Results go in bench/RESULTS.md
+# ("Decompositions").
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/tref" ./cmd/tref)
+"$tmp/tref" run --device cpu "$here/decompose.tr" >"$tmp/tref.txt"
+/usr/bin/python3 "$here/decompose.py" 2>/dev/null >"$tmp/torch.txt"
+printf '%-11s %5s %12s %12s %8s\n' op n "tref ms" "torch ms" ratio
+paste -d' ' "$tmp/tref.txt" "$tmp/torch.txt" | awk '{
+	if ($1 != $4 || $2 != $5) { print "mismatched rows: " $0 > "/dev/stderr"; exit 1 }
+	printf "%-11s %5d %12.3f %12.3f %8.1f\n", $1, $2, $3, $6, $3 / $6
+}'

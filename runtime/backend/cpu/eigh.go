@@ -1,0 +1,209 @@
+package cpu
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// symmetricEigen returns the eigenvalues of the symmetric n×n row-major a
+// (overwritten), ascending, and the eigenvectors as the columns of v
+// (row-major), each with its entry of largest magnitude positive. It
+// reduces a to tridiagonal form by Householder reflections and
+// diagonalises that by the implicit QL method with Wilkinson-like shifts
+// (EISPACK's tred2 and tql2, as JAMA writes them): LAPACK's approach for
+// syevd's small cases. A non-finite entry makes every value NaN, as
+// torch's eigh gives.
+func symmetricEigen(a []float64, n int) (w, v []float64) {
+	w = make([]float64, n)
+	if !allFinite(a) {
+		fillNaN(w)
+		fillNaN(a)
+		return w, a
+	}
+	if n == 0 {
+		return w, a
+	}
+	e := make([]float64, n)
+	tridiagonalize(a, w, e, n)
+	// QL rotates pairs of V's columns: keep them as contiguous rows.
+	vt := transposeMatrix(a, n, n)
+	tridiagonalQL(vt, w, e, n)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return cmp.Compare(w[i], w[j]) })
+	sorted, vals := make([]float64, n*n), make([]float64, n)
+	for c, src := range order {
+		vals[c] = w[src]
+		for r := range n {
+			sorted[r*n+c] = vt[src*n+r]
+		}
+		normalizeSign(sorted, c, n, n, nil)
+	}
+	return vals, sorted
+}
+
+// tridiagonalize overwrites the symmetric v with the orthogonal Q of
+// Qᵀ·A·Q = T, T's diagonal in d and its subdiagonal in e[1:] (tred2).
+func tridiagonalize(v, d, e []float64, n int) {
+	for j := range n {
+		d[j] = v[(n-1)*n+j]
+	}
+	for i := n - 1; i > 0; i-- {
+		scale, h := 0.0, 0.0
+		for k := range i {
+			scale += math.Abs(d[k])
+		}
+		if scale == 0 {
+			e[i] = d[i-1]
+			for j := range i {
+				d[j] = v[(i-1)*n+j]
+				v[i*n+j], v[j*n+i] = 0, 0
+			}
+			d[i] = h
+			continue
+		}
+		// The Householder vector of row i.
+		for k := range i {
+			d[k] /= scale
+			h += d[k] * d[k]
+		}
+		f := d[i-1]
+		g := math.Sqrt(h)
+		if f > 0 {
+			g = -g
+		}
+		e[i] = scale * g
+		h -= f * g
+		d[i-1] = f - g
+		for j := range i {
+			e[j] = 0
+		}
+		// The similarity transformation of the remaining columns.
+		for j := range i {
+			f = d[j]
+			v[j*n+i] = f
+			g = e[j] + v[j*n+j]*f
+			for k := j + 1; k <= i-1; k++ {
+				g += v[k*n+j] * d[k]
+				e[k] += v[k*n+j] * f
+			}
+			e[j] = g
+		}
+		f = 0
+		for j := range i {
+			e[j] /= h
+			f += e[j] * d[j]
+		}
+		hh := f / (h + h)
+		for j := range i {
+			e[j] -= hh * d[j]
+		}
+		for j := range i {
+			f, g = d[j], e[j]
+			for k := j; k <= i-1; k++ {
+				v[k*n+j] -= f*e[k] + g*d[k]
+			}
+			d[j] = v[(i-1)*n+j]
+			v[i*n+j] = 0
+		}
+		d[i] = h
+	}
+	// Accumulate the transformations.
+	for i := range n - 1 {
+		v[(n-1)*n+i] = v[i*n+i]
+		v[i*n+i] = 1
+		if h := d[i+1]; h != 0 {
+			for k := 0; k <= i; k++ {
+				d[k] = v[k*n+i+1] / h
+			}
+			for j := 0; j <= i; j++ {
+				g := 0.0
+				for k := 0; k <= i; k++ {
+					g += v[k*n+i+1] * v[k*n+j]
+				}
+				for k := 0; k <= i; k++ {
+					v[k*n+j] -= g * d[k]
+				}
+			}
+		}
+		for k := 0; k <= i; k++ {
+			v[k*n+i+1] = 0
+		}
+	}
+	for j := range n {
+		d[j] = v[(n-1)*n+j]
+		v[(n-1)*n+j] = 0
+	}
+	v[(n-1)*n+n-1] = 1
+	e[0] = 0
+}
+
+// tridiagonalQL diagonalises the tridiagonal (d, e[1:]) by implicit QL
+// steps (tql2), leaving the eigenvalues in d and rotating the rows of vt
+// (the columns of Q) into the eigenvectors.
+func tridiagonalQL(vt, d, e []float64, n int) {
+	for i := 1; i < n; i++ {
+		e[i-1] = e[i]
+	}
+	e[n-1] = 0
+	f, tst1 := 0.0, 0.0
+	const eps = 0x1p-52
+	for l := range n {
+		tst1 = max(tst1, math.Abs(d[l])+math.Abs(e[l]))
+		m := l
+		for m < n-1 && math.Abs(e[m]) > eps*tst1 {
+			m++
+		}
+		for iter := 0; m > l && iter < 30*n; iter++ {
+			// The implicit shift.
+			g := d[l]
+			p := (d[l+1] - g) / (2 * e[l])
+			r := math.Hypot(p, 1)
+			if p < 0 {
+				r = -r
+			}
+			d[l] = e[l] / (p + r)
+			d[l+1] = e[l] * (p + r)
+			dl1 := d[l+1]
+			h := g - d[l]
+			for i := l + 2; i < n; i++ {
+				d[i] -= h
+			}
+			f += h
+			// The implicit QL transformation.
+			p = d[m]
+			c, c2, c3 := 1.0, 1.0, 1.0
+			el1 := e[l+1]
+			s, s2 := 0.0, 0.0
+			for i := m - 1; i >= l; i-- {
+				c3, c2, s2 = c2, c, s
+				g = c * e[i]
+				h = c * p
+				r = math.Hypot(p, e[i])
+				e[i+1] = s * r
+				s = e[i] / r
+				c = p / r
+				p = c*d[i] - s*g
+				d[i+1] = h + s*(c*g+s*d[i])
+				// Columns i and i+1 of Q: rows of vt.
+				vi, vj := vt[i*n:(i+1)*n], vt[(i+1)*n:(i+2)*n]
+				for k := range n {
+					h = vj[k]
+					vj[k] = s*vi[k] + c*h
+					vi[k] = c*vi[k] - s*h
+				}
+			}
+			p = -s * s2 * c3 * el1 * e[l] / dl1
+			e[l] = s * p
+			d[l] = c * p
+			if math.Abs(e[l]) <= eps*tst1 {
+				break
+			}
+		}
+		d[l] += f
+		e[l] = 0
+	}
+}
