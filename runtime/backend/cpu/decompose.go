@@ -254,12 +254,9 @@ func jacobiSVD(a []float64, m, n int, full bool) (u, s, vh []float64) {
 		}
 		return u, st, vh
 	}
-	// Columns as contiguous rows: b[j] is column j of a (n ≤ m).
-	b := transposeMatrix(a, m, n)
-	v := make([]float64, n*n) // rows are the columns of V
-	for i := range n {
-		v[i*n+i] = 1
-	}
+	// Columns as contiguous rows: b[j] is column j of a·V (n ≤ m), V's
+	// columns the rows of v.
+	b, v := preconditioned(transposeMatrix(a, m, n), m, n)
 	for range maxSweeps {
 		rotated := false
 		for p := range n {
@@ -332,6 +329,41 @@ func jacobiSVD(a []float64, m, n int, full bool) (u, s, vh []float64) {
 		normalizeSign(u, c, ucols, m, row)
 	}
 	return u, s, vh
+}
+
+// preconditioned starts the one-sided Jacobi iteration on the columns
+// at (n rows of length m) from the eigenvectors V of atᵀ·at: it returns
+// the columns of a·V, already nearly orthogonal, and V's columns as
+// rows, so that the rotations that finish the job to working accuracy
+// take a sweep or two instead of ten (the Gram matrix's rounding, which
+// would cost the small singular values their accuracy, is thus not in
+// the result).
+func preconditioned(at []float64, m, n int) (b, v []float64) {
+	gram := make([]float64, n*n)
+	for p := range n {
+		for q := p; q < n; q++ {
+			d := 0.0
+			for i, x := range at[p*m : (p+1)*m] {
+				d += x * at[q*m+i]
+			}
+			gram[p*n+q], gram[q*n+p] = d, d
+		}
+	}
+	_, eig := symmetricEigen(gram, n)
+	v = transposeMatrix(eig, n, n)
+	b = make([]float64, n*m)
+	for j := range n {
+		col := b[j*m : (j+1)*m]
+		for i, f := range v[j*n : (j+1)*n] {
+			if f == 0 {
+				continue
+			}
+			for k, x := range at[i*m : (i+1)*m] {
+				col[k] += f * x
+			}
+		}
+	}
+	return b, v
 }
 
 // rotate applies the plane rotation [c s; −s c] to the pair of vectors
