@@ -108,15 +108,16 @@ func qrKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 // the column's. It returns Q [m, k] and R [k, n] (k = min(m, n), or m
 // when complete), row-major.
 func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
-	tau := householderFactor(a, m, n)
+	cols := transposeMatrix(a, m, n)
+	tau := householderFactor(cols, m, n)
 	rows := min(m, n)
 	if complete {
 		rows = m
 	}
 	r = make([]float64, rows*n)
-	for i := range min(rows, m) {
-		for c := i; c < n; c++ {
-			r[i*n+c] = a[i*n+c]
+	for c := range n {
+		for i := 0; i <= c && i < rows; i++ {
+			r[i*n+c] = cols[c*m+i]
 		}
 	}
 	// Q = H_0·H_1·…·H_{k-1} applied to the first columns of the identity.
@@ -125,7 +126,7 @@ func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
 	for c := range rows {
 		clear(col)
 		col[c] = 1
-		applyReflectors(a, tau, m, n, col)
+		applyReflectors(cols, tau, m, col)
 		for i, x := range col {
 			q[i*rows+c] = x
 		}
@@ -133,37 +134,40 @@ func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
 	return q, r
 }
 
-// householderFactor overwrites the m×n row-major a with R (on and above
-// the diagonal) and the reflections' vectors v_j (below it, v_j's leading
-// 1 implied), and returns their τ_j; a column already zero below the
-// diagonal gets H_j = I (τ_j = 0), as LAPACK's dlarfg.
-func householderFactor(a []float64, m, n int) []float64 {
+// householderFactor overwrites the n columns of length m in cols (column
+// j at cols[j·m:]: column-major, so that every loop runs along memory)
+// with R (on and above the diagonal) and the reflections' vectors v_j
+// (below it, v_j's leading 1 implied), and returns their τ_j; a column
+// already zero below the diagonal gets H_j = I (τ_j = 0), as LAPACK's
+// dlarfg.
+func householderFactor(cols []float64, m, n int) []float64 {
 	k := min(m, n)
 	tau := make([]float64, k)
 	for j := range k {
-		alpha, xnorm := a[j*n+j], 0.0
-		for i := j + 1; i < m; i++ {
-			xnorm = math.Hypot(xnorm, a[i*n+j])
-		}
+		cj := cols[j*m : (j+1)*m]
+		alpha, xnorm := cj[j], norm2(cj[j+1:])
 		if xnorm == 0 {
 			continue
 		}
 		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
 		tau[j] = (beta - alpha) / beta
 		scale := 1 / (alpha - beta)
-		for i := j + 1; i < m; i++ {
-			a[i*n+j] *= scale
+		v := cj[j+1:]
+		for i := range v {
+			v[i] *= scale
 		}
-		a[j*n+j] = beta
+		cj[j] = beta
 		for c := j + 1; c < n; c++ {
-			w := a[j*n+c]
-			for i := j + 1; i < m; i++ {
-				w += a[i*n+j] * a[i*n+c]
+			cc := cols[c*m : (c+1)*m]
+			w := cc[j]
+			rest := cc[j+1:]
+			for i, x := range v {
+				w += x * rest[i]
 			}
 			w *= tau[j]
-			a[j*n+c] -= w
-			for i := j + 1; i < m; i++ {
-				a[i*n+c] -= w * a[i*n+j]
+			cc[j] -= w
+			for i, x := range v {
+				rest[i] -= w * x
 			}
 		}
 	}
@@ -171,22 +175,47 @@ func householderFactor(a []float64, m, n int) []float64 {
 }
 
 // applyReflectors overwrites x (length m) with H_0·H_1·…·H_{k-1}·x, the
-// reflections householderFactor left in a.
-func applyReflectors(a, tau []float64, m, n int, x []float64) {
+// reflections householderFactor left in cols.
+func applyReflectors(cols, tau []float64, m int, x []float64) {
 	for j := len(tau) - 1; j >= 0; j-- {
 		if tau[j] == 0 {
 			continue
 		}
+		v, rest := cols[j*m+j+1:(j+1)*m], x[j+1:]
 		w := x[j]
-		for i := j + 1; i < m; i++ {
-			w += a[i*n+j] * x[i]
+		for i, y := range v {
+			w += y * rest[i]
 		}
 		w *= tau[j]
 		x[j] -= w
-		for i := j + 1; i < m; i++ {
-			x[i] -= w * a[i*n+j]
+		for i, y := range v {
+			rest[i] -= w * y
 		}
 	}
+}
+
+// norm2 is the Euclidean norm of x without overflow or underflow (a
+// plain sum of squares when that is safe, as dnrm2 ends up computing).
+func norm2(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v * v
+	}
+	if s > 0x1p-900 && s < 0x1p900 {
+		return math.Sqrt(s)
+	}
+	big := 0.0
+	for _, v := range x {
+		big = max(big, math.Abs(v))
+	}
+	if big == 0 || math.IsInf(big, 0) || math.IsNaN(s) {
+		return big + s*0 // 0, inf, or NaN
+	}
+	s = 0
+	for _, v := range x {
+		s += (v / big) * (v / big)
+	}
+	return big * math.Sqrt(s)
 }
 
 func eighKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
@@ -384,17 +413,15 @@ func completeBasis(basis [][]float64, m, want int) [][]float64 {
 	if r >= want {
 		return basis
 	}
-	a := make([]float64, m*r)
-	for c, u := range basis {
-		for i, x := range u {
-			a[i*r+c] = x
-		}
+	cols := make([]float64, 0, m*r)
+	for _, u := range basis {
+		cols = append(cols, u...)
 	}
-	tau := householderFactor(a, m, r)
+	tau := householderFactor(cols, m, r)
 	for c := r; c < want; c++ {
 		col := make([]float64, m)
 		col[c] = 1
-		applyReflectors(a, tau, m, r, col)
+		applyReflectors(cols, tau, m, col)
 		basis = append(basis, col)
 	}
 	return basis

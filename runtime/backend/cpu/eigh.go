@@ -26,8 +26,7 @@ func symmetricEigen(a []float64, n int) (w, v []float64) {
 	}
 	e := make([]float64, n)
 	tridiagonalize(a, w, e, n)
-	// QL rotates pairs of V's columns: keep them as contiguous rows.
-	vt := transposeMatrix(a, n, n)
+	vt := a // Q's columns as rows: QL rotates pairs of them
 	tridiagonalQL(vt, w, e, n)
 	order := make([]int, n)
 	for i := range order {
@@ -45,11 +44,13 @@ func symmetricEigen(a []float64, n int) (w, v []float64) {
 	return vals, sorted
 }
 
-// tridiagonalize overwrites the symmetric v with the orthogonal Q of
-// Qᵀ·A·Q = T, T's diagonal in d and its subdiagonal in e[1:] (tred2).
+// tridiagonalize overwrites the symmetric v with Qᵀ, the transpose of
+// the orthogonal Q of Qᵀ·A·Q = T, T's diagonal in d and its subdiagonal
+// in e[1:] (tred2, its indices swapped so that its inner loops run along
+// memory, and Q's columns come out as rows for tridiagonalQL).
 func tridiagonalize(v, d, e []float64, n int) {
 	for j := range n {
-		d[j] = v[(n-1)*n+j]
+		d[j] = v[j*n+(n-1)]
 	}
 	for i := n - 1; i > 0; i-- {
 		scale, h := 0.0, 0.0
@@ -59,8 +60,8 @@ func tridiagonalize(v, d, e []float64, n int) {
 		if scale == 0 {
 			e[i] = d[i-1]
 			for j := range i {
-				d[j] = v[(i-1)*n+j]
-				v[i*n+j], v[j*n+i] = 0, 0
+				d[j] = v[j*n+(i-1)]
+				v[j*n+i], v[i*n+j] = 0, 0
 			}
 			d[i] = h
 			continue
@@ -84,11 +85,11 @@ func tridiagonalize(v, d, e []float64, n int) {
 		// The similarity transformation of the remaining columns.
 		for j := range i {
 			f = d[j]
-			v[j*n+i] = f
+			v[i*n+j] = f
 			g = e[j] + v[j*n+j]*f
 			for k := j + 1; k <= i-1; k++ {
-				g += v[k*n+j] * d[k]
-				e[k] += v[k*n+j] * f
+				g += v[j*n+k] * d[k]
+				e[k] += v[j*n+k] * f
 			}
 			e[j] = g
 		}
@@ -104,40 +105,40 @@ func tridiagonalize(v, d, e []float64, n int) {
 		for j := range i {
 			f, g = d[j], e[j]
 			for k := j; k <= i-1; k++ {
-				v[k*n+j] -= f*e[k] + g*d[k]
+				v[j*n+k] -= f*e[k] + g*d[k]
 			}
-			d[j] = v[(i-1)*n+j]
-			v[i*n+j] = 0
+			d[j] = v[j*n+(i-1)]
+			v[j*n+i] = 0
 		}
 		d[i] = h
 	}
 	// Accumulate the transformations.
 	for i := range n - 1 {
-		v[(n-1)*n+i] = v[i*n+i]
+		v[i*n+(n-1)] = v[i*n+i]
 		v[i*n+i] = 1
 		if h := d[i+1]; h != 0 {
 			for k := 0; k <= i; k++ {
-				d[k] = v[k*n+i+1] / h
+				d[k] = v[(i+1)*n+k] / h
 			}
 			for j := 0; j <= i; j++ {
 				g := 0.0
 				for k := 0; k <= i; k++ {
-					g += v[k*n+i+1] * v[k*n+j]
+					g += v[(i+1)*n+k] * v[j*n+k]
 				}
 				for k := 0; k <= i; k++ {
-					v[k*n+j] -= g * d[k]
+					v[j*n+k] -= g * d[k]
 				}
 			}
 		}
 		for k := 0; k <= i; k++ {
-			v[k*n+i+1] = 0
+			v[(i+1)*n+k] = 0
 		}
 	}
 	for j := range n {
-		d[j] = v[(n-1)*n+j]
-		v[(n-1)*n+j] = 0
+		d[j] = v[j*n+(n-1)]
+		v[j*n+(n-1)] = 0
 	}
-	v[(n-1)*n+n-1] = 1
+	v[(n-1)*n+(n-1)] = 1
 	e[0] = 0
 }
 
