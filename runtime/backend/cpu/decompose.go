@@ -286,18 +286,22 @@ func jacobiSVD(a []float64, m, n int, full bool) (u, s, vh []float64) {
 	// Columns as contiguous rows: b[j] is column j of a·V (n ≤ m), V's
 	// columns the rows of v.
 	b, v := preconditioned(transposeMatrix(a, m, n), m, n)
+	// The columns' squared norms, recomputed each sweep and carried
+	// through each rotation (α' = α − t·γ, β' = β + t·γ) in between.
+	sq := make([]float64, n)
+	// Columns orthogonal to within rounding (dgesvj's √m·ε) are left:
+	// asking for more would rotate on rounding noise for every sweep.
+	orthogonal := math.Sqrt(float64(m)) * 0x1p-52
 	for range maxSweeps {
 		rotated := false
+		for j := range n {
+			sq[j] = dot(b[j*m:(j+1)*m], b[j*m:(j+1)*m])
+		}
 		for p := range n {
 			for q := p + 1; q < n; q++ {
 				bp, bq := b[p*m:(p+1)*m], b[q*m:(q+1)*m]
-				var alpha, beta, gamma float64
-				for i := range m {
-					alpha += bp[i] * bp[i]
-					beta += bq[i] * bq[i]
-					gamma += bp[i] * bq[i]
-				}
-				if gamma == 0 || math.Abs(gamma) <= 1e-16*math.Sqrt(alpha*beta) {
+				alpha, beta, gamma := sq[p], sq[q], dot(bp, bq)
+				if gamma == 0 || math.Abs(gamma) <= orthogonal*math.Sqrt(alpha*beta) {
 					continue
 				}
 				rotated = true
@@ -307,6 +311,7 @@ func jacobiSVD(a []float64, m, n int, full bool) (u, s, vh []float64) {
 				sn := t * c
 				rotate(bp, bq, c, sn)
 				rotate(v[p*n:(p+1)*n], v[q*n:(q+1)*n], c, sn)
+				sq[p], sq[q] = alpha-t*gamma, beta+t*gamma
 			}
 		}
 		if !rotated {
@@ -393,6 +398,15 @@ func preconditioned(at []float64, m, n int) (b, v []float64) {
 		}
 	}
 	return b, v
+}
+
+// dot is Σ x_i·y_i.
+func dot(x, y []float64) float64 {
+	s := 0.0
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
 }
 
 // rotate applies the plane rotation [c s; −s c] to the pair of vectors
