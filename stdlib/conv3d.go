@@ -693,10 +693,14 @@ func builtinAdaptiveAvgPool3d(th *eval.Thread, _ *eval.Builtin, args []eval.Valu
 	// Every depth plane pooled to out[1]×out[2], then averaged over the
 	// depths of each output depth: summed by a product with the [out[0],
 	// D] matrix of the windows, and divided by their lengths.
-	m := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{out[0], xs[2]}, DType: x.DType()})
-	if err := th.RT.HostPool().Check(m.Meta.Bytes()); err != nil {
+	// The windows' matrix and lengths, and the pooled planes, checked
+	// before any is made.
+	mm := tensor.Meta{Shape: tensor.Shape{out[0], xs[2]}, DType: x.DType()}
+	planes := tensor.Meta{Shape: mid, DType: x.DType()}
+	if err := th.RT.HostPool().Check(mm.Bytes() + planes.Bytes() + int64(outShape.Numel())*int64(x.DType().Size())); err != nil {
 		return nil, fmt.Errorf("adaptive_avg_pool3d: %v", err)
 	}
+	m := tensor.NewDense(mm)
 	lengths := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{out[0], 1}, DType: x.DType()})
 	for od := range out[0] {
 		lo, hi := ops.AdaptiveRange(od, out[0], xs[2])

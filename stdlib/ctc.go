@@ -266,6 +266,12 @@ func (c *chain) ctcForward(p *ctcProblem, lp *refs.Ref, maxT int) *refs.Ref {
 		}
 		return p.labels[i][(s-1)/2]
 	}
+	// The host tables below (emit, pred, init: 5 words a column) and the
+	// device's alphas and emissions per step, checked before any is made.
+	if err := th.RT.HostPool().Check(int64(n) * int64(width) * 8 * 8); err != nil {
+		c.Fail(fmt.Errorf("ctc_loss: %v", err))
+		return nil
+	}
 	emit := make([]int64, n*width)   // the class of each column
 	pred := make([]int64, n*width*3) // the columns of its predecessors
 	init := make([]float64, n*width) // the columns alpha_0 may reach

@@ -31,6 +31,15 @@ func init() {
 
 // factors submits op over a and cuts its packed result into the factors.
 func factors(c *chain, op ops.Op, attrs ops.Decomposition, a *refs.Ref) []*refs.Ref {
+	if c.Err() != nil {
+		return nil
+	}
+	if m, err := op.Def().Infer([]tensor.Meta{a.Meta()}, attrs); err == nil {
+		if err := checkDecompositionScratch(c.Thread(), op.Name(), a.Meta(), m); err != nil {
+			c.Fail(err)
+			return nil
+		}
+	}
 	packed := c.Op(op, attrs, a)
 	if c.Err() != nil {
 		return nil
@@ -61,6 +70,18 @@ func qrBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eva
 		f[0] = c.Host(tensor.NewDense(tensor.Meta{Shape: tensor.Shape{0}, DType: a.DType()}))
 	}
 	return c.Record([]string{"Q", "R"}, f...)
+}
+
+// checkDecompositionScratch refuses, before it runs, a decomposition of
+// in into out whose working memory on the cpu backend (float64 copies of
+// the input and the factors, the basis completing U, transposes: about
+// four times in and out in float64) the host cannot hold.
+func checkDecompositionScratch(th *eval.Thread, name string, in, out tensor.Meta) error {
+	words := int64(in.Shape.Numel()) + int64(out.Shape.Numel())
+	if err := th.RT.HostPool().Check(4 * 8 * words); err != nil {
+		return fmt.Errorf("%s: its working memory: %v", name, err)
+	}
+	return nil
 }
 
 // uplo reads eigh's UPLO argument: whether A's upper triangle is read.
@@ -179,6 +200,11 @@ func pinvBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	if err != nil {
 		return nil, err
 	}
+	if m, err := ops.Pinv.Def().Infer([]tensor.Meta{a.Meta()}, at); err == nil {
+		if err := checkDecompositionScratch(th, b.Name, a.Meta(), m); err != nil {
+			return nil, err
+		}
+	}
 	return th.Submit(ops.Pinv, at, a)
 }
 
@@ -207,6 +233,9 @@ func lstsqBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	}
 	if a.DType() != rhs.DType() {
 		return nil, fmt.Errorf("%s: A is %v and B %v: they must have one dtype (use astype)", b.Name, a.DType(), rhs.DType())
+	}
+	if !a.DType().IsFloat() {
+		return nil, fmt.Errorf("%s: expected float tensors, got %v", b.Name, a.DType())
 	}
 	c := newChain(th)
 	x := c.Op(ops.Matmul, nil, c.Op(ops.Pinv, ops.PinvAttrs{Rtol: rtol}, a), rhs)

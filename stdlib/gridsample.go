@@ -76,6 +76,11 @@ func affineGridBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwar
 	if _, err := tensor.CheckedNumel(out); err != nil {
 		return nil, fmt.Errorf("%s: %v", b.Name, err)
 	}
+	// The base grid and the result, checked before the host vectors are
+	// made.
+	if err := th.RT.HostPool().Check(2 * int64(spatial.Numel()) * int64(k+1) * int64(dt.Size())); err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	}
 	c := newChain(th)
 	// The base grid [spatial..., k+1]: x varies along the last spatial
 	// dimension, y along the one before, z along the first; then ones.

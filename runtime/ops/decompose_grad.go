@@ -12,8 +12,9 @@ import (
 // their own, so that they differentiate again. Each reads the packed
 // result and the packed cotangent, in which a factor the loss does not
 // reach has zeros. Where torch's formulas divide by differences of
-// eigenvalues or singular values, repeated ones give inf or NaN, as in
-// torch; qr's needs R invertible (a full-rank A), and its solve fails on
+// eigenvalues or singular values, repeated ones give inf or NaN where
+// the vectors' cotangents reach them, as in torch (a term whose numerator
+// is 0 is 0); qr's needs R invertible (a full-rank A), and its solve fails on
 // a singular R.
 
 func init() {
@@ -68,7 +69,7 @@ func eighVJP(b *Builder, a *GradArgs, g T) []T {
 	l, v, gl, gv := f[0], f[1], gf[0], gf[1]
 	vtgv := b.Matmul(b.Transpose(v), gv)
 	skew := b.MulScalar(b.Sub(vtgv, b.Transpose(vtgv)), 0.5)
-	inner := b.Add(b.Div(skew, gaps(b, l)), diagEmbed(b, gl))
+	inner := b.Add(quotient(b, skew, gaps(b, l)), diagEmbed(b, gl))
 	return []T{b.Matmul(v, b.Matmul(inner, b.Transpose(v)))}
 }
 
@@ -95,18 +96,26 @@ func svdVJP(b *Builder, a *GradArgs, g T) []T {
 	utgu := b.Matmul(b.Transpose(u), gu)
 	vtgv := b.Matmul(vh, b.Transpose(gvh)) // Vᵀ·gV with V = Vhᵀ
 	e := gaps(b, b.Mul(sv, sv))
-	inner := b.Mul(b.Div(b.Sub(utgu, b.Transpose(utgu)), e), asRow(sv))
-	inner = b.Add(inner, b.Mul(asCol(sv), b.Div(b.Sub(vtgv, b.Transpose(vtgv)), e)))
+	inner := b.Mul(quotient(b, b.Sub(utgu, b.Transpose(utgu)), e), asRow(sv))
+	inner = b.Add(inner, b.Mul(asCol(sv), quotient(b, b.Sub(vtgv, b.Transpose(vtgv)), e)))
 	ga := b.Matmul(u, b.Matmul(b.Add(inner, diagEmbed(b, gs)), vh))
 	if m > k {
 		proj := b.Sub(gu, b.Matmul(u, utgu))
-		ga = b.Add(ga, b.Matmul(b.Div(proj, asRow(sv)), vh))
+		ga = b.Add(ga, b.Matmul(quotient(b, proj, asRow(sv)), vh))
 	}
 	if n > k {
 		proj := b.Sub(gvh, b.Matmul(b.Transpose(vtgv), vh))
-		ga = b.Add(ga, b.Matmul(u, b.Div(proj, asCol(sv))))
+		ga = b.Add(ga, b.Matmul(u, quotient(b, proj, asCol(sv))))
 	}
 	return []T{ga}
+}
+
+// quotient is num/den, 0 where num is 0: the factors' terms vanish where
+// their cotangents do, so that a loss of the values alone (svdvals,
+// eigvalsh, the nuclear norm) has torch's finite gradient at repeated or
+// zero values instead of 0/0.
+func quotient(b *Builder, num, den T) T {
+	return b.Where(b.Op(Eq, nil, num, b.Zero(num)), b.Zero(num), b.Div(num, den))
 }
 
 // gaps is E with E_ij = x_j − x_i off the diagonal and 1 on it, for x

@@ -34,20 +34,32 @@ func pinvKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	return decompose(out, ins[0], func(a []float64, m, n int) ([][]float64, error) {
 		k := min(m, n)
 		var u, s, vh []float64
+		// pinv(A) = 2⁻ᵉ·pinv(2⁻ᵉ·A) for the scaled A, its largest entry
+		// about 1; atol scales with it.
+		var e int
 		if at.Hermitian {
-			w, v := symmetricEigen(symmetricFrom(a, n, false), n)
+			sym := symmetricFrom(a, n, false)
+			if !allFinite(sym) {
+				p := make([]float64, n*m)
+				fillNaN(p)
+				return [][]float64{p}, nil // NaN, as torch's
+			}
+			e = scaleToUnit(sym)
+			w, v := symmetricEigen(sym, n)
 			u, s, vh = v, w, transposeMatrix(v, n, n)
 		} else {
 			if !allFinite(a) {
-				return nil, fmt.Errorf("pinv: the input contains non-finite values (inf or NaN)")
+				return nil, fmt.Errorf("the input contains non-finite values (inf or NaN)")
 			}
-			u, s, vh = jacobiSVD(a, m, n, false)
+			var scaled []float64
+			scaled, e = scaledToUnit(a)
+			u, s, vh = jacobiSVD(scaled, m, n, false)
 		}
 		largest := 0.0
 		for _, x := range s {
 			largest = max(largest, math.Abs(x))
 		}
-		tol := max(at.Atol, at.Rtol*largest)
+		tol := max(math.Ldexp(at.Atol, -e), at.Rtol*largest)
 		// P[i, j] = Σ_c Vh[c, i]·U[j, c]/s_c over the kept c.
 		p := make([]float64, n*m)
 		for c := range k {
@@ -60,6 +72,9 @@ func pinvKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 					p[i*m+j] += f * u[j*k+c]
 				}
 			}
+		}
+		for i := range p {
+			p[i] = math.Ldexp(p[i], -e)
 		}
 		return [][]float64{p}, nil
 	})
@@ -224,7 +239,12 @@ func eighKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	}
 	upper := attrs.(ops.EighAttrs).Upper
 	return decompose(out, ins[0], func(a []float64, n, _ int) ([][]float64, error) {
-		w, v := symmetricEigen(symmetricFrom(a, n, upper), n)
+		sym := symmetricFrom(a, n, upper)
+		e := scaleToUnit(sym)
+		w, v := symmetricEigen(sym, n)
+		for i := range w {
+			w[i] = math.Ldexp(w[i], e)
+		}
 		return [][]float64{w, v}, nil
 	})
 }
@@ -256,9 +276,13 @@ func svdKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	full := attrs.(ops.SVDAttrs).Full
 	return decompose(out, ins[0], func(a []float64, m, n int) ([][]float64, error) {
 		if !allFinite(a) {
-			return nil, fmt.Errorf("svd: the input contains non-finite values (inf or NaN)")
+			return nil, fmt.Errorf("the input contains non-finite values (inf or NaN)")
 		}
-		u, s, vh := jacobiSVD(a, m, n, full)
+		scaled, e := scaledToUnit(a)
+		u, s, vh := jacobiSVD(scaled, m, n, full)
+		for i := range s {
+			s[i] = math.Ldexp(s[i], e)
+		}
 		return [][]float64{u, s, vh}, nil
 	})
 }
@@ -407,6 +431,31 @@ func dot(x, y []float64) float64 {
 		s += v * y[i]
 	}
 	return s
+}
+
+// scaleToUnit multiplies the finite a by 2⁻ᵉ (exactly) so that its
+// largest magnitude lies in [0.5, 1), and returns e: LAPACK's scaling,
+// which keeps the products of the decompositions from overflowing or
+// underflowing. An a of zeros or with non-finite values stays (e = 0).
+func scaleToUnit(a []float64) int {
+	big := 0.0
+	for _, x := range a {
+		big = max(big, math.Abs(x))
+	}
+	if big == 0 || math.IsInf(big, 0) || math.IsNaN(big) {
+		return 0
+	}
+	_, e := math.Frexp(big)
+	for i, x := range a {
+		a[i] = math.Ldexp(x, -e)
+	}
+	return e
+}
+
+// scaledToUnit is a copy of a scaled by scaleToUnit, and the exponent.
+func scaledToUnit(a []float64) ([]float64, int) {
+	c := slices.Clone(a)
+	return c, scaleToUnit(c)
 }
 
 // rotate applies the plane rotation [c s; −s c] to the pair of vectors

@@ -153,4 +153,21 @@ g.grad_case("pinv", "pinv", torch.linalg.pinv, [r(4, 3)], atol=1e-4)
 g.grad_case("pinv-wide", "pinv", torch.linalg.pinv, [r(2, 3, 5)], atol=1e-4)
 g.grad_case("matrix_norm-nuc", "matrix_norm", lambda a, ord: torch.linalg.matrix_norm(a, ord=ord), [r(3, 4)], {"ord": "nuc"}, atol=1e-4)
 g.grad_case("lstsq", "lstsq.solution", lambda a, b: torch.linalg.lstsq(a, b).solution, [r(5, 3), r(5, 2)], atol=1e-4)
+# Values alone at repeated and zero singular values and eigenvalues: the
+# vectors' terms vanish, as torch's early exit gives.
+eye2 = torch.eye(2)
+g.grad_case("svdvals-identity", "svdvals", torch.linalg.svdvals, [eye2], atol=1e-5)
+g.grad_case("eigvalsh-identity", "eigvalsh", torch.linalg.eigvalsh, [eye2], atol=1e-5)
+g.grad_case("nuc-identity", "matrix_norm", lambda a, ord: torch.linalg.matrix_norm(a, ord=ord), [eye2], {"ord": "nuc"}, atol=1e-5)
+g.grad_case("svdvals-rank1-tall", "svdvals", torch.linalg.svdvals, [torch.tensor([[1.0, 0.0], [0.0, 0.0], [0.0, 0.0]])], atol=1e-5)
+
+# float64 matrices far from 1 in magnitude (scaled to 1 first, as LAPACK).
+M = torch.tensor([[1.0, 0.5, 0.2], [0.5, 1.0, 0.1], [0.2, 0.1, 1.0]], dtype=torch.float64)
+for e in [150, -200]:
+    A = M * 10.0 ** e
+    g.case("svdvals/1e%d" % e, "svdvals", torch.linalg.svdvals, [A], rtol=1e-10, atol=0)
+    g.case("eigvalsh/1e%d" % e, "eigvalsh", torch.linalg.eigvalsh, [A], rtol=1e-10, atol=0)
+    g.case("pinv/1e%d" % e, "pinv", torch.linalg.pinv, [A], rtol=1e-10, atol=1e-10 * 10.0 ** -e)
+g.case("pinv/hermitian-nan", "pinv", lambda a, hermitian: torch.linalg.pinv(a, hermitian=hermitian),
+       [torch.tensor([[1.0, math.nan], [math.nan, 1.0]])], {"hermitian": True})
 g.write()
