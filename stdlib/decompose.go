@@ -23,7 +23,7 @@ func init() {
 	register("svdvals", `svdvals(A): the singular values of each A[..., m, n], descending, of shape [..., min(m, n)] (torch.linalg.svdvals)`, svdvalsBuiltin)
 	register("pinv", `pinv(A, atol=none, rtol=none, hermitian=false): the pseudo-inverse [..., n, m] of A[..., m, n], from the singular values above max(atol, rtol * the largest) (rtol defaults to eps * max(m, n), or to 0 when atol > 0 is given); hermitian reads A's lower triangle as a symmetric matrix and uses its eigenvalues; the gradient is torch's (constant rank) (torch.linalg.pinv)`, pinvBuiltin)
 	register("pinverse", `pinverse(input, rcond=1e-15): pinv(input, rtol=rcond) (torch.pinverse)`, pinverseBuiltin)
-	register("lstsq", `lstsq(A, B, rcond=none): {solution, residuals, rank, singular_values} for A[..., m, n] and B[..., m, k]: the least-squares solution [..., n, k] of smallest norm, pinv(A, rtol=rcond) @ B (rcond defaults to eps * max(m, n)), and, as torch's default cpu driver gelsy gives them, an empty residuals, the rank (singular values above rcond times the largest) and an empty singular_values; batch dimensions broadcast (torch.linalg.lstsq; gelsy estimates the rank from a pivoted QR, so it may differ at the tolerance)`, lstsqBuiltin)
+	register("lstsq", `lstsq(A, B, rcond=none): {solution, residuals, rank, singular_values} for A[..., m, n] and B[..., m, k] (or B[..., m], a vector per matrix): the least-squares solution [..., n, k] (or [..., n]) of smallest norm, pinv(A, rtol=rcond) @ B (rcond defaults to eps * max(m, n)), and, as torch's default cpu driver gelsy gives them, an empty residuals, the rank (singular values above rcond times the largest) and an empty singular_values; batch dimensions broadcast (torch.linalg.lstsq; gelsy estimates the rank from a pivoted QR, so it may differ at the tolerance)`, lstsqBuiltin)
 	register("matrix_rank", `matrix_rank(A, atol=none, rtol=none, hermitian=false): the number of singular values of each A[..., m, n] above max(atol, rtol * the largest), int64 of shape [...] (rtol as pinv's; hermitian: eigenvalues in magnitude) (torch.linalg.matrix_rank)`, matrixRankBuiltin)
 	register("matrix_norm", `matrix_norm(A, ord="fro", dim=[-2, -1], keepdim=false): the matrix norm over the two dimensions dim: "fro", "nuc" (the sum of the singular values), inf and -inf (the largest and smallest sum of absolute values along a row), 1 and -1 (along a column), 2 and -2 (the largest and smallest singular value) (torch.linalg.matrix_norm)`, matrixNormBuiltin)
 	register("cond", `cond(A, p=none): the condition number of each A[..., m, n]: for p none, 2 or -2 the ratio of its largest and smallest singular values (inf for a singular A); for "fro", "nuc", inf, -inf, 1 and -1 matrix_norm(A, p) * matrix_norm(inverse(A), p) for a square A (a singular one is an error, where torch gives inf) (torch.linalg.cond)`, condBuiltin)
@@ -228,8 +228,11 @@ func lstsqBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 		return nil, err
 	}
 	as, bs := a.Shape(), rhs.Shape()
-	if len(as) < 2 || len(bs) < 2 || bs[len(bs)-2] != as[len(as)-2] {
-		return nil, fmt.Errorf("%s: expected A[..., m, n] and B[..., m, k], got shapes %v and %v", b.Name, as, bs)
+	// B a vector per matrix, as torch reads it: A's shape without its
+	// last dimension.
+	vector := len(as) >= 2 && bs.Equal(as[:len(as)-1])
+	if len(as) < 2 || (!vector && (len(bs) < 2 || bs[len(bs)-2] != as[len(as)-2])) {
+		return nil, fmt.Errorf("%s: expected A[..., m, n] and B[..., m, k] (or B[..., m]), got shapes %v and %v", b.Name, as, bs)
 	}
 	if a.DType() != rhs.DType() {
 		return nil, fmt.Errorf("%s: A is %v and B %v: they must have one dtype (use astype)", b.Name, a.DType(), rhs.DType())
@@ -237,8 +240,20 @@ func lstsqBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if !a.DType().IsFloat() {
 		return nil, fmt.Errorf("%s: expected float tensors, got %v", b.Name, a.DType())
 	}
+	pa := ops.PinvAttrs{Rtol: rtol}
+	if m, err := ops.Pinv.Def().Infer([]tensor.Meta{a.Meta()}, pa); err == nil {
+		if err := checkDecompositionScratch(th, b.Name, a.Meta(), m); err != nil {
+			return nil, err
+		}
+	}
 	c := newChain(th)
-	x := c.Op(ops.Matmul, nil, c.Op(ops.Pinv, ops.PinvAttrs{Rtol: rtol}, a), rhs)
+	if vector {
+		rhs = c.Reshape(rhs, append(bs.Clone(), 1))
+	}
+	x := c.Op(ops.Matmul, nil, c.Op(ops.Pinv, pa, a), rhs)
+	if vector && x != nil {
+		x = c.Reshape(x, append(as[:len(as)-2].Clone(), as[len(as)-1]))
+	}
 	rank := c.rank(a, 0, rtol, false)
 	empty := c.Host(tensor.NewDense(tensor.Meta{Shape: tensor.Shape{0}, DType: a.DType()}))
 	return c.Record([]string{"solution", "residuals", "rank", "singular_values"}, x, empty, rank, empty)

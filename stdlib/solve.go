@@ -216,6 +216,9 @@ func matrixExpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a); err != nil {
 		return nil, err
 	}
+	if err := checkDecompositionScratch(th, b.Name, a.Meta(), a.Meta()); err != nil {
+		return nil, err
+	}
 	return th.Submit(ops.MatrixExp, nil, a)
 }
 

@@ -79,8 +79,16 @@ func CheckGridSample(x, grid tensor.Meta, mode, padding string) error {
 // gathered from the flattened input at once, a tap outside the image
 // reading 0. The gradient reaches x through the gather and the grid
 // through the weights (zero for nearest), the clips passing none on and
-// beyond the borders, as torch's clip_coordinates_set_grad.
+// beyond the borders, as torch's clip_coordinates_set_grad. Halves are
+// sampled in float32 and rounded.
 func GridSample(b *ops.Builder, x, grid ops.T, mode, padding string, align bool) ops.T {
+	if dt := x.Meta().DType; dt == tensor.Float16 || dt == tensor.BFloat16 {
+		// Halves hold integers exactly only up to 2048 (bfloat16: 256):
+		// the coordinates, weights and sums in float32, as torch's CUDA
+		// kernel computes them.
+		wide := GridSample(b, b.Cast(x, tensor.Float32), b.Cast(grid, tensor.Float32), mode, padding, align)
+		return b.Cast(wide, dt)
+	}
 	xs, gs := x.Meta().Shape, grid.Meta().Shape
 	dt := x.Meta().DType
 	k := len(xs) - 2

@@ -101,3 +101,30 @@ func TestCheckGridSample(t *testing.T) {
 		t.Errorf("a valid bicubic sample: %v", err)
 	}
 }
+
+// TestGridSampleHalvesInFloat32: a float16 image wider than 2048 pixels
+// (past which float16 holds only even integers) samples pixel 3001, whose
+// position the float16 grid holds exactly.
+func TestGridSampleHalvesInFloat32(t *testing.T) {
+	const w = 4097
+	half := func(shape tensor.Shape, f func(i int) float64) *tensor.Dense {
+		d := tensor.NewDense(tensor.Meta{Shape: shape, DType: tensor.Float16})
+		for i := range d.Numel() {
+			d.Set(i, f(i))
+		}
+		return d
+	}
+	img := half(tensor.Shape{1, 1, 1, w}, func(i int) float64 { return float64(i % 7) })
+	// With align_corners, x = 2·3001/4096 − 1 = 953/2048: exact in float16.
+	grid := half(tensor.Shape{1, 1, 1, 2}, func(i int) float64 { return []float64{953.0 / 2048, 0}[i] })
+	rt := refs.New(&cpu.Device{}, refs.Options{Lookahead: 8})
+	b := builderOn(rt)
+	out := GridSample(b, rt.FromHost(refs.Site{}, img), rt.FromHost(refs.Site{}, grid), "nearest", "zeros", true)
+	if b.Err() != nil {
+		t.Fatal(b.Err())
+	}
+	got, err := rt.Read(out.(*refs.Ref))
+	if err != nil || got.DType != tensor.Float16 || got.At(0) != 3001%7 {
+		t.Errorf("pixel 3001: %v (%v), want %d in float16", got, err, 3001%7)
+	}
+}

@@ -93,6 +93,8 @@ a, b = r(5, 3), r(5, 2)
 g.case("lstsq/tall", "lstsq", lambda a, b: list(torch.linalg.lstsq(a, b)), [a, b], **TOL)
 a, b = r(2, 4, 4, dtype=torch.float64), r(2, 4, 1, dtype=torch.float64)
 g.case("lstsq/batch-f64", "lstsq", lambda a, b: list(torch.linalg.lstsq(a, b)), [a, b])
+g.case("lstsq/vector", "lstsq", lambda a, b: list(torch.linalg.lstsq(a, b)), [r(4, 2), r(4)], **TOL)
+g.case("lstsq/vector-batch", "lstsq", lambda a, b: list(torch.linalg.lstsq(a, b)), [r(3, 4, 2), r(3, 4)], **TOL)
 g.error("lstsq/rows", "lstsq", [r(3, 2), r(4, 1)], "expected A[..., m, n] and B[..., m, k]")
 
 for ord_ in ["fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2]:
