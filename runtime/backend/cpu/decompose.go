@@ -173,17 +173,7 @@ func householderFactor(cols []float64, m, n int) []float64 {
 		}
 		cj[j] = beta
 		for c := j + 1; c < n; c++ {
-			cc := cols[c*m : (c+1)*m]
-			w := cc[j]
-			rest := cc[j+1:]
-			for i, x := range v {
-				w += x * rest[i]
-			}
-			w *= tau[j]
-			cc[j] -= w
-			for i, x := range v {
-				rest[i] -= w * x
-			}
+			reflect(v, tau[j], cols[c*m+j:(c+1)*m])
 		}
 	}
 	return tau
@@ -193,19 +183,24 @@ func householderFactor(cols []float64, m, n int) []float64 {
 // reflections householderFactor left in cols.
 func applyReflectors(cols, tau []float64, m int, x []float64) {
 	for j := len(tau) - 1; j >= 0; j-- {
-		if tau[j] == 0 {
-			continue
+		if tau[j] != 0 {
+			reflect(cols[j*m+j+1:(j+1)*m], tau[j], x[j:])
 		}
-		v, rest := cols[j*m+j+1:(j+1)*m], x[j+1:]
-		w := x[j]
-		for i, y := range v {
-			w += y * rest[i]
-		}
-		w *= tau[j]
-		x[j] -= w
-		for i, y := range v {
-			rest[i] -= w * y
-		}
+	}
+}
+
+// reflect overwrites x with (I − τ·u·uᵀ)·x for u = (1, v...), len(x) =
+// len(v) + 1: one Householder reflection.
+func reflect(v []float64, tau float64, x []float64) {
+	rest := x[1:]
+	w := x[0]
+	for i, y := range v {
+		w += y * rest[i]
+	}
+	w *= tau
+	x[0] -= w
+	for i, y := range v {
+		rest[i] -= w * y
 	}
 }
 
