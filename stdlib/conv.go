@@ -85,13 +85,8 @@ func builtinMaxPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if a.Kernel, err = intPair(fname, "kernel", kernel); err != nil {
 		return nil, err
 	}
-	a.Stride = a.Kernel
-	if s, err := poolStride(th, fname, stride); err != nil {
+	if a.Stride, err = poolStride(th, fname, stride, a.Kernel, intPair); err != nil {
 		return nil, err
-	} else if len(s) > 0 {
-		if a.Stride, err = intPair(fname, "stride", s); err != nil {
-			return nil, err
-		}
 	}
 	if a.Padding, err = intPair(fname, "padding", padding); err != nil {
 		return nil, err

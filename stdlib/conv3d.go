@@ -312,13 +312,8 @@ func poolWindow3(th *eval.Thread, fname string, x *refs.Ref, xs tensor.Shape, ke
 	if g.kernel, err = intTriple(fname, "kernel_size", kernel); err != nil {
 		return g, err
 	}
-	g.stride = g.kernel
-	if s, err := poolStride(th, fname, stride); err != nil {
+	if g.stride, err = poolStride(th, fname, stride, g.kernel, intTriple); err != nil {
 		return g, err
-	} else if len(s) > 0 {
-		if g.stride, err = intTriple(fname, "stride", s); err != nil {
-			return g, err
-		}
 	}
 	if g.padLo, err = intTriple(fname, "padding", padding); err != nil {
 		return g, err

@@ -32,13 +32,8 @@ func builtinAvgPool2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	if a.Kernel, err = intPair(fname, "kernel_size", kernel); err != nil {
 		return nil, err
 	}
-	a.Stride = a.Kernel
-	if s, err := poolStride(th, fname, stride); err != nil {
+	if a.Stride, err = poolStride(th, fname, stride, a.Kernel, intPair); err != nil {
 		return nil, err
-	} else if len(s) > 0 {
-		if a.Stride, err = intPair(fname, "stride", s); err != nil {
-			return nil, err
-		}
 	}
 	if a.Padding, err = intPair(fname, "padding", padding); err != nil {
 		return nil, err
@@ -129,15 +124,19 @@ func builtinPad(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 	return th.Submit(ops.Pad, a, x)
 }
 
-// poolStride reads a pool's stride: none, or an empty list as torch
-// allows, gives no ints (the kernel's); else the ints given.
-func poolStride(th *eval.Thread, fname string, v eval.Value) ([]int, error) {
+// poolStride reads a pool's stride: the kernel for none, or an empty
+// list as torch allows; else the ints given, read by window (intPair,
+// intTriple).
+func poolStride[W any](th *eval.Thread, fname string, v eval.Value, kernel W, window func(fname, param string, v []int) (W, error)) (W, error) {
 	if _, none := v.(eval.NoneType); none {
-		return nil, nil
+		return kernel, nil
 	}
 	var s []int
 	if err := eval.UnpackArgs(th, fname, []eval.Value{v}, nil, "stride", &s); err != nil {
-		return nil, err
+		return kernel, err
 	}
-	return s, nil
+	if len(s) == 0 {
+		return kernel, nil
+	}
+	return window(fname, "stride", s)
 }
