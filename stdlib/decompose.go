@@ -441,11 +441,7 @@ func condBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		}
 		return c.Result(c.Op(ops.Div, nil, first, last))
 	}
-	eye, err := identityFor(th, b.Name, a)
-	if err != nil {
-		return c.Abort(err)
-	}
-	inv := c.Op(ops.Solve, nil, a, c.Expand(c.Host(eye), a.Shape()))
+	inv := c.inverted(b.Name, a)
 	return c.Result(c.Op(ops.Mul, nil, c.matrixNorm(a, name, p), c.matrixNorm(inv, name, p)))
 }
 

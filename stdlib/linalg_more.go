@@ -249,14 +249,10 @@ func matrixPowerBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 		if !a.DType().IsFloat() {
 			return c.Abort(fmt.Errorf("%s: a negative n inverts the input, which must be floating point, got %s", b.Name, a.DType()))
 		}
-		eye, err := identity(th, b.Name, k, k, a.DType())
-		if err != nil {
-			return c.Abort(err)
-		}
 		if n == math.MinInt {
 			return c.Abort(fmt.Errorf("%s: n %d is out of range", b.Name, n))
 		}
-		a = c.Op(ops.Solve, nil, a, c.Expand(c.Host(eye), s))
+		a = c.inverted(b.Name, a)
 		n = -n
 	}
 	mm := func(p, q *refs.Ref) *refs.Ref { return c.Op(ops.Matmul, nil, p, q) }

@@ -37,12 +37,8 @@ func inverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a); err != nil {
 		return nil, err
 	}
-	eye, err := identityFor(th, b.Name, a)
-	if err != nil {
-		return nil, err
-	}
 	c := newChain(th)
-	return named(b.Name)(c.Result(c.Op(ops.Solve, nil, a, c.Expand(c.Host(eye), a.Shape()))))
+	return named(b.Name)(c.Result(c.inverted(b.Name, a)))
 }
 
 func solveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -162,13 +158,9 @@ func choleskyInverseBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "L|input", &f, "upper?", &upper); err != nil {
 		return nil, err
 	}
-	eye, err := identityFor(th, b.Name, f)
-	if err != nil {
-		return nil, err
-	}
 	c := newChain(th)
 	l := choleskyFactor(c, b.Name, f, upper)
-	y := c.Op(ops.Solve, nil, l, c.Expand(c.Host(eye), f.Shape()))
+	y := c.inverted(b.Name, l)
 	return named(b.Name)(c.Result(c.Op(ops.Solve, nil, c.Transpose(l), y)))
 }
 
@@ -199,6 +191,20 @@ func logdetBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 func slogdetParts(c *chain, a *refs.Ref) (sign, logAbs *refs.Ref) {
 	both := c.Op(ops.Slogdet, nil, a)
 	return c.Op(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(0, 0)}, both), c.Op(ops.Index, &ops.IndexAttrs{Items: ops.AtAlong(0, 1)}, both)
+}
+
+// inverted submits the inverse of each square matrix a[..., n, n]: a
+// solve against the identity, so that it differentiates (a singular a is
+// the solve's error).
+func (c *chain) inverted(fname string, a *refs.Ref) *refs.Ref {
+	if c.Err() != nil {
+		return nil
+	}
+	eye, err := identityFor(c.Thread(), fname, a)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.Op(ops.Solve, nil, a, c.Expand(c.Host(eye), a.Shape()))
 }
 
 // identityFor is the identity matrix of a's square matrices [..., n, n],
