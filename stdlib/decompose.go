@@ -44,10 +44,13 @@ func factors(c *chain, op ops.Op, attrs ops.Decomposition, a *refs.Ref) []*refs.
 	if c.Err() != nil {
 		return nil
 	}
-	items, shapes := ops.FactorSlices(a.Meta(), attrs)
-	parts := make([]*refs.Ref, len(items))
-	for i := range items {
-		parts[i] = c.Reshape(c.Op(ops.Index, &ops.IndexAttrs{Items: items[i]}, packed), shapes[i])
+	ts := c.builder().Unpack(packed, a.Meta(), attrs)
+	if c.Err() != nil {
+		return nil
+	}
+	parts := make([]*refs.Ref, len(ts))
+	for i, t := range ts {
+		parts[i] = t.(*refs.Ref)
 	}
 	return parts
 }

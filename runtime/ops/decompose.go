@@ -9,7 +9,7 @@ import (
 // Matrix decompositions with several factors: torch.linalg's qr, eigh
 // and svd. Each is one op whose result packs the factors of every matrix
 // of the batch, flattened and concatenated in order along one last
-// dimension, [..., size]; Unpack (or Builder.Unpack) cuts them out. One
+// dimension, [..., size]; Builder.Unpack cuts them out. One
 // factorisation thus serves every factor, and the gradient rule sees the
 // cotangents of all of them at once.
 //
@@ -105,9 +105,9 @@ type Decomposition interface {
 	Factors(m, n int) []tensor.Shape
 }
 
-// FactorShapes are the shapes of the factors a decomposition op packs for
+// factorShapes are the shapes of the factors a decomposition op packs for
 // an input of meta in: each factor's shape behind in's batch dimensions.
-func FactorShapes(in tensor.Meta, attrs Decomposition) []tensor.Shape {
+func factorShapes(in tensor.Meta, attrs Decomposition) []tensor.Shape {
 	r := len(in.Shape)
 	batch := in.Shape[:r-2]
 	parts := attrs.Factors(in.Shape[r-2], in.Shape[r-1])
@@ -153,11 +153,11 @@ func decompositionFlops(in []tensor.Meta, _ tensor.Meta, _ any) int64 {
 	return int64(s[:len(s)-2].Numel()) * 4 * m * n * min(m, n)
 }
 
-// FactorSlices are, for each factor of a decomposition op's packed
+// factorSlices are, for each factor of a decomposition op's packed
 // result over an input of meta in, the index items that cut it out (a
-// slice of the last dimension) and its shape (FactorShapes).
-func FactorSlices(in tensor.Meta, attrs Decomposition) (items [][]IndexItem, shapes []tensor.Shape) {
-	shapes = FactorShapes(in, attrs)
+// slice of the last dimension) and its shape (factorShapes).
+func factorSlices(in tensor.Meta, attrs Decomposition) (items [][]IndexItem, shapes []tensor.Shape) {
+	shapes = factorShapes(in, attrs)
 	batch := len(in.Shape) - 2
 	offset := 0
 	for _, s := range shapes {
@@ -171,7 +171,7 @@ func FactorSlices(in tensor.Meta, attrs Decomposition) (items [][]IndexItem, sha
 // Unpack cuts the factors of a decomposition op's packed result over an
 // input of meta in out of packed.
 func (b *Builder) Unpack(packed T, in tensor.Meta, attrs Decomposition) []T {
-	items, shapes := FactorSlices(in, attrs)
+	items, shapes := factorSlices(in, attrs)
 	parts := make([]T, len(items))
 	for i := range items {
 		parts[i] = b.Reshape(b.Op(Index, &IndexAttrs{Items: items[i]}, packed), shapes[i])
