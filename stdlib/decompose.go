@@ -17,8 +17,8 @@ const signNote = "; each vector's entry of largest magnitude is made positive (t
 
 func init() {
 	register("qr", `qr(A, mode="reduced"): {Q, R} with A = Q @ R for A[..., m, n] by Householder reflections, Q with orthonormal columns and R upper triangular, their signs LAPACK's: mode "reduced" gives Q[..., m, k], R[..., k, n] (k = min(m, n)), "complete" Q[..., m, m], R[..., m, n], "r" an empty Q and the reduced R; its gradient needs a full-rank A and is not defined for "complete" with m > n (torch.linalg.qr; torch's "r" has no gradient, tref's has)`, qrBuiltin)
-	register("eigh", `eigh(A, UPLO="L"): {eigenvalues, eigenvectors} of each symmetric A[..., n, n] from its lower (UPLO="U": upper) triangle, the values ascending and the vectors the columns of eigenvectors, by Householder tridiagonalisation and implicit QL on cpu`+signNote+`; the gradient divides by differences of eigenvalues (inf or NaN where they repeat, as torch's) (torch.linalg.eigh)`, eighBuiltin)
-	register("eigvalsh", `eigvalsh(A, UPLO="L"): the eigenvalues of each symmetric A[..., n, n], ascending, from its lower (UPLO="U": upper) triangle (torch.linalg.eigvalsh)`, eigvalshBuiltin)
+	register("eigh", `eigh(A, UPLO="L"): {eigenvalues, eigenvectors} of each symmetric A[..., n, n] from its lower (UPLO="U": upper) triangle, the values ascending and the vectors the columns of eigenvectors, by Householder tridiagonalisation and implicit QL on cpu`+signNote+`; the gradient divides by differences of eigenvalues (inf or NaN where they repeat and the eigenvectors have a cotangent, as torch's) (torch.linalg.eigh)`, eighBuiltin(false))
+	register("eigvalsh", `eigvalsh(A, UPLO="L"): the eigenvalues of each symmetric A[..., n, n], ascending, from its lower (UPLO="U": upper) triangle (torch.linalg.eigvalsh)`, eighBuiltin(true))
 	register("svd", `svd(A, full_matrices=true): {U, S, Vh} with A = U @ diag(S) @ Vh for A[..., m, n], S descending, by one-sided Jacobi on cpu: U[..., m, m] and Vh[..., n, n], or with full_matrices=false U[..., m, k] and Vh[..., k, n] (k = min(m, n))`+signNote+`; non-finite input is an error; the gradient divides by differences of squared singular values and ignores the completed columns of full U and Vh, as torch's (torch.linalg.svd; torch.svd(A) is svd(A, full_matrices=false) with V = Vh.mT)`, svdBuiltin)
 	register("svdvals", `svdvals(A): the singular values of each A[..., m, n], descending, of shape [..., min(m, n)] (torch.linalg.svdvals)`, svdvalsBuiltin)
 	register("pinv", `pinv(A, atol=none, rtol=none, hermitian=false): the pseudo-inverse [..., n, m] of A[..., m, n], from the singular values above max(atol, rtol * the largest) (rtol defaults to eps * max(m, n), or to 0 when atol > 0 is given); hermitian reads A's lower triangle as a symmetric matrix and uses its eigenvalues; the gradient is torch's (constant rank) (torch.linalg.pinv)`, pinvBuiltin)
@@ -98,29 +98,28 @@ func uplo(fname, v string) (bool, error) {
 	return false, fmt.Errorf("%s: UPLO must be \"L\" or \"U\", not %q", fname, v)
 }
 
-func eighBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var a *refs.Ref
-	side := "L"
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a, "UPLO?", &side); err != nil {
-		return nil, err
+// eighBuiltin is eigh, or with valuesOnly eigvalsh.
+func eighBuiltin(valuesOnly bool) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var a *refs.Ref
+		side := "L"
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a, "UPLO?", &side); err != nil {
+			return nil, err
+		}
+		upper, err := uplo(b.Name, side)
+		if err != nil {
+			return nil, err
+		}
+		c := newChain(th)
+		f := factors(c, ops.Eigh, ops.EighAttrs{Upper: upper}, a)
+		if f == nil {
+			return c.Result(nil)
+		}
+		if valuesOnly {
+			return c.Result(f[0])
+		}
+		return c.Record([]string{"eigenvalues", "eigenvectors"}, f...)
 	}
-	upper, err := uplo(b.Name, side)
-	if err != nil {
-		return nil, err
-	}
-	c := newChain(th)
-	f := factors(c, ops.Eigh, ops.EighAttrs{Upper: upper}, a)
-	if f == nil {
-		return c.Result(nil)
-	}
-	if b.Name == "eigvalsh" {
-		return c.Result(f[0])
-	}
-	return c.Record([]string{"eigenvalues", "eigenvectors"}, f...)
-}
-
-func eigvalshBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	return eighBuiltin(th, b, args, kwargs)
 }
 
 func svdBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
