@@ -18,7 +18,7 @@ import (
 )
 
 // tensorFields are the fields every tensor (and number) has.
-var tensorFields = []string{"shape", "dtype", "ndim", "device", "T"}
+var tensorFields = []string{"shape", "dtype", "ndim", "device", "T", "mT", "mH"}
 
 func (c *compiler) field(e *ast.FieldExpr) exprFn {
 	x := c.expr(e.X)
@@ -150,6 +150,12 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 		case "T":
 			v, err := fr.transpose(v, shape, site)
 			return v, true, err
+		case "mT", "mH":
+			if len(shape) < 2 {
+				return nil, true, fr.errorf(site.pos, "x.%s needs matrices (2 or more dimensions), not a %d-d tensor", name, len(shape))
+			}
+			v, err := fr.permuted(v, shape, len(shape)-2, len(shape)-1, site)
+			return v, true, err
 		}
 	}
 	return nil, false, nil
@@ -161,16 +167,35 @@ func (fr *frame) transpose(v Value, shape tensor.Shape, site *callSite) (Value, 
 		Retain(fr.th.RT, v)
 		return v, nil
 	}
+	dims := make([]int, len(shape))
+	for i := range shape {
+		dims[i] = len(shape) - 1 - i
+	}
+	return fr.permute(v, dims, site)
+}
+
+// permuted is x with dimensions i and j swapped (x.mT: the last two).
+func (fr *frame) permuted(v Value, shape tensor.Shape, i, j int, site *callSite) (Value, error) {
+	dims := make([]int, len(shape))
+	for k := range dims {
+		dims[k] = k
+	}
+	dims[i], dims[j] = j, i
+	return fr.permute(v, dims, site)
+}
+
+// permute calls the permute builtin on v (retained for the call).
+func (fr *frame) permute(v Value, dims []int, site *callSite) (Value, error) {
 	perm := fr.th.builtin("permute")
 	if perm == nil {
 		return nil, fr.errorf(site.pos, "x.T needs the permute builtin")
 	}
-	dims := make([]Value, len(shape))
-	for i := range shape {
-		dims[i] = Int(len(shape) - 1 - i)
+	list := make([]Value, len(dims))
+	for i, d := range dims {
+		list[i] = Int(d)
 	}
 	Retain(fr.th.RT, v)
-	return fr.th.callBuiltin(fr, perm, []Value{v, NewList(dims)}, nil, site)
+	return fr.th.callBuiltin(fr, perm, []Value{v, NewList(list)}, nil, site)
 }
 
 // builtin finds a builtin of the thread's interpreter by name.

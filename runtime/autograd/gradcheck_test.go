@@ -224,7 +224,10 @@ func gradCases() []gcase {
 		gcase{op: "matrix_exp", name: "matrix_exp/large-batch", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3, 3}, func(i int) float64 { return float64(i%5) - 1.5 })}},
 		gcase{op: "pinv", name: "pinv/tall", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(5, 3)}},
 		gcase{op: "pinv", name: "pinv/wide-batch", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(2, 3, 4)}},
-		gcase{op: "pinv", name: "pinv/square", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(3, 3)}})
+		gcase{op: "pinv", name: "pinv/square", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(3, 3)}},
+		gcase{op: "lu", name: "lu/square", attrs: ops.LUAttrs{}, ins: []*tensor.Dense{randn(4, 4)}},
+		gcase{op: "lu", name: "lu/wide-batch", attrs: ops.LUAttrs{}, ins: []*tensor.Dense{randn(2, 3, 5)}},
+		gcase{op: "lu", name: "lu/tall", attrs: ops.LUAttrs{Check: true}, ins: []*tensor.Dense{randn(5, 3)}})
 	// The special functions: erfinv inside (-1, 1), the gamma family at
 	// positive x (and digamma across a pole-free stretch below 0).
 	cs = append(cs, gcase{op: "erfc", ins: []*tensor.Dense{randn(2, 3)}},

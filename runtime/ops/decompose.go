@@ -34,7 +34,33 @@ var (
 	// n]: V·diag(1/S)·Uᵀ over the singular values above PinvAttrs'
 	// tolerance (torch.linalg.pinv).
 	Pinv = Register(&Def{Name: "pinv", Infer: inferPinv, Flops: decompositionFlops})
+	// LU is P·A = L·U for A [..., m, n] by Gaussian elimination with
+	// partial pivoting (LAPACK's getrf: the first row of largest
+	// magnitude pivots each column), packed as torch.linalg.lu_factor
+	// gives it, with the permutation read two ways (LUAttrs.Factors).
+	// Float32 and float64 only, as torch's.
+	LU = Register(&Def{Name: "lu", Infer: inferLU, Flops: decompositionFlops})
 )
+
+// LUAttrs are lu's. Its packed factors are LU [m, n] (U on and above the
+// diagonal, L's multipliers below it, L's unit diagonal implied), the
+// pivots [k] (k = min(m, n); row i was exchanged with row pivots[i],
+// both counted from 1, as LAPACK's ipiv and torch's pivots) and the
+// permutation [m] they make (row i of Pᵀ·A is row perm[i] of A, counted
+// from 0), the integers held in A's float dtype. Check makes a zero on
+// U's diagonal an error (torch.linalg.lu_factor's) instead of a result
+// (torch.linalg.lu's).
+type LUAttrs struct{ Check bool }
+
+// Factors lists LU's, the pivots' and the permutation's shapes.
+func (LUAttrs) Factors(m, n int) []tensor.Shape { return []tensor.Shape{{m, n}, {min(m, n)}, {m}} }
+
+func inferLU(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if len(in) == 1 && in[0].DType.IsFloat() && in[0].DType != tensor.Float32 && in[0].DType != tensor.Float64 {
+		return tensor.Meta{}, fmt.Errorf("lu: expected float32 or float64, got %v (torch's lu has no kernel for it either; use astype)", in[0].DType)
+	}
+	return inferPacked("lu", false)(in, attrs)
+}
 
 // PinvAttrs are pinv's: singular values at or below max(Atol, Rtol·S_max)
 // count as zero; Hermitian reads A's lower triangle as a symmetric matrix
@@ -100,7 +126,7 @@ func (a SVDAttrs) Factors(m, n int) []tensor.Shape {
 	return []tensor.Shape{{m, k}, {k}, {k, n}}
 }
 
-// Decomposition is the attributes of qr, eigh or svd.
+// Decomposition is the attributes of qr, eigh, svd or lu.
 type Decomposition interface {
 	Factors(m, n int) []tensor.Shape
 }

@@ -136,8 +136,11 @@ func diagEmbed(b *Builder, x T) T {
 }
 
 // Eye is the n×n identity matrix in dt.
-func (b *Builder) Eye(n int, dt tensor.DType) T {
-	return b.Cast(b.Op(Eq, nil, b.Iota(n, tensor.Shape{n, 1}), b.Iota(n, tensor.Shape{1, n})), dt)
+func (b *Builder) Eye(n int, dt tensor.DType) T { return b.EyeRect(n, n, dt) }
+
+// EyeRect is the m×n matrix in dt with ones on its diagonal.
+func (b *Builder) EyeRect(m, n int, dt tensor.DType) T {
+	return b.Cast(b.Op(Eq, nil, b.Iota(m, tensor.Shape{m, 1}), b.Iota(n, tensor.Shape{1, n})), dt)
 }
 
 // pinvVJP is torch's pinv_backward (constant rank; after Golub and

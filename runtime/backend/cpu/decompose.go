@@ -21,6 +21,33 @@ func init() {
 	Register(ops.Eigh, viaFloat32Inputs(eighKernel))
 	Register(ops.SVD, viaFloat32Inputs(svdKernel))
 	Register(ops.Pinv, viaFloat32Inputs(pinvKernel))
+	Register(ops.LU, luKernel)
+}
+
+// luKernel packs each matrix's getrf factors (luFactorRect), its pivots
+// counted from 1 and its permutation.
+func luKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("lu", ins, 1); err != nil {
+		return err
+	}
+	check := attrs.(ops.LUAttrs).Check
+	return decompose(out, ins[0], func(a []float64, m, n int) ([][]float64, error) {
+		lu := slices.Clone(a)
+		perm, pivots := make([]int, m), make([]int, min(m, n))
+		if _, zero := luFactorRect(lu, m, n, perm, pivots); check && zero >= 0 {
+			return nil, fmt.Errorf("U[%d, %d] is zero: A is singular, and lu_solve would divide by it (lu allows it)", zero, zero)
+		}
+		return [][]float64{lu, intsAsFloats(pivots, 1), intsAsFloats(perm, 0)}, nil
+	})
+}
+
+// intsAsFloats is xs plus offset, as float64s.
+func intsAsFloats(xs []int, offset int) []float64 {
+	f := make([]float64, len(xs))
+	for i, x := range xs {
+		f[i] = float64(x + offset)
+	}
+	return f
 }
 
 // pinvKernel: V·diag(1/S)·Uᵀ over the singular values above the

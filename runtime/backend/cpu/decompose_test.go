@@ -186,3 +186,70 @@ func TestJacobiSVD(t *testing.T) {
 		}
 	}
 }
+
+// TestLUFactorRect: P·A = L·U for tall, wide and square matrices, each
+// pivot the column's largest entry (so |L| ≤ 1), and the pivots replay
+// the permutation as LAPACK's ipiv does.
+func TestLUFactorRect(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for _, dims := range [][2]int{{4, 4}, {5, 3}, {3, 5}, {1, 4}, {4, 1}} {
+		m, n := dims[0], dims[1]
+		k := min(m, n)
+		a := randMatrix(r, m, n)
+		lu := append([]float64(nil), a...)
+		perm, pivots := make([]int, m), make([]int, k)
+		if _, zero := luFactorRect(lu, m, n, perm, pivots); zero >= 0 {
+			t.Fatalf("%dx%d: zero pivot at %d", m, n, zero)
+		}
+		l, u := make([]float64, m*k), make([]float64, k*n)
+		for i := range m {
+			for j := range k {
+				switch {
+				case i == j:
+					l[i*k+j] = 1
+				case i > j:
+					l[i*k+j] = lu[i*n+j]
+					if math.Abs(l[i*k+j]) > 1 {
+						t.Fatalf("%dx%d: |L[%d, %d]| = %g > 1: not the largest pivot", m, n, i, j, l[i*k+j])
+					}
+				}
+			}
+		}
+		for i := range k {
+			for j := i; j < n; j++ {
+				u[i*n+j] = lu[i*n+j]
+			}
+		}
+		pa := make([]float64, m*n)
+		for i := range m {
+			copy(pa[i*n:(i+1)*n], a[perm[i]*n:(perm[i]+1)*n])
+		}
+		sameValues(t, "P·A vs L·U", matmulRM(l, u, m, k, n), pa)
+		replay := make([]int, m)
+		for i := range replay {
+			replay[i] = i
+		}
+		for i, p := range pivots {
+			replay[i], replay[p] = replay[p], replay[i]
+		}
+		for i := range m {
+			if replay[i] != perm[i] {
+				t.Fatalf("%dx%d: the pivots %v replay to %v, not the permutation %v", m, n, pivots, replay, perm)
+			}
+		}
+	}
+}
+
+// TestLUFactorRectZeroPivot: a zero column is skipped (no exchange) and
+// reported, the next columns still eliminated, as LAPACK's getrf.
+func TestLUFactorRectZeroPivot(t *testing.T) {
+	lu := []float64{0, 1, 0, 2, 0, 3}
+	perm, pivots := make([]int, 3), make([]int, 2)
+	if _, zero := luFactorRect(lu, 3, 2, perm, pivots); zero != 0 {
+		t.Fatalf("zero pivot reported at %d, want 0", zero)
+	}
+	if pivots[0] != 0 || pivots[1] != 2 {
+		t.Fatalf("pivots %v, want [0 2]", pivots)
+	}
+	sameValues(t, "LU", lu, []float64{0, 1, 0, 3, 0, 2.0 / 3}) // torch's lu_factor_ex
+}

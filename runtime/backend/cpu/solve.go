@@ -164,24 +164,41 @@ func detKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 
 // luFactor factors the n×n row-major matrix a in place into L (unit
 // lower triangular, stored below the diagonal) and U, rows exchanged as
-// perm records (row i of P·A is row perm[i] of A), choosing the largest
-// pivot of each column. It returns the permutation's sign and whether a
-// pivot was zero (a singular matrix; its other columns are still
-// eliminated, as LAPACK does).
+// perm records (row i of P·A is row perm[i] of A). It returns the
+// permutation's sign and whether a pivot was zero (a singular matrix).
 func luFactor(a []float64, n int, perm []int) (sign float64, singular bool) {
-	sign = 1
+	sign, zero := luFactorRect(a, n, n, perm, nil)
+	return sign, zero >= 0
+}
+
+// luFactorRect factors the m×n row-major matrix a in place as LAPACK's
+// getrf does: for each of the first k = min(m, n) columns, the first row
+// of largest magnitude at or below the diagonal is exchanged with the
+// diagonal's (recorded in pivots[c], counted from 0, when pivots is not
+// nil, and in perm: row i of P·A is row perm[i] of A), and the rows
+// below are eliminated, their multipliers (L) stored where the zeros
+// would be. It returns the permutation's sign and the first column whose
+// pivot was zero (-1 for none); such a column is skipped and the others
+// still eliminated, as LAPACK does.
+func luFactorRect(a []float64, m, n int, perm, pivots []int) (sign float64, zero int) {
+	sign, zero = 1, -1
 	for i := range perm {
 		perm[i] = i
 	}
-	for c := range n {
+	for c := range min(m, n) {
 		p, best := c, math.Abs(a[c*n+c])
-		for r := c + 1; r < n; r++ {
+		for r := c + 1; r < m; r++ {
 			if v := math.Abs(a[r*n+c]); v > best {
 				p, best = r, v
 			}
 		}
+		if pivots != nil {
+			pivots[c] = p
+		}
 		if best == 0 {
-			singular = true
+			if zero < 0 {
+				zero = c
+			}
 			continue
 		}
 		if p != c {
@@ -192,7 +209,7 @@ func luFactor(a []float64, n int, perm []int) (sign float64, singular bool) {
 			sign = -sign
 		}
 		pivot := a[c*n+c]
-		for r := c + 1; r < n; r++ {
+		for r := c + 1; r < m; r++ {
 			f := a[r*n+c] / pivot
 			a[r*n+c] = f
 			if f == 0 {
@@ -204,7 +221,7 @@ func luFactor(a []float64, n int, perm []int) (sign float64, singular bool) {
 			}
 		}
 	}
-	return sign, singular
+	return sign, zero
 }
 
 // luSolve writes into x (n×k, row-major) the solution of A·x = b from

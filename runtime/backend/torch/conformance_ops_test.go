@@ -149,6 +149,16 @@ func pointwiseCases() []opCase {
 	}
 	t = append(t, opCase{op: ops.Pinv, in: []tensor.Meta{m(f64, 2, 5, 3)}, attrs: ops.PinvAttrs{Rtol: 1e-12}},
 		opCase{op: ops.Pinv, in: []tensor.Meta{m(f32, 3, 6)}, attrs: ops.PinvAttrs{Rtol: 1e-6}})
+	// lu: random matrices pivot on distinct entries, so both backends
+	// pick the same rows; a zero column gives a zero pivot, which only
+	// Check refuses.
+	for _, check := range []bool{false, true} {
+		a := ops.LUAttrs{Check: check}
+		t = append(t, opCase{op: ops.LU, in: []tensor.Meta{m(f32, 4, 4)}, attrs: a},
+			opCase{op: ops.LU, in: []tensor.Meta{m(f64, 2, 3, 5)}, attrs: a},
+			opCase{op: ops.LU, in: []tensor.Meta{m(f64, 6, 2)}, attrs: a},
+			opCase{op: ops.LU, in: []tensor.Meta{m(f32, 0, 3)}, attrs: a})
+	}
 	for _, upper := range []bool{false, true} {
 		a := ops.EighAttrs{Upper: upper}
 		t = append(t, opCase{op: ops.Eigh, in: []tensor.Meta{m(f32, 4, 4)}, attrs: a},

@@ -1129,6 +1129,29 @@ const std::unordered_map<std::string, OpFn> &registry() {
                                 a.i(0) != 0)
              .to(a.in(0).scalar_type());
        }},
+      // ia: check. LU, the pivots (from 1) and the permutation (row i of
+      // Pᵀ·A is row perm[i] of A), packed in A's dtype (float32 or
+      // float64); with check a zero on U's diagonal is an error worded as
+      // the cpu backend's.
+      {"lu", [](const Args &a) {
+         at::Tensor x = a.in(0);
+         auto r = at::linalg_lu_factor_ex(x, true, false);
+         at::Tensor lu = std::get<0>(r), piv = std::get<1>(r), info = std::get<2>(r).flatten().cpu();
+         if (a.i(0)) {
+           auto bad = info.gt(0).nonzero();
+           if (bad.size(0) > 0) {
+             int64_t b = bad[0][0].item<int64_t>(), z = info[b].item<int64_t>() - 1;
+             std::string msg = "U[" + std::to_string(z) + ", " + std::to_string(z) +
+                               "] is zero: A is singular, and lu_solve would divide by it (lu allows it)";
+             if (info.numel() > 1) msg = "matrix " + std::to_string(b) + " of the batch: " + msg;
+             throw std::runtime_error(msg);
+           }
+         }
+         int64_t m = x.size(-2);
+         at::Tensor p = std::get<0>(at::lu_unpack(lu, piv, false, true));
+         at::Tensor perm = (p.mT() * at::arange(m, x.options())).sum(-1);
+         return pack_factors({lu, piv.to(x.scalar_type()), perm}, x.dim() - 2);
+       }},
       // ia: full (full_matrices). Non-finite input fails, as in torch.
       {"svd", [](const Args &a) {
          auto r = at::linalg_svd(as_float32(a.in(0)), a.i(0) != 0);
