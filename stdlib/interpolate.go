@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register("interpolate", "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none, recompute_scale_factor=none): resample the spatial dimensions of [N, C, L] or [N, C, H, W] to size (or the sizes scaled by scale_factor, rounded down), mode \"nearest\", \"nearest-exact\", \"linear\" (3-d), \"bilinear\" (4-d) or \"area\", with torch 1.13's source positions and weights, as F.interpolate", interpolateBuiltin)
+	register("interpolate", "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none, recompute_scale_factor=none): resample the spatial dimensions of [N, C, L], [N, C, H, W] or [N, C, D, H, W] to size (or the sizes scaled by scale_factor, rounded down), mode \"nearest\", \"nearest-exact\", \"linear\" (3-d), \"bilinear\" (4-d), \"bicubic\" (4-d; the cubic convolution with A = -0.75, taps clamped to the border, so values may overshoot the input's range), \"trilinear\" (5-d) or \"area\" (adaptive average pooling), with torch 1.13's source positions and weights, as F.interpolate", interpolateBuiltin)
 }
 
 func interpolateBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -26,25 +26,25 @@ func interpolateBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 	}
 	s := x.Shape()
 	spatial := len(s) - 2
-	if spatial < 1 || spatial > 2 {
-		return nil, fmt.Errorf("%s: the input must be [N, C, L] or [N, C, H, W], got shape %v", b.Name, s)
+	if spatial < 1 || spatial > 3 {
+		return nil, fmt.Errorf("%s: the input must be [N, C, L], [N, C, H, W] or [N, C, D, H, W], got shape %v", b.Name, s)
 	}
 	switch mode {
 	case "nearest", "nearest-exact", "area":
-	case "linear", "bilinear":
-		if want := map[string]int{"linear": 1, "bilinear": 2}[mode]; want != spatial {
+	case "linear", "bilinear", "bicubic", "trilinear":
+		if want := linearModes[mode]; want != spatial {
 			return nil, fmt.Errorf("%s: mode %q takes a %d-d input, got shape %v", b.Name, mode, want+2, s)
 		}
 	default:
-		return nil, fmt.Errorf("%s: mode %q is not supported (nearest, nearest-exact, linear, bilinear, area)", b.Name, mode)
+		return nil, fmt.Errorf("%s: mode %q is not supported (nearest, nearest-exact, linear, bilinear, bicubic, trilinear, area)", b.Name, mode)
 	}
 	if antialias {
 		return nil, fmt.Errorf("%s: antialias is not supported", b.Name)
 	}
 	align := false
 	if _, none := alignV.(eval.NoneType); !none {
-		if mode != "linear" && mode != "bilinear" {
-			return nil, fmt.Errorf("%s: align_corners is only for the linear modes, not %q", b.Name, mode)
+		if _, ok := linearModes[mode]; !ok {
+			return nil, fmt.Errorf("%s: align_corners is only for the linear and cubic modes, not %q", b.Name, mode)
 		}
 		v, ok := alignV.(eval.Bool)
 		if !ok {
@@ -103,12 +103,10 @@ func interpolateBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 		for i, o := range out {
 			sz[i] = eval.Int(o)
 		}
-		if spatial == 1 {
-			return nil, fmt.Errorf("%s: mode \"area\" takes a 4-d input here (adaptive_avg_pool2d), got shape %v", b.Name, s)
-		}
 		size := eval.NewList(sz)
 		defer eval.Release(th.RT, size)
-		return eval.CallBuiltin(th, Universe()["adaptive_avg_pool2d"], []eval.Value{eval.Tensor{Ref: x}}, []eval.Kwarg{{Name: "output_size", Value: size}})
+		pool := fmt.Sprintf("adaptive_avg_pool%dd", spatial)
+		return eval.CallBuiltin(th, Universe()[pool], []eval.Value{eval.Tensor{Ref: x}}, []eval.Kwarg{{Name: "output_size", Value: size}})
 	}
 	if !x.DType().IsFloat() && mode != "nearest" && mode != "nearest-exact" {
 		return nil, fmt.Errorf("%s: mode %q needs a floating point input, got %s", b.Name, mode, x.DType())
@@ -121,6 +119,10 @@ func interpolateBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 	}
 	return c.Result(cur)
 }
+
+// linearModes are the modes that weigh neighbouring source positions,
+// with the number of spatial dimensions each takes.
+var linearModes = map[string]int{"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 // spatialInts reads size: one int for every spatial dimension, or a list
 // of n.
@@ -181,17 +183,28 @@ func (c *chain) resample(x *refs.Ref, d, n, m int, scale float64, mode string, a
 		}
 		return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(pos))
 	}
-	i0, i1 := make([]int64, m), make([]int64, m)
-	w0, w1 := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()}), tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()})
+	taps := 2
 	source := linearSource[float32]
-	if x.DType() == tensor.Float64 {
+	switch {
+	case mode == "bicubic" && x.DType() == tensor.Float64:
+		taps, source = 4, cubicSource[float64]
+	case mode == "bicubic":
+		taps, source = 4, cubicSource[float32]
+	case x.DType() == tensor.Float64:
 		source = linearSource[float64]
 	}
+	pos := make([][]int64, taps)
+	ws := make([]*tensor.Dense, taps)
+	for t := range taps {
+		pos[t] = make([]int64, m)
+		ws[t] = tensor.NewDense(tensor.Meta{Shape: tensor.Shape{m}, DType: x.DType()})
+	}
 	for j := range m {
-		a, b, l0, l1 := source(j, n, m, scale, align)
-		i0[j], i1[j] = int64(a), int64(b)
-		w0.Set(j, l0)
-		w1.Set(j, l1)
+		is, w := source(j, n, m, scale, align)
+		for t := range taps {
+			pos[t][j] = int64(is[t])
+			ws[t].Set(j, w[t])
+		}
 	}
 	// The weights broadcast along dimension d: [m, 1, ..., 1].
 	lay := make(tensor.Shape, len(x.Shape())-d)
@@ -199,12 +212,16 @@ func (c *chain) resample(x *refs.Ref, d, n, m int, scale float64, mode string, a
 		lay[k] = 1
 	}
 	lay[0] = m
-	weight := func(w *tensor.Dense) *refs.Ref {
-		return c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, c.Host(w))
+	var sum *refs.Ref
+	for t := range taps {
+		term := c.Op(ops.Mul, nil, c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(pos[t])), c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: lay}, c.Host(ws[t])))
+		if sum == nil {
+			sum = term
+		} else {
+			sum = c.Op(ops.Add, nil, sum, term)
+		}
 	}
-	a := c.Op(ops.Mul, nil, c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(i0)), weight(w0))
-	b := c.Op(ops.Mul, nil, c.Op(ops.IndexSelect, ops.DimAttrs{Dim: d}, x, idx(i1)), weight(w1))
-	return c.Op(ops.Add, nil, a, b)
+	return sum
 }
 
 // scaleValue is torch's compute_scales_value in T: 1/scale when a scale
@@ -237,24 +254,53 @@ func nearestSource(j, n, m int, scale float64, exact bool) int {
 // source positions and their weights, computed in T (float32 for float32
 // and narrower inputs, float64 for float64), as
 // compute_indices_weights_linear.
-func linearSource[T float32 | float64](j, n, m int, scale float64, align bool) (i0, i1 int, l0, l1 float64) {
-	var s T
+func linearSource[T float32 | float64](j, n, m int, scale float64, align bool) ([]int, []float64) {
+	real := sourceIndex(sourceScale[T](n, m, scale, align), j, align, false)
+	i0 := int(real)
+	w := real - T(i0)
+	return []int{i0, min(i0+1, n-1)}, []float64{float64(1 - w), float64(w)}
+}
+
+// sourceScale is torch's area_pixel_compute_scale in T: the step between
+// the source positions of neighbouring outputs.
+func sourceScale[T float32 | float64](n, m int, scale float64, align bool) T {
 	switch {
 	case align && m > 1:
-		s = T(n-1) / T(m-1)
+		return T(n-1) / T(m-1)
 	case align:
-		s = 0
-	default:
-		s = scaleValue[T](scale, n, m)
+		return 0
 	}
-	var real T
+	return scaleValue[T](scale, n, m)
+}
+
+// sourceIndex is torch's area_pixel_compute_source_index in T: the
+// source position of output j for the step s, clamped at 0 unless cubic.
+func sourceIndex[T float32 | float64](s T, j int, align, cubic bool) T {
 	if align {
-		real = s * T(j)
-	} else {
-		real = max(T(s*(T(j)+0.5))-0.5, 0) // no fused multiply-add: torch rounds the product
+		return s * T(j)
 	}
-	i0 = int(real)
-	i1 = min(i0+1, n-1)
-	w := real - T(i0)
-	return i0, i1, float64(1 - w), float64(w)
+	real := T(s*(T(j)+0.5)) - 0.5 // no fused multiply-add: torch rounds the product
+	if cubic {
+		return real
+	}
+	return max(real, 0)
+}
+
+// cubicSource is torch 1.13's bicubic interpolation of output j: the
+// four source positions floor − 1 … floor + 2 (clamped to [0, n − 1])
+// and their weights by the cubic convolution with A = −0.75, computed in
+// T as upsample_bicubic2d's (the source position not clamped at 0).
+func cubicSource[T float32 | float64](j, n, m int, scale float64, align bool) ([]int, []float64) {
+	real := sourceIndex(sourceScale[T](n, m, scale, align), j, align, true)
+	floor := T(math.Floor(float64(real)))
+	t := real - floor
+	const a = -0.75
+	near := func(x T) T { return ((a+2)*x-(a+3))*x*x + 1 }  // |x| ≤ 1
+	far := func(x T) T { return ((a*x-5*a)*x+8*a)*x - 4*a } // 1 < |x| < 2
+	w := []float64{float64(far(t + 1)), float64(near(t)), float64(near(1 - t)), float64(far((1 - t) + 1))}
+	is := make([]int, 4)
+	for k := range is {
+		is[k] = min(max(int(floor)-1+k, 0), n-1)
+	}
+	return is, w
 }
