@@ -72,7 +72,10 @@ func pinvKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 				return [][]float64{p}, nil // NaN, as torch's
 			}
 			e = scaleToUnit(sym)
-			w, v := symmetricEigen(sym, n)
+			w, v, err := symmetricEigen(sym, n)
+			if err != nil {
+				return nil, err
+			}
 			u, s, vh = v, w, transposeMatrix(v, n, n)
 		} else {
 			if !allFinite(a) {
@@ -263,7 +266,10 @@ func eighKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	return decompose(out, ins[0], func(a []float64, n, _ int) ([][]float64, error) {
 		sym := symmetricFrom(a, n, upper)
 		e := scaleToUnit(sym)
-		w, v := symmetricEigen(sym, n)
+		w, v, err := symmetricEigen(sym, n)
+		if err != nil {
+			return nil, err
+		}
 		for i := range w {
 			w[i] = math.Ldexp(w[i], e)
 		}
@@ -429,7 +435,9 @@ func preconditioned(at []float64, m, n int) (b, v []float64) {
 			gram[p*n+q], gram[q*n+p] = d, d
 		}
 	}
-	_, eig := symmetricEigen(gram, n)
+	// Eigenvectors that did not fully converge still precondition: the
+	// Jacobi sweeps finish the job.
+	_, eig, _ := symmetricEigen(gram, n)
 	v = transposeMatrix(eig, n, n)
 	b = make([]float64, n*m)
 	for j := range n {

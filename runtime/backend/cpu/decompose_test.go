@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -120,7 +121,10 @@ func TestSymmetricEigen(t *testing.T) {
 	cases = append(cases, eye4, diag, make([]float64, 16), matmulRM(u, transposeMatrix(u, 4, 1), 4, 1, 4))
 	for _, a := range cases {
 		n := int(math.Sqrt(float64(len(a))))
-		w, v := symmetricEigen(append([]float64(nil), a...), n)
+		w, v, err := symmetricEigen(append([]float64(nil), a...), n)
+		if err != nil {
+			t.Fatal(err)
+		}
 		orthonormalColumns(t, "V", v, n, n)
 		largestPositive(t, "V", v, n, n)
 		for i := 1; i < n; i++ {
@@ -136,9 +140,21 @@ func TestSymmetricEigen(t *testing.T) {
 		}
 		sameValues(t, "V·diag(w)·Vᵀ", matmulRM(vw, transposeMatrix(v, n, n), n, n, n), a)
 	}
-	w, _ := symmetricEigen([]float64{1, math.NaN(), math.NaN(), 2}, 2)
-	if !math.IsNaN(w[0]) || !math.IsNaN(w[1]) {
-		t.Errorf("eigh of a NaN matrix: %v, want NaN", w)
+	w, _, err := symmetricEigen([]float64{1, math.NaN(), math.NaN(), 2}, 2)
+	if !math.IsNaN(w[0]) || !math.IsNaN(w[1]) || err != nil {
+		t.Errorf("eigh of a NaN matrix: %v (%v), want NaN", w, err)
+	}
+}
+
+// TestSymmetricEigenReportsNoConvergence: QL steps cut short are an
+// error, not values that look converged.
+func TestSymmetricEigenReportsNoConvergence(t *testing.T) {
+	defer func(n int) { qlStepsPerValue = n }(qlStepsPerValue)
+	qlStepsPerValue = 1
+	a := randMatrix(rand.New(rand.NewSource(5)), 6, 6)
+	sym := symmetricFrom(a, 6, false)
+	if _, _, err := symmetricEigen(sym, 6); err == nil || !strings.Contains(err.Error(), "failed to converge") {
+		t.Fatalf("one QL step per eigenvalue: error %v, want a failure to converge", err)
 	}
 }
 

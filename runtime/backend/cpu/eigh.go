@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -13,21 +14,25 @@ import (
 // diagonalises that by the implicit QL method with Wilkinson-like shifts
 // (EISPACK's tred2 and tql2, as JAMA writes them): LAPACK's approach for
 // syevd's small cases. A non-finite entry makes every value NaN, as
-// torch's eigh gives.
-func symmetricEigen(a []float64, n int) (w, v []float64) {
+// torch's eigh gives. QL steps that do not converge (qlStepsPerValue for
+// each eigenvalue) are an error, as LAPACK's info > 0, with the values
+// and vectors as far as they got.
+func symmetricEigen(a []float64, n int) (w, v []float64, err error) {
 	w = make([]float64, n)
 	if !allFinite(a) {
 		fillNaN(w)
 		fillNaN(a)
-		return w, a
+		return w, a, nil
 	}
 	if n == 0 {
-		return w, a
+		return w, a, nil
 	}
 	e := make([]float64, n)
 	tridiagonalize(a, w, e, n)
 	vt := a // Q's columns as rows: QL rotates pairs of them
-	tridiagonalQL(vt, w, e, n)
+	if unconverged := tridiagonalQL(vt, w, e, n); unconverged > 0 {
+		err = fmt.Errorf("the eigenvalue algorithm failed to converge (%d off-diagonal elements of the tridiagonal form did not reach zero); the matrix may be ill-conditioned", unconverged)
+	}
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
@@ -41,7 +46,7 @@ func symmetricEigen(a []float64, n int) (w, v []float64) {
 		}
 		normalizeSign(sorted, c, n, n, nil)
 	}
-	return vals, sorted
+	return vals, sorted, err
 }
 
 // tridiagonalize overwrites the symmetric v with Qᵀ, the transpose of
@@ -142,10 +147,16 @@ func tridiagonalize(v, d, e []float64, n int) {
 	e[0] = 0
 }
 
+// qlStepsPerValue bounds the QL steps spent on one eigenvalue (tql2's
+// 30; a variable so that a test can make it fail).
+var qlStepsPerValue = 30
+
 // tridiagonalQL diagonalises the tridiagonal (d, e[1:]) by implicit QL
 // steps (tql2), leaving the eigenvalues in d and rotating the rows of vt
-// (the columns of Q) into the eigenvectors.
-func tridiagonalQL(vt, d, e []float64, n int) {
+// (the columns of Q) into the eigenvectors. It returns how many
+// eigenvalues gave up before their off-diagonal element vanished (0:
+// all converged).
+func tridiagonalQL(vt, d, e []float64, n int) (unconverged int) {
 	for i := 1; i < n; i++ {
 		e[i-1] = e[i]
 	}
@@ -158,7 +169,8 @@ func tridiagonalQL(vt, d, e []float64, n int) {
 		for m < n-1 && math.Abs(e[m]) > eps*tst1 {
 			m++
 		}
-		for iter := 0; m > l && iter < 30*n; iter++ {
+		iter := 0
+		for ; m > l && iter < qlStepsPerValue; iter++ {
 			// The implicit shift.
 			g := d[l]
 			p := (d[l+1] - g) / (2 * e[l])
@@ -204,7 +216,11 @@ func tridiagonalQL(vt, d, e []float64, n int) {
 				break
 			}
 		}
+		if m > l && iter == qlStepsPerValue {
+			unconverged++
+		}
 		d[l] += f
 		e[l] = 0
 	}
+	return unconverged
 }
