@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -222,16 +223,9 @@ func applyReflectors(cols, tau []float64, m int, x []float64) {
 // reflect overwrites x with (I − τ·u·uᵀ)·x for u = (1, v...), len(x) =
 // len(v) + 1: one Householder reflection.
 func reflect(v []float64, tau float64, x []float64) {
-	rest := x[1:]
-	w := x[0]
-	for i, y := range v {
-		w += y * rest[i]
-	}
-	w *= tau
+	w := tau * (x[0] + gemm.DotF64(v, x[1:]))
 	x[0] -= w
-	for i, y := range v {
-		rest[i] -= w * y
-	}
+	gemm.AxpyF64(-w, v, x[1:])
 }
 
 // norm2 is the Euclidean norm of x without overflow or underflow (a
@@ -455,13 +449,7 @@ func preconditioned(at []float64, m, n int) (b, v []float64) {
 }
 
 // dot is Σ x_i·y_i.
-func dot(x, y []float64) float64 {
-	s := 0.0
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
+func dot(x, y []float64) float64 { return gemm.DotF64(x, y) }
 
 // scaleToUnit multiplies the finite a by 2⁻ᵉ (exactly) so that its
 // largest magnitude lies in [0.5, 1), and returns e: LAPACK's scaling,

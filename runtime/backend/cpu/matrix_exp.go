@@ -3,6 +3,7 @@ package cpu
 import (
 	"math"
 
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -129,20 +130,10 @@ func pade(a []float64, n, m int) []float64 {
 	return r
 }
 
-// matmulSquare is the product of the n×n row-major x and y.
+// matmulSquare is the product of the n×n row-major x and y (the blocked
+// float64 GEMM, its rows split among the cores).
 func matmulSquare(x, y []float64, n int) []float64 {
 	r := make([]float64, n*n)
-	for i := range n {
-		row := r[i*n : (i+1)*n]
-		for k := range n {
-			f := x[i*n+k]
-			if f == 0 {
-				continue
-			}
-			for j, v := range y[k*n : (k+1)*n] {
-				row[j] += f * v
-			}
-		}
-	}
+	gemm.Gemm(false, false, n, n, n, x, n, y, n, false, r, n)
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -215,10 +216,7 @@ func luFactorRect(a []float64, m, n int, perm, pivots []int) (sign float64, zero
 			if f == 0 {
 				continue
 			}
-			row, top := a[r*n+c+1:r*n+n], a[c*n+c+1:c*n+n]
-			for j, v := range top {
-				row[j] -= f * v
-			}
+			gemm.AxpyF64(-f, a[c*n+c+1:c*n+n], a[r*n+c+1:r*n+n])
 		}
 	}
 	return sign, zero
@@ -231,18 +229,14 @@ func luSolve(lu []float64, n int, perm []int, b, x []float64, k int) {
 		copy(x[i*k:(i+1)*k], b[perm[i]*k:(perm[i]+1)*k])
 		for j := range i {
 			if f := lu[i*n+j]; f != 0 {
-				for c := range k {
-					x[i*k+c] -= f * x[j*k+c]
-				}
+				gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
 			}
 		}
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := i + 1; j < n; j++ {
 			if f := lu[i*n+j]; f != 0 {
-				for c := range k {
-					x[i*k+c] -= f * x[j*k+c]
-				}
+				gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
 			}
 		}
 		d := lu[i*n+i]

@@ -71,11 +71,7 @@ func gemmAxpy[T Number](lo, hi, n, k int, a []T, lda int, b []T, ldb int, c []T,
 			for i := lo; i < hi; i++ {
 				crow := c[i*ldc+j0 : i*ldc+j1]
 				for p, av := range a[i*lda+p0 : i*lda+p1] {
-					brow := b[(p0+p)*ldb+j0 : (p0+p)*ldb+j1]
-					brow = brow[:len(crow)]
-					for j, bv := range brow {
-						crow[j] += av * bv
-					}
+					axpy(av, b[(p0+p)*ldb+j0:(p0+p)*ldb+j1], crow)
 				}
 			}
 		}

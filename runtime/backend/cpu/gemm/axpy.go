@@ -1,0 +1,47 @@
+package gemm
+
+// Level-1 float64 routines for the blocked loops here and the cpu
+// backend's factorisations: the AVX2 assembly where the CPU has it
+// (axpy_amd64.go), else portable loops.
+
+// AxpyF64 adds a·x to y (len(y) ≥ len(x)).
+func AxpyF64(a float64, x, y []float64) { axpyF64(a, x, y) }
+
+// DotF64 is the sum of x[i]·y[i] (len(y) ≥ len(x)).
+func DotF64(x, y []float64) float64 { return dotF64(x, y) }
+
+var (
+	axpyF64 = axpyF64Go
+	dotF64  = dotF64Go
+	// fusedF64 is set where the routines are the AVX2 ones, which fuse
+	// each multiply-add.
+	fusedF64 = false
+)
+
+func axpyF64Go(a float64, x, y []float64) {
+	y = y[:len(x)]
+	for j, v := range x {
+		y[j] += a * v
+	}
+}
+
+func dotF64Go(x, y []float64) float64 {
+	y = y[:len(x)]
+	s := 0.0
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+// axpy adds a·x to y, by axpyF64 for float64.
+func axpy[T Number](a T, x, y []T) {
+	if yf, ok := any(y).([]float64); ok {
+		axpyF64(float64(a), any(x).([]float64), yf)
+		return
+	}
+	y = y[:len(x)]
+	for j, v := range x {
+		y[j] += a * v
+	}
+}
