@@ -91,19 +91,18 @@ func pinvKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 			largest = max(largest, math.Abs(x))
 		}
 		tol := max(math.Ldexp(at.Atol, -e), at.Rtol*largest)
-		// P[i, j] = Σ_c Vh[c, i]·U[j, c]/s_c over the kept c.
-		p := make([]float64, n*m)
+		// P = Vhᵀ·diag(1/s)·Uᵀ over the kept singular values: Vh's rows
+		// scaled (a dropped one zeroed), then one product.
+		scaled := make([]float64, k*n)
 		for c := range k {
-			if !(math.Abs(s[c]) > tol) {
-				continue
-			}
-			for i := range n {
-				f := vh[c*n+i] / s[c]
-				for j := range m {
-					p[i*m+j] += f * u[j*k+c]
+			if math.Abs(s[c]) > tol {
+				for i, x := range vh[c*n : (c+1)*n] {
+					scaled[c*n+i] = x / s[c]
 				}
 			}
 		}
+		p := make([]float64, n*m)
+		gemm.Gemm(true, true, n, m, k, scaled, n, u, k, false, p, m)
 		for i := range p {
 			p[i] = math.Ldexp(p[i], -e)
 		}
@@ -478,12 +477,7 @@ func scaledToUnit(a []float64) ([]float64, int) {
 
 // rotate applies the plane rotation [c s; −s c] to the pair of vectors
 // (x, y): x' = c·x − s·y, y' = s·x + c·y.
-func rotate(x, y []float64, c, s float64) {
-	for i := range x {
-		xi, yi := x[i], y[i]
-		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
-	}
-}
+func rotate(x, y []float64, c, s float64) { gemm.RotF64(c, s, x, y) }
 
 // completeBasis extends the r orthonormal vectors of length m in basis
 // to want of them: a Householder QR of the m×r matrix they form, whose

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 )
 
 // symmetricEigen returns the eigenvalues of the symmetric n×n row-major a
@@ -91,12 +93,9 @@ func tridiagonalize(v, d, e []float64, n int) {
 		for j := range i {
 			f = d[j]
 			v[i*n+j] = f
-			g = e[j] + v[j*n+j]*f
-			for k := j + 1; k <= i-1; k++ {
-				g += v[j*n+k] * d[k]
-				e[k] += v[j*n+k] * f
-			}
-			e[j] = g
+			row := v[j*n+j+1 : j*n+i]
+			e[j] += v[j*n+j]*f + dot(row, d[j+1:i])
+			gemm.AxpyF64(f, row, e[j+1:i])
 		}
 		f = 0
 		for j := range i {
@@ -108,10 +107,9 @@ func tridiagonalize(v, d, e []float64, n int) {
 			e[j] -= hh * d[j]
 		}
 		for j := range i {
-			f, g = d[j], e[j]
-			for k := j; k <= i-1; k++ {
-				v[j*n+k] -= f*e[k] + g*d[k]
-			}
+			row := v[j*n+j : j*n+i]
+			gemm.AxpyF64(-d[j], e[j:i], row)
+			gemm.AxpyF64(-e[j], d[j:i], row)
 			d[j] = v[j*n+(i-1)]
 			v[j*n+i] = 0
 		}
@@ -126,13 +124,8 @@ func tridiagonalize(v, d, e []float64, n int) {
 				d[k] = v[(i+1)*n+k] / h
 			}
 			for j := 0; j <= i; j++ {
-				g := 0.0
-				for k := 0; k <= i; k++ {
-					g += v[(i+1)*n+k] * v[j*n+k]
-				}
-				for k := 0; k <= i; k++ {
-					v[j*n+k] -= g * d[k]
-				}
+				row := v[j*n : j*n+i+1]
+				gemm.AxpyF64(-dot(v[(i+1)*n:(i+1)*n+i+1], row), d[:i+1], row)
 			}
 		}
 		for k := 0; k <= i; k++ {
@@ -202,12 +195,7 @@ func tridiagonalQL(vt, d, e []float64, n int) (unconverged int) {
 				p = c*d[i] - s*g
 				d[i+1] = h + s*(c*g+s*d[i])
 				// Columns i and i+1 of Q: rows of vt.
-				vi, vj := vt[i*n:(i+1)*n], vt[(i+1)*n:(i+2)*n]
-				for k := range n {
-					h = vj[k]
-					vj[k] = s*vi[k] + c*h
-					vi[k] = c*vi[k] - s*h
-				}
+				rotate(vt[i*n:(i+1)*n], vt[(i+1)*n:(i+2)*n], c, s)
 			}
 			p = -s * s2 * c3 * el1 * e[l] / dl1
 			e[l] = s * p

@@ -10,9 +10,14 @@ func AxpyF64(a float64, x, y []float64) { axpyF64(a, x, y) }
 // DotF64 is the sum of x[i]·y[i] (len(y) ≥ len(x)).
 func DotF64(x, y []float64) float64 { return dotF64(x, y) }
 
+// RotF64 rotates the pairs (x[i], y[i]) of the plane: x[i] = c·x[i] −
+// s·y[i], y[i] = s·x[i] + c·y[i] (len(y) ≥ len(x)).
+func RotF64(c, s float64, x, y []float64) { rotF64(c, s, x, y) }
+
 var (
 	axpyF64 = axpyF64Go
 	dotF64  = dotF64Go
+	rotF64  = rotF64Go
 	// fusedF64 is set where the routines are the AVX2 ones, which fuse
 	// each multiply-add.
 	fusedF64 = false
@@ -32,6 +37,14 @@ func dotF64Go(x, y []float64) float64 {
 		s += v * y[i]
 	}
 	return s
+}
+
+func rotF64Go(c, s float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, xi := range x {
+		yi := y[i]
+		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
+	}
 }
 
 // axpy adds a·x to y, by axpyF64 for float64.

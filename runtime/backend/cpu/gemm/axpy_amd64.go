@@ -13,6 +13,19 @@ func axpyF64AVX2(a float64, x, y *float64, n int)
 //go:noescape
 func dotF64AVX2(x, y *float64, n int) float64
 
+// rotF64AVX2 rotates (x[i], y[i]) for i < n by c and s (axpy_amd64.s).
+//
+//go:noescape
+func rotF64AVX2(c, s float64, x, y *float64, n int)
+
+func rotF64Asm(c, s float64, x, y []float64) {
+	if len(x) == 0 {
+		return
+	}
+	y = y[:len(x)]
+	rotF64AVX2(c, s, &x[0], &y[0], len(x))
+}
+
 func axpyF64Asm(a float64, x, y []float64) {
 	if len(x) == 0 {
 		return
@@ -31,6 +44,6 @@ func dotF64Asm(x, y []float64) float64 {
 
 func init() {
 	if hasAVX2 {
-		axpyF64, dotF64, fusedF64 = axpyF64Asm, dotF64Asm, true
+		axpyF64, dotF64, rotF64, fusedF64 = axpyF64Asm, dotF64Asm, rotF64Asm, true
 	}
 }

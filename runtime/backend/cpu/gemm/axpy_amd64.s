@@ -120,3 +120,75 @@ ddone:
 	VZEROUPPER
 	MOVSD X0, ret+24(FP)
 	RET
+
+// func rotF64AVX2(c, s float64, x, y *float64, n int)
+//
+// (x[i], y[i]) = (c·x[i] − s·y[i], s·x[i] + c·y[i]) for i < n (n ≥ 0):
+// blocks of 8 in two 4-lane pairs, then blocks of 4, then one by one.
+// Each result is a product rounded, then a fused multiply-add.
+TEXT ·rotF64AVX2(SB), NOSPLIT, $0-40
+	VBROADCASTSD c+0(FP), Y0
+	VBROADCASTSD s+8(FP), Y1
+	MOVQ x+16(FP), SI
+	MOVQ y+24(FP), DI
+	MOVQ n+32(FP), CX
+
+rloop8:
+	CMPQ CX, $8
+	JLT rloop4
+	VMOVUPD (SI), Y2
+	VMOVUPD (DI), Y3
+	VMOVUPD 32(SI), Y6
+	VMOVUPD 32(DI), Y7
+	VMULPD Y2, Y0, Y4
+	VFNMADD231PD Y3, Y1, Y4
+	VMULPD Y3, Y0, Y5
+	VFMADD231PD Y2, Y1, Y5
+	VMULPD Y6, Y0, Y8
+	VFNMADD231PD Y7, Y1, Y8
+	VMULPD Y7, Y0, Y9
+	VFMADD231PD Y6, Y1, Y9
+	VMOVUPD Y4, (SI)
+	VMOVUPD Y5, (DI)
+	VMOVUPD Y8, 32(SI)
+	VMOVUPD Y9, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $8, CX
+	JMP rloop8
+
+rloop4:
+	CMPQ CX, $4
+	JLT rtail
+	VMOVUPD (SI), Y2
+	VMOVUPD (DI), Y3
+	VMULPD Y2, Y0, Y4
+	VFNMADD231PD Y3, Y1, Y4
+	VMULPD Y3, Y0, Y5
+	VFMADD231PD Y2, Y1, Y5
+	VMOVUPD Y4, (SI)
+	VMOVUPD Y5, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $4, CX
+	JMP rloop4
+
+rtail:
+	TESTQ CX, CX
+	JZ rdone
+	VMOVSD (SI), X2
+	VMOVSD (DI), X3
+	VMULSD X2, X0, X4
+	VFNMADD231SD X3, X1, X4
+	VMULSD X3, X0, X5
+	VFMADD231SD X2, X1, X5
+	VMOVSD X4, (SI)
+	VMOVSD X5, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JMP rtail
+
+rdone:
+	VZEROUPPER
+	RET

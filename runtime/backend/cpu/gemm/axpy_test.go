@@ -61,6 +61,39 @@ func TestDotF64(t *testing.T) {
 	}
 }
 
+// TestRotF64: every length through the blocks of 8 and 4 and the tail
+// rotates each pair as c·x − s·y and s·x + c·y, the product c·x (c·y)
+// rounded and the other term fused into it (the AVX2 kernel), or each
+// product rounded (the portable loop).
+func TestRotF64(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	c, s := 0.8, 0.6
+	for n := range 21 {
+		x, y := make([]float64, n), make([]float64, n+1)
+		for i := range x {
+			x[i], y[i] = r.NormFloat64(), r.NormFloat64()
+		}
+		y[n] = 42
+		wx, wy := make([]float64, n), make([]float64, n)
+		for i := range x {
+			if fusedF64 {
+				wx[i], wy[i] = math.FMA(-s, y[i], c*x[i]), math.FMA(s, x[i], c*y[i])
+			} else {
+				wx[i], wy[i] = c*x[i]-s*y[i], s*x[i]+c*y[i]
+			}
+		}
+		RotF64(c, s, x, y)
+		for i := range wx {
+			if x[i] != wx[i] || y[i] != wy[i] {
+				t.Fatalf("n=%d: (%v, %v) at %d, want (%v, %v)", n, x[i], y[i], i, wx[i], wy[i])
+			}
+		}
+		if y[n] != 42 {
+			t.Fatalf("n=%d: wrote past x's length", n)
+		}
+	}
+}
+
 func BenchmarkGemmF64(b *testing.B) {
 	n := 256
 	r := rand.New(rand.NewSource(1))
