@@ -53,9 +53,12 @@ func GemmWorkers[T Number](workers int, transA, transB bool, m, n, k int, a []T,
 		a, lda = at, k
 	}
 	parallel(min(max(1, workers), m), m, func(lo, hi int) {
-		if transB {
+		switch {
+		case transB:
 			gemmDot(lo, hi, n, k, a, lda, b, ldb, c, ldc)
-		} else {
+		case tileF64 != nil && isF64(c):
+			gemmTilesF64(lo, hi, n, k, any(a).([]float64), lda, any(b).([]float64), ldb, any(c).([]float64), ldc)
+		default:
 			gemmAxpy(lo, hi, n, k, a, lda, b, ldb, c, ldc)
 		}
 	})
@@ -72,6 +75,48 @@ func gemmAxpy[T Number](lo, hi, n, k int, a []T, lda int, b []T, ldb int, c []T,
 				crow := c[i*ldc+j0 : i*ldc+j1]
 				for p, av := range a[i*lda+p0 : i*lda+p1] {
 					axpy(av, b[(p0+p)*ldb+j0:(p0+p)*ldb+j1], crow)
+				}
+			}
+		}
+	}
+}
+
+// tileF64, where the CPU has a float64 micro-kernel, adds A[6×k]·B[k×8]
+// to C[6×8], each read in place with its row stride; else nil.
+var tileF64 func(k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int)
+
+// isF64 reports whether xs is []float64.
+func isF64[T Number](xs []T) bool {
+	_, ok := any(xs).([]float64)
+	return ok
+}
+
+// gemmTilesF64 is gemmAxpy for float64 with the 6×8 micro-kernel over
+// the full tiles of each block, and row updates over the edge rows and
+// columns.
+func gemmTilesF64(lo, hi, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	full := n &^ 7
+	for j0 := 0; j0 < n; j0 += nbG {
+		j1 := min(n, j0+nbG)
+		jt := max(j0, min(j1, full)) // the tiles' columns end here
+		for p0 := 0; p0 < k; p0 += kbG {
+			p1 := min(k, p0+kbG)
+			i := lo
+			for ; i+6 <= hi; i += 6 {
+				for j := j0; j < jt; j += 8 {
+					tileF64(p1-p0, a[i*lda+p0:], lda, b[p0*ldb+j:], ldb, c[i*ldc+j:], ldc)
+				}
+				if jt < j1 {
+					for r := i; r < i+6; r++ {
+						for p := p0; p < p1; p++ {
+							axpyF64(a[r*lda+p], b[p*ldb+jt:p*ldb+j1], c[r*ldc+jt:r*ldc+j1])
+						}
+					}
+				}
+			}
+			for ; i < hi; i++ {
+				for p := p0; p < p1; p++ {
+					axpyF64(a[i*lda+p], b[p*ldb+j0:p*ldb+j1], c[i*ldc+j0:i*ldc+j1])
 				}
 			}
 		}

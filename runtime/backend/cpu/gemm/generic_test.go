@@ -32,7 +32,7 @@ func naiveGeneric[T Number](transA, transB bool, m, n, k int, a []T, lda int, b 
 
 func TestGemmFloat64AndInt64(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, sz := range [][3]int{{1, 1, 1}, {7, 17, 33}, {65, 7, 129}, {129, 300, 65}, {3, 5, 0}} {
+	for _, sz := range [][3]int{{1, 1, 1}, {7, 17, 33}, {65, 7, 129}, {129, 300, 65}, {3, 5, 0}, {6, 8, 1}, {13, 264, 130}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
@@ -68,6 +68,11 @@ func TestGemmFloat64AndInt64(t *testing.T) {
 					wantI := naiveGeneric(tA, tB, m, n, k, ai, lda, bi, ldb, acc, ci, ldc)
 					Gemm(tA, tB, m, n, k, af, lda, bf, ldb, acc, cf, ldc)
 					Gemm(tA, tB, m, n, k, ai, lda, bi, ldb, acc, ci, ldc)
+					for x := range cf {
+						if x%ldc >= n && cf[x] != wantF[x] {
+							t.Fatalf("float64 %v tA=%v tB=%v acc=%v: wrote the padding at %d", sz, tA, tB, acc, x)
+						}
+					}
 					for i := range m {
 						for j := range n {
 							x := i*ldc + j

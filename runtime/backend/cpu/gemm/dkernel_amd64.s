@@ -1,0 +1,90 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func dgemmKernel6x8(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+//
+// C[6×8] += A[6×k]·B[k×8] for row-major float64 operands read in place
+// (row strides lda, ldb, ldc in elements; k ≥ 1): twelve 4-lane
+// accumulators (two per row of C), two vectors of B's row and one
+// broadcast of A's element per step.
+TEXT ·dgemmKernel6x8(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R10
+	SHLQ $3, R8
+	SHLQ $3, R9
+	SHLQ $3, R10
+	LEAQ (SI)(R8*2), R11
+	ADDQ R8, R11 // R11: row 3 of A
+
+	// The accumulators start from C.
+	MOVQ DX, R12
+	VMOVUPD (R12), Y0
+	VMOVUPD 32(R12), Y1
+	ADDQ R10, R12
+	VMOVUPD (R12), Y2
+	VMOVUPD 32(R12), Y3
+	ADDQ R10, R12
+	VMOVUPD (R12), Y4
+	VMOVUPD 32(R12), Y5
+	ADDQ R10, R12
+	VMOVUPD (R12), Y6
+	VMOVUPD 32(R12), Y7
+	ADDQ R10, R12
+	VMOVUPD (R12), Y8
+	VMOVUPD 32(R12), Y9
+	ADDQ R10, R12
+	VMOVUPD (R12), Y10
+	VMOVUPD 32(R12), Y11
+
+loop:
+	VMOVUPD (DI), Y12
+	VMOVUPD 32(DI), Y13
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD Y12, Y14, Y0
+	VFMADD231PD Y13, Y14, Y1
+	VBROADCASTSD (SI)(R8*1), Y14
+	VFMADD231PD Y12, Y14, Y2
+	VFMADD231PD Y13, Y14, Y3
+	VBROADCASTSD (SI)(R8*2), Y14
+	VFMADD231PD Y12, Y14, Y4
+	VFMADD231PD Y13, Y14, Y5
+	VBROADCASTSD (R11), Y14
+	VFMADD231PD Y12, Y14, Y6
+	VFMADD231PD Y13, Y14, Y7
+	VBROADCASTSD (R11)(R8*1), Y14
+	VFMADD231PD Y12, Y14, Y8
+	VFMADD231PD Y13, Y14, Y9
+	VBROADCASTSD (R11)(R8*2), Y14
+	VFMADD231PD Y12, Y14, Y10
+	VFMADD231PD Y13, Y14, Y11
+	ADDQ $8, SI
+	ADDQ $8, R11
+	ADDQ R9, DI
+	DECQ CX
+	JNZ loop
+
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ R10, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
+	VZEROUPPER
+	RET
