@@ -14,6 +14,8 @@ fs = {
     "svd": lambda x: torch.linalg.svd(x, full_matrices=False).S.sum().item(),
     "pinv": lambda x: torch.linalg.pinv(x).sum().item(),
     "matrix_exp": lambda x: torch.linalg.matrix_exp(x / x.abs().sum(0).max()).sum().item(),
+    "lu": lambda x: torch.linalg.lu_factor(x).LU.sum().item(),
+    "matmul_f64": lambda x: (x.double() @ x.double()).sum().item(),
 }
 for n in [32, 128, 256]:
     torch.manual_seed(0)
