@@ -2,12 +2,13 @@
 # The decompositions (qr, eigh, svd, pinv, matrix_exp, lu) and a float64
 # matmul on tref's cpu backend next to python3-torch's LAPACK and BLAS,
 # on the same symmetric float32 matrices of 32, 128 and 256 rows: the
-# best of 3 runs each, in ms, and tref's time as a multiple of torch's. Results go in bench/RESULTS.md
-# ("Decompositions"). Both sides run on one thread. Debian's OpenBLAS
-# 0.3.21 misdetects AMD Zen CPUs and runs slow unless OPENBLAS_CORETYPE is
-# set: Haswell unless the environment says otherwise (bench/gemm/run.sh
-# measures which core type is fastest). tref gets one core (GOMAXPROCS=1),
-# torch one thread (decompose.py).
+# best of 3 runs each, in ms, and tref's time as a multiple of torch's.
+# Results go in bench/RESULTS.md ("Decompositions"). Both sides run on
+# one thread: tref on one core (GOMAXPROCS=1), torch with one thread
+# (decompose.py). Debian's OpenBLAS 0.3.21 misdetects AMD Zen CPUs and
+# runs slow unless OPENBLAS_CORETYPE is set: Haswell unless the
+# environment says otherwise (bench/gemm/run.sh measures which core type
+# is fastest).
 set -euo pipefail
 export OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-Haswell}
 here=$(cd "$(dirname "$0")" && pwd)
