@@ -181,45 +181,89 @@ func luFactor(a []float64, n int, perm []int) (sign float64, singular bool) {
 // would be. It returns the permutation's sign and the first column whose
 // pivot was zero (-1 for none); such a column is skipped and the others
 // still eliminated, as LAPACK does.
+//
+// Past 2·luBlock columns it works as getrf does, by panels of luBlock
+// columns: each panel is eliminated within itself, then the rows it
+// pivoted on are solved for the columns to its right (U₁₂ = L₁₁⁻¹·A₁₂)
+// and the rows below take one product, A₂₂ −= L₂₁·U₁₂ (Gemm): the same
+// pivots and factors, most of the work in the product.
 func luFactorRect(a []float64, m, n int, perm, pivots []int) (sign float64, zero int) {
 	sign, zero = 1, -1
 	for i := range perm {
 		perm[i] = i
 	}
-	for c := range min(m, n) {
-		p, best := c, math.Abs(a[c*n+c])
-		for r := c + 1; r < m; r++ {
-			if v := math.Abs(a[r*n+c]); v > best {
-				p, best = r, v
+	k := min(m, n)
+	blocked := k > 2*luBlock
+	for j0 := 0; j0 < k; j0 += luBlock {
+		j1 := min(k, j0+luBlock)
+		end := n // the columns the panel's eliminations update
+		if blocked {
+			end = j1
+		}
+		for c := j0; c < j1; c++ {
+			p, best := c, math.Abs(a[c*n+c])
+			for r := c + 1; r < m; r++ {
+				if v := math.Abs(a[r*n+c]); v > best {
+					p, best = r, v
+				}
 			}
-		}
-		if pivots != nil {
-			pivots[c] = p
-		}
-		if best == 0 {
-			if zero < 0 {
-				zero = c
+			if pivots != nil {
+				pivots[c] = p
 			}
-			continue
-		}
-		if p != c {
-			for j := range n {
-				a[c*n+j], a[p*n+j] = a[p*n+j], a[c*n+j]
-			}
-			perm[c], perm[p] = perm[p], perm[c]
-			sign = -sign
-		}
-		pivot := a[c*n+c]
-		for r := c + 1; r < m; r++ {
-			f := a[r*n+c] / pivot
-			a[r*n+c] = f
-			if f == 0 {
+			if best == 0 {
+				if zero < 0 {
+					zero = c
+				}
 				continue
 			}
-			gemm.AxpyF64(-f, a[c*n+c+1:c*n+n], a[r*n+c+1:r*n+n])
+			if p != c {
+				for j := range n {
+					a[c*n+j], a[p*n+j] = a[p*n+j], a[c*n+j]
+				}
+				perm[c], perm[p] = perm[p], perm[c]
+				sign = -sign
+			}
+			pivot := a[c*n+c]
+			for r := c + 1; r < m; r++ {
+				f := a[r*n+c] / pivot
+				a[r*n+c] = f
+				if f != 0 {
+					gemm.AxpyF64(-f, a[c*n+c+1:c*n+end], a[r*n+c+1:r*n+end])
+				}
+			}
+		}
+		if end < n {
+			luUpdateTrailing(a, m, n, j0, j1)
 		}
 	}
 	return sign, zero
+}
+
+// luBlock is the width of luFactorRect's panels.
+const luBlock = 32
+
+// luUpdateTrailing brings the columns right of the eliminated panel [j0,
+// j1) up to date: the panel's rows by forward substitution with its unit
+// lower triangle, the rows below by A₂₂ −= L₂₁·U₁₂.
+func luUpdateTrailing(a []float64, m, n, j0, j1 int) {
+	for r := j0; r < j1; r++ {
+		for rr := r + 1; rr < j1; rr++ {
+			if f := a[rr*n+r]; f != 0 {
+				gemm.AxpyF64(-f, a[r*n+j1:r*n+n], a[rr*n+j1:rr*n+n])
+			}
+		}
+	}
+	rows, w := m-j1, j1-j0
+	if rows == 0 {
+		return
+	}
+	negL := make([]float64, rows*w)
+	for r := range rows {
+		for c, v := range a[(j1+r)*n+j0 : (j1+r)*n+j1] {
+			negL[r*w+c] = -v
+		}
+	}
+	gemm.Gemm(false, false, rows, n-j1, w, negL, w, a[j0*n+j1:], n, true, a[j1*n+j1:], n)
 }
 
 // luSolve writes into x (n×k, row-major) the solution of A·x = b from
