@@ -3,6 +3,7 @@ package cpu
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -267,25 +268,58 @@ func luUpdateTrailing(a []float64, m, n, j0, j1 int) {
 }
 
 // luSolve writes into x (n×k, row-major) the solution of A·x = b from
-// A's factors (luFactor): y from L·y = P·b, then x from U·x = y.
+// A's factors (luFactor): y from L·y = P·b, then x from U·x = y. With
+// many right-hand sides past 2·luBlock rows, each block of luBlock rows
+// first takes the rows already solved in one product (Gemm), then
+// substitutes within itself.
 func luSolve(lu []float64, n int, perm []int, b, x []float64, k int) {
 	for i := range n {
 		copy(x[i*k:(i+1)*k], b[perm[i]*k:(perm[i]+1)*k])
-		for j := range i {
-			if f := lu[i*n+j]; f != 0 {
-				gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
+	}
+	block := n
+	if n > 2*luBlock && k >= 8 {
+		block = luBlock
+	}
+	var scratch []float64
+	// The block's rows less T·(the solved rows), T the triangle's
+	// entries left (lower) or right (upper) of the block.
+	subtractSolved := func(i0, i1, j0, j1 int) {
+		w := j1 - j0
+		if w == 0 {
+			return
+		}
+		scratch = slices.Grow(scratch[:0], (i1-i0)*w)[:(i1-i0)*w]
+		for r := i0; r < i1; r++ {
+			for c, v := range lu[r*n+j0 : r*n+j1] {
+				scratch[(r-i0)*w+c] = -v
+			}
+		}
+		gemm.Gemm(false, false, i1-i0, k, w, scratch, w, x[j0*k:], k, true, x[i0*k:], k)
+	}
+	for i0 := 0; i0 < n; i0 += block {
+		i1 := min(n, i0+block)
+		subtractSolved(i0, i1, 0, i0)
+		for i := i0; i < i1; i++ {
+			for j := i0; j < i; j++ {
+				if f := lu[i*n+j]; f != 0 {
+					gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
+				}
 			}
 		}
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := i + 1; j < n; j++ {
-			if f := lu[i*n+j]; f != 0 {
-				gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
+	for i1 := n; i1 > 0; i1 -= block {
+		i0 := max(0, i1-block)
+		subtractSolved(i0, i1, i1, n)
+		for i := i1 - 1; i >= i0; i-- {
+			for j := i + 1; j < i1; j++ {
+				if f := lu[i*n+j]; f != 0 {
+					gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
+				}
 			}
-		}
-		d := lu[i*n+i]
-		for c := range k {
-			x[i*k+c] /= d
+			d := lu[i*n+i]
+			for c := range k {
+				x[i*k+c] /= d
+			}
 		}
 	}
 }
