@@ -418,14 +418,14 @@ func jacobiSVD(a []float64, m, n int, full bool) (u, s, vh []float64) {
 // would cost the small singular values their accuracy, is thus not in
 // the result).
 func preconditioned(at []float64, m, n int) (b, v []float64) {
+	// The Gram matrix at·atᵀ by Gemm (at times its transpose, laid out
+	// so that the product runs on the tiled kernel), its lower triangle
+	// mirrored so that it is exactly symmetric.
 	gram := make([]float64, n*n)
+	gemm.Gemm(false, false, n, n, m, at, m, transposeMatrix(at, n, m), n, false, gram, n)
 	for p := range n {
-		for q := p; q < n; q++ {
-			d := 0.0
-			for i, x := range at[p*m : (p+1)*m] {
-				d += x * at[q*m+i]
-			}
-			gram[p*n+q], gram[q*n+p] = d, d
+		for q := p + 1; q < n; q++ {
+			gram[p*n+q] = gram[q*n+p]
 		}
 	}
 	// Eigenvectors that did not fully converge still precondition: the
@@ -433,17 +433,7 @@ func preconditioned(at []float64, m, n int) (b, v []float64) {
 	_, eig, _ := symmetricEigen(gram, n)
 	v = transposeMatrix(eig, n, n)
 	b = make([]float64, n*m)
-	for j := range n {
-		col := b[j*m : (j+1)*m]
-		for i, f := range v[j*n : (j+1)*n] {
-			if f == 0 {
-				continue
-			}
-			for k, x := range at[i*m : (i+1)*m] {
-				col[k] += f * x
-			}
-		}
-	}
+	gemm.Gemm(false, false, n, m, n, v, n, at, m, false, b, m)
 	return b, v
 }
 
