@@ -26,6 +26,12 @@ func multiDotBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if len(xs) < 2 {
 		return nil, fmt.Errorf("%s: expected at least 2 tensors, got %d", b.Name, len(xs))
 	}
+	return multiDot(th, b.Name, xs)
+}
+
+// multiDot is the product of two or more factors xs, multi_dot's for the
+// builtin fname.
+func multiDot(th *eval.Thread, fname string, xs []*refs.Ref) (eval.Value, error) {
 	// Each factor as a matrix: a leading vector is a row, a trailing one a
 	// column.
 	dims := make([]int, len(xs)+1)
@@ -34,16 +40,16 @@ func multiDotBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 		s := x.Shape()
 		switch {
 		case x.DType() != xs[0].DType():
-			return nil, fmt.Errorf("%s: tensor %d is %v and tensor 0 %v: they must have one dtype", b.Name, i, x.DType(), xs[0].DType())
+			return nil, fmt.Errorf("%s: tensor %d is %v and tensor 0 %v: they must have one dtype", fname, i, x.DType(), xs[0].DType())
 		case len(s) == 1 && i == 0:
 			s = tensor.Shape{1, s[0]}
 		case len(s) == 1 && i == len(xs)-1:
 			s = tensor.Shape{s[0], 1}
 		case len(s) != 2:
-			return nil, fmt.Errorf("%s: tensor %d has shape %v: expected a matrix (the first and last may be vectors)", b.Name, i, x.Shape())
+			return nil, fmt.Errorf("%s: tensor %d has shape %v: expected a matrix (the first and last may be vectors)", fname, i, x.Shape())
 		}
 		if i > 0 && s[0] != dims[i] {
-			return nil, fmt.Errorf("%s: tensor %d of shape %v does not follow tensor %d of shape %v (%d != %d)", b.Name, i, x.Shape(), i-1, xs[i-1].Shape(), s[0], dims[i])
+			return nil, fmt.Errorf("%s: tensor %d of shape %v does not follow tensor %d of shape %v (%d != %d)", fname, i, x.Shape(), i-1, xs[i-1].Shape(), s[0], dims[i])
 		}
 		dims[i], dims[i+1], shapes[i] = s[0], s[1], s
 	}

@@ -90,6 +90,14 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		"return_counts?", &counts, "dim?", &dimV); err != nil {
 		return nil, err
 	}
+	return uniqueOf(th, b.Name, x, dimV, inverse, counts, false)
+}
+
+// uniqueOf is unique (its items sorted first) or, consecutive,
+// unique_consecutive (only runs of equal neighbours merged), for the
+// builtin fname: the values, then the inverse and the counts when asked
+// (then a list).
+func uniqueOf(th *eval.Thread, fname string, x *refs.Ref, dimV eval.Value, inverse, counts, consecutive bool) (eval.Value, error) {
 	d, err := th.RT.Read(x)
 	if err != nil {
 		return nil, err
@@ -100,10 +108,15 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	if _, none := dimV.(eval.NoneType); !none {
 		v, ok := th.AsInt(dimV)
 		if !ok {
-			return nil, fmt.Errorf("%s: dim must be an int or none, not %s", b.Name, eval.Describe(dimV))
+			return nil, fmt.Errorf("%s: dim must be an int or none, not %s", fname, eval.Describe(dimV))
 		}
-		if dim, err = dimOf(b.Name, v, s); err != nil {
+		if dim, err = dimOf(fname, v, s); err != nil {
 			return nil, err
+		}
+		for k, m := range s {
+			if m == 0 && k != dim { // torch: no slices to compare
+				return nil, fmt.Errorf("%s: dimension %d of the input of shape %v is empty and is not dim %d; the slices along dim cannot be compared", fname, k, s, dim)
+			}
 		}
 		n = s[dim]
 		width = 0
@@ -118,7 +131,7 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		outer, inner = s[:dim].Numel(), s[dim+1:].Numel()
 	}
 	if err := th.RT.HostPool().CheckValue(int64(n*width) * 8); err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name, err)
+		return nil, fmt.Errorf("%s: %v", fname, err)
 	}
 	flat := make([]float64, n*width)
 	items := make([][]float64, n)
@@ -143,7 +156,9 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		}
 		return 0
 	}
-	slices.SortStableFunc(order, func(i, j int) int { return compare(items[i], items[j]) })
+	if !consecutive {
+		slices.SortStableFunc(order, func(i, j int) int { return compare(items[i], items[j]) })
+	}
 	var groups []int // the first item of each group, in order
 	inv := make([]int64, n)
 	cnt := []int64{}
@@ -163,7 +178,7 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		vs = slices.Clone(s)
 		vs[dim] = len(groups)
 	}
-	vals, err := newHost(th, b.Name, vs, x.DType())
+	vals, err := newHost(th, fname, vs, x.DType())
 	if err != nil {
 		return nil, err
 	}
@@ -185,7 +200,7 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		if dim >= 0 {
 			is = tensor.Shape{n}
 		}
-		t, err := newHost(th, b.Name, is, tensor.Int64)
+		t, err := newHost(th, fname, is, tensor.Int64)
 		if err != nil {
 			eval.Release(th.RT, eval.NewList(out))
 			return nil, err
@@ -194,7 +209,7 @@ func uniqueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 		out = append(out, hostResult(th, t))
 	}
 	if counts {
-		t, err := newHost(th, b.Name, tensor.Shape{len(cnt)}, tensor.Int64)
+		t, err := newHost(th, fname, tensor.Shape{len(cnt)}, tensor.Int64)
 		if err != nil {
 			eval.Release(th.RT, eval.NewList(out))
 			return nil, err

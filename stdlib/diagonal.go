@@ -28,33 +28,49 @@ func diagonalBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 // diagonal is torch.diagonal(x, offset, dim1, dim2): dim1 and dim2 moved
 // last and merged, then the elements at (i, i + offset) picked.
 func (c *chain) diagonal(fname string, x *refs.Ref, offset, dim1, dim2 int) *refs.Ref {
-	s := x.Shape()
-	a, err1 := tensor.NormDim(dim1, len(s))
-	d, err2 := tensor.NormDim(dim2, len(s))
-	switch {
-	case len(s) < 2:
-		c.Fail(fmt.Errorf("%s: the input must have at least 2 dimensions, got shape %v", fname, s))
-	case err1 != nil || err2 != nil:
-		c.Fail(fmt.Errorf("%s: dim1 %d and dim2 %d must be dimensions of a tensor of shape %v", fname, dim1, dim2, s))
-	case a == d:
-		c.Fail(fmt.Errorf("%s: dim1 and dim2 are both dimension %d; they must differ", fname, a))
+	l, err := diagonalLayout(fname, x.Shape(), dim1, dim2)
+	if err != nil {
+		c.Fail(err)
 	}
 	if c.Err() != nil {
 		return nil
 	}
-	var perm []int
-	var outer tensor.Shape
+	idx := diagonalPositions(l.rows, l.cols, offset)
+	moved := c.Op(ops.Permute, ops.PermuteAttrs{Dims: l.perm}, x)
+	flat := c.Reshape(moved, slices.Concat(l.outer, tensor.Shape{l.rows * l.cols}))
+	return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: len(l.outer)}, flat, c.Host(idx))
+}
+
+// diagLayout is how diagonal lays out a tensor: perm moves dim1 and dim2
+// last (rows, then cols), after the outer dimensions in order.
+type diagLayout struct {
+	perm       []int
+	outer      tensor.Shape
+	rows, cols int
+}
+
+// diagonalLayout checks dim1 and dim2 of torch.diagonal on a tensor of
+// shape s and lays it out.
+func diagonalLayout(fname string, s tensor.Shape, dim1, dim2 int) (diagLayout, error) {
+	a, err1 := tensor.NormDim(dim1, len(s))
+	d, err2 := tensor.NormDim(dim2, len(s))
+	switch {
+	case len(s) < 2:
+		return diagLayout{}, fmt.Errorf("%s: the input must have at least 2 dimensions, got shape %v", fname, s)
+	case err1 != nil || err2 != nil:
+		return diagLayout{}, fmt.Errorf("%s: dim1 %d and dim2 %d must be dimensions of a tensor of shape %v", fname, dim1, dim2, s)
+	case a == d:
+		return diagLayout{}, fmt.Errorf("%s: dim1 and dim2 are both dimension %d; they must differ", fname, a)
+	}
+	l := diagLayout{rows: s[a], cols: s[d]}
 	for k := range s {
 		if k != a && k != d {
-			perm = append(perm, k)
-			outer = append(outer, s[k])
+			l.perm = append(l.perm, k)
+			l.outer = append(l.outer, s[k])
 		}
 	}
-	rows, cols := s[a], s[d]
-	idx := diagonalPositions(rows, cols, offset)
-	moved := c.Op(ops.Permute, ops.PermuteAttrs{Dims: append(perm, a, d)}, x)
-	flat := c.Reshape(moved, slices.Concat(outer, tensor.Shape{rows * cols}))
-	return c.Op(ops.IndexSelect, ops.DimAttrs{Dim: len(outer)}, flat, c.Host(idx))
+	l.perm = append(l.perm, a, d)
+	return l, nil
 }
 
 func traceBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -69,20 +69,48 @@ func takeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 		return nil, err
 	}
 	n := int64(x.Shape().Numel())
-	for i, v := range pos {
-		switch {
-		case n == 0:
-			return nil, fmt.Errorf("%s: cannot take index %d from an empty tensor", b.Name, v)
-		case v < -n || v >= n:
-			return nil, fmt.Errorf("%s: index %d is out of range for a tensor of %d elements", b.Name, v, n)
-		case v < 0:
-			pos[i] = v + n
-		}
+	if n == 0 && len(pos) > 0 {
+		return nil, fmt.Errorf("%s: cannot take index %d from an empty tensor", b.Name, pos[0])
+	}
+	if err := wrapFlat(b.Name, pos, n); err != nil {
+		return nil, err
 	}
 	c := newChain(th)
 	flat := c.Reshape(x, tensor.Shape{int(n)})
 	out := c.Op(ops.IndexSelect, ops.DimAttrs{Dim: 0}, flat, c.hostInts(pos, tensor.Shape{len(pos)}))
 	return c.Result(c.Reshape(out, index.Shape()))
+}
+
+// wrapFlat checks positions into a tensor of n elements, counted
+// row-major, against [-n, n) and wraps the negative ones, in place.
+func wrapFlat(fname string, pos []int64, n int64) error {
+	for i, v := range pos {
+		if v < -n || v >= n {
+			return fmt.Errorf("%s: index %d is out of range for a tensor of %d elements", fname, v, n)
+		}
+		if v < 0 {
+			pos[i] = v + n
+		}
+	}
+	return nil
+}
+
+// wrapDim checks positions along dimension dim of size n against [0, n),
+// or [-n, n) with wrap, and wraps the negative ones, in place.
+func wrapDim(fname string, pos []int64, dim int, n int64, wrap bool) error {
+	lo := int64(0)
+	if wrap {
+		lo = -n
+	}
+	for i, v := range pos {
+		if v < lo || v >= n {
+			return fmt.Errorf("%s: index %d is out of bounds for dimension %d with size %d", fname, v, dim, n)
+		}
+		if v < 0 {
+			pos[i] = v + n
+		}
+	}
+	return nil
 }
 
 // checkReadyIndex checks the values of an index that is already on the
@@ -183,18 +211,8 @@ func readIndexed(th *eval.Thread, fname string, x *refs.Ref, dim int, index *ref
 	if err != nil {
 		return nil, err
 	}
-	n := int64(ws[d])
-	for i, v := range pos {
-		lo := int64(0)
-		if wrap {
-			lo = -n
-		}
-		if v < lo || v >= n {
-			return nil, fmt.Errorf("%s: index %d is out of bounds for dimension %d with size %d", fname, v, d, n)
-		}
-		if v < 0 {
-			pos[i] = v + n
-		}
+	if err := wrapDim(fname, pos, d, int64(ws[d]), wrap); err != nil {
+		return nil, err
 	}
 	return &indexed{dim: d, shape: ws, pos: pos}, nil
 }

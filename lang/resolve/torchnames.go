@@ -12,7 +12,6 @@ var torchNames = map[string]string{
 	"F":                            "!tref's builtins are global: F.relu(x) is relu(x)",
 	"nn":                           "!tref's builtins are global: nn.functional.relu(x) is relu(x)",
 	"floor_divide":                 "floordiv",
-	"mm":                           "matmul",
 	"scaled_dot_product_attention": "attention",
 	"as_tensor":                    "tensor",
 	"from_numpy":                   "tensor",
