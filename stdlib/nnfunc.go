@@ -247,15 +247,28 @@ func logaddexpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if !c.floatInput(b.Name, x) || !c.floatInput(b.Name, y) {
 		return c.Result(nil)
 	}
+	return c.Result(c.logAddExp(x, y, false))
+}
+
+// logAddExp is log(exp(x) + exp(y)) as max + log1p(exp(-|x - y|)), or
+// with base2 log2(2^x + 2^y) as max + log1p(2^-|x - y|) / ln 2 (torch's
+// logaddexp2): equal infinities give themselves.
+func (c *chain) logAddExp(x, y *refs.Ref, base2 bool) *refs.Ref {
 	m := c.Op(ops.Maximum, nil, x, y)
 	if m == nil {
-		return c.Result(nil)
+		return nil
 	}
-	tail := c.Op(ops.Log1p, nil, c.Op(ops.Exp, nil, c.Op(ops.Neg, nil, c.Op(ops.Abs, nil, c.Op(ops.Sub, nil, x, y)))))
+	negGap := c.Op(ops.Neg, nil, c.Op(ops.Abs, nil, c.Op(ops.Sub, nil, x, y)))
+	var tail *refs.Ref
+	if base2 {
+		tail = c.Op(ops.Mul, nil, c.Op(ops.Log1p, nil, exp2(c, negGap)), c.scalar(1/math.Ln2, m.DType()))
+	} else {
+		tail = c.Op(ops.Log1p, nil, c.Op(ops.Exp, nil, negGap))
+	}
 	r := c.Op(ops.Add, nil, m, tail)
 	// Equal infinities: inf - inf is NaN, the answer is the infinity.
 	same := c.Op(ops.BitwiseAnd, nil, c.Op(ops.Isinf, nil, x), c.Op(ops.Eq, nil, x, y))
-	return c.Result(c.Op(ops.Where, nil, same, c.Expand(c.Cast(x, m.DType()), m.Shape()), r))
+	return c.Op(ops.Where, nil, same, c.Expand(c.Cast(x, m.DType()), m.Shape()), r)
 }
 
 func lerpBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

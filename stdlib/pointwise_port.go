@@ -27,7 +27,7 @@ func init() {
 	register("heaviside", "heaviside(input, values): 0 where input < 0, values where input == 0, 1 where input > 0 (NaN gives 0; input and values broadcast and must have one dtype, as torch requires), as torch.heaviside", heavisideBuiltin)
 	register("deg2rad", "deg2rad(input): input * pi / 180 (integers and bools give float32), as torch.deg2rad", unaryChain(scaleBy("deg2rad", math.Pi/180)))
 	register("rad2deg", "rad2deg(input): input * 180 / pi (integers and bools give float32), as torch.rad2deg", unaryChain(scaleBy("rad2deg", 180/math.Pi)))
-	register("xlogy", "xlogy(input, other): input * log(other), 0 where input == 0 unless other is NaN, NaN where other is NaN (either may be a number; broadcasting; integers give float32), as torch.xlogy, with torch's gradients but at input == 0: there the gradient with respect to input is 0 at other = +inf (torch: inf), and with respect to other 0 at other = 0 (torch: NaN)", xlogyBuiltin)
+	register("xlogy", "xlogy(input, other): input * log(other), 0 where input == 0 unless other is NaN, NaN where other is NaN (either may be a number; broadcasting; integers give float32), as torch.xlogy, with torch's gradients but at input == 0: there the gradient with respect to input is 0 at other = +inf (torch: inf), and with respect to other 0 at other = 0 (torch: NaN)", xlogyBuiltin(ops.Log, 0))
 	register("sinc", "sinc(input): sin(pi·input) / (pi·input), 1 at 0 (integers give float32), as torch.sinc; near 0 value and gradient come from the series, so the gradient is exactly 0 at 0 and finite everywhere", unaryChain(sinc))
 	register("float_power", "float_power(input, exponent): input ** exponent computed in float64 (either may be a number; the result is float64), as torch.float_power", floatPowerBuiltin)
 	register("logspace", "logspace(start, end, steps, base=10.0, dtype=\"float32\"): base ** linspace(start, end, steps), the exponents counted from both ends as linspace, as torch.logspace", builtinLogspace)
@@ -212,31 +212,32 @@ func scaleBy(fname string, k float64) func(c *chain, x *refs.Ref) *refs.Ref {
 	}
 }
 
-func xlogyBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var x, y *refs.Ref
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "other", &y); err != nil {
-		return nil, err
+// xlogyBuiltin is xlogy (log, whose domain ends at pole 0) or xlog1py
+// (log1p, pole -1).
+func xlogyBuiltin(log ops.Op, pole float64) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		x, y, dt, err := binaryArgs(th, b, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		if !dt.IsFloat() {
+			dt = tensor.Float32
+		}
+		c := newChain(th)
+		x, y = c.Cast(x, dt), c.Cast(y, dt)
+		// torch's values: 0 where x == 0 unless y is NaN, else x·log(y).
+		// Where also y <= pole, log reads pole + 1 instead of y (so neither
+		// log(0) nor the NaN of a negative reaches a gradient) and the
+		// result is 0: torch's gradient with respect to x is 0 there,
+		// log(y) elsewhere.
+		xZero := c.Op(ops.Eq, nil, x, c.scalar(0, dt))
+		guard := c.Op(ops.BitwiseAnd, nil, xZero, c.Op(ops.Le, nil, y, c.scalar(pole, dt)))
+		ys := c.Op(ops.Where, nil, guard, c.scalar(pole+1, dt), y)
+		prod := c.Op(ops.Mul, nil, x, c.Op(log, nil, ys))
+		// 0·inf is NaN, where torch's value is 0.
+		zero := c.Op(ops.BitwiseOr, nil, guard, c.Op(ops.BitwiseAnd, nil, xZero, c.Op(ops.Isinf, nil, y)))
+		return c.Result(c.Op(ops.Where, nil, zero, c.scalar(0, dt), prod))
 	}
-	if _, err := ops.BroadcastShapes(x.Shape(), y.Shape()); err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name, err)
-	}
-	dt := tensor.ResultType(x.Meta(), y.Meta())
-	if !dt.IsFloat() {
-		dt = tensor.Float32
-	}
-	c := newChain(th)
-	x, y = c.Cast(x, dt), c.Cast(y, dt)
-	// torch's values: 0 where x == 0 unless y is NaN, else x·log(y).
-	// Where also y <= 0, log reads 1 instead of y (so neither log(0) nor
-	// the NaN of a negative reaches a gradient) and the result is 0:
-	// torch's gradient with respect to x is 0 there, log(y) elsewhere.
-	xZero := c.Op(ops.Eq, nil, x, c.scalar(0, dt))
-	guard := c.Op(ops.BitwiseAnd, nil, xZero, c.Op(ops.Le, nil, y, c.scalar(0, dt)))
-	ys := c.Op(ops.Where, nil, guard, c.scalar(1, dt), y)
-	prod := c.Op(ops.Mul, nil, x, c.Op(ops.Log, nil, ys))
-	// 0·inf is NaN, where torch's value is 0.
-	zero := c.Op(ops.BitwiseOr, nil, guard, c.Op(ops.BitwiseAnd, nil, xZero, c.Op(ops.Isinf, nil, y)))
-	return c.Result(c.Op(ops.Where, nil, zero, c.scalar(0, dt), prod))
 }
 
 // sincSeries is the |pi·x| below which sinc is its series 1 - p²/6 + p⁴/120
