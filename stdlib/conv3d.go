@@ -637,6 +637,37 @@ func builtinAvgPool3d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwarg
 	return c.Result(c.unbatched(c.Op(ops.Div, nil, sum, c.Host(divisors)), x))
 }
 
+// adaptive3dSize reads a 3-d adaptive pool's output_size for the batched
+// input xs: an int, or a list of 1 or 3 (ints or none, none keeping that
+// size), none of them negative.
+func adaptive3dSize(th *eval.Thread, fname string, size eval.Value, xs tensor.Shape) ([3]int, error) {
+	var out [3]int
+	items := []eval.Value{size, size, size}
+	if l, ok := size.(*eval.List); ok {
+		items = l.Elems
+		if len(items) == 1 {
+			items = []eval.Value{items[0], items[0], items[0]}
+		}
+	}
+	if len(items) != 3 {
+		return out, fmt.Errorf("%s: output_size must be an int or a list of 3 (ints or none), got %d values", fname, len(items))
+	}
+	for i, v := range items {
+		var n eval.OptInt
+		if err := eval.UnpackArgs(th, fname, []eval.Value{v}, nil, "output_size", &n); err != nil {
+			return out, err
+		}
+		out[i] = xs[2+i] // none keeps the input's size
+		if n.Set {
+			out[i] = n.V
+		}
+	}
+	if min(out[0], out[1], out[2]) < 0 {
+		return out, fmt.Errorf("%s: output_size must be non-negative, got %s", fname, tripleString(out))
+	}
+	return out, nil
+}
+
 func builtinAdaptiveAvgPool3d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	const fname = "adaptive_avg_pool3d"
 	var x *refs.Ref
@@ -651,29 +682,9 @@ func builtinAdaptiveAvgPool3d(th *eval.Thread, _ *eval.Builtin, args []eval.Valu
 	if !x.DType().IsFloat() {
 		return nil, fmt.Errorf("adaptive_avg_pool3d: the input must be floating point, got %s", x.DType())
 	}
-	items := []eval.Value{size, size, size}
-	if l, ok := size.(*eval.List); ok {
-		items = l.Elems
-		if len(items) == 1 {
-			items = []eval.Value{items[0], items[0], items[0]}
-		}
-	}
-	if len(items) != 3 {
-		return nil, fmt.Errorf("adaptive_avg_pool3d: output_size must be an int or a list of 3 (ints or none), got %d values", len(items))
-	}
-	var out [3]int
-	for i, v := range items {
-		var n eval.OptInt
-		if err := eval.UnpackArgs(th, fname, []eval.Value{v}, nil, "output_size", &n); err != nil {
-			return nil, err
-		}
-		out[i] = xs[2+i] // none keeps the input's size
-		if n.Set {
-			out[i] = n.V
-		}
-	}
-	if min(out[0], out[1], out[2]) < 0 {
-		return nil, fmt.Errorf("adaptive_avg_pool3d: output_size must be non-negative, got %s", tripleString(out))
+	out, err := adaptive3dSize(th, fname, size, xs)
+	if err != nil {
+		return nil, err
 	}
 	if slices.Contains(xs[1:], 0) {
 		return nil, fmt.Errorf("adaptive_avg_pool3d: the input %v has an empty non-batch dimension", x.Shape())
