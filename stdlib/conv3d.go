@@ -175,14 +175,11 @@ func (c *chain) unbatched(y *refs.Ref, x *refs.Ref) *refs.Ref {
 
 func builtinConv3d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	const fname = "conv3d"
-	var x, w *refs.Ref
-	var bias, padding eval.Value = eval.None, eval.Int(0)
-	stride, dilation := []int{1}, []int{1}
-	groups := 1
-	if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "weight", &w, "bias?", &bias,
-		"stride?", &stride, "padding?", &padding, "dilation?", &dilation, "groups?", &groups); err != nil {
+	ca, err := unpackConv(th, fname, args, kwargs)
+	if err != nil {
 		return nil, err
 	}
+	x, w, bias, padding, stride, dilation, groups := ca.x, ca.w, ca.bias, ca.padding, ca.stride, ca.dilation, ca.groups
 	xs, err := volume(fname, x)
 	if err != nil {
 		return nil, err

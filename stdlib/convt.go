@@ -52,16 +52,31 @@ func oneInt(fname, param string, v []int) (int, error) {
 	return v[0], nil
 }
 
+// convArgs are the arguments of conv1d and conv3d, torch's names and
+// defaults: padding an int, a list or "same"/"valid", stride and
+// dilation an int or a list, bias none or a tensor.
+type convArgs struct {
+	x, w             *refs.Ref
+	bias, padding    eval.Value
+	stride, dilation []int
+	groups           int
+}
+
+// unpackConv reads convArgs for the builtin fname.
+func unpackConv(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (convArgs, error) {
+	a := convArgs{bias: eval.None, padding: eval.Int(0), stride: []int{1}, dilation: []int{1}, groups: 1}
+	err := eval.UnpackArgs(th, fname, args, kwargs, "input", &a.x, "weight", &a.w, "bias?", &a.bias,
+		"stride?", &a.stride, "padding?", &a.padding, "dilation?", &a.dilation, "groups?", &a.groups)
+	return a, err
+}
+
 func builtinConv1d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	const fname = "conv1d"
-	var x, w *refs.Ref
-	var bias, padding eval.Value = eval.None, eval.Int(0)
-	stride, dilation := []int{1}, []int{1}
-	groups := 1
-	if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "weight", &w, "bias?", &bias,
-		"stride?", &stride, "padding?", &padding, "dilation?", &dilation, "groups?", &groups); err != nil {
+	ca, err := unpackConv(th, fname, args, kwargs)
+	if err != nil {
 		return nil, err
 	}
+	x, w, bias, padding, stride, dilation, groups := ca.x, ca.w, ca.bias, ca.padding, ca.stride, ca.dilation, ca.groups
 	s, err := oneInt(fname, "stride", stride)
 	if err != nil {
 		return nil, err
