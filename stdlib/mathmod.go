@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/tref-lang/tref/internal/fmath"
 	"github.com/tref-lang/tref/lang/eval"
 )
 
@@ -25,7 +26,7 @@ var mathUnary = map[string]struct {
 	pole bool
 }{
 	"sqrt": {math.Sqrt, "square root", false}, "exp": {math.Exp, "e**x", false}, "expm1": {math.Expm1, "e**x - 1", false},
-	"log2": {math.Log2, "base-2 logarithm", true}, "log10": {math.Log10, "base-10 logarithm", true}, "log1p": {math.Log1p, "log(1 + x)", true},
+	"log2": {math.Log2, "base-2 logarithm", true}, "log10": {fmath.Log10, "base-10 logarithm", true}, "log1p": {math.Log1p, "log(1 + x)", true},
 	"sin": {math.Sin, "sine", false}, "cos": {math.Cos, "cosine", false}, "tan": {math.Tan, "tangent", false},
 	"asin": {math.Asin, "arc sine", false}, "acos": {math.Acos, "arc cosine", false}, "atan": {math.Atan, "arc tangent", false},
 	"sinh": {math.Sinh, "hyperbolic sine", false}, "cosh": {math.Cosh, "hyperbolic cosine", false}, "tanh": {math.Tanh, "hyperbolic tangent", false},
@@ -157,13 +158,13 @@ func mathLog(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.
 		if xs[0] <= 0 || xs[1] <= 0 || xs[1] == 1 {
 			return nil, fmt.Errorf("%s: math domain error", b.Name)
 		}
-		return mathResult(b.Name, math.Log(xs[0])/math.Log(xs[1]), true, xs...)
+		return mathResult(b.Name, fmath.Log(xs[0])/fmath.Log(xs[1]), true, xs...)
 	}
 	xs, err := mathArgs(th, b, args, kwargs, 1)
 	if err != nil {
 		return nil, err
 	}
-	return mathResult(b.Name, math.Log(xs[0]), true, xs...)
+	return mathResult(b.Name, fmath.Log(xs[0]), true, xs...)
 }
 
 func mathToInt(f func(float64) float64) eval.BuiltinFunc {

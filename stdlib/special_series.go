@@ -155,9 +155,7 @@ func ndtri(c *chain, p *refs.Ref) *refs.Ref {
 	// tails: with q = p, or 1 - p above 1 - exp(-2), and x = sqrt(-2 log
 	// q): -(x - log(x)/x - z·P(z)/Q(z)) with z = 1/x, positive above
 	q := c.Op(ops.Where, nil, tail, c.Op(ops.Where, nil, upper, c.Op(ops.Sub, nil, k(1), p), p), k(e2))
-	// log q as log2(q)·ln 2: the cpu backend's float64 log (Go's math.Log
-	// on amd64) is wrong for subnormal q, log2 is not.
-	logq := c.Op(ops.Mul, nil, c.Op(ops.Log2, nil, q), k(math.Ln2))
+	logq := c.Op(ops.Log, nil, q)
 	x := c.Op(ops.Sqrt, nil, c.Op(ops.Mul, nil, k(-2), logq))
 	x0 := c.Op(ops.Sub, nil, x, c.Op(ops.Div, nil, c.Op(ops.Log, nil, x), x))
 	z := c.Op(ops.Div, nil, k(1), x)

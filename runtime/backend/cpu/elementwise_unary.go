@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tref-lang/tref/internal/fmath"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
@@ -81,7 +82,7 @@ func floatUnaryRow[F float](name string) func(o, a []F) {
 	case "exp":
 		f = exp
 	case "log":
-		f = math.Log
+		f = fmath.Log
 	case "sqrt":
 		f = math.Sqrt
 	case "rsqrt":

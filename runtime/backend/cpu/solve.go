@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tref-lang/tref/internal/fmath"
 	"github.com/tref-lang/tref/runtime/backend/cpu/gemm"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -51,7 +52,7 @@ func slogdetKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 			if p < 0 {
 				sign = -sign
 			}
-			logAbs += math.Log(math.Abs(p))
+			logAbs += fmath.Log(math.Abs(p))
 		}
 		v[m], v[batch+m] = sign, logAbs
 	}
