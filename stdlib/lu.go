@@ -168,29 +168,41 @@ func luSolveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if err := luPacked(b.Name, lu, pivots); err != nil {
 		return nil, err
 	}
-	if len(rhs.Shape()) < 2 {
-		return nil, fmt.Errorf("%s: B of shape %v: expected matrices B[..., %d, k] (left=false: B[..., k, %d])", b.Name, rhs.Shape(), n, n)
+	bs := rhs.Shape()
+	if len(bs) < 2 {
+		return nil, fmt.Errorf("%s: B of shape %v: expected matrices B[..., %d, k] (left=false: B[..., k, %d])", b.Name, bs, n, n)
+	}
+	if rows := bs[len(bs)-2]; (left && rows != n) || (!left && bs[len(bs)-1] != n) {
+		want := fmt.Sprintf("B[..., %d, k]", n)
+		if !left {
+			want = fmt.Sprintf("B[..., k, %d]", n)
+		}
+		return nil, fmt.Errorf("%s: B of shape %v does not go with A of shape %v: want %s", b.Name, bs, lu.Shape(), want)
+	}
+	if rhs.DType() != lu.DType() {
+		return nil, fmt.Errorf("%s: LU is %v and B %v: they must have one dtype (use astype)", b.Name, lu.DType(), rhs.DType())
 	}
 	c := newChain(th)
 	p := c.hostPermutation(b.Name, pivots, n, lu.DType())
-	lt, ut := c.builder().LUTriangles(lu)
-	l, u := c.Ref(lt), c.Ref(ut)
 	if left {
-		return named(b.Name)(c.Result(c.luSolveLeft(b.Name, p, l, u, rhs, adjoint)))
+		return named(b.Name)(c.Result(c.luSolveLeft(b.Name, p, lu, rhs, adjoint)))
 	}
 	// X·A = B is Aᵀ·Xᵀ = Bᵀ, and X·Aᵀ = B is A·Xᵀ = Bᵀ.
-	return named(b.Name)(c.Result(c.Transpose(c.luSolveLeft(b.Name, p, l, u, c.Transpose(rhs), !adjoint))))
+	return named(b.Name)(c.Result(c.Transpose(c.luSolveLeft(b.Name, p, lu, c.Transpose(rhs), !adjoint))))
 }
 
-// luSolveLeft is X with A·X = B (adjoint: Aᵀ·X = B) for A = P·L·U:
-// U⁻¹·(P·L)⁻¹·B, or P·L⁻ᵀ·U⁻ᵀ·B.
-func (c *chain) luSolveLeft(fname string, p, l, u, rhs *refs.Ref, adjoint bool) *refs.Ref {
+// luSolveLeft is X with A·X = B (adjoint: Aᵀ·X = B) for A = P·L·U
+// packed in lu: U⁻¹·L⁻¹·Pᵀ·B, or P·L⁻ᵀ·U⁻ᵀ·B, by triangular solves that
+// read lu's triangles (L's diagonal taken as ones).
+func (c *chain) luSolveLeft(fname string, p, lu, rhs *refs.Ref, adjoint bool) *refs.Ref {
 	if c.Err() != nil {
 		return nil
 	}
 	if adjoint {
-		y := solveSystems(c, fname, c.Transpose(l), solveSystems(c, fname, c.Transpose(u), rhs, false), false)
+		lut := c.Transpose(lu)
+		y := c.triangularSolve(fname, lut, c.triangularSolve(fname, lut, rhs, false, false), true, true)
 		return c.Op(ops.Matmul, nil, p, y)
 	}
-	return solveSystems(c, fname, u, solveSystems(c, fname, c.Op(ops.Matmul, nil, p, l), rhs, false), false)
+	y := c.triangularSolve(fname, lu, c.Op(ops.Matmul, nil, c.Transpose(p), rhs), false, true)
+	return c.triangularSolve(fname, lu, y, true, false)
 }

@@ -19,7 +19,7 @@ func init() {
 	register("cholesky_solve", "cholesky_solve(B, L, upper=false): X with A @ X = B for A = L @ Lᵀ given its Cholesky factor L[..., n, n] (only its lower triangle is read; upper=true: L is Lᵀ, its upper triangle read) and B[..., n, k]; batch dimensions broadcast; the gradient by L is torch's where L is triangular (torch.cholesky_solve)", choleskySolveBuiltin)
 	register("cholesky_inverse", "cholesky_inverse(L, upper=false): the inverse of A = L @ Lᵀ given its Cholesky factor L[..., n, n] (as cholesky_solve reads it) (torch.cholesky_inverse)", choleskyInverseBuiltin)
 	register("matrix_exp", "matrix_exp(A): the exponential of each square matrix A[..., n, n] (Padé approximants with scaling and squaring, Higham 2005); its gradient is torch's, itself a matrix_exp (torch.linalg.matrix_exp, torch.matrix_exp)", matrixExpBuiltin)
-	register("solve_triangular", "solve_triangular(A, B, upper, left=true, unitriangular=false): X with A @ X = B (left=false: X @ A = B) reading only A's upper (upper=true) or lower triangle, its diagonal taken as ones when unitriangular; batch dimensions broadcast; the gradient reaches only that triangle, as torch's; a zero on the diagonal is an error, where torch's triangular solve gives inf or NaN (torch.linalg.solve_triangular)", solveTriangularBuiltin)
+	register("solve_triangular", "solve_triangular(A, B, upper, left=true, unitriangular=false): X with A @ X = B (left=false: X @ A = B) reading only A's upper (upper=true) or lower triangle, its diagonal taken as ones when unitriangular; batch dimensions broadcast; the gradient reaches only that triangle, as torch's; by substitution, so a zero on the diagonal gives inf or NaN, as torch's (torch.linalg.solve_triangular)", solveTriangularBuiltin)
 	register("solve", "solve(A, B): X with A @ X = B, for square A[..., n, n] and B[..., n, k] or B[..., n] (a vector per matrix); batch dimensions broadcast; a singular A is an error (torch.linalg.solve)", solveBuiltin)
 }
 
@@ -53,6 +53,12 @@ func solveBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 // solveSystems submits X with A @ X = B, for square A[..., n, n] and
 // B[..., n, k], or (vectors) B[..., n]; batch dimensions broadcast.
 func solveSystems(c *chain, name string, a, rhs *refs.Ref, vectors bool) *refs.Ref {
+	return broadcastSystems(c, name, a, rhs, vectors, ops.Solve, nil)
+}
+
+// broadcastSystems is solveSystems by op (solve, or solve_triangular
+// with attrs).
+func broadcastSystems(c *chain, name string, a, rhs *refs.Ref, vectors bool, op ops.Op, attrs any) *refs.Ref {
 	if c.Err() != nil {
 		return nil
 	}
@@ -89,7 +95,7 @@ func solveSystems(c *chain, name string, a, rhs *refs.Ref, vectors bool) *refs.R
 	if wantB := append(batch.Clone(), n, k); !bs.Equal(wantB) {
 		rhs = c.Expand(rhs, wantB)
 	}
-	x := c.Op(ops.Solve, nil, a, rhs)
+	x := c.Op(op, attrs, a, rhs)
 	if vector {
 		x = c.Reshape(x, append(batch.Clone(), n))
 	}
@@ -239,25 +245,18 @@ func solveTriangularBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value,
 		return nil, err
 	}
 	c := newChain(th)
-	tri := c.Op(ops.Trilu, ops.TriluAttrs{Upper: upper}, a)
-	if unit {
-		// The diagonal replaced by ones: the strict triangle plus I.
-		strict := 1
-		if !upper {
-			strict = -1
-		}
-		eye, err := identityFor(th, b.Name, a)
-		if err != nil {
-			return c.Abort(err)
-		}
-		tri = c.Op(ops.Add, nil, c.Op(ops.Trilu, ops.TriluAttrs{Upper: upper, Diagonal: strict}, a), c.Host(eye))
-	}
 	if left {
-		return named(b.Name)(c.Result(solveSystems(c, b.Name, tri, rhs, false)))
+		return named(b.Name)(c.Result(c.triangularSolve(b.Name, a, rhs, upper, unit)))
 	}
-	// X·A = B is Aᵀ·Xᵀ = Bᵀ.
+	// X·A = B is Aᵀ·Xᵀ = Bᵀ, Aᵀ's triangle the other one.
 	if len(rhs.Shape()) < 2 {
 		return c.Abort(fmt.Errorf("%s: B of shape %v: expected B[..., k, n]", b.Name, rhs.Shape()))
 	}
-	return named(b.Name)(c.Result(c.Transpose(solveSystems(c, b.Name, c.Transpose(tri), c.Transpose(rhs), false))))
+	return named(b.Name)(c.Result(c.Transpose(c.triangularSolve(b.Name, c.Transpose(a), c.Transpose(rhs), !upper, unit))))
+}
+
+// triangularSolve is X with T·X = B, T the upper (or lower) triangle of
+// A, its diagonal ones when unit; batch dimensions broadcast.
+func (c *chain) triangularSolve(fname string, a, rhs *refs.Ref, upper, unit bool) *refs.Ref {
+	return broadcastSystems(c, fname, a, rhs, false, ops.TriangularSolve, ops.TriangularAttrs{Upper: upper, Unit: unit})
 }

@@ -225,6 +225,8 @@ func gradCases() []gcase {
 		gcase{op: "pinv", name: "pinv/tall", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(5, 3)}},
 		gcase{op: "pinv", name: "pinv/wide-batch", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(2, 3, 4)}},
 		gcase{op: "pinv", name: "pinv/square", attrs: ops.PinvAttrs{Rtol: 1e-12}, ins: []*tensor.Dense{randn(3, 3)}},
+		gcase{op: "solve_triangular", name: "solve_triangular/lower", attrs: ops.TriangularAttrs{}, ins: []*tensor.Dense{spd(3, 3), randn(3, 2)}},
+		gcase{op: "solve_triangular", name: "solve_triangular/upper-unit-batch", attrs: ops.TriangularAttrs{Upper: true, Unit: true}, ins: []*tensor.Dense{randn(2, 3, 3), randn(2, 3, 2)}},
 		gcase{op: "lu", name: "lu/square", attrs: ops.LUAttrs{}, ins: []*tensor.Dense{randn(4, 4)}},
 		gcase{op: "lu", name: "lu/wide-batch", attrs: ops.LUAttrs{}, ins: []*tensor.Dense{randn(2, 3, 5)}},
 		gcase{op: "lu", name: "lu/tall", attrs: ops.LUAttrs{Check: true}, ins: []*tensor.Dense{randn(5, 3)}})

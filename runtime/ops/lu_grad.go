@@ -6,8 +6,8 @@ import "github.com/tref-lang/tref/runtime/tensor"
 // lu_factor's backward reaches it, written with ops that have rules of
 // their own. Only LU has a cotangent (the pivots and the permutation are
 // integers); L's is its first k columns and U's its first k rows. The
-// triangular solves need U's diagonal nonzero (a singular A is an error,
-// where torch's gradient has inf).
+// triangular solves divide by U's diagonal: a singular A gives inf or
+// NaN, as torch's.
 
 func init() {
 	defineGrads(map[Op]*Grad{LU: {SavesOut: true, VJP: luVJP}})
@@ -91,9 +91,14 @@ func luVJP(b *Builder, a *GradArgs, g T) []T {
 	gl, gu := b.narrow(glu[0], r-1, k), b.narrow(glu[0], r-2, k)
 	lower := func(x T, diag int) T { return b.Op(Trilu, TriluAttrs{Diagonal: diag}, x) }
 	upper := func(x T) T { return b.Op(Trilu, TriluAttrs{Upper: true}, x) }
-	// X·Uᵀ⁻¹ for square U is (U⁻¹·Xᵀ)ᵀ; Lᵀ⁻¹·X for square L a solve.
-	rightUT := func(x, u T) T { return b.Transpose(b.Op(Solve, nil, u, b.Transpose(x))) }
-	leftLT := func(l, x T) T { return b.Op(Solve, nil, b.Transpose(l), x) }
+	// X·U⁻ᵀ for square U is (U⁻¹·Xᵀ)ᵀ; L⁻ᵀ·X for square L a solve with
+	// Lᵀ's unit upper triangle.
+	rightUT := func(x, u T) T {
+		return b.Transpose(b.Op(TriangularSolve, TriangularAttrs{Upper: true}, u, b.Transpose(x)))
+	}
+	leftLT := func(l, x T) T {
+		return b.Op(TriangularSolve, TriangularAttrs{Upper: true, Unit: true}, b.Transpose(l), x)
+	}
 	lt := b.Transpose(l)
 	var ga T
 	switch {

@@ -28,7 +28,35 @@ var (
 	// MatrixExp is the exponential Σ Aᵏ/k! of each square A [..., n, n],
 	// of A's shape (torch.linalg.matrix_exp).
 	MatrixExp = Register(&Def{Name: "matrix_exp", Infer: inferMatrixExp, Flops: matrixExpFlops})
+	// TriangularSolve is X with A·X = B for the triangle of A [..., n, n]
+	// that TriangularAttrs name (the other entries are not read), B [...,
+	// n, k] of the same batch shape, X [..., n, k]: substitution, so a
+	// zero on the diagonal gives inf or NaN, as torch's
+	// linalg.solve_triangular (left=true).
+	TriangularSolve = Register(&Def{Name: "solve_triangular", Infer: inferTriangularSolve, Flops: triangularSolveFlops})
 )
+
+// TriangularAttrs are solve_triangular's: A's upper (else lower)
+// triangle, its diagonal taken as ones when Unit.
+type TriangularAttrs struct{ Upper, Unit bool }
+
+func inferTriangularSolve(in []tensor.Meta, attrs any) (tensor.Meta, error) {
+	if _, err := AttrsAs[TriangularAttrs]("solve_triangular", attrs); err != nil {
+		return tensor.Meta{}, err
+	}
+	m, err := inferSolve(in, nil)
+	if err != nil {
+		return tensor.Meta{}, fmt.Errorf("solve_triangular%s", strings.TrimPrefix(err.Error(), "solve"))
+	}
+	return m, nil
+}
+
+// n² multiply-adds per right-hand side.
+func triangularSolveFlops(in []tensor.Meta, out tensor.Meta, _ any) int64 {
+	s := in[0].Shape
+	n, k := int64(s[len(s)-1]), int64(out.Shape[len(out.Shape)-1])
+	return int64(s[:len(s)-2].Numel()) * n * n * k
+}
 
 func inferMatrixExp(in []tensor.Meta, _ any) (tensor.Meta, error) {
 	if err := wantInputs("matrix_exp", in, 1); err != nil {

@@ -15,6 +15,26 @@ func init() {
 			}
 			return []T{ga, gb}
 		}},
+		// torch's linalg_solve_triangular backward: B's cotangent is
+		// A⁻ᵀg (the other triangle of Aᵀ), A's minus that times Xᵀ within
+		// the triangle read (its diagonal left out when unit).
+		TriangularSolve: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			at, _ := AttrsAs[TriangularAttrs]("solve_triangular", a.Attrs)
+			gb := b.Op(TriangularSolve, TriangularAttrs{Upper: !at.Upper, Unit: at.Unit}, b.Transpose(a.X[0]), g)
+			var ga T
+			if a.Need[0] {
+				ga = b.Neg(b.Matmul(gb, b.Transpose(a.Out)))
+				diag := 0
+				if at.Unit {
+					diag = 1
+				}
+				if !at.Upper {
+					diag = -diag
+				}
+				ga = b.Op(Trilu, TriluAttrs{Upper: at.Upper, Diagonal: diag}, ga)
+			}
+			return []T{ga, gb}
+		}},
 		// d det(A) / dA = det(A) · A⁻ᵀ.
 		Det: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			s := a.In[0].Shape

@@ -21,6 +21,7 @@ func init() {
 	Register(ops.Det, viaFloat32Inputs(detKernel))
 	Register(ops.Cholesky, viaFloat32Inputs(choleskyKernel))
 	Register(ops.Slogdet, viaFloat32Inputs(slogdetKernel))
+	Register(ops.TriangularSolve, viaFloat32Inputs(triangularSolveKernel))
 }
 
 // slogdetKernel writes [sign, log|det|] of each matrix: the permutation's
@@ -269,21 +270,29 @@ func luUpdateTrailing(a []float64, m, n, j0, j1 int) {
 }
 
 // luSolve writes into x (n×k, row-major) the solution of A·x = b from
-// A's factors (luFactor): y from L·y = P·b, then x from U·x = y. With
-// many right-hand sides past 2·luBlock rows, each block of luBlock rows
-// first takes the rows already solved in one product (Gemm), then
-// substitutes within itself.
+// A's factors (luFactor): y from L·y = P·b, then x from U·x = y.
 func luSolve(lu []float64, n int, perm []int, b, x []float64, k int) {
 	for i := range n {
 		copy(x[i*k:(i+1)*k], b[perm[i]*k:(perm[i]+1)*k])
 	}
+	triangularSolve(lu, n, false, true, x, k)
+	triangularSolve(lu, n, true, false, x, k)
+}
+
+// triangularSolve overwrites x (n×k, row-major) with T⁻¹·x, T the lower
+// (or upper) triangle of the n×n row-major t, its diagonal taken as ones
+// when unit: substitution, each row of x less the solved rows times its
+// entries of T (every entry, so that 0·inf is NaN as in LAPACK's trsm),
+// then divided by the diagonal (a zero gives inf or NaN). With 8 or more
+// columns past 2·luBlock rows it goes by blocks of luBlock rows, each
+// first taking the rows solved before it in one product (Gemm).
+func triangularSolve(t []float64, n int, upper, unit bool, x []float64, k int) {
 	block := n
 	if n > 2*luBlock && k >= 8 {
 		block = luBlock
 	}
 	var scratch []float64
-	// The block's rows less T·(the solved rows), T the triangle's
-	// entries left (lower) or right (upper) of the block.
+	// Rows [i0, i1) of x less T[i0:i1, j0:j1]·x[j0:j1].
 	subtractSolved := func(i0, i1, j0, j1 int) {
 		w := j1 - j0
 		if w == 0 {
@@ -291,36 +300,67 @@ func luSolve(lu []float64, n int, perm []int, b, x []float64, k int) {
 		}
 		scratch = slices.Grow(scratch[:0], (i1-i0)*w)[:(i1-i0)*w]
 		for r := i0; r < i1; r++ {
-			for c, v := range lu[r*n+j0 : r*n+j1] {
+			for c, v := range t[r*n+j0 : r*n+j1] {
 				scratch[(r-i0)*w+c] = -v
 			}
 		}
 		gemm.Gemm(false, false, i1-i0, k, w, scratch, w, x[j0*k:], k, true, x[i0*k:], k)
 	}
-	for i0 := 0; i0 < n; i0 += block {
-		i1 := min(n, i0+block)
-		subtractSolved(i0, i1, 0, i0)
-		for i := i0; i < i1; i++ {
-			for j := i0; j < i; j++ {
-				if f := lu[i*n+j]; f != 0 {
-					gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
-				}
+	// Row i less T[i, j0:j1]·x[j0:j1], divided by T[i, i].
+	solveRow := func(i, j0, j1 int) {
+		row := x[i*k : (i+1)*k]
+		for j := j0; j < j1; j++ {
+			gemm.AxpyF64(-t[i*n+j], x[j*k:(j+1)*k], row)
+		}
+		if !unit {
+			d := t[i*n+i]
+			for c := range row {
+				row[c] /= d
 			}
 		}
+	}
+	if !upper {
+		for i0 := 0; i0 < n; i0 += block {
+			i1 := min(n, i0+block)
+			subtractSolved(i0, i1, 0, i0)
+			for i := i0; i < i1; i++ {
+				solveRow(i, i0, i)
+			}
+		}
+		return
 	}
 	for i1 := n; i1 > 0; i1 -= block {
 		i0 := max(0, i1-block)
 		subtractSolved(i0, i1, i1, n)
 		for i := i1 - 1; i >= i0; i-- {
-			for j := i + 1; j < i1; j++ {
-				if f := lu[i*n+j]; f != 0 {
-					gemm.AxpyF64(-f, x[j*k:(j+1)*k], x[i*k:(i+1)*k])
-				}
-			}
-			d := lu[i*n+i]
-			for c := range k {
-				x[i*k+c] /= d
-			}
+			solveRow(i, i+1, i1)
 		}
 	}
+}
+
+// triangularSolveKernel is solve_triangular (left): each matrix of B
+// solved against its matrix of A's triangle, in float64.
+func triangularSolveKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
+	if err := checkInputs("solve_triangular", ins, 2); err != nil {
+		return err
+	}
+	at, err := ops.AttrsAs[ops.TriangularAttrs]("solve_triangular", attrs)
+	if err != nil {
+		return err
+	}
+	n, err := ops.SquareBatch("solve_triangular", ins[0].Meta)
+	if err != nil {
+		return err
+	}
+	a, b := castTo(ins[0], tensor.Float64).F64(), castTo(ins[1], tensor.Float64).F64()
+	x := slices.Clone(b)
+	k := 0
+	if s := out.Shape; len(s) > 0 {
+		k = s[len(s)-1]
+	}
+	for m := 0; m*n*n < len(a) && n > 0; m++ {
+		triangularSolve(a[m*n*n:(m+1)*n*n], n, at.Upper, at.Unit, x[m*n*k:(m+1)*n*k], k)
+	}
+	storeFloat(out, x)
+	return nil
 }

@@ -149,6 +149,15 @@ func pointwiseCases() []opCase {
 	}
 	t = append(t, opCase{op: ops.Pinv, in: []tensor.Meta{m(f64, 2, 5, 3)}, attrs: ops.PinvAttrs{Rtol: 1e-12}},
 		opCase{op: ops.Pinv, in: []tensor.Meta{m(f32, 3, 6)}, attrs: ops.PinvAttrs{Rtol: 1e-6}})
+	// solve_triangular: random triangles (the other triangle holds
+	// values neither reads), every side of the flags.
+	for _, upper := range []bool{false, true} {
+		for _, unit := range []bool{false, true} {
+			a := ops.TriangularAttrs{Upper: upper, Unit: unit}
+			t = append(t, opCase{op: ops.TriangularSolve, in: []tensor.Meta{m(f32, 4, 4), m(f32, 4, 3)}, attrs: a},
+				opCase{op: ops.TriangularSolve, in: []tensor.Meta{m(f64, 2, 3, 3), m(f64, 2, 3, 2)}, attrs: a})
+		}
+	}
 	// lu: random matrices pivot on distinct entries, so both backends
 	// pick the same rows; a zero column gives a zero pivot, which only
 	// Check refuses.

@@ -90,6 +90,8 @@ func marshal(op *refs.Op) (ia []int64, fa []float64, ok bool) {
 		return []int64{b2i(a.Hermitian)}, []float64{a.Atol, a.Rtol}, true
 	case ops.LUAttrs:
 		return []int64{b2i(a.Check)}, nil, true
+	case ops.TriangularAttrs:
+		return []int64{b2i(a.Upper), b2i(a.Unit)}, nil, true
 	case ops.SearchsortedAttrs:
 		return []int64{b2i(a.Right)}, nil, true
 	case ops.ScanAttrs:
@@ -187,6 +189,8 @@ func deref(a any) any {
 	case *ops.PinvAttrs:
 		return *p
 	case *ops.LUAttrs:
+		return *p
+	case *ops.TriangularAttrs:
 		return *p
 	case *ops.SearchsortedAttrs:
 		return *p

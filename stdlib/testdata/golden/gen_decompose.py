@@ -138,6 +138,16 @@ g.grad_case("solve_triangular", "solve_triangular", lambda a, b, upper: torch.li
 g.grad_case("solve_triangular-right-unit", "solve_triangular", lambda a, b, upper, left, unitriangular: torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unitriangular),
             [tri(3, True), r(2, 3)], {"upper": True, "left": False, "unitriangular": True}, atol=1e-4)
 g.error("solve_triangular/no-upper", "solve_triangular", [tri(2, True), r(2, 1)], "upper")
+# A zero on the diagonal: inf, and NaN where 0·inf arises, as LAPACK's trsm.
+for name, a, upper in [("zero-diag-lower", [[0.0, 0.0], [0.0, 1.0]], False), ("zero-diag-lower2", [[0.0, 0.0], [1.0, 1.0]], False),
+                       ("zero-diag-upper", [[1.0, 0.0], [0.0, 0.0]], True), ("zero-diag-upper2", [[1.0, 2.0], [0.0, 0.0]], True)]:
+    g.case("solve_triangular/" + name, "solve_triangular", lambda a, b, upper: torch.linalg.solve_triangular(a, b, upper=upper),
+           [torch.tensor(a), torch.ones(2, 1)], {"upper": upper})
+# Past 64 rows with many right-hand sides the substitution runs by blocks.
+big = tri(70, False, torch.float64) / 4 + torch.eye(70, dtype=torch.float64) * 2
+for upper in [False, True]:
+    g.case("solve_triangular/blocked-upper=%s" % upper, "solve_triangular", lambda a, b, upper: torch.linalg.solve_triangular(a, b, upper=upper),
+           [big if not upper else big.mT.contiguous(), r(70, 12, dtype=torch.float64)], {"upper": upper}, rtol=1e-10, atol=1e-10)
 
 # Gradients: every factor, with torch's autograd through its own
 # decompositions (signs normalised as constants).

@@ -1102,6 +1102,11 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"solve", [](const Args &a) {
          return at::linalg_solve(as_float32(a.in(0)), as_float32(a.in(1))).to(a.in(0).scalar_type());
        }},
+      // inputs A, B; ia: upper, unitriangular (left=true)
+      {"solve_triangular", [](const Args &a) {
+         return at::linalg_solve_triangular(as_float32(a.in(0)), as_float32(a.in(1)), a.i(0) != 0, true, a.i(1) != 0)
+             .to(a.in(0).scalar_type());
+       }},
       {"det", [](const Args &a) { return at::linalg_det(as_float32(a.in(0))).to(a.in(0).scalar_type()); }},
       {"slogdet", [](const Args &a) {
          auto r = at::linalg_slogdet(as_float32(a.in(0)));
