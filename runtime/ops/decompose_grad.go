@@ -14,8 +14,8 @@ import (
 // reach has zeros. Where torch's formulas divide by differences of
 // eigenvalues or singular values, repeated ones give inf or NaN where
 // the vectors' cotangents reach them, as in torch (a term whose numerator
-// is 0 is 0); qr's needs R invertible (a full-rank A), and its solve fails on
-// a singular R.
+// is 0 is 0); qr's solves with R, so a rank-deficient A gives inf or NaN,
+// as torch's.
 
 func init() {
 	defineGrads(map[Op]*Grad{
@@ -57,7 +57,7 @@ func qrSquareVJP(b *Builder, q, r, gq, gr T) T {
 	nsym := b.Add(b.Op(Trilu, TriluAttrs{Upper: true}, m), b.Transpose(b.Op(Trilu, TriluAttrs{Upper: true, Diagonal: 1}, m)))
 	z := b.Add(gq, b.Matmul(q, nsym))
 	// Z·R⁻ᵀ = (R⁻¹·Zᵀ)ᵀ.
-	return b.Transpose(b.Op(Solve, nil, r, b.Transpose(z)))
+	return b.Transpose(b.Op(TriangularSolve, TriangularAttrs{Upper: true}, r, b.Transpose(z)))
 }
 
 // eighVJP: A's cotangent is V·(diag(gL) + skew(Vᵀ·gV)/E)·Vᵀ with skew(X)

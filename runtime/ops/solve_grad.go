@@ -55,8 +55,9 @@ func init() {
 			lt := b.Transpose(a.Out)
 			phi := b.Op(Trilu, TriluAttrs{}, b.Matmul(lt, g))
 			phi = b.MulScalar(b.Add(phi, b.Transpose(b.Op(Trilu, TriluAttrs{Diagonal: -1}, phi))), 0.5)
-			left := b.Op(Solve, nil, lt, phi)                                // L⁻ᵀΦ
-			return []T{b.Transpose(b.Op(Solve, nil, lt, b.Transpose(left)))} // (L⁻ᵀ(L⁻ᵀΦ)ᵀ)ᵀ = L⁻ᵀΦL⁻¹
+			upper := TriangularAttrs{Upper: true}
+			left := b.Op(TriangularSolve, upper, lt, phi)                                // L⁻ᵀΦ
+			return []T{b.Transpose(b.Op(TriangularSolve, upper, lt, b.Transpose(left)))} // (L⁻ᵀ(L⁻ᵀΦ)ᵀ)ᵀ = L⁻ᵀΦL⁻¹
 		}},
 		// torch's: the upper right block of exp([[Aᵀ, g], [0, Aᵀ]]), the
 		// Fréchet derivative's adjoint at g (Najfeld and Havel), itself a
