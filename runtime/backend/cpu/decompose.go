@@ -166,16 +166,8 @@ func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
 		}
 	}
 	// Q = H_0·H_1·…·H_{k-1} applied to the first columns of the identity.
-	q = make([]float64, m*rows)
-	col := make([]float64, m)
-	for c := range rows {
-		clear(col)
-		col[c] = 1
-		applyReflectors(cols, tau, m, col)
-		for i, x := range col {
-			q[i*rows+c] = x
-		}
-	}
+	qt := reflectedIdentity(cols, tau, m, 0, rows)
+	q = transposeMatrix(qt, rows, m)
 	return q, r
 }
 
@@ -184,39 +176,134 @@ func householderQR(a []float64, m, n int, complete bool) (q, r []float64) {
 // with R (on and above the diagonal) and the reflections' vectors v_j
 // (below it, v_j's leading 1 implied), and returns their τ_j; a column
 // already zero below the diagonal gets H_j = I (τ_j = 0), as LAPACK's
-// dlarfg.
+// dlarfg. Past 2·qrBlock columns it works as dgeqrf does: each panel of
+// qrBlock columns is factored within itself, then its reflections reach
+// the columns right of it at once, as one block reflector (Gemm).
 func householderFactor(cols []float64, m, n int) []float64 {
 	k := min(m, n)
 	tau := make([]float64, k)
-	for j := range k {
-		cj := cols[j*m : (j+1)*m]
-		alpha, xnorm := cj[j], norm2(cj[j+1:])
-		if xnorm == 0 {
-			continue
+	block := k
+	if k > 2*qrBlock {
+		block = qrBlock
+	}
+	for j0 := 0; j0 < k; j0 += block {
+		j1 := min(k, j0+block)
+		end := n // the columns the panel's reflections reach one by one
+		if block < k {
+			end = j1
 		}
-		beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
-		tau[j] = (beta - alpha) / beta
-		scale := 1 / (alpha - beta)
-		v := cj[j+1:]
-		for i := range v {
-			v[i] *= scale
+		for j := j0; j < j1; j++ {
+			cj := cols[j*m : (j+1)*m]
+			alpha, xnorm := cj[j], norm2(cj[j+1:])
+			if xnorm == 0 {
+				continue
+			}
+			beta := -math.Copysign(math.Hypot(alpha, xnorm), alpha)
+			tau[j] = (beta - alpha) / beta
+			scale := 1 / (alpha - beta)
+			v := cj[j+1:]
+			for i := range v {
+				v[i] *= scale
+			}
+			cj[j] = beta
+			for c := j + 1; c < end; c++ {
+				reflect(v, tau[j], cols[c*m+j:(c+1)*m])
+			}
 		}
-		cj[j] = beta
-		for c := j + 1; c < n; c++ {
-			reflect(v, tau[j], cols[c*m+j:(c+1)*m])
+		if end < n {
+			// The columns right of the panel: c ← Hᵀ·c.
+			newBlockReflector(cols, tau, m, j0, j1).apply(cols[j1*m:], n-j1, m, true)
 		}
 	}
 	return tau
 }
 
-// applyReflectors overwrites x (length m) with H_0·H_1·…·H_{k-1}·x, the
-// reflections householderFactor left in cols.
-func applyReflectors(cols, tau []float64, m int, x []float64) {
-	for j := len(tau) - 1; j >= 0; j-- {
-		if tau[j] != 0 {
-			reflect(cols[j*m+j+1:(j+1)*m], tau[j], x[j:])
+// qrBlock is the width of householderFactor's panels and of the blocks
+// of reflections reflectedIdentity applies at once.
+const qrBlock = 32
+
+// reflectedIdentity is H_0·H_1·…·H_{k-1}·e_c for the count columns c =
+// first, first+1, … of the m×m identity, the reflections householderFactor
+// left in cols (k = len(tau)), each result a row of length m: applied a
+// block of qrBlock reflections at a time, the last block first.
+func reflectedIdentity(cols, tau []float64, m, first, count int) []float64 {
+	x := make([]float64, count*m)
+	for r := range count {
+		x[r*m+first+r] = 1
+	}
+	for j1 := len(tau); j1 > 0; j1 -= qrBlock {
+		j0 := max(0, j1-qrBlock)
+		newBlockReflector(cols, tau, m, j0, j1).apply(x, count, m, false)
+	}
+	return x
+}
+
+// blockReflector is the compact WY form of the reflections j0…j0+nb−1
+// householderFactor left in cols (LAPACK's dlarft): H_j0·…·H_{j0+nb−1} =
+// I − V·T·Vᵀ with V's columns the vectors (their leading 1 and the zeros
+// above it explicit), held as v (size×nb, size = m − j0) and as its
+// transpose vt, and T upper triangular (with its transpose tt), each
+// laid out for a plain product.
+type blockReflector struct {
+	j0, nb, size int
+	v, vt, t, tt []float64
+}
+
+func newBlockReflector(cols, tau []float64, m, j0, j1 int) blockReflector {
+	nb, size := j1-j0, m-j0
+	br := blockReflector{j0: j0, nb: nb, size: size, vt: make([]float64, nb*size), t: make([]float64, nb*nb)}
+	for r := range nb {
+		j := j0 + r
+		row := br.vt[r*size : (r+1)*size]
+		row[r] = 1
+		copy(row[r+1:], cols[j*m+j+1:(j+1)*m])
+	}
+	w := make([]float64, nb)
+	for i := range nb {
+		ti := tau[j0+i]
+		br.t[i*nb+i] = ti
+		if ti == 0 {
+			continue
+		}
+		// T[:i, i] = −τ_i·T[:i, :i]·(V[:, :i]ᵀ·v_i).
+		vi := br.vt[i*size : (i+1)*size]
+		for r := range i {
+			w[r] = dot(br.vt[r*size:(r+1)*size], vi)
+		}
+		for r := range i {
+			s := 0.0
+			for c := r; c < i; c++ {
+				s += br.t[r*nb+c] * w[c]
+			}
+			br.t[r*nb+i] = -ti * s
 		}
 	}
+	br.v, br.tt = transposeMatrix(br.vt, nb, size), transposeMatrix(br.t, nb, nb)
+	return br
+}
+
+// apply overwrites the count vectors x_r (the entries j0… of the rows
+// xs[r·stride:], each m long) with H·x_r, or Hᵀ·x_r when trans, for H =
+// I − V·T·Vᵀ: as rows, X ← X − ((X·V)·Mᵀ)·Vᵀ with M = T (Tᵀ when trans),
+// three products.
+func (br blockReflector) apply(xs []float64, count, stride int, trans bool) {
+	if count == 0 || br.nb == 0 {
+		return
+	}
+	nb := br.nb
+	x := xs[br.j0:]
+	xv := make([]float64, count*nb)
+	gemm.Gemm(false, false, count, nb, br.size, x, stride, br.v, nb, false, xv, nb)
+	mt := br.tt // Mᵀ = Tᵀ
+	if trans {
+		mt = br.t
+	}
+	w := make([]float64, count*nb)
+	gemm.Gemm(false, false, count, nb, nb, xv, nb, mt, nb, false, w, nb)
+	for i := range w {
+		w[i] = -w[i]
+	}
+	gemm.Gemm(false, false, count, br.size, nb, w, nb, br.vt, br.size, true, x, stride)
 }
 
 // reflect overwrites x with (I − τ·u·uᵀ)·x for u = (1, v...), len(x) =
@@ -483,11 +570,9 @@ func completeBasis(basis [][]float64, m, want int) [][]float64 {
 		cols = append(cols, u...)
 	}
 	tau := householderFactor(cols, m, r)
-	for c := r; c < want; c++ {
-		col := make([]float64, m)
-		col[c] = 1
-		applyReflectors(cols, tau, m, col)
-		basis = append(basis, col)
+	rest := reflectedIdentity(cols, tau, m, r, want-r)
+	for c := range want - r {
+		basis = append(basis, rest[c*m:(c+1)*m])
 	}
 	return basis
 }

@@ -47,6 +47,25 @@ func rotF64Go(c, s float64, x, y []float64) {
 	}
 }
 
+// dotOf is the sum of x[i]·y[i] (len(y) ≥ len(x)), by dotF64 for
+// float64, two interleaved sums otherwise.
+func dotOf[T Number](x, y []T) T {
+	if xf, ok := any(x).([]float64); ok {
+		return T(dotF64(xf, any(y).([]float64)))
+	}
+	y = y[:len(x)]
+	var s0, s1 T
+	p := 0
+	for ; p+1 < len(x); p += 2 {
+		s0 += x[p] * y[p]
+		s1 += x[p+1] * y[p+1]
+	}
+	if p < len(x) {
+		s0 += x[p] * y[p]
+	}
+	return s0 + s1
+}
+
 // axpy adds a·x to y, by axpyF64 for float64.
 func axpy[T Number](a T, x, y []T) {
 	if yf, ok := any(y).([]float64); ok {

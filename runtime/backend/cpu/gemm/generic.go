@@ -132,18 +132,7 @@ func gemmDot[T Number](lo, hi, n, k int, a []T, lda int, b []T, ldb int, c []T, 
 		for i := lo; i < hi; i++ {
 			arow := a[i*lda : i*lda+k]
 			for j := j0; j < j1; j++ {
-				brow := b[j*ldb : j*ldb+k]
-				brow = brow[:len(arow)]
-				var s0, s1 T
-				p := 0
-				for ; p+1 < len(arow); p += 2 {
-					s0 += arow[p] * brow[p]
-					s1 += arow[p+1] * brow[p+1]
-				}
-				if p < len(arow) {
-					s0 += arow[p] * brow[p]
-				}
-				c[i*ldc+j] += s0 + s1
+				c[i*ldc+j] += dotOf(arow, b[j*ldb:j*ldb+k])
 			}
 		}
 	}
