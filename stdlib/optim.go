@@ -3,6 +3,7 @@ package stdlib
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -17,8 +18,8 @@ import (
 
 func init() {
 	register("sgd", "sgd(lr, momentum=0, dampening=0, weight_decay=0, nesterov=false): torch.optim.SGD as {init(params), update(params, grads, state, lr=) -> {params, state}}", builtinSGD)
-	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0): torch.optim.Adam as {init, update}", builtinAdam(false))
-	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01): torch.optim.AdamW as {init, update}", builtinAdam(true))
+	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, amsgrad=false, maximize=false): torch.optim.Adam as {init, update}; amsgrad keeps the state's max_exp_avg_sq", builtinAdam(false))
+	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01, amsgrad=false, maximize=false): torch.optim.AdamW as {init, update}; amsgrad keeps the state's max_exp_avg_sq", builtinAdam(true))
 	register("tree_map", "tree_map(f, tree, ...): f applied to the leaves at each position of trees of one structure (lists and records)", builtinTreeMap)
 	register("tree_flatten", "tree_flatten(tree): a flat record of the tree's leaves keyed by their paths (\"w.b[2]\"), none leaves left out: what save writes", builtinTreeFlatten)
 	register("tree_unflatten", "tree_unflatten(flat, like): a tree shaped like like whose leaves are flat's values at their paths (like's leaf where flat has none): what load read back", builtinTreeUnflatten)
@@ -32,8 +33,22 @@ type optimizer struct {
 	name  string
 	lr    float64 // the default; update's lr= overrides it (schedules)
 	slots []string
-	step  func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref)
+	step  stepRule
+	// maximize negates each gradient first (torch's maximize=True).
+	maximize bool
+	// shared names numbers of the state, after step, that every leaf's
+	// rule reads: torch keeps them as equal 0-d tensors per parameter
+	// (asgd's eta). init gives them the values in first (none: set by
+	// the first update); begin, given their values (NaN for none), the
+	// step number and lr, gives the rule of this update and their next
+	// values.
+	shared []string
+	first  []eval.Value
+	begin  func(t int, lr float64, cur []float64) (stepRule, []eval.Value)
 }
+
+// stepRule is an optimizer's update of one leaf (see optimizer).
+type stepRule func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref)
 
 // arith submits the elementwise ops of an update, keeping the first error.
 type arith struct {
@@ -41,23 +56,16 @@ type arith struct {
 	err error
 }
 
-func (a *arith) op(op ops.Op, x, y *refs.Ref) *refs.Ref {
-	if a.err != nil || x == nil || y == nil {
-		return nil
-	}
-	r, err := a.th.RT.Submit(a.th.Site(), op, nil, x, y)
-	if err != nil {
-		a.err = err
-		return nil
-	}
-	return r
-}
+func (a *arith) op(op ops.Op, x, y *refs.Ref) *refs.Ref { return a.do(op, nil, x, y) }
 
-func (a *arith) sqrt(x *refs.Ref) *refs.Ref {
-	if a.err != nil || x == nil {
+func (a *arith) sqrt(x *refs.Ref) *refs.Ref { return a.do(ops.Sqrt, nil, x) }
+
+// do submits op on xs (nil when one is: an earlier op failed).
+func (a *arith) do(op ops.Op, attrs any, xs ...*refs.Ref) *refs.Ref {
+	if a.err != nil || slices.Contains(xs, nil) {
 		return nil
 	}
-	r, err := a.th.RT.Submit(a.th.Site(), ops.Sqrt, nil, x)
+	r, err := a.th.RT.Submit(a.th.Site(), op, attrs, xs...)
 	if err != nil {
 		a.err = err
 		return nil
@@ -169,22 +177,22 @@ func builtinAdam(decoupled bool) eval.BuiltinFunc {
 	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		lr, eps, wd := 1e-3, 1e-8, wdDefault
 		var betas []eval.Value
-		if err := eval.UnpackArgs(th, name, args, kwargs, "lr?", &lr, "betas?", &betas, "eps?", &eps, "weight_decay?", &wd); err != nil {
+		var amsgrad, maximize bool
+		if err := eval.UnpackArgs(th, name, args, kwargs, "lr?", &lr, "betas?", &betas, "eps?", &eps, "weight_decay?", &wd, "amsgrad?", &amsgrad, "maximize?", &maximize); err != nil {
 			return nil, err
 		}
 		b1, b2 := 0.9, 0.999
-		if betas != nil {
-			f1, ok1 := th.AsFloat(betas[0])
-			f2, ok2 := th.AsFloat(betas[min(1, len(betas)-1)])
-			if len(betas) != 2 || !ok1 || !ok2 {
-				return nil, fmt.Errorf("%s: betas must be a list of two numbers", name)
-			}
-			b1, b2 = f1, f2
+		if err := numberPair(th, name, "betas", betas, &b1, &b2); err != nil {
+			return nil, err
 		}
 		if lr < 0 || eps < 0 || wd < 0 || b1 < 0 || b1 >= 1 || b2 < 0 || b2 >= 1 {
 			return nil, fmt.Errorf("%s: invalid hyperparameters (lr %v, betas [%v, %v], eps %v, weight_decay %v)", name, lr, b1, b2, eps, wd)
 		}
-		return newOptimizer(optimizer{name: name, lr: lr, slots: []string{"exp_avg", "exp_avg_sq"}, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
+		slots := []string{"exp_avg", "exp_avg_sq"}
+		if amsgrad {
+			slots = append(slots, "max_exp_avg_sq")
+		}
+		return newOptimizer(optimizer{name: name, lr: lr, slots: slots, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
 			o.th.RT.Retain(g)
 			o.th.RT.Retain(p)
 			if wd != 0 {
@@ -216,6 +224,18 @@ func builtinAdam(decoupled bool) eval.BuiltinFunc {
 			o.free(diff, gg, vb, m, v, g)
 			bc1 := 1 - math.Pow(b1, float64(t))
 			bc2 := 1 - math.Pow(b2, float64(t))
+			out := []*refs.Ref{m2, v2}
+			if amsgrad {
+				// torch.maximum(max_exp_avg_sq, exp_avg_sq): the max starts at 0
+				vmax := v2
+				if s[2] == nil {
+					o.keep(vmax)
+				} else {
+					vmax = o.op(ops.Maximum, s[2], v2)
+				}
+				out = append(out, vmax)
+				v2 = vmax
+			}
 			root := o.sqrt(v2)
 			scaled := o.mulS(root, 1/math.Sqrt(bc2))
 			e := o.scalar(eps, scaled)
@@ -223,7 +243,7 @@ func builtinAdam(decoupled bool) eval.BuiltinFunc {
 			ratio := o.op(ops.Div, m2, denom)
 			np := o.addS(p, ratio, -lr/bc1)
 			o.free(root, scaled, e, denom, ratio, p)
-			return np, []*refs.Ref{m2, v2}
+			return np, out
 		}}), nil
 	}
 }
@@ -241,8 +261,8 @@ func newOptimizer(o optimizer) eval.Value {
 		if err := eval.UnpackArgs(th, o.name+".init", args, kwargs, "params", &params); err != nil {
 			return nil, err
 		}
-		keys := []string{"step"}
-		vals := []eval.Value{eval.Int(0)}
+		keys := append([]string{"step"}, o.shared...)
+		vals := append([]eval.Value{eval.Int(0)}, o.first...)
 		for _, slot := range o.slots {
 			tree, err := zipTrees(th, []eval.Value{params}, "", func(string, []eval.Value) (eval.Value, error) { return eval.None, nil })
 			if err != nil {
@@ -278,6 +298,21 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 	if !ok || !hasStep || !isInt {
 		return nil, fmt.Errorf("%s: state must be the record init gave (with a step), not %s", name, eval.Describe(state))
 	}
+	cur := make([]float64, len(o.shared))
+	for i, k := range o.shared {
+		v, ok := st.Get(k)
+		f, isNum := math.NaN(), false
+		if ok {
+			_, isNum = v.(eval.NoneType)
+			if !isNum {
+				f, isNum = th.AsFloat(v)
+			}
+		}
+		if !isNum {
+			return nil, fmt.Errorf("%s: the state's %q must be a number (or none before the first step), as %s.init made it", name, k, o.name)
+		}
+		cur[i] = f
+	}
 	trees := []eval.Value{params, grads}
 	for _, slot := range o.slots {
 		v, ok := st.Get(slot)
@@ -287,6 +322,10 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 		trees = append(trees, v)
 	}
 	t := step + 1
+	var next []eval.Value
+	if o.begin != nil {
+		o.step, next = o.begin(t, lr, cur)
+	}
 	ar := &arith{th: th}
 	var made []packed // Release does not see into them: freed here on failure
 	all, err := zipTrees(th, trees, "", func(path string, xs []eval.Value) (eval.Value, error) {
@@ -311,8 +350,8 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 		})
 	}
 	eval.Release(th.RT, all) // its packed leaves were handed over above
-	keys := append([]string{"step"}, o.slots...)
-	newState := eval.NewRecord(keys, append([]eval.Value{eval.Int(t)}, outs[1:]...))
+	keys := append(append([]string{"step"}, o.shared...), o.slots...)
+	newState := eval.NewRecord(keys, append(append([]eval.Value{eval.Int(t)}, next...), outs[1:]...))
 	return eval.NewRecord([]string{"params", "state"}, []eval.Value{outs[0], newState}), nil
 }
 
@@ -352,7 +391,14 @@ func (o optimizer) leaf(ar *arith, path string, t int, lr float64, xs []eval.Val
 			return nil, fmt.Errorf("the state's %s at %s is %s", o.slots[i], orRoot(path), eval.Describe(v))
 		}
 	}
-	np, ns := o.step(ar, p.Ref, g.Ref, slots, t, lr)
+	gr := g.Ref
+	if o.maximize {
+		if gr = ar.do(ops.Neg, nil, gr); gr == nil {
+			return nil, ar.err
+		}
+		defer th.RT.Release(gr)
+	}
+	np, ns := o.step(ar, p.Ref, gr, slots, t, lr)
 	if ar.err != nil {
 		for _, r := range append(ns, np) {
 			if r != nil {
