@@ -33,10 +33,14 @@ var torchAliases = []struct{ name, target, torchName string }{
 
 func init() {
 	for _, a := range torchAliases {
-		target := a.target
-		register(a.name, a.name+"(...): "+target+" under "+a.torchName+"'s name (see "+target+")",
-			func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-				return table[target].Fn(th, b, args, kwargs)
-			})
+		registerAlias(a.name, a.target, a.torchName)
 	}
+}
+
+// registerAlias registers name as target under torch's name torchName.
+func registerAlias(name, target, torchName string) {
+	register(name, name+"(...): "+target+" under "+torchName+"'s name (see "+target+")",
+		func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+			return table[target].Fn(th, b, args, kwargs)
+		})
 }

@@ -366,14 +366,22 @@ func builtinLinspace(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs
 	if err != nil {
 		return nil, err
 	}
+	linspaceInto(d, start, end)
+	return hostResult(th, d), nil
+}
+
+// linspaceInto fills the 1-d d with evenly spaced values from start to
+// end inclusive, as torch's linspace kernel: the first half counts up
+// from start, the second half down from end, so both ends are exact;
+// float32 in float32 arithmetic.
+func linspaceInto(d *tensor.Dense, start, end float64) {
+	steps := d.Numel()
 	if steps == 1 {
 		d.Set(0, start)
-		return hostResult(th, d), nil
+		return
 	}
-	// torch's kernel: the first half counts up from start, the second half
-	// down from end, so both ends are exact; float32 in float32 arithmetic.
 	half := steps / 2
-	if dt == tensor.Float32 {
+	if d.DType == tensor.Float32 {
 		s, e := float32(start), float32(end)
 		step := (e - s) / float32(steps-1)
 		out := d.F32()
@@ -384,7 +392,7 @@ func builtinLinspace(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs
 				out[i] = e - step*float32(steps-i-1)
 			}
 		}
-		return hostResult(th, d), nil
+		return
 	}
 	step := (end - start) / float64(steps-1)
 	for i := range steps {
@@ -394,7 +402,6 @@ func builtinLinspace(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs
 			d.Set(i, end-step*float64(steps-i-1))
 		}
 	}
-	return hostResult(th, d), nil
 }
 
 func builtinEye(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -21,12 +21,13 @@ func init() {
 	register("lu_solve", `lu_solve(LU, pivots, B, left=true, adjoint=false): X with A @ X = B (left=false: X @ A = B; adjoint: Aᵀ in place of A) for the square A that lu_factor gave LU[..., n, n] and pivots[..., n] of, B[..., n, k] (left=false: B[..., k, n]); batch dimensions broadcast; the pivots are read on the host (torch.linalg.lu_solve; torch.lu_solve's older order of arguments is not taken)`, luSolveBuiltin)
 }
 
-// luInput reads lu's and lu_factor's arguments, A and pivot; pivot=false
-// (LU without row exchanges, which torch has only on CUDA) is refused.
-func luInput(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (*refs.Ref, error) {
+// luInput reads lu's and lu_factor's arguments, A and pivot, and then
+// those of more (UnpackArgs's pairs); pivot=false (LU without row
+// exchanges, which torch has only on CUDA) is refused.
+func luInput(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg, more ...any) (*refs.Ref, error) {
 	var a *refs.Ref
 	pivot := true
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "A|input", &a, "pivot?", &pivot); err != nil {
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, append([]any{"A|input", &a, "pivot?", &pivot}, more...)...); err != nil {
 		return nil, err
 	}
 	if !pivot {

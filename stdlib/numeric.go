@@ -175,41 +175,69 @@ func histcBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 		return nil, fmt.Errorf("%s: %d bins is more than the %d allowed", b.Name, bins, maxHistBins)
 	}
 	if lo == hi && x.Shape().Numel() > 0 {
-		// torch reads the input's range on the host too.
-		d, err := th.RT.Read(x)
-		if err != nil {
+		var err error
+		if lo, hi, err = hostRange(th, x); err != nil {
 			return nil, err
-		}
-		lo, hi = math.Inf(1), math.Inf(-1)
-		for i := range d.Numel() {
-			v := d.At(i)
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
 		}
 	}
 	if lo == hi {
 		lo, hi = lo-1, hi+1
 	}
-	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
-		return nil, fmt.Errorf("%s: the range [%v, %v] is not finite", b.Name, lo, hi)
-	}
-	if lo > hi {
-		return nil, fmt.Errorf("%s: max (%v) must be larger than min (%v)", b.Name, hi, lo)
+	if err := checkHistRange(b.Name, lo, hi); err != nil {
+		return nil, err
 	}
 	c := newChain(th)
 	flat := c.Reshape(x, tensor.Shape{x.Shape().Numel()})
 	// torch's bin: (x - min)·bins / (max - min), truncated, in x's dtype,
-	// the last bin closed; elements outside [min, max] and NaN go to an
-	// extra bin that is dropped.
+	// the last bin closed; elements outside [min, max] and NaN are not
+	// counted.
 	pos := c.Op(ops.Div, nil, c.Op(ops.Mul, nil, c.Op(ops.Sub, nil, flat, c.scalar(lo, dt)), c.scalar(float64(bins), dt)), c.scalar(hi-lo, dt))
 	idx := c.Op(ops.Minimum, nil, c.Cast(c.Op(ops.Trunc, nil, pos), tensor.Int64), c.Constant(ops.IntScalar(int64(bins-1))))
 	inside := c.Op(ops.BitwiseAnd, nil, c.Op(ops.Ge, nil, flat, c.scalar(lo, dt)), c.Op(ops.Le, nil, flat, c.scalar(hi, dt)))
+	return c.Result(c.binCounts(inside, idx, nil, bins, dt))
+}
+
+// hostRange reads x on the host (as torch does) and returns its smallest
+// and largest elements, NaN if it holds one.
+func hostRange(th *eval.Thread, x *refs.Ref) (lo, hi float64, err error) {
+	d, err := th.RT.Read(x)
+	if err != nil {
+		return 0, 0, err
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i := range d.Numel() {
+		v := d.At(i)
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	return lo, hi, nil
+}
+
+// checkHistRange checks a histogram's range [lo, hi]: finite, lo <= hi.
+func checkHistRange(fname string, lo, hi float64) error {
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
+		return fmt.Errorf("%s: the range [%v, %v] is not finite", fname, lo, hi)
+	}
+	if lo > hi {
+		return fmt.Errorf("%s: max (%v) must be larger than min (%v)", fname, hi, lo)
+	}
+	return nil
+}
+
+// binCounts is the histogram [bins] in dt of the 1-d idx (int64 bin
+// indices, counted where inside is true): the sum of the weights w (1-d,
+// of idx's length; ones when nil) that fall in each bin, without a
+// gradient (torch's histograms have none).
+func (c *chain) binCounts(inside, idx, w *refs.Ref, bins int, dt tensor.DType) *refs.Ref {
+	// Elements outside go to an extra bin that is dropped.
 	idx = c.Op(ops.Where, nil, inside, idx, c.Constant(ops.IntScalar(int64(bins))))
 	counts := c.detached(func() *refs.Ref {
 		zeros := c.Expand(c.scalar(0, dt), tensor.Shape{bins + 1})
-		ones := c.Expand(c.scalar(1, dt), flat.Shape())
-		return c.Op(ops.ScatterAdd, ops.DimAttrs{Dim: 0}, zeros, idx, ones)
+		if w == nil {
+			w = c.Expand(c.scalar(1, dt), idx.Shape())
+		}
+		return c.Op(ops.ScatterAdd, ops.DimAttrs{Dim: 0}, zeros, idx, w)
 	})
-	return c.Result(c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(0, 0, bins)}, counts))
+	return c.Op(ops.Index, &ops.IndexAttrs{Items: ops.SliceAlong(0, 0, bins)}, counts)
 }
 
 // maxHistBins bounds histc's bins, checked before the counts are made.

@@ -70,9 +70,7 @@ func broadcastSystems(c *chain, name string, a, rhs *refs.Ref, vectors bool, op 
 		return c.fail(fmt.Errorf("%s: A is %v and B %v: they must have one dtype (use astype)", name, a.Meta().DType, rhs.Meta().DType))
 	}
 	as, bs := a.Shape(), rhs.Shape()
-	// B is a vector per matrix, as torch reads it: 1-d, or A's shape
-	// without its last dimension.
-	vector := vectors && (len(bs) == 1 || (len(bs) == len(as)-1 && bs.Equal(as[:len(as)-1])))
+	vector := vectors && vectorRHS(as, bs)
 	if len(bs) == 0 || (!vector && (len(bs) < 2 || bs[len(bs)-2] != n)) || (vector && bs[len(bs)-1] != n) {
 		want := fmt.Sprintf("B[..., %d, k]", n)
 		if vectors {
@@ -100,6 +98,13 @@ func broadcastSystems(c *chain, name string, a, rhs *refs.Ref, vectors bool, op 
 		x = c.Reshape(x, append(batch.Clone(), n))
 	}
 	return x
+}
+
+// vectorRHS says whether B of shape bs is a vector per matrix of A
+// [..., n, n] of shape as, as torch reads it: 1-d, or A's shape without
+// its last dimension.
+func vectorRHS(as, bs tensor.Shape) bool {
+	return len(bs) == 1 || (len(bs) == len(as)-1 && bs.Equal(as[:len(as)-1]))
 }
 
 // fail records err as the chain's error and returns nil.
