@@ -240,6 +240,17 @@ func gradCases() []gcase {
 	for n := range 3 {
 		cs = append(cs, gcase{op: "polygamma", name: fmt.Sprintf("polygamma/%d", n), attrs: ops.PolygammaAttrs{N: n}, ins: []*tensor.Dense{pos(2, 3)}})
 	}
+	// erfcx on both sides of 0; zeta, gammainc and gammaincc along their
+	// second operand, broadcast, the first an int64 tensor (torch has no
+	// gradient along it, and tref's rule fails for a float one:
+	// TestNoGradientAlongFirstOperand).
+	small := func(lo int, shape ...int) *tensor.Dense {
+		return dense(tensor.Int64, shape, func(i int) float64 { return float64(lo + i%3) })
+	}
+	cs = append(cs, gcase{op: "erfcx", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 4}, func(i int) float64 { return -2.2 + float64(i)*0.8 })}},
+		gcase{op: "zeta", ins: []*tensor.Dense{small(2, 3), pos(2, 3)}},
+		gcase{op: "gammainc", ins: []*tensor.Dense{small(1, 2, 3), pos(3)}},
+		gcase{op: "gammaincc", ins: []*tensor.Dense{small(1, 3), pos(2, 3)}})
 	cs = append(cs, gcase{op: "acosh", ins: []*tensor.Dense{dense(tensor.Float64, []int{2, 3}, func(i int) float64 { return 1.2 + float64(i)*0.7 })}})
 	for i := range cs {
 		if cs[i].name == "" {
@@ -429,6 +440,33 @@ func TestFirstOrderOnly(t *testing.T) {
 	}
 }
 
+// TestNoGradientAlongFirstOperand: zeta, gammainc and gammaincc have no
+// gradient along their first operand (nor has torch): differentiating
+// along a float one fails, naming the operand.
+func TestNoGradientAlongFirstOperand(t *testing.T) {
+	for _, c := range []struct{ op, operand string }{{"zeta", "x (input)"}, {"gammainc", "a (input)"}, {"gammaincc", "a (input)"}} {
+		rt := newRT()
+		a, x := rt.FromHost(refs.Site{}, pos(3)), rt.FromHost(refs.Site{}, pos(3))
+		tape := autograd.Start(rt, []*refs.Ref{a, x})
+		y, err := rt.Submit(refs.Site{}, ops.MustLookup(c.op), nil, a, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := rt.Submit(refs.Site{}, ops.Sum, ops.ReduceAttrs{}, y)
+		rt.Release(y)
+		want := "gradient of " + c.op + ": not implemented with respect to " + c.operand
+		if _, err := tape.Backward(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want an error %q", c.op, err, want)
+		}
+		for _, r := range []*refs.Ref{s, a, x} {
+			rt.Release(r)
+		}
+		if n := rt.LiveRefs(); n != 0 {
+			t.Errorf("%s: %d refs alive", c.op, n)
+		}
+	}
+}
+
 // scalarGradCases check the rules of the binary ops and where with a
 // number for one value operand (ops.ScalarOperand, on either side): the
 // tensors get their gradients, the number none.
@@ -458,6 +496,9 @@ func scalarGradCases() []gcase {
 		{name: "hypot_scalar", op: "hypot", attrs: right(f(1.5)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "scalar_copysign", op: "copysign", attrs: left(f(2)), ins: []*tensor.Dense{randn(2, 3)}},
 		{name: "copysign_scalar", op: "copysign", attrs: right(f(-1)), ins: []*tensor.Dense{randn(2, 3)}},
+		{name: "scalar_zeta", op: "zeta", attrs: left(f(2.5)), ins: []*tensor.Dense{pos(2, 3)}},
+		{name: "scalar_gammainc", op: "gammainc", attrs: left(f(1.7)), ins: []*tensor.Dense{pos(2, 3)}},
+		{name: "scalar_gammaincc", op: "gammaincc", attrs: left(ops.FloatScalar(0.6, tensor.Float32)), ins: []*tensor.Dense{pos(3)}},
 		{name: "where_scalar", op: "where", attrs: right(f(0)), ins: []*tensor.Dense{mask(2, 3), randn(2, 3)}},
 		{name: "where_scalar_first", op: "where", attrs: left(f(-1.5)), ins: []*tensor.Dense{mask(2, 3), randn(3)}},
 	}

@@ -175,13 +175,13 @@ func BinaryDType(op Op, a, b tensor.Meta) (tensor.DType, error) {
 func binaryDType(name string, a, b tensor.Meta) (tensor.DType, error) {
 	dt := tensor.ResultType(a, b)
 	switch name {
-	case "div", "atan2", "copysign":
+	case "div", "atan2", "copysign", "zeta":
 		if !dt.IsFloat() {
 			dt = tensor.Float32
 		}
-	case "hypot":
+	case "hypot", "gammainc", "gammaincc":
 		if !dt.IsFloat() {
-			return 0, fmt.Errorf("hypot takes floating-point tensors, got %v and %v", a.DType, b.DType)
+			return 0, fmt.Errorf("%s takes floating-point tensors, got %v and %v", name, a.DType, b.DType)
 		}
 	case "sub":
 		if a.DType == tensor.Bool || b.DType == tensor.Bool {

@@ -15,7 +15,7 @@ func TestScalarFormInfersAsZeroDTensor(t *testing.T) {
 		tensor.Float16, tensor.BFloat16, tensor.Float32, tensor.Float64}
 	scalars := []Scalar{IntScalar(3), FloatScalar(0.05, tensor.Float32), FloatScalar(2.5, tensor.Float64),
 		FloatScalar(1, tensor.Bool), FloatScalar(1.5, tensor.Float16)}
-	for _, op := range append(append([]Op{}, BinaryArith...), Comparisons...) {
+	for _, op := range append(append(append([]Op{}, BinaryArith...), Comparisons...), SpecialBinary...) {
 		if !op.Def().TakesScalar {
 			t.Errorf("%s has no scalar form", op)
 		}

@@ -1,10 +1,14 @@
 package ops
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Gradient rules of the special functions of special.go (see grad.go),
 // torch 1.13's formulas: each derivative of the gamma family is the next
-// polygamma, so every order differentiates again.
+// polygamma, so every order differentiates again. zeta, gammainc and
+// gammaincc differentiate along their second operand only, as torch.
 
 func init() {
 	// x in the result's dtype (integer inputs give float32 results).
@@ -38,5 +42,48 @@ func init() {
 			}
 			return []T{b.Mul(g, poly(b, p.N+1, fx(b, a)))}
 		}},
+		// 2x·erfcx(x) - 2/√π.
+		Erfcx: {Saves: []int{0}, SavesOut: true, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			d := b.Sub(b.MulScalar(b.Mul(fx(b, a), a.Out), 2), b.Scalar(2/math.Sqrt(math.Pi), a.OutMeta.DType))
+			return []T{b.Mul(g, d)}
+		}},
+		// -x·ζ(x + 1, q) for q; none for x, as torch.
+		Zeta: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
+			return []T{noGradFor(b, a, 0, "x (input)", "q (other)"), needed(a, 1, func() T {
+				dt := a.OutMeta.DType
+				x := b.Cast(a.X[0], dt)
+				z := b.Op(Zeta, nil, b.Add(x, b.Scalar(1, dt)), b.Cast(a.X[1], dt))
+				return b.Mul(b.Mul(g, b.Neg(x)), z)
+			})}
+		}},
+		// ±exp(-x)·x^(a-1)/Γ(a) for x, in logarithms as torch; none for a.
+		Gammainc:  {Saves: []int{0, 1}, VJP: gammaincGrad(1)},
+		Gammaincc: {Saves: []int{0, 1}, VJP: gammaincGrad(-1)},
 	})
+}
+
+// gammaincGrad is the rule of gammainc (sign 1) or gammaincc (sign -1):
+// the derivative along x is sign·exp((a - 1)·log(x) - x - lgamma(a)),
+// torch's formula (NaN at x = 0 for a = 1, as torch's); along a torch
+// has none, nor has tref.
+func gammaincGrad(sign float64) VJPFunc {
+	return func(b *Builder, a *GradArgs, g T) []T {
+		return []T{noGradFor(b, a, 0, "a (input)", "x (other)"), needed(a, 1, func() T {
+			dt := a.OutMeta.DType
+			p, x := b.Cast(a.X[0], dt), b.Cast(a.X[1], dt)
+			e := b.Sub(b.Sub(b.Mul(b.Sub(p, b.Scalar(1, dt)), b.Op(Log, nil, x)), x), b.Op(Lgamma, nil, p))
+			return b.Mul(g, b.MulScalar(b.Op(Exp, nil, e), sign))
+		})}
+	}
+}
+
+// noGradFor fails a rule whose input i (what) wants a cotangent, which
+// torch does not implement either (only other has one); it gives nil.
+// The tape names the op first ("gradient of zeta: ...").
+func noGradFor(b *Builder, a *GradArgs, i int, what, other string) T {
+	if a.Need[i] {
+		b.Fail(fmt.Errorf("not implemented with respect to %s, as in torch (only %s has a gradient); "+
+			"differentiate with respect to %s alone, or make %s a constant with detach", what, other, other, what))
+	}
+	return nil
 }

@@ -183,7 +183,8 @@ func stride[T, O any](x []T, o []O) int {
 }
 
 // floatArithRow is floordiv, mod, pow, atan2, fmod, hypot or copysign on
-// floats.
+// floats, or one of the binary special functions zeta, gammainc and
+// gammaincc (special_more.go).
 func floatArithRow[F float](name string) func(o, a, b []F) error {
 	var f func(x, y float64) float64
 	switch name {
@@ -201,6 +202,12 @@ func floatArithRow[F float](name string) func(o, a, b []F) error {
 		f = math.Hypot
 	case "copysign":
 		f = math.Copysign
+	case "zeta":
+		f = zetaNegative
+	case "gammainc":
+		f = igamma
+	case "gammaincc":
+		f = igammac
 	default:
 		panic("cpu: no float row for " + name)
 	}
@@ -250,7 +257,7 @@ func intArithRow[T number](name string) func(o, a, b []T) error {
 		f = ops.PowInt
 	case "fmod":
 		f = ops.FmodInt
-	case "atan2", "hypot", "copysign":
+	case "atan2", "hypot", "copysign", "zeta", "gammainc", "gammaincc":
 		// Inference makes their results floats: integers never get here.
 		f = func(int64, int64) (int64, error) { return 0, errors.New(name + " computes in floating point") }
 	default:

@@ -13,7 +13,7 @@ import (
 // the values at poles, at ±0 and at ±inf are torch's.
 
 var specialFuncs = map[ops.Op]func(float64) float64{
-	ops.Erfc: math.Erfc, ops.Erfinv: math.Erfinv, ops.Lgamma: lgamma, ops.Digamma: digamma,
+	ops.Erfc: math.Erfc, ops.Erfinv: math.Erfinv, ops.Lgamma: lgamma, ops.Digamma: digamma, ops.Erfcx: erfcx,
 }
 
 func init() {
@@ -121,14 +121,15 @@ func polygamma(n int, x float64) float64 {
 	return sign * math.Exp(lg) * zetaNegative(float64(n+1), x)
 }
 
-// zetaNegative is zeta(s, q) for an integer s >= 2. torch sums the terms
-// (q + k)^-s one by one from a negative q up to 9, which takes -q steps;
-// below -64 the terms at negative q + k are summed instead as a
-// difference of two zetas of positive arguments:
+// zetaNegative is zeta(s, q), polygamma's and the zeta op's. torch sums
+// the terms (q + k)^-s one by one from a negative q up to 9, which takes
+// -q steps; for an integer s > 1 and a non-integer q below -64 the terms
+// at negative q + k are summed instead as a difference of two zetas of
+// positive arguments:
 //
 //	Σ_{k<m} (q+k)^-s = (-1)^s·(ζ(s, 1-f) - ζ(s, 1-f+m)), m = -floor(q), f = q + m.
 func zetaNegative(s, q float64) float64 {
-	if q >= -64 || q == math.Floor(q) || math.IsNaN(q) {
+	if q >= -64 || q == math.Floor(q) || math.IsNaN(q) || s <= 1 || s != math.Floor(s) || math.IsInf(s, 0) {
 		return zeta(s, q)
 	}
 	m := -math.Floor(q)

@@ -117,6 +117,26 @@ func pointwiseCases() []opCase {
 			opCase{op: ops.Polygamma, in: []tensor.Meta{m(f64, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true},
 			opCase{op: ops.Polygamma, in: []tensor.Meta{m(tensor.Float16, 6)}, attrs: ops.PolygammaAttrs{N: n}, positive: true})
 	}
+	// zeta, gammainc and gammaincc: broadcasting, a number on either side
+	// (sc), promotions, halves; TestSpecialBinaryDomains covers their
+	// domains and edges.
+	sc := func(v float64, dt tensor.DType, left bool) ops.ScalarOperand {
+		return ops.ScalarOperand{Value: ops.FloatScalar(v, dt), Left: left}
+	}
+	for _, op := range ops.SpecialBinary {
+		t = append(t, opCase{op: op, in: []tensor.Meta{m(f32, 3, 4), m(f32, 4)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(f64, 2, 1, 3), m(f64, 4, 1)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(f64, 5), m(f32)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(i64, 4), m(f32, 4)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(tensor.Float16, 6), m(tensor.Float16, 6)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(tensor.BFloat16, 2, 3), m(f32)}, positive: true},
+			opCase{op: op, in: []tensor.Meta{m(f32, 3, 4)}, attrs: sc(2.5, f32, true), positive: true},
+			opCase{op: op, in: []tensor.Meta{m(f64, 5)}, attrs: sc(1.5, f32, false), positive: true},
+			opCase{op: op, in: []tensor.Meta{m(tensor.Float16, 5)}, attrs: sc(3, f64, true), positive: true})
+	}
+	t = append(t, opCase{op: ops.Zeta, in: []tensor.Meta{m(i64, 2, 3), m(i64, 3)}, positive: true},
+		opCase{op: ops.Zeta, in: []tensor.Meta{m(i64, 5)}, attrs: ops.ScalarOperand{Value: ops.IntScalar(3), Left: true}, positive: true},
+		opCase{op: ops.Zeta, in: []tensor.Meta{m(i64, 4)}, attrs: sc(2, f32, false), positive: true})
 	// The decompositions of random matrices (distinct eigenvalues and
 	// singular values; the signs both backends normalise), tall, wide,
 	// square, batched and empty.

@@ -443,30 +443,47 @@ at::Tensor nll_loss_rows(const at::Tensor &logp, const at::Tensor &target, const
   return reduction == at::Reduction::None ? loss.view(target.sizes()) : loss;
 }
 
-// polygamma_reflected is at::polygamma(n, x) but for orders n >= 2 at x below -64,
-// where torch's zeta sums one term per unit from x up to 9 (a hang for x
-// near -1e15): there the terms at negative x + k are summed as the
-// difference of two zetas of positive arguments, as the cpu backend does
-// (runtime/backend/cpu/special.go):
+// zeta_far is ζ(s, x) at the elements that far marks, non-integer x below
+// -64 with an integer s > 1, where torch's zeta sums one term per unit
+// from x up to 9 (a hang for x near -1e15): there the terms at negative
+// x + k are summed as the difference of two zetas of positive arguments,
+// as the cpu backend does (zetaNegative in runtime/backend/cpu/special.go):
 //
 //   Σ_{k<m} (x+k)^-s = (-1)^s·(ζ(s, 1-f) - ζ(s, 1-f+m)), m = -floor(x), f = x + m.
 //
-// Every element takes both paths, with 1 in place of the x a path does
-// not handle, so nothing waits for the device.
+// Elsewhere it computes with 1 in place of x, for the caller to replace.
+at::Tensor zeta_far(const at::Tensor &s, const at::Tensor &x, const at::Tensor &far) {
+  at::Tensor one = at::ones_like(x);
+  at::Tensor m = at::where(far, -at::floor(x), one);
+  at::Tensor f = at::where(far, x + m, one);
+  at::Tensor neg = at::special_zeta(s, 1 - f) - at::special_zeta(s, 1 - f + m);
+  return at::special_zeta(s, f) + at::where(at::fmod(s, 2) == 1, -neg, neg);
+}
+
+// polygamma_reflected is at::polygamma(n, x) but for orders n >= 2 at
+// non-integer x below -64, where it is ±n!·ζ(n + 1, x) by zeta_far. Every
+// element takes both paths, with 1 in place of the x a path does not
+// handle, so nothing waits for the device.
 at::Tensor polygamma_reflected(int64_t n, const at::Tensor &x) {
   if (n < 2 || !at::isFloatingType(x.scalar_type())) return at::polygamma(n, x);
   at::Tensor far = (x < -64).logical_and(x != at::floor(x));
-  at::Tensor one = at::ones_like(x);
-  at::Tensor direct = at::polygamma(n, at::where(far, one, x));
-  at::Tensor m = at::where(far, -at::floor(x), one);
-  at::Tensor f = at::where(far, x + m, one);
+  at::Tensor direct = at::polygamma(n, at::where(far, at::ones_like(x), x));
   double s = double(n + 1);
-  at::Tensor neg = at::special_zeta(s, 1 - f) - at::special_zeta(s, 1 - f + m);
-  if ((n + 1) % 2 == 1) neg = -neg;
-  at::Tensor z = at::special_zeta(s, f) + neg;
   double factorial = std::exp(std::lgamma(s));
-  at::Tensor reflected = z * (n % 2 == 1 ? factorial : -factorial);
+  at::Tensor reflected = zeta_far(at::full_like(x, s), x, far) * (n % 2 == 1 ? factorial : -factorial);
   return at::where(far, reflected, direct);
+}
+
+// zeta_reflected is at::special_zeta(s, x), s and x of one floating dtype
+// on one device, but at non-integer x below -64 with an integer s > 1,
+// where it is zeta_far's. On the CPU it runs torch's zeta alone when no
+// element is there; on a device every element takes both paths (with 1 in
+// place of the x a path does not handle), so nothing waits for it.
+at::Tensor zeta_reflected(const at::Tensor &s, const at::Tensor &x) {
+  at::Tensor far = (x < -64).logical_and(x != at::floor(x)).logical_and(s > 1).logical_and(s == at::floor(s)).logical_and(at::isfinite(s));
+  if (x.is_cpu() && !far.any().item<bool>()) return at::special_zeta(s, x);
+  at::Tensor direct = at::special_zeta(s, at::where(far, at::ones_like(x), x));
+  return at::where(far, zeta_far(s, x, far), direct);
 }
 
 // shift is tref's bitwise shift of x by y in their promoted dtype, with
@@ -655,6 +672,26 @@ OpFn binary(F f) {
   return [f](const Args &a) {
     auto xy = operands(a);
     return f(xy.first, xy.second);
+  };
+}
+
+// special_binary makes a registry entry of a binary special function
+// f(x, y) (zeta, gammainc, gammaincc) that takes a scalar operand too,
+// made on the tensor's device (special_zeta's reflection uses at::where,
+// which wants one device). Both operands are cast to the dtype they
+// promote to, computing float16 and bfloat16 (and zeta's integers) in
+// float32 on every device, as float_halves(fn, true) does for the unary
+// special functions (torch 1.13 has no zeta kernel for halves; the cpu
+// backend computes them in float32 too); halves are rounded back.
+template <typename F>
+OpFn special_binary(F f) {
+  return [f](const Args &a) -> at::Tensor {
+    auto xy = a.nin == 1 ? value_operands(a, a.in(0), a.in(0).device()) : operands(a);
+    auto st = at::result_type(xy.first, xy.second);
+    bool half = st == at::kHalf || st == at::kBFloat16;
+    auto ct = at::isFloatingType(st) && !half ? st : at::kFloat;
+    at::Tensor out = f(xy.first.to(ct), xy.second.to(ct));
+    return half ? out.to(st) : out;
   };
 }
 
@@ -948,6 +985,11 @@ const std::unordered_map<std::string, OpFn> &registry() {
       {"digamma", float_halves([](const Args &a) { return at::digamma(a.in(0)); }, true)},
       // ia: n
       {"polygamma", float_halves([](const Args &a) { return polygamma_reflected(a.i(0), a.in(0)); }, true)},
+      {"erfcx", float_halves([](const Args &a) { return at::special_erfcx(a.in(0)); }, true)},
+      // binary; either operand may be a scalar (special_binary)
+      {"zeta", special_binary(zeta_reflected)},
+      {"gammainc", special_binary([](const at::Tensor &a, const at::Tensor &x) { return at::special_gammainc(a, x); })},
+      {"gammaincc", special_binary([](const at::Tensor &a, const at::Tensor &x) { return at::special_gammaincc(a, x); })},
       {"isnan", [](const Args &a) { return at::isnan(a.in(0)); }},
       {"isinf", [](const Args &a) { return at::isinf(a.in(0)); }},
       // ia: has posinf, has neginf; fa: nan, posinf, neginf
