@@ -44,8 +44,7 @@ func qrVJP(b *Builder, a *GradArgs, g T) []T {
 		return []T{qrSquareVJP(b, q, r, gq, gr)}
 	}
 	last := len(s) - 1
-	cols := func(x T, lo, hi int) T { return b.Op(Index, &IndexAttrs{Items: SliceAlong(last, lo, hi)}, x) }
-	r1, r2, gr1, gr2 := cols(r, 0, m), cols(r, m, n), cols(gr, 0, m), cols(gr, m, n)
+	r1, r2, gr1, gr2 := b.narrow(r, last, m), b.rest(r, last, m), b.narrow(gr, last, m), b.rest(gr, last, m)
 	y := b.Matmul(q, r2)
 	gx := qrSquareVJP(b, q, r1, b.Add(gq, b.Matmul(y, b.Transpose(gr2))), gr1)
 	return []T{b.Op(Cat, CatAttrs{Dim: last}, gx, b.Matmul(q, gr2))}
@@ -86,9 +85,8 @@ func svdVJP(b *Builder, a *GradArgs, g T) []T {
 	f, gf := b.Unpack(a.Out, a.In[0], attrs), b.Unpack(g, a.In[0], attrs)
 	u, sv, vh, gu, gs, gvh := f[0], f[1], f[2], gf[0], gf[1], gf[2]
 	if attrs.Full {
-		cols := func(x T) T { return b.Op(Index, &IndexAttrs{Items: SliceAlong(len(s)-1, 0, k)}, x) }
-		rows := func(x T) T { return b.Op(Index, &IndexAttrs{Items: SliceAlong(len(s)-2, 0, k)}, x) }
-		u, gu, vh, gvh = cols(u), cols(gu), rows(vh), rows(gvh)
+		u, gu = b.narrow(u, len(s)-1, k), b.narrow(gu, len(s)-1, k)
+		vh, gvh = b.narrow(vh, len(s)-2, k), b.narrow(gvh, len(s)-2, k)
 	}
 	batch := s[:len(s)-2]
 	asRow := func(x T) T { return b.Reshape(x, append(batch.Clone(), 1, k)) }
@@ -137,6 +135,25 @@ func diagEmbed(b *Builder, x T) T {
 
 // Eye is the n×n identity matrix in dt.
 func (b *Builder) Eye(n int, dt tensor.DType) T { return b.EyeRect(n, n, dt) }
+
+// narrow is x's first k entries along dim d.
+func (b *Builder) narrow(x T, d, k int) T {
+	if b.err != nil {
+		return nil
+	}
+	if x.Meta().Shape[d] == k {
+		return x
+	}
+	return b.Op(Index, &IndexAttrs{Items: SliceAlong(d, 0, k)}, x)
+}
+
+// rest is x's entries along dim d from the k-th on.
+func (b *Builder) rest(x T, d, k int) T {
+	if b.err != nil {
+		return nil
+	}
+	return b.Op(Index, &IndexAttrs{Items: SliceAlong(d, k, x.Meta().Shape[d])}, x)
+}
 
 // EyeRect is the m×n matrix in dt with ones on its diagonal.
 func (b *Builder) EyeRect(m, n int, dt tensor.DType) T {

@@ -52,22 +52,6 @@ func (b *Builder) PermutationMatrix(perm T) T {
 	return b.Cast(b.Op(Eq, nil, b.Reshape(perm, append(s[:len(s)-1].Clone(), 1, m)), b.Cast(b.Iota(m, tensor.Shape{m, 1}), dt)), dt)
 }
 
-// narrow is x's first k entries along dim d.
-func (b *Builder) narrow(x T, d, k int) T {
-	if b.err != nil {
-		return nil
-	}
-	if x.Meta().Shape[d] == k {
-		return x
-	}
-	return b.Op(Index, &IndexAttrs{Items: SliceAlong(d, 0, k)}, x)
-}
-
-// rest is x's entries along dim d from the k-th on.
-func (b *Builder) rest(x T, d, k int) T {
-	return b.Op(Index, &IndexAttrs{Items: SliceAlong(d, k, x.Meta().Shape[d])}, x)
-}
-
 // luVJP, with gL = g[..., :, :k] and gU = g[..., :k, :] (k = min(m, n)):
 //
 //	m = n: gA = P·L⁻ᵀ·(tril(Lᵀ·gL, −1) + triu(gU·Uᵀ))·U⁻ᵀ
