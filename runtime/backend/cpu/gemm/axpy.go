@@ -15,44 +15,24 @@ func DotF64(x, y []float64) float64 { return dotF64(x, y) }
 func RotF64(c, s float64, x, y []float64) { rotF64(c, s, x, y) }
 
 var (
-	axpyF64 = axpyF64Go
-	dotF64  = dotF64Go
+	axpyF64 = axpyGo[float64]
+	dotF64  = dotGo[float64]
 	rotF64  = rotF64Go
 	// fusedF64 is set where the routines are the AVX2 ones, which fuse
 	// each multiply-add.
 	fusedF64 = false
 )
 
-func axpyF64Go(a float64, x, y []float64) {
+// axpyGo is the portable a·x added to y.
+func axpyGo[T Number](a T, x, y []T) {
 	y = y[:len(x)]
 	for j, v := range x {
 		y[j] += a * v
 	}
 }
 
-func dotF64Go(x, y []float64) float64 {
-	y = y[:len(x)]
-	s := 0.0
-	for i, v := range x {
-		s += v * y[i]
-	}
-	return s
-}
-
-func rotF64Go(c, s float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, xi := range x {
-		yi := y[i]
-		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
-	}
-}
-
-// dotOf is the sum of x[i]·y[i] (len(y) ≥ len(x)), by dotF64 for
-// float64, two interleaved sums otherwise.
-func dotOf[T Number](x, y []T) T {
-	if xf, ok := any(x).([]float64); ok {
-		return T(dotF64(xf, any(y).([]float64)))
-	}
+// dotGo is the portable Σ x[i]·y[i], in two interleaved sums.
+func dotGo[T Number](x, y []T) T {
 	y = y[:len(x)]
 	var s0, s1 T
 	p := 0
@@ -66,14 +46,28 @@ func dotOf[T Number](x, y []T) T {
 	return s0 + s1
 }
 
+func rotF64Go(c, s float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, xi := range x {
+		yi := y[i]
+		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
+	}
+}
+
+// dotOf is the sum of x[i]·y[i] (len(y) ≥ len(x)), by dotF64 for
+// float64.
+func dotOf[T Number](x, y []T) T {
+	if xf, ok := any(x).([]float64); ok {
+		return T(dotF64(xf, any(y).([]float64)))
+	}
+	return dotGo(x, y)
+}
+
 // axpy adds a·x to y, by axpyF64 for float64.
 func axpy[T Number](a T, x, y []T) {
 	if yf, ok := any(y).([]float64); ok {
 		axpyF64(float64(a), any(x).([]float64), yf)
 		return
 	}
-	y = y[:len(x)]
-	for j, v := range x {
-		y[j] += a * v
-	}
+	axpyGo(a, x, y)
 }
