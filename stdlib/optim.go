@@ -17,9 +17,9 @@ import (
 // kept as they are. tree_map applies a function leaf by leaf.
 
 func init() {
-	register("sgd", "sgd(lr, momentum=0, dampening=0, weight_decay=0, nesterov=false): torch.optim.SGD as {init(params), update(params, grads, state, lr=) -> {params, state}}", builtinSGD)
-	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, amsgrad=false, maximize=false): torch.optim.Adam as {init, update}; amsgrad keeps the state's max_exp_avg_sq", builtinAdam(false))
-	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01, amsgrad=false, maximize=false): torch.optim.AdamW as {init, update}; amsgrad keeps the state's max_exp_avg_sq", builtinAdam(true))
+	register("sgd", "sgd(lr, momentum=0, dampening=0, weight_decay=0, nesterov=false, maximize=false): torch.optim.SGD as {init(params), update(params, grads, state, lr=, momentum=) -> {params, state}}; update's momentum= (a momentum schedule's) needs an sgd made with a momentum, whose state keeps the momentum_buffer", builtinSGD)
+	register("adam", "adam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, amsgrad=false, maximize=false): torch.optim.Adam as {init, update(params, grads, state, lr=, beta1=)}; amsgrad keeps the state's max_exp_avg_sq", builtinAdam(false))
+	register("adamw", "adamw(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0.01, amsgrad=false, maximize=false): torch.optim.AdamW as {init, update(params, grads, state, lr=, beta1=)}; amsgrad keeps the state's max_exp_avg_sq", builtinAdam(true))
 	register("tree_map", "tree_map(f, tree, ...): f applied to the leaves at each position of trees of one structure (lists and records)", builtinTreeMap)
 	register("tree_flatten", "tree_flatten(tree): a flat record of the tree's leaves keyed by their paths (\"w.b[2]\"), none leaves left out: what save writes", builtinTreeFlatten)
 	register("tree_unflatten", "tree_unflatten(flat, like): a tree shaped like like whose leaves are flat's values at their paths (like's leaf where flat has none): what load read back", builtinTreeUnflatten)
@@ -27,13 +27,19 @@ func init() {
 
 // optimizer is one update rule over a parameter's leaf: p, its gradient
 // and its state slots (borrowed refs, nil before the first step), the
-// step number t from 1 and the learning rate; it returns the new
-// parameter and slots (owned).
+// step number t from 1 and the update's rates; it returns the new
+// parameter and slots (owned; nil for a slot still none).
 type optimizer struct {
 	name  string
 	lr    float64 // the default; update's lr= overrides it (schedules)
 	slots []string
 	step  stepRule
+	// momentum is the default of the rate update's momentumKw= overrides:
+	// "momentum" (sgd, rmsprop) or "beta1" (the adam family), what torch's
+	// OneCycleLR and CyclicLR set in group["momentum"] or group["betas"][0]
+	// at each step (onecycle_momentum, cyclic_momentum); "" for none.
+	momentum   float64
+	momentumKw string
 	// maximize negates each gradient first (torch's maximize=True).
 	maximize bool
 	// shared names numbers of the state, after step, that every leaf's
@@ -44,11 +50,15 @@ type optimizer struct {
 	// values.
 	shared []string
 	first  []eval.Value
-	begin  func(t int, lr float64, cur []float64) (stepRule, []eval.Value)
+	begin  func(t int, r rates, cur []float64) (stepRule, []eval.Value)
 }
 
+// rates are an update's learning rate and momentum (see optimizer's
+// momentum): the optimizer's own unless update's arguments override them.
+type rates struct{ lr, momentum float64 }
+
 // stepRule is an optimizer's update of one leaf (see optimizer).
-type stepRule func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref)
+type stepRule func(o *arith, p, g *refs.Ref, slots []*refs.Ref, t int, r rates) (*refs.Ref, []*refs.Ref)
 
 // arith submits the elementwise ops of an update, keeping the first error.
 type arith struct {
@@ -120,8 +130,8 @@ func (a *arith) free(rs ...*refs.Ref) {
 
 func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var lr, momentum, dampening, wd float64
-	var nesterov bool
-	if err := eval.UnpackArgs(th, "sgd", args, kwargs, "lr", &lr, "momentum?", &momentum, "dampening?", &dampening, "weight_decay?", &wd, "nesterov?", &nesterov); err != nil {
+	var nesterov, maximize bool
+	if err := eval.UnpackArgs(th, "sgd", args, kwargs, "lr", &lr, "momentum?", &momentum, "dampening?", &dampening, "weight_decay?", &wd, "nesterov?", &nesterov, "maximize?", &maximize); err != nil {
 		return nil, err
 	}
 	if lr < 0 || momentum < 0 || wd < 0 {
@@ -134,7 +144,7 @@ func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 	if momentum != 0 {
 		slots = []string{"momentum_buffer"}
 	}
-	return newOptimizer(optimizer{name: "sgd", lr: lr, slots: slots, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: "sgd", lr: lr, slots: slots, maximize: maximize, momentum: momentum, momentumKw: "momentum", step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, r rates) (*refs.Ref, []*refs.Ref) {
 		d := g
 		o.th.RT.Retain(d)
 		if wd != 0 {
@@ -142,18 +152,22 @@ func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 			o.free(d)
 			d = n
 		}
-		if momentum != 0 {
+		if len(s) == 1 && r.momentum == 0 {
+			// a momentum scheduled to 0 leaves the buffer as it is (torch's
+			// step skips it)
+			o.keep(s[0])
+		} else if len(s) == 1 {
 			var buf *refs.Ref
 			if s[0] == nil {
 				buf = d
 				o.keep(buf)
 			} else {
-				m := o.mulS(s[0], momentum)
+				m := o.mulS(s[0], r.momentum)
 				buf = o.addS(m, d, 1-dampening)
 				o.free(m)
 			}
 			if nesterov {
-				n := o.addS(d, buf, momentum)
+				n := o.addS(d, buf, r.momentum)
 				o.free(d)
 				d = n
 			} else {
@@ -163,7 +177,7 @@ func builtinSGD(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []ev
 			}
 			s = []*refs.Ref{buf}
 		}
-		np := o.addS(p, d, -lr)
+		np := o.addS(p, d, -r.lr)
 		o.free(d)
 		return np, s
 	}}), nil
@@ -192,7 +206,8 @@ func builtinAdam(decoupled bool) eval.BuiltinFunc {
 		if amsgrad {
 			slots = append(slots, "max_exp_avg_sq")
 		}
-		return newOptimizer(optimizer{name: name, lr: lr, slots: slots, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
+		return newOptimizer(optimizer{name: name, lr: lr, slots: slots, maximize: maximize, momentum: b1, momentumKw: "beta1", step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, r rates) (*refs.Ref, []*refs.Ref) {
+			lr, b1 := r.lr, r.momentum
 			o.th.RT.Retain(g)
 			o.th.RT.Retain(p)
 			if wd != 0 {
@@ -282,12 +297,16 @@ func newOptimizer(o optimizer) eval.Value {
 func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	name := o.name + ".update"
 	var params, grads, state eval.Value
-	lr := o.lr
-	if err := eval.UnpackArgs(th, name, args, kwargs, "params", &params, "grads", &grads, "state", &state, "lr?", &lr); err != nil {
+	r := rates{lr: o.lr, momentum: o.momentum}
+	pairs := []any{"params", &params, "grads", &grads, "state", &state, "lr?", &r.lr}
+	if o.momentumKw != "" {
+		pairs = append(pairs, o.momentumKw+"?", &r.momentum)
+	}
+	if err := eval.UnpackArgs(th, name, args, kwargs, pairs...); err != nil {
 		return nil, err
 	}
-	if lr < 0 || math.IsNaN(lr) {
-		return nil, fmt.Errorf("%s: lr must be non-negative, got %v", name, lr)
+	if err := o.checkRates(r); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
 	st, ok := state.(*eval.Record)
 	stepV, hasStep := eval.Value(nil), false
@@ -324,12 +343,12 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 	t := step + 1
 	var next []eval.Value
 	if o.begin != nil {
-		o.step, next = o.begin(t, lr, cur)
+		o.step, next = o.begin(t, r, cur)
 	}
 	ar := &arith{th: th}
 	var made []packed // Release does not see into them: freed here on failure
 	all, err := zipTrees(th, trees, "", func(path string, xs []eval.Value) (eval.Value, error) {
-		v, err := o.leaf(ar, path, t, lr, xs)
+		v, err := o.leaf(ar, path, t, r, xs)
 		if err == nil {
 			made = append(made, v.(packed))
 		}
@@ -355,9 +374,35 @@ func (o optimizer) update(th *eval.Thread, args []eval.Value, kwargs []eval.Kwar
 	return eval.NewRecord([]string{"params", "state"}, []eval.Value{outs[0], newState}), nil
 }
 
+// checkRates checks an update's rates as torch's constructors check
+// them: a momentum scheduled above 0 needs the buffer that only a
+// momentum given at construction keeps in the state.
+func (o optimizer) checkRates(r rates) error {
+	switch {
+	case r.lr < 0 || math.IsNaN(r.lr):
+		return fmt.Errorf("lr must be non-negative, got %v", r.lr)
+	case o.momentumKw == "beta1" && !(r.momentum >= 0 && r.momentum < 1):
+		return fmt.Errorf("invalid beta1 %v (torch requires 0 <= beta1 < 1)", r.momentum)
+	case o.momentumKw == "momentum" && !(r.momentum >= 0):
+		return fmt.Errorf("momentum must be non-negative, got %v", r.momentum)
+	case o.momentumKw == "momentum" && r.momentum != 0 && o.momentum == 0:
+		return fmt.Errorf("momentum=%s needs %s made with a momentum (%s(..., momentum=0.9)): without one its state keeps no momentum_buffer", scriptNumber(r.momentum), o.name, o.name)
+	}
+	return nil
+}
+
+// scriptNumber prints v as the script wrote it: a float32 literal with
+// its float32 digits (0.9, not 0.8999999761581421).
+func scriptNumber(v float64) string {
+	if float64(float32(v)) == v {
+		return eval.FormatFloat(v, 32)
+	}
+	return eval.FormatFloat(v, 64)
+}
+
 // leaf updates one parameter (xs: the parameter, its gradient, its
 // slots); a leaf without a float gradient is kept.
-func (o optimizer) leaf(ar *arith, path string, t int, lr float64, xs []eval.Value) (eval.Value, error) {
+func (o optimizer) leaf(ar *arith, path string, t int, r rates, xs []eval.Value) (eval.Value, error) {
 	th := ar.th
 	keep := func() (eval.Value, error) {
 		out := make(packed, 0, len(xs)-1)
@@ -398,7 +443,7 @@ func (o optimizer) leaf(ar *arith, path string, t int, lr float64, xs []eval.Val
 		}
 		defer th.RT.Release(gr)
 	}
-	np, ns := o.step(ar, p.Ref, gr, slots, t, lr)
+	np, ns := o.step(ar, p.Ref, gr, slots, t, r)
 	if ar.err != nil {
 		for _, r := range append(ns, np) {
 			if r != nil {
@@ -409,7 +454,11 @@ func (o optimizer) leaf(ar *arith, path string, t int, lr float64, xs []eval.Val
 	}
 	out := packed{eval.Tensor{Ref: np}}
 	for _, r := range ns {
-		out = append(out, eval.Tensor{Ref: r})
+		if r == nil { // a slot the rule left none
+			out = append(out, eval.None)
+		} else {
+			out = append(out, eval.Tensor{Ref: r})
+		}
 	}
 	return out, nil
 }

@@ -17,14 +17,14 @@ import (
 // multiplies and adds, which can differ in the last bit.
 
 func init() {
-	register("rmsprop", "rmsprop(lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false): torch.optim.RMSprop as {init, update}", builtinRMSprop)
-	register("adagrad", "adagrad(lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10): torch.optim.Adagrad as {init, update}", builtinAdagrad)
+	register("rmsprop", "rmsprop(lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false, maximize=false): torch.optim.RMSprop as {init, update(params, grads, state, lr=, momentum=)}; update's momentum= (a momentum schedule's) needs an rmsprop made with a momentum, whose state keeps the momentum_buffer", builtinRMSprop)
+	register("adagrad", "adagrad(lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10, maximize=false): torch.optim.Adagrad as {init, update}", builtinAdagrad)
 }
 
 func builtinRMSprop(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	lr, alpha, eps, wd, momentum := 1e-2, 0.99, 1e-8, 0.0, 0.0
-	centered := false
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "lr?", &lr, "alpha?", &alpha, "eps?", &eps, "weight_decay?", &wd, "momentum?", &momentum, "centered?", &centered); err != nil {
+	var centered, maximize bool
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "lr?", &lr, "alpha?", &alpha, "eps?", &eps, "weight_decay?", &wd, "momentum?", &momentum, "centered?", &centered, "maximize?", &maximize); err != nil {
 		return nil, err
 	}
 	if !(lr >= 0 && alpha >= 0 && eps >= 0 && wd >= 0 && momentum >= 0) {
@@ -38,7 +38,8 @@ func builtinRMSprop(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if centered {
 		avgAt, slots = len(slots), append(slots, "grad_avg")
 	}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: slots, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: slots, maximize: maximize, momentum: momentum, momentumKw: "momentum", step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, r rates) (*refs.Ref, []*refs.Ref) {
+		lr := r.lr
 		o.th.RT.Retain(g)
 		if wd != 0 {
 			// grad.add(param, alpha=weight_decay)
@@ -83,11 +84,16 @@ func builtinRMSprop(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 		avg := o.op(ops.Add, root, e)
 		o.free(root, e)
 		var np *refs.Ref
-		if momentum > 0 {
+		if bufAt >= 0 && r.momentum == 0 {
+			// a momentum scheduled to 0 leaves the buffer as it is
+			o.keep(s[bufAt])
+			out[bufAt] = s[bufAt]
+		}
+		if r.momentum > 0 {
 			// buf.mul_(momentum).addcdiv_(grad, avg); param.add_(buf, alpha=-lr)
 			buf := o.op(ops.Div, g, avg)
 			if s[bufAt] != nil {
-				prev := o.mulS(s[bufAt], momentum)
+				prev := o.mulS(s[bufAt], r.momentum)
 				n := o.op(ops.Add, prev, buf)
 				o.free(prev, buf)
 				buf = n
@@ -108,20 +114,21 @@ func builtinRMSprop(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 
 func builtinAdagrad(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	lr, lrDecay, wd, initAcc, eps := 1e-2, 0.0, 0.0, 0.0, 1e-10
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "lr?", &lr, "lr_decay?", &lrDecay, "weight_decay?", &wd, "initial_accumulator_value?", &initAcc, "eps?", &eps); err != nil {
+	var maximize bool
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "lr?", &lr, "lr_decay?", &lrDecay, "weight_decay?", &wd, "initial_accumulator_value?", &initAcc, "eps?", &eps, "maximize?", &maximize); err != nil {
 		return nil, err
 	}
 	if !(lr >= 0 && lrDecay >= 0 && wd >= 0 && initAcc >= 0 && eps >= 0) {
 		return nil, fmt.Errorf("%s: invalid hyperparameters (lr %v, lr_decay %v, weight_decay %v, initial_accumulator_value %v, eps %v): none may be negative", b.Name, lr, lrDecay, wd, initAcc, eps)
 	}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"sum"}, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"sum"}, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, r rates) (*refs.Ref, []*refs.Ref) {
 		o.th.RT.Retain(g)
 		if wd != 0 {
 			n := o.addS(g, p, wd)
 			o.free(g)
 			g = n
 		}
-		clr := lr / (1 + float64(t-1)*lrDecay)
+		clr := r.lr / (1 + float64(t-1)*lrDecay)
 		// state_sum.addcmul_(grad, grad, value=1); the sum starts at
 		// initial_accumulator_value.
 		sum := o.op(ops.Mul, g, g)

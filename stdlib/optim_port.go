@@ -24,9 +24,9 @@ import (
 
 func init() {
 	register("adadelta", "adadelta(lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, maximize=false): torch.optim.Adadelta as {init, update}; the state's slots square_avg and acc_delta", builtinAdadelta)
-	register("adamax", "adamax(lr=2e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, maximize=false): torch.optim.Adamax as {init, update}; the state's slots exp_avg and exp_inf", builtinAdamax)
-	register("nadam", "nadam(lr=2e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, momentum_decay=4e-3): torch.optim.NAdam as {init, update}; the state {step, mu_product, exp_avg, exp_avg_sq}, mu_product the float32 product of the momentum coefficients as torch keeps it", builtinNAdam)
-	register("radam", "radam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0): torch.optim.RAdam as {init, update}: plain momentum steps until the variance rectification term is defined (rho_t > 5), then rectified adaptive ones; the state's slots exp_avg and exp_avg_sq", builtinRAdam)
+	register("adamax", "adamax(lr=2e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, maximize=false): torch.optim.Adamax as {init, update(params, grads, state, lr=, beta1=)}; the state's slots exp_avg and exp_inf", builtinAdamax)
+	register("nadam", "nadam(lr=2e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0, momentum_decay=4e-3): torch.optim.NAdam as {init, update(params, grads, state, lr=, beta1=)}; the state {step, mu_product, exp_avg, exp_avg_sq}, mu_product the float32 product of the momentum coefficients as torch keeps it", builtinNAdam)
+	register("radam", "radam(lr=1e-3, betas=[0.9, 0.999], eps=1e-8, weight_decay=0): torch.optim.RAdam as {init, update(params, grads, state, lr=, beta1=)}: plain momentum steps until the variance rectification term is defined (rho_t > 5), then rectified adaptive ones; the state's slots exp_avg and exp_avg_sq", builtinRAdam)
 	register("rprop", "rprop(lr=1e-2, etas=[0.5, 1.2], step_sizes=[1e-6, 50], maximize=false): torch.optim.Rprop as {init, update}; the state's slots prev and step_size. lr (and update's lr=) only sets the step sizes at the first update, as torch's", builtinRprop)
 	register("asgd", "asgd(lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0, maximize=false): torch.optim.ASGD as {init, update}; the state {step, eta, mu, ax}: ax the average of the parameters (a tree like params, what to evaluate with), eta and mu float32 numbers as torch keeps them (eta is none until the first update takes lr, and each update's lr sets the next eta)", builtinASGD)
 }
@@ -161,7 +161,8 @@ func builtinAdadelta(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if err := checkHypers(b.Name, nonNegative("lr", lr), hyper{"rho", rho, 0 <= rho && rho <= 1, "0 <= rho <= 1"}, nonNegative("eps", eps), nonNegative("weight_decay", wd)); err != nil {
 		return nil, err
 	}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"square_avg", "acc_delta"}, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"square_avg", "acc_delta"}, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, r rates) (*refs.Ref, []*refs.Ref) {
+		lr := r.lr
 		g = o.decayed(g, p, wd)
 		sq := o.emaSq(s[0], g, rho)
 		// std = square_avg.add(eps).sqrt_()
@@ -208,7 +209,8 @@ func builtinAdamax(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs [
 	if err != nil {
 		return nil, err
 	}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"exp_avg", "exp_inf"}, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"exp_avg", "exp_inf"}, maximize: maximize, momentum: b1, momentumKw: "beta1", step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, r rates) (*refs.Ref, []*refs.Ref) {
+		lr, b1 := r.lr, r.momentum
 		g = o.decayed(g, p, wd)
 		m := o.ema(s[0], g, b1)
 		// exp_inf = amax([exp_inf·beta2, |grad| + eps]); zeros·beta2 are
@@ -238,14 +240,15 @@ func builtinNAdam(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	}
 	// mu_product is a float32 tensor in torch, and its products are
 	// float32 products with the coefficients rounded to float32.
-	begin := func(t int, lr float64, cur []float64) (stepRule, []eval.Value) {
+	begin := func(t int, r rates, cur []float64) (stepRule, []eval.Value) {
+		lr, b1 := r.lr, r.momentum
 		step := float64(t)
 		mu := b1 * (1 - 0.5*math.Pow(0.96, step*md))
 		muNext := b1 * (1 - 0.5*math.Pow(0.96, (step+1)*md))
 		prod := float32(cur[0]) * float32(mu)
 		prodNext := float64(prod * float32(mu) * float32(muNext))
 		bc2 := 1 - math.Pow(b2, step)
-		return func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, _ float64) (*refs.Ref, []*refs.Ref) {
+		return func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, _ rates) (*refs.Ref, []*refs.Ref) {
 			g = o.decayed(g, p, wd)
 			m := o.ema(s[0], g, b1)
 			v := o.emaSq(s[1], g, b2)
@@ -260,7 +263,7 @@ func builtinNAdam(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 			return np, []*refs.Ref{m, v}
 		}, []eval.Value{eval.Float32(prod)}
 	}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"exp_avg", "exp_avg_sq"}, shared: []string{"mu_product"}, first: []eval.Value{eval.Float32(1)}, begin: begin}), nil
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"exp_avg", "exp_avg_sq"}, shared: []string{"mu_product"}, first: []eval.Value{eval.Float32(1)}, begin: begin, momentum: b1, momentumKw: "beta1"}), nil
 }
 
 func builtinRAdam(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -268,7 +271,8 @@ func builtinRAdam(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if err != nil {
 		return nil, err
 	}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"exp_avg", "exp_avg_sq"}, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"exp_avg", "exp_avg_sq"}, momentum: b1, momentumKw: "beta1", step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, t int, r rates) (*refs.Ref, []*refs.Ref) {
+		lr, b1 := r.lr, r.momentum
 		step := float64(t)
 		bc1 := 1 - math.Pow(b1, step)
 		bc2 := 1 - math.Pow(b2, step)
@@ -320,7 +324,8 @@ func builtinRprop(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 		return nil, err
 	}
 	clamp := ops.ClampAttrs{Min: minStep, Max: maxStep, HasMin: true, HasMax: true, MinFloat: true, MaxFloat: true}
-	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"prev", "step_size"}, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, lr float64) (*refs.Ref, []*refs.Ref) {
+	return newOptimizer(optimizer{name: b.Name, lr: lr, slots: []string{"prev", "step_size"}, maximize: maximize, step: func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, r rates) (*refs.Ref, []*refs.Ref) {
+		lr := r.lr
 		// sign = grad.mul(prev).sign(), prev zeros at first; then
 		// etaplus where positive, etaminus where negative, 1 where 0
 		var gp *refs.Ref
@@ -367,14 +372,15 @@ func builtinASGD(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	}
 	// eta and mu are float32 tensors in torch: eta starts as the lr of
 	// the first step, each step sets the next from its own lr.
-	begin := func(t int, lr float64, cur []float64) (stepRule, []eval.Value) {
+	begin := func(t int, r rates, cur []float64) (stepRule, []eval.Value) {
+		lr := r.lr
 		eta, mu := cur[0], cur[1]
 		if t == 1 {
 			eta = f32(lr)
 		}
 		step := float64(t)
 		next := []eval.Value{eval.Float32(lr / math.Pow(1+lambd*lr*step, alpha)), eval.Float32(1 / math.Max(1, step-t0))}
-		return func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, _ float64) (*refs.Ref, []*refs.Ref) {
+		return func(o *arith, p, g *refs.Ref, s []*refs.Ref, _ int, _ rates) (*refs.Ref, []*refs.Ref) {
 			g = o.decayed(g, p, wd)
 			// param.mul_(1 - lambd·eta); param.add_(grad, alpha=-eta)
 			pd := o.mulS(p, 1-lambd*eta)

@@ -18,8 +18,10 @@ import (
 // optim_steps(name, params, grads, lrs, keys; kwargs) makes the optimizer
 // name(; kwargs), updates the list of tensors params once per element of
 // grads (a list of gradient lists), with lr=lrs[i] where lrs is a list
-// and lrs[i] is not none, and gives the final parameters followed by the
-// state's fields named in keys (a slot's leaves, or a number).
+// and lrs[i] is a number (where it is a list, its elements are update's
+// keyword arguments as name, value, name, value...), and gives the final
+// parameters followed by the state's fields named in keys (a slot's
+// leaves, or a number).
 //
 // lr_steps(name, n, args...; kwargs) gives the rates name(args...;
 // kwargs, step=i) for i in range(n), as a float64 tensor.
@@ -57,8 +59,14 @@ func builtinOptimSteps(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwar
 	for i, g := range grads.Elems {
 		var kw []eval.Kwarg
 		if lrs, ok := args[3].(*eval.List); ok {
-			if _, none := lrs.Elems[i].(eval.NoneType); !none {
-				kw = []eval.Kwarg{{Name: "lr", Value: lrs.Elems[i]}}
+			switch v := lrs.Elems[i].(type) {
+			case eval.NoneType:
+			case *eval.List:
+				for j := 0; j+1 < len(v.Elems); j += 2 {
+					kw = append(kw, eval.Kwarg{Name: string(v.Elems[j].(eval.String)), Value: v.Elems[j+1]})
+				}
+			default:
+				kw = []eval.Kwarg{{Name: "lr", Value: v}}
 			}
 		}
 		r, err := th.Call(field(opt, "update"), []eval.Value{params, g, state}, kw)

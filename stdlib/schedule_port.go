@@ -14,8 +14,10 @@ import (
 // is made). Where torch updates the rate by a factor at each step (its
 // chainable form), the closed form here differs from it by rounding only
 // (within 1e-12 relative); OneCycleLR, CyclicLR and
-// CosineAnnealingWarmRestarts compute each rate directly, as here. Only
-// the rate: the momentum OneCycleLR and CyclicLR also cycle is not given.
+// CosineAnnealingWarmRestarts compute each rate directly, as here. The
+// momentum OneCycleLR and CyclicLR also cycle (cycle_momentum=True, their
+// default) is onecycle_momentum's and cyclic_momentum's, for update's
+// momentum= or beta1=.
 // A rate for which torch divides by zero (a degenerate phase or cycle) is
 // an error, as torch's ZeroDivisionError.
 
@@ -24,8 +26,10 @@ func init() {
 	register("exponential_lr", "exponential_lr(lr, step, gamma): lr·gamma^step, as ExponentialLR (in closed form: torch's steps multiply by gamma, within rounding of it)", builtinExponentialLR)
 	register("linear_lr", "linear_lr(lr, step, start_factor=1/3, end_factor=1.0, total_iters=5): lr·(start_factor + (end_factor - start_factor)·min(step, total_iters)/total_iters), as LinearLR in closed form (total_iters <= 0: lr·start_factor throughout, as torch's steps give; start_factor 0, which torch 1.13 accepts but then divides by zero at its first step, is an error)", builtinLinearLR)
 	register("polynomial_lr", "polynomial_lr(lr, step, total_iters=5, power=1.0): lr·(1 - min(step, total_iters)/total_iters)^power, as PolynomialLR in closed form (total_iters <= 0: lr throughout, as torch's steps give; a negative power is an error from step total_iters on, where torch divides by zero)", builtinPolynomialLR)
-	register("onecycle_lr", "onecycle_lr(max_lr, step, total_steps, pct_start=0.3, anneal_strategy=\"cos\", div_factor=25, final_div_factor=1e4, three_phase=false): OneCycleLR's rate (not its momentum): from max_lr/div_factor up to max_lr over pct_start of total_steps, then down to max_lr/div_factor/final_div_factor (three_phase: back to max_lr/div_factor first, then down), cosine or linear; step may be at most total_steps; a step in a phase of length 0 is an error, where torch divides by zero", builtinOneCycleLR)
-	register("cyclic_lr", "cyclic_lr(base_lr, max_lr, step, step_size_up=2000, step_size_down=none, mode=\"triangular\", gamma=1.0): CyclicLR's rate (not its momentum): up from base_lr to max_lr in step_size_up steps and back in step_size_down (none: step_size_up), the height halved each cycle (\"triangular2\") or scaled by gamma^step (\"exp_range\"); no custom scale_fn; a step_size_up of 0 is an error at the cycle starts, where torch divides by zero", builtinCyclicLR)
+	register("onecycle_lr", "onecycle_lr(max_lr, step, total_steps, pct_start=0.3, anneal_strategy=\"cos\", div_factor=25, final_div_factor=1e4, three_phase=false): OneCycleLR's rate (its momentum: onecycle_momentum): from max_lr/div_factor up to max_lr over pct_start of total_steps, then down to max_lr/div_factor/final_div_factor (three_phase: back to max_lr/div_factor first, then down), cosine or linear; step may be at most total_steps; a step in a phase of length 0 is an error, where torch divides by zero", builtinOneCycleLR)
+	register("cyclic_lr", "cyclic_lr(base_lr, max_lr, step, step_size_up=2000, step_size_down=none, mode=\"triangular\", gamma=1.0): CyclicLR's rate (its momentum: cyclic_momentum): up from base_lr to max_lr in step_size_up steps and back in step_size_down (none: step_size_up), the height halved each cycle (\"triangular2\") or scaled by gamma^step (\"exp_range\"); no custom scale_fn; a step_size_up of 0 is an error at the cycle starts, where torch divides by zero", builtinCyclicLR)
+	register("onecycle_momentum", "onecycle_momentum(step, total_steps, pct_start=0.3, anneal_strategy=\"cos\", base_momentum=0.85, max_momentum=0.95, three_phase=false): the momentum OneCycleLR gives the optimizer at step (cycle_momentum=True): from max_momentum down to base_momentum while onecycle_lr rises, then back up (three_phase: back up while the rate falls to its start, then level at max_momentum); pass it as update's momentum= (sgd, rmsprop) or beta1= (adam, adamw, adamax, nadam, radam), as torch sets group[\"momentum\"] or group[\"betas\"][0]", builtinOneCycleMomentum)
+	register("cyclic_momentum", "cyclic_momentum(step, base_momentum=0.8, max_momentum=0.9, step_size_up=2000, step_size_down=none, mode=\"triangular\", gamma=1.0): the momentum CyclicLR gives the optimizer at step (cycle_momentum=True): max_momentum less (max_momentum - base_momentum) times the share of its height cyclic_lr's rate has then (the same cycle, mode and gamma), so down while the rate goes up; pass it as update's momentum= (sgd, rmsprop) or beta1= (adam and its kin: torch 2 sets betas[0]; torch 1.13's CyclicLR takes only optimizers with a momentum)", builtinCyclicMomentum)
 	register("cosine_warm_restarts_lr", "cosine_warm_restarts_lr(lr, step, T_0, T_mult=1, eta_min=0): CosineAnnealingWarmRestarts: eta_min + (lr - eta_min)(1 + cos(π·T_cur/T_i))/2, T_cur the steps since the last restart, T_i the current period (T_0, then times T_mult at each restart)", builtinCosineWarmRestartsLR)
 }
 
@@ -118,51 +122,133 @@ func divided(name string, a, b float64, what string) (float64, error) {
 	return a / b, nil
 }
 
-func builtinOneCycleLR(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var maxLR float64
-	var step, total int
-	pct, anneal, div, finalDiv := 0.3, "cos", 25.0, 1e4
-	var three bool
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "max_lr", &maxLR, "step", &step, "total_steps", &total, "pct_start?", &pct, "anneal_strategy?", &anneal, "div_factor?", &div, "final_div_factor?", &finalDiv, "three_phase?", &three); err != nil {
-		return nil, err
-	}
-	if err := stepAtLeast0(b.Name, step); err != nil {
-		return nil, err
+// oneCycle is OneCycleLR's cycle: its phases end at pct_start of
+// total_steps (and at twice that, three_phase) and at total_steps; a
+// quantity it schedules goes from one value to the next in each phase.
+type oneCycle struct {
+	name        string
+	step, total int
+	pct         float64
+	anneal      string
+	three       bool
+}
+
+func (c oneCycle) check() error {
+	if err := stepAtLeast0(c.name, c.step); err != nil {
+		return err
 	}
 	switch {
-	case total <= 0:
-		return nil, fmt.Errorf("%s: expected a positive total_steps, got %d", b.Name, total)
-	case !(pct >= 0 && pct <= 1):
-		return nil, fmt.Errorf("%s: expected pct_start between 0 and 1, got %v", b.Name, pct)
-	case anneal != "cos" && anneal != "linear":
-		return nil, fmt.Errorf("%s: anneal_strategy must be \"cos\" or \"linear\", not %q", b.Name, anneal)
-	case div == 0 || finalDiv == 0:
-		return nil, fmt.Errorf("%s: div_factor and final_div_factor must not be 0 (torch divides by them), got %v and %v", b.Name, div, finalDiv)
-	case step > total:
-		return nil, fmt.Errorf("%s: step %d is past total_steps %d", b.Name, step, total)
+	case c.total <= 0:
+		return fmt.Errorf("%s: expected a positive total_steps, got %d", c.name, c.total)
+	case !(c.pct >= 0 && c.pct <= 1):
+		return fmt.Errorf("%s: expected pct_start between 0 and 1, got %v", c.name, c.pct)
+	case c.anneal != "cos" && c.anneal != "linear":
+		return fmt.Errorf("%s: anneal_strategy must be \"cos\" or \"linear\", not %q", c.name, c.anneal)
+	case c.step > c.total:
+		return fmt.Errorf("%s: step %d is past total_steps %d", c.name, c.step, c.total)
 	}
-	initial := maxLR / div
-	minLR := initial / finalDiv
-	type phase struct{ end, from, to float64 }
-	phases := []phase{{pct*float64(total) - 1, initial, maxLR}, {float64(total) - 1, maxLR, minLR}}
-	if three {
-		phases = []phase{{pct*float64(total) - 1, initial, maxLR}, {2*pct*float64(total) - 2, maxLR, initial}, {float64(total) - 1, initial, minLR}}
+	return nil
+}
+
+// at is the value at c.step of a quantity that goes from vals[i] to
+// vals[i+1] in phase i (three values, four for three_phase).
+func (c oneCycle) at(vals ...float64) (eval.Value, error) {
+	total := float64(c.total)
+	ends := []float64{c.pct*total - 1, total - 1}
+	if c.three {
+		ends = []float64{c.pct*total - 1, 2*c.pct*total - 2, total - 1}
 	}
-	s, from := float64(step), 0.0
-	for i, ph := range phases {
-		if s <= ph.end || i == len(phases)-1 {
-			frac, err := divided(b.Name, s-from, ph.end-from, fmt.Sprintf("phase %d of the cycle", i+1))
+	s, from := float64(c.step), 0.0
+	for i, end := range ends {
+		if s <= end || i == len(ends)-1 {
+			frac, err := divided(c.name, s-from, end-from, fmt.Sprintf("phase %d of the cycle", i+1))
 			if err != nil {
 				return nil, err
 			}
-			if anneal == "linear" {
-				return eval.Float64((ph.to-ph.from)*frac + ph.from), nil
+			start, stop := vals[i], vals[i+1]
+			if c.anneal == "linear" {
+				return eval.Float64((stop-start)*frac + start), nil
 			}
-			return eval.Float64(ph.to + (ph.from-ph.to)/2*(math.Cos(math.Pi*frac)+1)), nil
+			return eval.Float64(stop + (start-stop)/2*(math.Cos(math.Pi*frac)+1)), nil
 		}
-		from = ph.end
+		from = end
 	}
 	panic("unreachable")
+}
+
+func builtinOneCycleLR(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var maxLR float64
+	c := oneCycle{name: b.Name, pct: 0.3, anneal: "cos"}
+	div, finalDiv := 25.0, 1e4
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "max_lr", &maxLR, "step", &c.step, "total_steps", &c.total, "pct_start?", &c.pct, "anneal_strategy?", &c.anneal, "div_factor?", &div, "final_div_factor?", &finalDiv, "three_phase?", &c.three); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if div == 0 || finalDiv == 0 {
+		return nil, fmt.Errorf("%s: div_factor and final_div_factor must not be 0 (torch divides by them), got %v and %v", b.Name, div, finalDiv)
+	}
+	initial := maxLR / div
+	minLR := initial / finalDiv
+	if c.three {
+		return c.at(initial, maxLR, initial, minLR)
+	}
+	return c.at(initial, maxLR, minLR)
+}
+
+func builtinOneCycleMomentum(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	c := oneCycle{name: b.Name, pct: 0.3, anneal: "cos"}
+	base, top := 0.85, 0.95
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "step", &c.step, "total_steps", &c.total, "pct_start?", &c.pct, "anneal_strategy?", &c.anneal, "base_momentum?", &base, "max_momentum?", &top, "three_phase?", &c.three); err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if c.three {
+		return c.at(top, base, top, top)
+	}
+	return c.at(top, base, top)
+}
+
+// cyclicHeight is the share of its height a CyclicLR quantity has at
+// step: up from 0 to 1 in step_size_up steps, back in step_size_down,
+// times the mode's scale (halved each cycle, or gamma^step).
+func cyclicHeight(th *eval.Thread, name string, step int, up float64, downV eval.Value, mode string, gamma float64) (float64, error) {
+	if err := stepAtLeast0(name, step); err != nil {
+		return 0, err
+	}
+	down, set, err := optFloat(th, name, "step_size_down", downV)
+	if err != nil {
+		return 0, err
+	}
+	if !set {
+		down = up
+	}
+	if !slices.Contains([]string{"triangular", "triangular2", "exp_range"}, mode) {
+		return 0, fmt.Errorf("%s: mode must be \"triangular\", \"triangular2\" or \"exp_range\", not %q", name, mode)
+	}
+	ratio, err := divided(name, up, up+down, "the cycle (step_size_up + step_size_down)")
+	if err != nil {
+		return 0, err
+	}
+	e := float64(step)
+	cycle := math.Floor(1 + e/(up+down))
+	x := 1 + e/(up+down) - cycle
+	var scale float64
+	if x <= ratio {
+		scale, err = divided(name, x, ratio, "the rise (step_size_up)")
+	} else {
+		scale, err = divided(name, x-1, ratio-1, "the fall (step_size_down)")
+	}
+	switch mode {
+	case "triangular2":
+		return scale * (1 / math.Pow(2, cycle-1)), err
+	case "exp_range":
+		return scale * math.Pow(gamma, e), err
+	}
+	return scale, err
 }
 
 func builtinCyclicLR(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
@@ -173,43 +259,26 @@ func builtinCyclicLR(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "base_lr", &base, "max_lr", &maxLR, "step", &step, "step_size_up?", &up, "step_size_down?", &downV, "mode?", &mode, "gamma?", &gamma); err != nil {
 		return nil, err
 	}
-	if err := stepAtLeast0(b.Name, step); err != nil {
-		return nil, err
-	}
-	down, set, err := optFloat(th, b.Name, "step_size_down", downV)
+	h, err := cyclicHeight(th, b.Name, step, up, downV, mode, gamma)
 	if err != nil {
 		return nil, err
 	}
-	if !set {
-		down = up
+	return eval.Float64(base + (maxLR-base)*h), nil
+}
+
+func builtinCyclicMomentum(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var step int
+	base, top := 0.8, 0.9
+	up, gamma, mode := 2000.0, 1.0, "triangular"
+	var downV eval.Value = eval.None
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "step", &step, "base_momentum?", &base, "max_momentum?", &top, "step_size_up?", &up, "step_size_down?", &downV, "mode?", &mode, "gamma?", &gamma); err != nil {
+		return nil, err
 	}
-	if !slices.Contains([]string{"triangular", "triangular2", "exp_range"}, mode) {
-		return nil, fmt.Errorf("%s: mode must be \"triangular\", \"triangular2\" or \"exp_range\", not %q", b.Name, mode)
-	}
-	ratio, err := divided(b.Name, up, up+down, "the cycle (step_size_up + step_size_down)")
+	h, err := cyclicHeight(th, b.Name, step, up, downV, mode, gamma)
 	if err != nil {
 		return nil, err
 	}
-	e := float64(step)
-	cycle := math.Floor(1 + e/(up+down))
-	x := 1 + e/(up+down) - cycle
-	var scale float64
-	if x <= ratio {
-		scale, err = divided(b.Name, x, ratio, "the rise (step_size_up)")
-	} else {
-		scale, err = divided(b.Name, x-1, ratio-1, "the fall (step_size_down)")
-	}
-	if err != nil {
-		return nil, err
-	}
-	height := (maxLR - base) * scale
-	switch mode {
-	case "triangular2":
-		return eval.Float64(base + height*(1/math.Pow(2, cycle-1))), nil
-	case "exp_range":
-		return eval.Float64(base + height*math.Pow(gamma, e)), nil
-	}
-	return eval.Float64(base + height*1), nil
+	return eval.Float64(top - (top-base)*h), nil
 }
 
 func builtinCosineWarmRestartsLR(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

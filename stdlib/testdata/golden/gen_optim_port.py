@@ -36,6 +36,8 @@ STEPS = 10
 def rounded(v):
     if isinstance(v, float):
         return f32(v)
+    if isinstance(v, dict):
+        return {k: rounded(e) for k, e in v.items()}
     if isinstance(v, (list, tuple)):
         return type(v)(rounded(e) for e in v)
     return v
@@ -57,10 +59,15 @@ def make_grads(shapes, dtype, steps=STEPS, none_at=None):
 
 
 def optim_case(label, name, cls, kwargs, keys, dtype=torch.float32, lrs=None,
-               torch_kwargs=None, none_at=None, rtol=None, atol=None):
+               torch_kwargs=None, none_at=None, rtol=None, atol=None, sched=None, mom_kw="momentum"):
     """Replays STEPS steps of torch's cls(params, **kwargs) and states the
     final params and the state fields keys (slots per parameter, shared
-    numbers once) that tref's optim_steps(name, ...) must give."""
+    numbers once) that tref's optim_steps(name, ...) must give.
+
+    lrs[i] sets step i's lr (a number) or its rates (a dict of lr and
+    momentum or beta1, update's keyword arguments); sched(opt) makes a
+    torch scheduler whose lr and momentum (mom_kw: "momentum" or "beta1",
+    betas[0]) at each step, rounded to float32, are passed on so."""
     kwargs = {k: rounded(v) for k, v in kwargs.items()}
     shapes = [(2, 3), (3,)]
     params0 = [torch.randn(s, dtype=torch.float64).to(dtype) for s in shapes]
@@ -69,12 +76,28 @@ def optim_case(label, name, cls, kwargs, keys, dtype=torch.float32, lrs=None,
         lrs = [rounded(v) for v in lrs]
     ps = [p.clone().requires_grad_() for p in params0]
     opt = cls(ps, foreach=False, **kwargs, **(torch_kwargs or {}))
-    base = opt.param_groups[0]["lr"]
+    group = opt.param_groups[0]
+    base, base_betas, base_momentum = group["lr"], group.get("betas"), group.get("momentum")
+    sch = sched(opt) if sched else None
+    if sch:
+        lrs = []
     for i in range(STEPS):
         for p, gr in zip(ps, grads[i]):
             p.grad = None if gr is None else gr.clone()
-        opt.param_groups[0]["lr"] = base if lrs is None or lrs[i] is None else lrs[i]
+        if sch:
+            m = group["betas"][0] if mom_kw == "beta1" else group["momentum"]
+            lrs.append({"lr": f32(group["lr"]), mom_kw: f32(m)})
+        h = None if lrs is None else lrs[i]
+        # what update is not given is the optimizer's own
+        group["lr"] = base if h is None else h.get("lr", base) if isinstance(h, dict) else h
+        h = h if isinstance(h, dict) else {}
+        if "betas" in group:
+            group["betas"] = (h.get("beta1", base_betas[0]), base_betas[1])
+        if "momentum" in group:
+            group["momentum"] = h.get("momentum", base_momentum)
         opt.step()
+        if sch:
+            sch.step()
     out = [p.detach().clone() for p in ps]
     for k in keys:
         if k == "step":
@@ -83,6 +106,8 @@ def optim_case(label, name, cls, kwargs, keys, dtype=torch.float32, lrs=None,
             out.append(opt.state[ps[0]][k].clone())
         else:
             out.extend(opt.state[p][k].clone() for p in ps)
+    if lrs is not None:
+        lrs = [[e for kv in h.items() for e in kv] if isinstance(h, dict) else h for h in lrs]
     g.expect("optim/" + label, "optim_steps", [name, params0, grads, lrs, list(keys)], kwargs, out, rtol=rtol, atol=atol)
 
 
@@ -136,6 +161,33 @@ adm = ["exp_avg", "exp_avg_sq", "max_exp_avg_sq"]
 optim_case("adam/amsgrad", "adam", O.Adam, {"lr": 0.01, "amsgrad": True, "weight_decay": 0.1}, adm)
 optim_case("adam/maximize", "adam", O.Adam, {"lr": 0.01, "maximize": True}, ["exp_avg", "exp_avg_sq"])
 optim_case("adamw/amsgrad-maximize", "adamw", O.AdamW, {"lr": 0.01, "amsgrad": True, "maximize": True}, adm, lrs=[v and v / 100 for v in LRS])
+
+# maximize on the optimizers of optim.go and optim_more.go
+optim_case("sgd/maximize-momentum", "sgd", O.SGD, {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.1, "maximize": True}, ["momentum_buffer"])
+optim_case("sgd/maximize-nesterov", "sgd", O.SGD, {"lr": 0.05, "momentum": 0.5, "nesterov": True, "maximize": True}, ["momentum_buffer"], **F64)
+optim_case("rmsprop/maximize-centered", "rmsprop", O.RMSprop, {"momentum": 0.8, "centered": True, "weight_decay": 0.1, "maximize": True}, ["square_avg", "momentum_buffer", "grad_avg"])
+optim_case("adagrad/maximize", "adagrad", O.Adagrad, {"lr_decay": 0.1, "weight_decay": 0.1, "maximize": True}, ["sum"])
+
+# momentum (beta1) scheduled as OneCycleLR and CyclicLR cycle it: the
+# rates torch's scheduler sets at each step, passed as update's lr= and
+# momentum= or beta1=
+ONE = lambda o: S.OneCycleLR(o, f32(0.2), total_steps=STEPS)
+ONE3 = lambda o: S.OneCycleLR(o, f32(0.2), total_steps=STEPS, three_phase=True, anneal_strategy="linear", base_momentum=f32(0.5), max_momentum=f32(0.9))
+CYC = lambda o: S.CyclicLR(o, f32(0.01), f32(0.1), step_size_up=3, base_momentum=f32(0.6), max_momentum=f32(0.95))
+optim_case("sgd/onecycle", "sgd", O.SGD, {"lr": 0.1, "momentum": 0.9, "dampening": 0.1}, ["momentum_buffer"], sched=ONE)
+optim_case("sgd/onecycle-nesterov", "sgd", O.SGD, {"lr": 0.1, "momentum": 0.9, "nesterov": True}, ["momentum_buffer"], sched=ONE3, **F64)
+optim_case("sgd/cyclic", "sgd", O.SGD, {"lr": 0.1, "momentum": 0.9}, ["momentum_buffer"], sched=CYC)
+optim_case("rmsprop/onecycle", "rmsprop", O.RMSprop, {"momentum": 0.9}, ["square_avg", "momentum_buffer"], sched=ONE)
+optim_case("adam/onecycle", "adam", O.Adam, {}, ["exp_avg", "exp_avg_sq"], sched=ONE, mom_kw="beta1")
+optim_case("adamw/onecycle-amsgrad", "adamw", O.AdamW, {"amsgrad": True}, adm, sched=ONE3, mom_kw="beta1", **F64)
+optim_case("adamax/onecycle", "adamax", O.Adamax, {}, am, sched=ONE, mom_kw="beta1")
+optim_case("nadam/onecycle", "nadam", O.NAdam, {}, na, sched=ONE3, mom_kw="beta1")
+optim_case("radam/onecycle", "radam", O.RAdam, {}, ra, sched=ONE, mom_kw="beta1")
+# a momentum scheduled to 0 leaves the buffer as it is, and back above 0
+# carries on from it
+optim_case("sgd/momentum-0", "sgd", O.SGD, {"lr": 0.1, "momentum": 0.9}, ["momentum_buffer"], lrs=[None, {"momentum": 0.0}, None, {"momentum": 0.0}, {"momentum": 0.5}] + [None] * 5)
+optim_case("sgd/momentum-0-first", "sgd", O.SGD, {"lr": 0.1, "momentum": 0.9}, ["momentum_buffer"], lrs=[{"momentum": 0.0}, {"momentum": 0.0}] + [None] * 8)
+optim_case("rmsprop/momentum-0", "rmsprop", O.RMSprop, {"momentum": 0.9}, ["square_avg", "momentum_buffer"], lrs=[None, {"lr": 0.02, "momentum": 0.0}, {"momentum": 0.0}, {"momentum": 0.3}] + [None] * 6)
 
 # a parameter whose gradient is always none is left as it is
 optim_case("nadam/none-grad", "nadam", O.NAdam, {}, [], none_at=1)
@@ -223,6 +275,47 @@ sched_case("cyclic/no-fall", "cyclic_lr", cyclic, 20, [0.001, 0.1], {"step_size_
 sched_case("cyclic/default", "cyclic_lr", cyclic, 5, [0.001, 0.1], {}, lr=0.5)
 
 
+def momenta(label, name, make, n, kwargs, cls=O.SGD):
+    """The momentum (betas[0] for an optimizer with betas) that make(opt),
+    given kwargs rounded, sets at each of n steps against tref's
+    name(step=i, **kwargs)."""
+    kwargs = {k: rounded(v) for k, v in kwargs.items()}
+    w = torch.zeros(1, requires_grad=True)
+    opt = cls([w], lr=0.5, momentum=0.3) if cls is O.SGD else cls([w], lr=0.5)
+    sched = make(opt, **kwargs)
+    group = opt.param_groups[0]
+    out = []
+    for i in range(n):
+        out.append(group["betas"][0] if "betas" in group else group["momentum"])
+        opt.step()
+        if i < n - 1:
+            sched.step()
+    g.expect("sched/" + label, "lr_steps", [name, n], kwargs, torch.tensor(out, dtype=torch.float64), rtol=1e-12, atol=1e-15)
+
+
+def onecycle_m(o, **kw):
+    return S.OneCycleLR(o, 0.4, **kw)
+
+
+momenta("onecycle-momentum/default", "onecycle_momentum", onecycle_m, 41, {"total_steps": 40})
+momenta("onecycle-momentum/adam", "onecycle_momentum", onecycle_m, 31, {"total_steps": 30, "base_momentum": 0.7, "max_momentum": 0.99}, cls=O.Adam)
+momenta("onecycle-momentum/linear", "onecycle_momentum", onecycle_m, 38, {"total_steps": 37, "anneal_strategy": "linear", "pct_start": 0.4})
+momenta("onecycle-momentum/three-phase", "onecycle_momentum", onecycle_m, 51, {"total_steps": 50, "three_phase": True})
+momenta("onecycle-momentum/three-phase-linear", "onecycle_momentum", onecycle_m, 34, {"total_steps": 33, "three_phase": True, "anneal_strategy": "linear", "base_momentum": 0.5, "max_momentum": 0.8})
+momenta("onecycle-momentum/no-rise", "onecycle_momentum", onecycle_m, 11, {"total_steps": 10, "pct_start": 0.0})
+
+
+def cyclic_m(o, **kw):
+    return S.CyclicLR(o, 0.01, 0.1, **kw)
+
+
+momenta("cyclic-momentum/triangular", "cyclic_momentum", cyclic_m, 45, {"step_size_up": 5})
+momenta("cyclic-momentum/asymmetric", "cyclic_momentum", cyclic_m, 45, {"step_size_up": 3, "step_size_down": 7, "base_momentum": 0.5, "max_momentum": 0.95})
+momenta("cyclic-momentum/triangular2", "cyclic_momentum", cyclic_m, 60, {"step_size_up": 4, "mode": "triangular2"})
+momenta("cyclic-momentum/exp-range", "cyclic_momentum", cyclic_m, 60, {"step_size_up": 6, "step_size_down": 2, "mode": "exp_range", "gamma": 0.97})
+momenta("cyclic-momentum/default", "cyclic_momentum", cyclic_m, 5, {})
+
+
 def warm(o, **kw):
     return S.CosineAnnealingWarmRestarts(o, **kw)
 
@@ -250,6 +343,11 @@ for label, fn, args, kw, msg in [
     ("cyclic-empty", "cyclic_lr", [0.1, 1.0, 0], {"step_size_up": 0, "step_size_down": 0}, "cyclic_lr: the cycle (step_size_up + step_size_down) has length 0"),
     ("cyclic-no-rise", "cyclic_lr", [0.1, 1.0, 0], {"step_size_up": 0, "step_size_down": 4}, "cyclic_lr: the rise (step_size_up) has length 0"),
     ("cyclic-down", "cyclic_lr", [0.1, 1.0, 0], {"step_size_down": "x"}, 'cyclic_lr: argument "step_size_down" must be a number or none, not string'),
+    ("onecycle-momentum-past", "onecycle_momentum", [11, 10], {}, "onecycle_momentum: step 11 is past total_steps 10"),
+    ("onecycle-momentum-pct", "onecycle_momentum", [0, 10], {"pct_start": -0.5}, "onecycle_momentum: expected pct_start between 0 and 1, got -0.5"),
+    ("onecycle-momentum-empty-phase", "onecycle_momentum", [0, 4], {"pct_start": 0.25}, "onecycle_momentum: phase 1 of the cycle has length 0 (torch divides by zero)"),
+    ("cyclic-momentum-mode", "cyclic_momentum", [0], {"mode": "cos"}, "cyclic_momentum: mode must be"),
+    ("cyclic-momentum-step", "cyclic_momentum", [-1], {}, "cyclic_momentum: step must be at least 0, got -1"),
     ("warm-T0", "cosine_warm_restarts_lr", [0.1, 0, 0], {}, "cosine_warm_restarts_lr: expected a positive T_0 and T_mult >= 1, got 0 and 1"),
     ("warm-Tmult", "cosine_warm_restarts_lr", [0.1, 0, 3], {"T_mult": 0}, "cosine_warm_restarts_lr: expected a positive T_0 and T_mult >= 1, got 3 and 0"),
 ]:
