@@ -54,8 +54,15 @@ type goldenArg struct {
 	Bool   *bool              `json:"bool"`
 	Str    *string            `json:"str"`
 	List   *[]json.RawMessage `json:"list"`
+	Record *goldenRecord      `json:"record"`
 	None   *bool              `json:"none"`
 	Error  *string            `json:"error"`
+}
+
+// goldenRecord is a record ARG: its keys in order and their ARGs.
+type goldenRecord struct {
+	Keys   []string          `json:"keys"`
+	Values []json.RawMessage `json:"values"`
 }
 
 type goldenTensor struct {
@@ -345,6 +352,20 @@ func decodeArg(rt *refs.Runtime, raw json.RawMessage) (eval.Value, error) {
 			elems = append(elems, v)
 		}
 		return eval.NewList(elems), nil
+	case a.Record != nil:
+		if len(a.Record.Keys) != len(a.Record.Values) {
+			return nil, fmt.Errorf("a record of %d keys and %d values", len(a.Record.Keys), len(a.Record.Values))
+		}
+		vals := make([]eval.Value, 0, len(a.Record.Values))
+		for i, r := range a.Record.Values {
+			v, err := decodeArg(rt, r)
+			if err != nil {
+				eval.Release(rt, eval.NewList(vals))
+				return nil, fmt.Errorf("record field %q: %v", a.Record.Keys[i], err)
+			}
+			vals = append(vals, v)
+		}
+		return eval.NewRecord(a.Record.Keys, vals), nil
 	case a.None != nil:
 		return eval.None, nil
 	}
@@ -457,16 +478,6 @@ func readResult(rt *refs.Runtime, v eval.Value) ([]*tensor.Dense, error) {
 func isList(v eval.Value) bool {
 	_, ok := listElems(v)
 	return ok
-}
-
-func listElems(v eval.Value) ([]eval.Value, bool) {
-	switch v := v.(type) {
-	case *eval.List:
-		return v.Elems, true
-	case *eval.Record:
-		return v.Values, v.Positional
-	}
-	return nil, false
 }
 
 func describeResult(v eval.Value, ds []*tensor.Dense) string {

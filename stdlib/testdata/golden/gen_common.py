@@ -14,7 +14,7 @@ builtin named by "fn" and compares with torch's result.
 Python values become ARGs: torch.Tensor -> tensor, bool -> bool, int -> int,
 float -> float (tref passes it as a float32 scalar, so the generator rounds
 it to float32 before torch sees it), str -> str, list/tuple -> list,
-None -> none. `ref` (the torch callable) gets the same values, so the case
+dict (string keys) -> record, None -> none. `ref` (the torch callable) gets the same values, so the case
 states what torch computes; pass tref_args/tref_kwargs only when tref spells
 an argument differently (a dtype name instead of torch.float32).
 """
@@ -69,6 +69,8 @@ def encode_arg(v):
         return {"str": v}
     if isinstance(v, (list, tuple)):
         return {"list": [encode_arg(e) for e in v]}
+    if isinstance(v, dict):
+        return {"record": {"keys": list(v), "values": [encode_arg(e) for e in v.values()]}}
     if v is None:
         return {"none": True}
     raise TypeError("cannot encode %r" % (v,))
