@@ -107,8 +107,9 @@ func (w rnnWeights) check(fname, what string, k rnnKind, in int, dt tensor.DType
 	return nil
 }
 
-// rnnSlice is x[..., a:b] along dim d.
-func (c *chain) rnnSlice(x *refs.Ref, d, a, b int) *refs.Ref {
+// sliceAlong is positions [a, b) of x along dimension d (x itself when
+// that is all of it).
+func (c *chain) sliceAlong(x *refs.Ref, d, a, b int) *refs.Ref {
 	if x == nil {
 		return nil
 	}
@@ -133,7 +134,7 @@ func (c *chain) affine(x, wt, b *refs.Ref) *refs.Ref {
 // (and cs).
 func (c *chain) cellStep(k rnnKind, xw, h, cs, whhT, bhh, whrT *refs.Ref, hsize int) (*refs.Ref, *refs.Ref) {
 	hw := c.affine(h, whhT, bhh)
-	gate := func(t *refs.Ref, i int) *refs.Ref { return c.rnnSlice(t, 1, i*hsize, (i+1)*hsize) }
+	gate := func(t *refs.Ref, i int) *refs.Ref { return c.sliceAlong(t, 1, i*hsize, (i+1)*hsize) }
 	switch k {
 	case lstmKind:
 		g := c.Op(ops.Add, nil, xw, hw)
@@ -438,7 +439,7 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 			if states == nil {
 				return c.zeros2(rows, size, x.DType())
 			}
-			return c.Reshape(c.rnnSlice(states[i], 0, j, j+1), tensor.Shape{rows, size})
+			return c.Reshape(c.sliceAlong(states[i], 0, j, j+1), tensor.Shape{rows, size})
 		}
 		var hn, cn []*refs.Ref
 		for l, layer := range layers {
@@ -463,7 +464,7 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 					if d == 1 {
 						t = steps - 1 - s
 					}
-					xt := c.Reshape(c.rnnSlice(xw, 0, t, t+1), tensor.Shape{rows, k.gates() * hsize})
+					xt := c.Reshape(c.sliceAlong(xw, 0, t, t+1), tensor.Shape{rows, k.gates() * hsize})
 					h, cs = c.cellStep(k, xt, h, cs, whhT, w.bhh, whrT, hsize)
 					hs[t] = h
 				}
