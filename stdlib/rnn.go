@@ -28,9 +28,10 @@ func init() {
 	register("gru_cell", "gru_cell(input, hx, w_ih, w_hh, b_ih=none, b_hh=none): one step of a GRU, as torch.gru_cell (nn.GRUCell): input [B, in] (or [in]), hx [B, H] (none: zeros), w_ih [3H, in], w_hh [3H, H], biases [3H]; r, z = σ of the first two thirds of x·w_ihᵀ + b_ih + h·w_hhᵀ + b_hh, n = tanh(x·w_inᵀ + b_in + r·(h·w_hnᵀ + b_hn)), h' = (1 - z)·n + z·h", rnnCellBuiltin(gruKind))
 	register("rnn_tanh_cell", "rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=none, b_hh=none): one step of an Elman RNN, as torch.rnn_tanh_cell (nn.RNNCell): h' = tanh(x·w_ihᵀ + b_ih + h·w_hhᵀ + b_hh) for input [B, in] (or [in]), hx [B, H] (none: zeros), w_ih [H, in], w_hh [H, H]", rnnCellBuiltin(tanhKind))
 	register("rnn_relu_cell", "rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=none, b_hh=none): rnn_tanh_cell with relu for tanh, as torch.rnn_relu_cell (nn.RNNCell(nonlinearity=\"relu\"))", rnnCellBuiltin(reluKind))
-	register("lstm", "lstm(input, params, hx=none, batch_first=false, dropout=0.0, train=true): nn.LSTM's forward: input [T, B, in] ([B, T, in] with batch_first, [T, in] unbatched), params a record under nn.LSTM's state_dict names (weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, weight_hr_l{k} of proj_size, the same with _reverse for bidirectional; the layers, directions, bias and projection read from which are there), hx the list [h_0, c_0] of [layers·directions, B, H_out] and [..., B, H] (none: zeros); dropout on each layer's output but the last while train; gives {output, hidden: {h_n, c_n}}, also read as torch's (output, (h_n, c_n)): let out, (h, c) = lstm(x, p)", rnnBuiltin(lstmKind))
-	register("gru", "gru(input, params, hx=none, batch_first=false, dropout=0.0, train=true): nn.GRU's forward (see lstm for input, params and dropout; gru_cell for the step): hx h_0 [layers·directions, B, H] (none: zeros); gives {output, h_n}, also read as torch's (output, h_n)", rnnBuiltin(gruKind))
-	register("rnn", "rnn(input, params, hx=none, nonlinearity=\"tanh\", batch_first=false, dropout=0.0, train=true): nn.RNN's forward (see lstm for input, params and dropout): h_t = tanh (or relu) of x_t·W_ihᵀ + b_ih + h_{t-1}·W_hhᵀ + b_hh; hx h_0 [layers·directions, B, H] (none: zeros); gives {output, h_n}, also read as torch's (output, h_n)", rnnBuiltin(tanhKind))
+	register("pad_sequence", "pad_sequence(sequences, batch_first=false, padding_value=0.0, padding_side=\"right\"): the list of tensors [L_i, *] (one trailing shape and dtype) padded with padding_value to the longest and stacked into [T, B, *] ([B, T, *] with batch_first), as torch.nn.utils.rnn.pad_sequence (padding_side \"left\" pads in front, as torch 2.6's)", padSequenceBuiltin)
+	register("lstm", "lstm(input, params, hx=none, batch_first=false, dropout=0.0, train=true, lengths=none): nn.LSTM's forward: input [T, B, in] ([B, T, in] with batch_first, [T, in] unbatched), params a record under nn.LSTM's state_dict names (weight_ih_l{k}, weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k}, weight_hr_l{k} of proj_size, the same with _reverse for bidirectional; the layers, directions, bias and projection read from which are there), hx the list [h_0, c_0] of [layers·directions, B, H_out] and [..., B, H] (none: zeros); dropout on each layer's output but the last while train; lengths (a list of ints or a 1-d int tensor, one per sequence of the batch) runs each sequence to its own length, as pack_padded_sequence(x, lengths, enforce_sorted=false), lstm and pad_packed_sequence(total_length=T) do: the output 0 past each length, h_n and c_n from each one's last step (the reverse direction starts there); gives {output, hidden: {h_n, c_n}}, also read as torch's (output, (h_n, c_n)): let out, (h, c) = lstm(x, p)", rnnBuiltin(lstmKind))
+	register("gru", "gru(input, params, hx=none, batch_first=false, dropout=0.0, train=true, lengths=none): nn.GRU's forward (see lstm for input, params, dropout and lengths; gru_cell for the step): hx h_0 [layers·directions, B, H] (none: zeros); gives {output, h_n}, also read as torch's (output, h_n)", rnnBuiltin(gruKind))
+	register("rnn", "rnn(input, params, hx=none, nonlinearity=\"tanh\", batch_first=false, dropout=0.0, train=true, lengths=none): nn.RNN's forward (see lstm for input, params, dropout and lengths): h_t = tanh (or relu) of x_t·W_ihᵀ + b_ih + h_{t-1}·W_hhᵀ + b_hh; hx h_0 [layers·directions, B, H] (none: zeros); gives {output, h_n}, also read as torch's (output, h_n)", rnnBuiltin(tanhKind))
 }
 
 // rnnKind is the recurrence of a cell.
@@ -360,7 +361,8 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 		hx := eval.Value(eval.None)
 		var batchFirst bool
 		dropout, train, nonlin := 0.0, true, "tanh"
-		pairs := []any{"input", &x, "params", &params, "hx?", &hx, "batch_first?", &batchFirst, "dropout?", &dropout, "train|training?", &train}
+		lengthsV := eval.Value(eval.None)
+		pairs := []any{"input", &x, "params", &params, "hx?", &hx, "batch_first?", &batchFirst, "dropout?", &dropout, "train|training?", &train, "lengths?", &lengthsV}
 		if k == tanhKind {
 			pairs = append(pairs, "nonlinearity?", &nonlin)
 		}
@@ -426,7 +428,28 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 		if _, err := tensor.CheckedNumel(tensor.Shape{steps, rows, 4 * hsize * dirs}); err != nil {
 			return nil, fmt.Errorf("%s: %v", b.Name, err)
 		}
+		lens, err := sequenceLengths(th, b.Name, lengthsV, batched, steps, rows)
+		if err != nil {
+			return nil, err
+		}
 		c := newChain(th)
+		// live[t] is the bool [B, 1] mask of the sequences t is within
+		// (nil where it is within all)
+		live := make([]*refs.Ref, steps)
+		for t := range steps {
+			m := tensor.NewDense(tensor.Meta{Shape: tensor.Shape{rows, 1}, DType: tensor.Bool})
+			all := true
+			for i, n := range lens {
+				if t < n {
+					m.Set(i, 1)
+				} else {
+					all = false
+				}
+			}
+			if !all {
+				live[t] = c.Host(m)
+			}
+		}
 		// seq [T, B, in], the layers' input
 		seq := x
 		switch {
@@ -465,8 +488,18 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 						t = steps - 1 - s
 					}
 					xt := c.Reshape(c.sliceAlong(xw, 0, t, t+1), tensor.Shape{rows, k.gates() * hsize})
-					h, cs = c.cellStep(k, xt, h, cs, whhT, w.bhh, whrT, hsize)
-					hs[t] = h
+					h2, cs2 := c.cellStep(k, xt, h, cs, whhT, w.bhh, whrT, hsize)
+					if live[t] == nil {
+						h, cs, hs[t] = h2, cs2, h2
+						continue
+					}
+					// past a sequence's length its state stays and its
+					// output is 0 (the reverse pass starts at its end)
+					h = c.Op(ops.Where, nil, live[t], h2, h)
+					if cs != nil {
+						cs = c.Op(ops.Where, nil, live[t], cs2, cs)
+					}
+					hs[t] = c.Op(ops.Where, nil, live[t], h2, c.scalar(0, x.DType()))
 				}
 				hn, cn = append(hn, h), append(cn, cs)
 				if steps == 0 {
@@ -506,6 +539,42 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 	}
 }
 
+// sequenceLengths reads the lengths of the batch's sequences: a list of
+// ints or a 1-d integer tensor of one per row, each in [1, steps]; none
+// (nil) is steps each.
+func sequenceLengths(th *eval.Thread, fname string, v eval.Value, batched bool, steps, rows int) ([]int, error) {
+	if _, none := v.(eval.NoneType); none {
+		return nil, nil
+	}
+	if !batched {
+		return nil, fmt.Errorf("%s: lengths needs a batched input (one sequence has its own length)", fname)
+	}
+	var lens []int
+	if t, ok := v.(eval.Tensor); ok {
+		if !t.Ref.DType().IsInt() || len(t.Ref.Shape()) != 1 {
+			return nil, fmt.Errorf("%s: lengths must be a list of ints or a 1-d int tensor, got %s %v", fname, t.Ref.DType(), t.Ref.Shape())
+		}
+		vs, err := readInts(th, t.Ref)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range vs {
+			lens = append(lens, int(max(min(n, int64(steps)+1), -1)))
+		}
+	} else if err := eval.UnpackArgs(th, fname, []eval.Value{v}, nil, "lengths", &lens); err != nil {
+		return nil, err
+	}
+	if len(lens) != rows {
+		return nil, fmt.Errorf("%s: lengths has %d entries for a batch of %d", fname, len(lens), rows)
+	}
+	for i, n := range lens {
+		if n < 1 || n > steps {
+			return nil, fmt.Errorf("%s: lengths[%d] is %d: each must be in [1, %d] (the input's steps)", fname, i, n, steps)
+		}
+	}
+	return lens, nil
+}
+
 // zeros3 is a [a, b, d] zero tensor of dtype dt.
 func (c *chain) zeros3(a, b, d int, dt tensor.DType) *refs.Ref {
 	return c.Expand(c.scalar(0, dt), tensor.Shape{a, b, d})
@@ -540,4 +609,52 @@ func (c *chain) nestedRecord(output, hN, cN *refs.Ref) (eval.Value, error) {
 	c.Release()
 	hidden := eval.NewResult([]string{"h_n", "c_n"}, []eval.Value{eval.Tensor{Ref: hN}, eval.Tensor{Ref: cN}})
 	return eval.NewResult([]string{"output", "hidden"}, []eval.Value{eval.Tensor{Ref: output}, hidden}), nil
+}
+
+func padSequenceBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var seqs []*refs.Ref
+	var batchFirst bool
+	value, side := 0.0, "right"
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "sequences", &seqs, "batch_first?", &batchFirst, "padding_value?", &value, "padding_side?", &side); err != nil {
+		return nil, err
+	}
+	if side != "right" && side != "left" {
+		return nil, fmt.Errorf("%s: padding_side must be \"right\" or \"left\", not %q", b.Name, side)
+	}
+	if len(seqs) == 0 {
+		return nil, fmt.Errorf("%s: sequences must not be empty", b.Name)
+	}
+	first := seqs[0].Shape()
+	if len(first) == 0 {
+		return nil, fmt.Errorf("%s: each sequence needs a length dimension, got a 0-d tensor", b.Name)
+	}
+	longest := 0
+	for i, r := range seqs {
+		s := r.Shape()
+		if len(s) == 0 || !s[1:].Equal(first[1:]) || r.DType() != seqs[0].DType() {
+			return nil, fmt.Errorf("%s: sequences[%d] is %s %v, sequences[0] %s %v: they must differ in their length only", b.Name, i, r.DType(), s, seqs[0].DType(), first)
+		}
+		longest = max(longest, s[0])
+	}
+	if _, err := tensor.CheckedNumel(append(tensor.Shape{longest, len(seqs)}, first[1:]...)); err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	}
+	c := newChain(th)
+	padded := make([]*refs.Ref, len(seqs))
+	for i, r := range seqs {
+		padded[i] = r
+		if n := longest - r.Shape()[0]; n > 0 {
+			fill := c.Expand(c.scalar(value, r.DType()), append(tensor.Shape{n}, first[1:]...))
+			parts := []*refs.Ref{r, fill}
+			if side == "left" {
+				parts = []*refs.Ref{fill, r}
+			}
+			padded[i] = c.Op(ops.Cat, ops.CatAttrs{Dim: 0}, parts...)
+		}
+	}
+	dim := 1
+	if batchFirst {
+		dim = 0
+	}
+	return c.Result(c.Op(ops.Stack, ops.CatAttrs{Dim: dim}, padded...))
 }

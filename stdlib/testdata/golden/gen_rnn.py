@@ -103,6 +103,57 @@ seq_case("rnn/tanh", nn.RNN, "rnn", rn(T, B, I), input_size=I, hidden_size=H, nu
 seq_case("rnn/relu-bidirectional", nn.RNN, "rnn", rn(T, B, I), rn(2, B, H), input_size=I, hidden_size=H, nonlinearity="relu", bidirectional=True)
 seq_case("rnn/one-step", nn.RNN, "rnn", rn(1, B, I), input_size=I, hidden_size=H)
 
+
+
+def packed_case(label, cls, fn, x, lengths, hx=None, **make):
+    """cls(**make) over pack_padded_sequence(x, lengths), padded back to
+    x's steps, against tref's fn(x, state_dict, hx, lengths=lengths)."""
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    m = cls(**make)
+    sd = {k: v.detach().clone() for k, v in m.state_dict().items()}
+    bf = make.get("batch_first", False)
+    with torch.no_grad():
+        packed = pack_padded_sequence(x, torch.tensor(lengths), batch_first=bf, enforce_sorted=False)
+        out, h = m(packed, hx) if hx is not None else m(packed)
+        out, _ = pad_packed_sequence(out, batch_first=bf, total_length=x.shape[1 if bf else 0])
+    want = [out] + (list(h) if isinstance(h, tuple) else [h])
+    args = [x, sd] + ([list(hx) if isinstance(hx, tuple) else hx] if hx is not None else [])
+    kw = {"lengths": lengths}
+    if bf:
+        kw["batch_first"] = True
+    g.expect("packed/" + label, fn, args, kw, want, atol=1e-5)
+
+
+packed_case("lstm", nn.LSTM, "lstm", rn(T, 4, I), [6, 2, 5, 3], input_size=I, hidden_size=H)
+packed_case("lstm-bidirectional-hx", nn.LSTM, "lstm", rn(T, 4, I), [1, 6, 4, 6], (rn(4, 4, H), rn(4, 4, H)), input_size=I, hidden_size=H, num_layers=2, bidirectional=True)
+packed_case("lstm-proj-batch-first", nn.LSTM, "lstm", rn(3, T, I), [2, 6, 3], input_size=I, hidden_size=H, proj_size=3, bidirectional=True, batch_first=True)
+packed_case("gru-bidirectional", nn.GRU, "gru", rn(T, 3, I), [5, 6, 1], input_size=I, hidden_size=H, bidirectional=True)
+packed_case("rnn-two-layers", nn.RNN, "rnn", rn(T, 3, I), [3, 3, 4], rn(2, 3, H), input_size=I, hidden_size=H, num_layers=2)
+# lengths may be an int64 tensor
+m = nn.GRU(I, H)
+sdg = {k: v.detach().clone() for k, v in m.state_dict().items()}
+xg = rn(T, 2, I)
+with torch.no_grad():
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    o, hg = m(pack_padded_sequence(xg, torch.tensor([4, 6]), enforce_sorted=False))
+    o = pad_packed_sequence(o, total_length=T)[0]
+g.expect("packed/tensor-lengths", "gru", [xg, sdg], {"lengths": torch.tensor([4, 6])}, [o, hg], atol=1e-5)
+
+
+def pad_left(seqs, batch_first=False, padding_value=0.0):
+    from torch.nn.utils.rnn import pad_sequence
+    out = pad_sequence([s.flip(0) for s in seqs], batch_first=batch_first, padding_value=padding_value)
+    return out.flip(1 if batch_first else 0)
+
+
+from torch.nn.utils.rnn import pad_sequence
+g.case("pad_sequence/default", "pad_sequence", pad_sequence, [[rn(3, 2), rn(5, 2), rn(1, 2)]])
+g.case("pad_sequence/batch-first-value", "pad_sequence", pad_sequence, [[rn(4), rn(2)]], {"batch_first": True, "padding_value": -1.5})
+g.case("pad_sequence/int", "pad_sequence", pad_sequence, [[torch.tensor([1, 2, 3]), torch.tensor([4])]], {"padding_value": 9})
+g.case("pad_sequence/equal", "pad_sequence", pad_sequence, [[rn(2, 2, 2), rn(2, 2, 2)]], {"batch_first": True})
+seqs = [rn(3, 2), rn(5, 2)]
+g.expect("pad_sequence/left", "pad_sequence", [seqs], {"padding_side": "left", "batch_first": True, "padding_value": 0.5}, pad_left(seqs, batch_first=True, padding_value=0.5))
+
 # gradients
 for name, (fn, gates) in CELLS.items():
     w = [rn(gates * H, I), rn(gates * H, H), rn(gates * H), rn(gates * H)]
@@ -150,6 +201,13 @@ for label, fn, args, kw, msg in [
     ("seq-hx", "lstm", [rn(5, 2, 3), sd, [rn(1, 2, 2), rn(2, 2, 2)]], {}, "lstm: c_0 must be float32 [1, 2, 2], got float32 [2, 2, 2]"),
     ("seq-nonlinearity", "rnn", [rn(5, 2, 3), {"weight_ih_l0": rn(2, 3), "weight_hh_l0": rn(2, 2)}], {"nonlinearity": "gelu"}, "rnn: unknown nonlinearity \"gelu\""),
     ("seq-dropout", "gru", [rn(5, 2, 3), {"weight_ih_l0": rn(6, 3), "weight_hh_l0": rn(6, 2)}], {"dropout": 1.5}, "gru: dropout should be a number in range [0, 1]"),
+    ("lengths-range", "lstm", [rn(5, 2, 3), sd], {"lengths": [5, 0]}, "lstm: lengths[1] is 0: each must be in [1, 5] (the input's steps)"),
+    ("lengths-count", "lstm", [rn(5, 2, 3), sd], {"lengths": [5, 2, 1]}, "lstm: lengths has 3 entries for a batch of 2"),
+    ("lengths-unbatched", "lstm", [rn(5, 3), sd], {"lengths": [5]}, "lstm: lengths needs a batched input"),
+    ("lengths-float", "lstm", [rn(5, 2, 3), sd], {"lengths": rn(2)}, "lstm: lengths must be a list of ints or a 1-d int tensor, got float32 [2]"),
+    ("pad-shapes", "pad_sequence", [[rn(3, 2), rn(2, 3)]], {}, "pad_sequence: sequences[1] is float32 [2, 3], sequences[0] float32 [3, 2]: they must differ in their length only"),
+    ("pad-empty", "pad_sequence", [[]], {}, "pad_sequence: sequences must not be empty"),
+    ("pad-side", "pad_sequence", [[rn(3)]], {"padding_side": "top"}, "pad_sequence: padding_side must be \"right\" or \"left\", not \"top\""),
     ("seq-dtype", "lstm", [rn(5, 2, 3).double(), sd], {}, "lstm: layer 0's weights must have the input's dtype float64, got float32"),
 ]:
     g.error("error/" + label, fn, args, msg, kw)
