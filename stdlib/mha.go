@@ -3,6 +3,8 @@ package stdlib
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
@@ -119,36 +121,74 @@ type mhaParams struct {
 	wq, wk, wv, bq, bk, bv, wo, bo, biasK, biasV *refs.Ref
 }
 
-// readMHAParams reads the params record against the embedding size e
-// and key and value sizes kdim and vdim, slicing in_proj_weight's rows.
-func readMHAParams(c *chain, fname string, params eval.Value, e, kdim, vdim int, dt tensor.DType) (mhaParams, error) {
-	var m mhaParams
+// stateDict is a record of weights under torch's state_dict names, read
+// under a prefix (a transformer layer's "self_attn.").
+type stateDict struct {
+	rec    *eval.Record
+	prefix string
+}
+
+// asStateDict is params as a stateDict, or an error naming what it must
+// hold.
+func asStateDict(fname string, params eval.Value, what string) (stateDict, error) {
 	p, ok := params.(*eval.Record)
 	if !ok {
-		return m, fmt.Errorf("%s: params must be a record of the module's weights under its state_dict names (in_proj_weight, out_proj.weight, ...), not %s", fname, eval.Describe(params))
+		return stateDict{}, fmt.Errorf("%s: params must be a record of the module's weights under its state_dict names (%s), not %s", fname, what, eval.Describe(params))
 	}
-	allowed := map[string]bool{"in_proj_weight": true, "q_proj_weight": true, "k_proj_weight": true, "v_proj_weight": true, "in_proj_bias": true, "out_proj.weight": true, "out_proj.bias": true, "bias_k": true, "bias_v": true}
-	for _, key := range p.Keys {
-		if !allowed[key] {
-			return m, fmt.Errorf("%s: params has %q, which is not a weight of nn.MultiheadAttention (in_proj_weight or q_proj_weight, k_proj_weight, v_proj_weight; in_proj_bias, out_proj.weight, out_proj.bias, bias_k, bias_v)", fname, key)
+	return stateDict{rec: p}, nil
+}
+
+// under is the part of d under prefix.
+func (d stateDict) under(prefix string) stateDict { return stateDict{d.rec, d.prefix + prefix} }
+
+// Get is the weight name (under d's prefix).
+func (d stateDict) Get(name string) (eval.Value, bool) { return d.rec.Get(d.prefix + name) }
+
+// unknown is the first key under d's prefix (the prefix left out) that
+// allowed does not take, or "".
+func (d stateDict) unknown(allowed func(string) bool) string {
+	for _, k := range d.rec.Keys {
+		if rest, ok := strings.CutPrefix(k, d.prefix); ok && !allowed(rest) {
+			return k
 		}
+	}
+	return ""
+}
+
+// tensor reads the weight name (under d's prefix) of the given shape
+// and dtype: nil where it is missing and not required.
+func (d stateDict) tensor(fname, name string, shape tensor.Shape, dt tensor.DType, required bool) (*refs.Ref, error) {
+	v, ok := d.Get(name)
+	full := d.prefix + name
+	if !ok {
+		if required {
+			return nil, fmt.Errorf("%s: params has no %s", fname, full)
+		}
+		return nil, nil
+	}
+	t, isT := v.(eval.Tensor)
+	if !isT {
+		return nil, fmt.Errorf("%s: params.%s must be a tensor, not %s", fname, full, eval.Describe(v))
+	}
+	if !t.Ref.Shape().Equal(shape) || t.Ref.DType() != dt {
+		return nil, fmt.Errorf("%s: params.%s must be %s %v, got %s %v", fname, full, dt, shape, t.Ref.DType(), t.Ref.Shape())
+	}
+	return t.Ref, nil
+}
+
+// mhaWeights are nn.MultiheadAttention's state_dict names.
+var mhaWeights = []string{"in_proj_weight", "q_proj_weight", "k_proj_weight", "v_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias", "bias_k", "bias_v"}
+
+// readMHAParams reads nn.MultiheadAttention's weights from p against the
+// embedding size e and key and value sizes kdim and vdim, slicing
+// in_proj_weight's rows.
+func readMHAParams(c *chain, fname string, p stateDict, e, kdim, vdim int, dt tensor.DType) (mhaParams, error) {
+	var m mhaParams
+	if k := p.unknown(func(n string) bool { return slices.Contains(mhaWeights, n) }); k != "" {
+		return m, fmt.Errorf("%s: params has %q, which is not a weight of nn.MultiheadAttention (in_proj_weight or q_proj_weight, k_proj_weight, v_proj_weight; in_proj_bias, out_proj.weight, out_proj.bias, bias_k, bias_v)", fname, k)
 	}
 	get := func(name string, shape tensor.Shape, required bool) (*refs.Ref, error) {
-		v, ok := p.Get(name)
-		if !ok {
-			if required {
-				return nil, fmt.Errorf("%s: params has no %s", fname, name)
-			}
-			return nil, nil
-		}
-		t, isT := v.(eval.Tensor)
-		if !isT {
-			return nil, fmt.Errorf("%s: params.%s must be a tensor, not %s", fname, name, eval.Describe(v))
-		}
-		if !t.Ref.Shape().Equal(shape) || t.Ref.DType() != dt {
-			return nil, fmt.Errorf("%s: params.%s must be %s %v, got %s %v", fname, name, dt, shape, t.Ref.DType(), t.Ref.Shape())
-		}
-		return t.Ref, nil
+		return p.tensor(fname, name, shape, dt, required)
 	}
 	var err error
 	if _, packed := p.Get("in_proj_weight"); packed {
@@ -213,33 +253,70 @@ func (c *chain) padLast(m *refs.Ref, n int) *refs.Ref {
 	return c.Op(ops.Cat, ops.CatAttrs{Dim: len(s) - 1}, m, z)
 }
 
+// mhaCall is one nn.MultiheadAttention forward's arguments past the
+// inputs and weights.
+type mhaCall struct {
+	heads int
+	// kpm and mask are the key padding and attention masks as given
+	// (nil: none)
+	kpm, mask                                 *refs.Ref
+	needWeights, average, batchFirst, zeroAtt bool
+	dropout                                   float64 // 0 unless training
+}
+
 func builtinMHA(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var query, key, value *refs.Ref
 	var params eval.Value
-	var heads int
+	a := mhaCall{needWeights: true, average: true}
 	kpmV, maskV := eval.Value(eval.None), eval.Value(eval.None)
-	needWeights, average, train := true, true, true
-	var batchFirst, zeroAttn bool
-	var p float64
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "query", &query, "key", &key, "value", &value, "params", &params, "num_heads", &heads,
-		"key_padding_mask?", &kpmV, "need_weights?", &needWeights, "attn_mask?", &maskV, "average_attn_weights?", &average,
-		"batch_first?", &batchFirst, "add_zero_attn?", &zeroAttn, "dropout|dropout_p?", &p, "train|training?", &train); err != nil {
+	train := true
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "query", &query, "key", &key, "value", &value, "params", &params, "num_heads", &a.heads,
+		"key_padding_mask?", &kpmV, "need_weights?", &a.needWeights, "attn_mask?", &maskV, "average_attn_weights?", &a.average,
+		"batch_first?", &a.batchFirst, "add_zero_attn?", &a.zeroAtt, "dropout|dropout_p?", &a.dropout, "train|training?", &train); err != nil {
 		return nil, err
 	}
-	fname := b.Name
+	if !(a.dropout >= 0 && a.dropout <= 1) {
+		return nil, fmt.Errorf("%s: dropout must be in [0, 1], got %v", b.Name, a.dropout)
+	}
+	if !train {
+		a.dropout = 0
+	}
+	var err error
+	if a.kpm, err = optionalTensor(th, b.Name, "key_padding_mask", kpmV); err != nil {
+		return nil, err
+	}
+	if a.mask, err = optionalTensor(th, b.Name, "attn_mask", maskV); err != nil {
+		return nil, err
+	}
+	sd, err := asStateDict(b.Name, params, "in_proj_weight, out_proj.weight, ...")
+	if err != nil {
+		return nil, err
+	}
+	c := newChain(th)
+	out, w, err := c.multiHeadAttention(b.Name, query, key, value, sd, a)
+	if err != nil {
+		return c.Abort(err)
+	}
+	return c.optionalRecord([]string{"output", "weights"}, out, w)
+}
+
+// multiHeadAttention is nn.MultiheadAttention's forward of query, key
+// and value with the weights in p: the output and the weights (nil
+// without need_weights), or an error of bad arguments.
+func (c *chain) multiHeadAttention(fname string, query, key, value *refs.Ref, p stateDict, a mhaCall) (out, w *refs.Ref, err error) {
+	heads := a.heads
+	batchFirst := a.batchFirst
 	qs, ks, vs := query.Shape(), key.Shape(), value.Shape()
 	dt := query.DType()
 	switch {
 	case !dt.IsFloat():
-		return nil, fmt.Errorf("%s: query must be a float tensor, got %s", fname, dt)
+		return nil, nil, fmt.Errorf("%s: query must be a float tensor, got %s", fname, dt)
 	case len(qs) != 2 && len(qs) != 3:
-		return nil, fmt.Errorf("%s: query must be [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched), got shape %v", fname, qs)
+		return nil, nil, fmt.Errorf("%s: query must be [L, N, E] ([N, L, E] with batch_first, [L, E] unbatched), got shape %v", fname, qs)
 	case len(ks) != len(qs) || len(vs) != len(qs):
-		return nil, fmt.Errorf("%s: key and value must have the query's %d dimensions, got shapes %v and %v", fname, len(qs), ks, vs)
+		return nil, nil, fmt.Errorf("%s: key and value must have the query's %d dimensions, got shapes %v and %v", fname, len(qs), ks, vs)
 	case key.DType() != dt || value.DType() != dt:
-		return nil, fmt.Errorf("%s: key and value must have the query's dtype %s, got %s and %s", fname, dt, key.DType(), value.DType())
-	case !(p >= 0 && p <= 1):
-		return nil, fmt.Errorf("%s: dropout must be in [0, 1], got %v", fname, p)
+		return nil, nil, fmt.Errorf("%s: key and value must have the query's dtype %s, got %s and %s", fname, dt, key.DType(), value.DType())
 	}
 	batched := len(qs) == 3
 	// [L, N, E] views of the inputs' sizes
@@ -255,59 +332,52 @@ func builtinMHA(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 			kn, vn, vsl = ks[0], vs[0], vs[1]
 		}
 		if kn != n || vn != n {
-			return nil, fmt.Errorf("%s: key and value must have the query's batch size %d, got shapes %v and %v", fname, n, ks, vs)
+			return nil, nil, fmt.Errorf("%s: key and value must have the query's batch size %d, got shapes %v and %v", fname, n, ks, vs)
 		}
 		if vsl != s {
-			return nil, fmt.Errorf("%s: key and value must have one length, got shapes %v and %v", fname, ks, vs)
+			return nil, nil, fmt.Errorf("%s: key and value must have one length, got shapes %v and %v", fname, ks, vs)
 		}
 	} else if vs[0] != s {
-		return nil, fmt.Errorf("%s: key and value must have one length, got shapes %v and %v", fname, ks, vs)
+		return nil, nil, fmt.Errorf("%s: key and value must have one length, got shapes %v and %v", fname, ks, vs)
 	}
 	if heads <= 0 || e%heads != 0 {
-		return nil, fmt.Errorf("%s: embed_dim %d must be divisible by num_heads %d", fname, e, heads)
+		return nil, nil, fmt.Errorf("%s: embed_dim %d must be divisible by num_heads %d", fname, e, heads)
 	}
 	hd := e / heads
-	c := newChain(th)
-	pr, err := readMHAParams(c, fname, params, e, kdim, vdim, dt)
+	pr, err := readMHAParams(c, fname, p, e, kdim, vdim, dt)
 	if err != nil {
-		return c.Abort(err)
+		return nil, nil, err
 	}
 	extra := 0 // columns that bias_k and add_zero_attn append
 	if pr.biasK != nil {
 		extra++
 	}
-	if zeroAttn {
+	if a.zeroAtt {
 		extra++
 	}
 	// the masks, checked against [N, S] and [L, S] or [N·heads, L, S]
-	var kpm, mask *refs.Ref
-	if rs, err := withOptional(th, fname, "key_padding_mask", nil, kpmV); err != nil {
-		return c.Abort(err)
-	} else if len(rs) == 1 {
-		kpm = rs[0]
+	kpm, mask := a.kpm, a.mask
+	if kpm != nil {
 		want := tensor.Shape{n, s}
 		if !batched {
 			want = tensor.Shape{s}
 		}
 		if kpm.DType() != tensor.Bool || !kpm.Shape().Equal(want) {
-			return c.Abort(fmt.Errorf("%s: key_padding_mask must be bool %v, got %s %v", fname, want, kpm.DType(), kpm.Shape()))
+			return nil, nil, fmt.Errorf("%s: key_padding_mask must be bool %v, got %s %v", fname, want, kpm.DType(), kpm.Shape())
 		}
 		kpm = c.Reshape(kpm, tensor.Shape{n, 1, 1, s})
 	}
-	if rs, err := withOptional(th, fname, "attn_mask", nil, maskV); err != nil {
-		return c.Abort(err)
-	} else if len(rs) == 1 {
-		mask = rs[0]
+	if mask != nil {
 		ms := mask.Shape()
 		if mask.DType() != tensor.Bool && mask.DType() != dt {
-			return c.Abort(fmt.Errorf("%s: attn_mask must be bool or the query's dtype %s, got %s", fname, dt, mask.DType()))
+			return nil, nil, fmt.Errorf("%s: attn_mask must be bool or the query's dtype %s, got %s", fname, dt, mask.DType())
 		}
 		switch {
 		case ms.Equal(tensor.Shape{l, s}):
 		case ms.Equal(tensor.Shape{n * heads, l, s}):
 			mask = c.Reshape(mask, tensor.Shape{n, heads, l, s})
 		default:
-			return c.Abort(fmt.Errorf("%s: attn_mask must be [%d, %d] or [%d, %d, %d] (N·num_heads, L, S), got shape %v", fname, l, s, n*heads, l, s, ms))
+			return nil, nil, fmt.Errorf("%s: attn_mask must be [%d, %d] or [%d, %d, %d] (N·num_heads, L, S), got shape %v", fname, l, s, n*heads, l, s, ms)
 		}
 	}
 	// [L, N, E] inputs
@@ -336,7 +406,7 @@ func builtinMHA(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 		sk++
 	}
 	qh, kh, vh := split(q, l), split(k, sk), split(v, sk)
-	if zeroAttn {
+	if a.zeroAtt {
 		z := c.Expand(c.scalar(0, dt), tensor.Shape{n, heads, 1, hd})
 		kh = c.Op(ops.Cat, ops.CatAttrs{Dim: 2}, kh, z)
 		vh = c.Op(ops.Cat, ops.CatAttrs{Dim: 2}, vh, z)
@@ -350,10 +420,7 @@ func builtinMHA(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 			bias = c.Op(ops.Add, nil, bias, kb)
 		}
 	}
-	if !train {
-		p = 0
-	}
-	out, w := c.attend(fname, qh, kh, vh, bias, 1/math.Sqrt(float64(hd)), p)
+	out, w = c.attend(fname, qh, kh, vh, bias, 1/math.Sqrt(float64(hd)), a.dropout)
 	// [N, heads, L, hd] -> [L, N, E], then the output projection
 	out = c.Reshape(c.Op(ops.Permute, ops.PermuteAttrs{Dims: []int{2, 0, 1, 3}}, out), tensor.Shape{l, n, e})
 	out = c.affine(out, c.Transpose(pr.wo), pr.bo)
@@ -363,10 +430,10 @@ func builtinMHA(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 	case batchFirst:
 		out = c.Op(ops.Permute, ops.PermuteAttrs{Dims: []int{1, 0, 2}}, out)
 	}
-	if !needWeights {
+	if !a.needWeights {
 		w = nil
 	} else {
-		if average {
+		if a.average {
 			w = c.Op(ops.Mean, ops.ReduceAttrs{Dims: []int{1}}, w)
 		}
 		if !batched {
@@ -374,7 +441,7 @@ func builtinMHA(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 			w = c.Reshape(w, ws[1:])
 		}
 	}
-	return c.optionalRecord([]string{"output", "weights"}, out, w)
+	return out, w, c.Err()
 }
 
 // optionalRecord is Record where a nil ref after the first is none.

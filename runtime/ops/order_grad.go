@@ -142,8 +142,7 @@ func logcumsumexpGrad(b *Builder, a *GradArgs, g T) []T {
 		return b.Op(Index, &IndexAttrs{Items: items}, x)
 	}
 	reversed := func(x T) T { return flip(b.Op(Logcumsumexp, ScanAttrs{Dim: dim}, flip(x))) }
-	lowest := map[tensor.DType]float64{tensor.Float64: -math.MaxFloat64, tensor.Float32: -math.MaxFloat32,
-		tensor.Float16: -65504, tensor.BFloat16: -3.3895313892515355e38}[dt]
+	lowest := -dt.MaxFinite()
 	logAbs := b.Op(Log, nil, b.Op(Abs, nil, g))
 	zero := b.Zero(g)
 	part := func(cmp Op) T {

@@ -3,7 +3,10 @@
 // host representation that kernels and file loaders read and write.
 package tensor
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DType is an element type.
 type DType uint8
@@ -77,6 +80,20 @@ func (d DType) IsInt() bool { return d == Uint8 || d == Int64 || d >= Int8 && d 
 
 // IsUnsigned reports whether d is an unsigned integer type.
 func (d DType) IsUnsigned() bool { return d == Uint8 || d == Uint16 || d == Uint32 || d == Uint64 }
+
+// MaxFinite is the largest finite value of a floating-point dtype
+// (float32's for any other).
+func (d DType) MaxFinite() float64 {
+	switch d {
+	case Float64:
+		return math.MaxFloat64
+	case Float16:
+		return 65504
+	case BFloat16:
+		return 3.3895313892515355e38 // 0x7f7f
+	}
+	return math.MaxFloat32
+}
 
 // IsNarrowInt reports whether d is an integer type the cpu backend computes
 // in Int64 (every integer width but Int64 and Uint8).

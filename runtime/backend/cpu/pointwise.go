@@ -166,19 +166,6 @@ func signKernel(out *tensor.Dense, ins []*tensor.Dense, _ any) error {
 	})
 }
 
-// finiteRange is the largest finite value of a float dtype.
-func finiteRange(dt tensor.DType) float64 {
-	switch dt {
-	case tensor.Float64:
-		return math.MaxFloat64
-	case tensor.Float16:
-		return 65504
-	case tensor.BFloat16:
-		return float64(tensor.BFloatToFloat(0x7f7f))
-	}
-	return math.MaxFloat32
-}
-
 func nanToNumKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 	if err := checkInputs("nan_to_num", ins, 1); err != nil {
 		return err
@@ -189,7 +176,7 @@ func nanToNumKernel(out *tensor.Dense, ins []*tensor.Dense, attrs any) error {
 		return nil
 	}
 	a, _ := attrs.(ops.NanToNumAttrs)
-	hi, lo := finiteRange(out.DType), -finiteRange(out.DType)
+	hi, lo := out.DType.MaxFinite(), -out.DType.MaxFinite()
 	if a.HasPosInf {
 		hi = a.PosInf
 	}
