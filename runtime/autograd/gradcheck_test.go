@@ -503,3 +503,100 @@ func scalarGradCases() []gcase {
 		{name: "where_scalar_first", op: "where", attrs: left(f(-1.5)), ins: []*tensor.Dense{mask(2, 3), randn(3)}},
 	}
 }
+
+// opCounter counts the ops a runtime makes, by name.
+type opCounter map[string]int
+
+func (c opCounter) Created(_ *refs.Ref, op *refs.Op) {
+	if op != nil {
+		c[op.Op.Name()]++
+	}
+}
+
+func (opCounter) Read(*refs.Ref) {}
+
+// TestSlicesAccumulateWhereTheyLand: the cotangents of many slices of
+// one tensor (overlapping, positions, steps) sum to the dense gradient,
+// and only the first is made full-size (index_backward); the others are
+// added into the part of the sum they slice.
+func TestSlicesAccumulateWhereTheyLand(t *testing.T) {
+	rt := newRT()
+	xd := randn(6, 4)
+	x := rt.FromHost(refs.Site{}, xd)
+	tape := autograd.Start(rt, []*refs.Ref{x})
+	items := [][]ops.IndexItem{
+		{{Kind: ops.IndexAt, At: 0}},
+		{slice(0, 3, 1)},
+		{slice(1, 4, 1)},
+		{{Kind: ops.IndexAt, At: 5}, slice(1, 4, 2)},
+		{ops.FullSlice, slice(0, 4, 3)},
+		{slice(5, 0, -2)},
+	}
+	want := make([]float64, xd.Numel())
+	var loss *refs.Ref
+	for k, it := range items {
+		p, err := rt.Submit(refs.Site{}, ops.Index, ops.IndexAttrs{Items: it}, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Σ p·(k+1): x's gradient gains k+1 where the slice reads
+		s, _ := rt.Submit(refs.Site{}, ops.Sum, ops.ReduceAttrs{}, p)
+		ks, _ := rt.Submit(refs.Site{}, ops.Mul, ops.ScalarOperand{Value: ops.FloatScalar(float64(k+1), tensor.Float64)}, s)
+		rt.Release(p)
+		rt.Release(s)
+		if loss == nil {
+			loss = ks
+		} else {
+			n, _ := rt.Submit(refs.Site{}, ops.Add, nil, loss, ks)
+			rt.Release(loss)
+			rt.Release(ks)
+			loss = n
+		}
+	}
+	// the expected gradient, by reading each slice's positions
+	for k, it := range items {
+		pos := tensor.NewDense(tensor.Meta{Shape: xd.Shape, DType: tensor.Float64})
+		for i := range pos.Numel() {
+			pos.Set(i, float64(i))
+		}
+		pr := rt.FromHost(refs.Site{}, pos)
+		sel, err := rt.Submit(refs.Site{}, ops.Index, ops.IndexAttrs{Items: it}, pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := rt.Read(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range d.Numel() {
+			want[int(d.At(i))] += float64(k + 1)
+		}
+		rt.Release(sel)
+		rt.Release(pr)
+	}
+	count := opCounter{}
+	rt.SetObserver(count)
+	cot, err := tape.Backward(loss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.SetObserver(nil)
+	g, err := rt.Read(cot[x])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, w := range want {
+		if g.At(i) != w {
+			t.Fatalf("gradient %v, want %v", g.F64(), want)
+		}
+	}
+	if count["index_backward"] != 1 || count["index_assign"] != len(items)-1 {
+		t.Errorf("backward made %d index_backward and %d index_assign ops, want 1 and %d", count["index_backward"], count["index_assign"], len(items)-1)
+	}
+	for _, r := range []*refs.Ref{cot[x], loss, x} {
+		rt.Release(r)
+	}
+	if n := rt.LiveRefs(); n != 0 {
+		t.Errorf("%d refs alive", n)
+	}
+}

@@ -276,6 +276,19 @@ func (t *Tape) BackwardFrom(out, g *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
 			continue
 		}
 		delete(cot, e.out)
+		if prev := cot[e.ins[0]]; e.op == ops.Index && e.custom == nil && e.need[0] && prev != nil {
+			// a slice's cotangent is added where it lands in the sum so
+			// far: T slices of one tensor cost T slices' work, not T
+			// tensors of its full size and their sums
+			sum, err := t.addIntoSlice(e, prev, g)
+			t.rt.Release(g)
+			t.release(e)
+			if err != nil {
+				return fail(fmt.Errorf("gradient of %s: %w", e.op.Name(), err))
+			}
+			cot[e.ins[0]] = sum
+			continue
+		}
 		gs, err := t.vjp(e, g)
 		t.rt.Release(g)
 		t.release(e)
@@ -308,6 +321,25 @@ func (t *Tape) BackwardFrom(out, g *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
 		}
 	}
 	return cot, nil
+}
+
+// addIntoSlice is prev (owned, consumed) with g added to the part of it
+// that e, an index op, read: prev[items] + g written back into prev by
+// index_assign, which runs in place on prev, dead by then. An index
+// item is a position or a slice, so no element is read twice.
+func (t *Tape) addIntoSlice(e *entry, prev, g *refs.Ref) (*refs.Ref, error) {
+	defer t.rt.Release(prev)
+	part, err := t.rt.Submit(e.site, ops.Index, e.attrs, prev)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := t.rt.Submit(e.site, ops.Add, nil, part, g)
+	t.rt.Release(part)
+	if err != nil {
+		return nil, err
+	}
+	defer t.rt.Release(sum)
+	return t.rt.Submit(e.site, ops.IndexAssign, e.attrs, prev, sum)
 }
 
 // vjp runs e's rule on cotangent g and returns an owned cotangent per
