@@ -24,6 +24,8 @@ func init() {
 	register("replace", `replace(s, old, new, count=-1): s with each old (the first count when count >= 0) replaced by new, as Python's s.replace()`, strReplace)
 	register("startswith", `startswith(s, prefix): whether s starts with prefix (or with one of a list of prefixes), as Python's s.startswith()`, strAffix(strings.HasPrefix))
 	register("endswith", `endswith(s, suffix): whether s ends with suffix (or with one of a list of suffixes), as Python's s.endswith()`, strAffix(strings.HasSuffix))
+	register("removeprefix", `removeprefix(s, prefix): s without prefix where it starts with it, else s, as Python's s.removeprefix() (a state_dict's names under a module: {k.removeprefix("encoder."): v for k, v in sd.items() if k.startswith("encoder.")})`, strTrim(strings.TrimPrefix))
+	register("removesuffix", `removesuffix(s, suffix): s without suffix where it ends with it, else s, as Python's s.removesuffix()`, strTrim(strings.TrimSuffix))
 	register("find", `find(s, sub): the character index of the first sub in s, or -1, as Python's s.find()`, strFind)
 }
 
@@ -173,6 +175,18 @@ func strReplace(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []ev
 		}
 	}
 	return eval.String(strings.Replace(s, old, repl, count)), nil
+}
+
+// strTrim is removeprefix or removesuffix, given strings' TrimPrefix or
+// TrimSuffix (which remove the affix once, where it is there).
+func strTrim(trim func(s, affix string) string) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var s, affix string
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "s", &s, "affix|prefix|suffix", &affix); err != nil {
+			return nil, err
+		}
+		return eval.String(trim(s, affix)), nil
+	}
 }
 
 func strAffix(has func(s, affix string) bool) eval.BuiltinFunc {

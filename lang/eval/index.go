@@ -47,6 +47,7 @@ func (c *compiler) field(e *ast.FieldExpr) exprFn {
 var strMethods = map[string]bool{
 	"upper": true, "lower": true, "strip": true, "lstrip": true, "rstrip": true, "split": true, "join": true,
 	"replace": true, "startswith": true, "endswith": true, "find": true, "encode": true,
+	"removeprefix": true, "removesuffix": true,
 }
 
 // dictMethods are the builtins a record reads as bound methods, Python's
