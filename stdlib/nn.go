@@ -17,7 +17,6 @@ func init() {
 	register("log_softmax", "log_softmax(x, dim=-1): x - logsumexp(x) along dim, computed stably", builtinSoftmax(ops.LogSoftmax))
 	register("layer_norm", "layer_norm(input, normalized_shape=none, weight=none, bias=none, eps=1e-5): normalise over the trailing dimensions normalized_shape (the last one when none) to mean 0 and biased variance 1, then scale by weight and shift by bias, as torch's F.layer_norm; tref's earlier layer_norm(x, w, b, eps) (a weight tensor second) still works", builtinLayerNorm)
 	register("rms_norm", "rms_norm(input, normalized_shape=none, weight=none, eps=1e-6): x / sqrt(mean(x**2) + eps) over the trailing dimensions normalized_shape (the last one when none), scaled by weight, as torch's F.rms_norm; tref's earlier rms_norm(x, w, eps) still works", builtinRMSNorm)
-	register("embedding", "embedding(ids, table) (torch's input=, weight= too): rows of table [rows, dim] picked by the int64 ids; result shape ids.shape + [dim]", builtinEmbedding)
 	register("dropout", "dropout(x, p=0.5, train=true) (torch's input=, training= too): zero each element with probability p and scale the rest by 1/(1-p); identity when train is false", builtinDropout)
 	register("mse", "mse(a, b): mean squared error, mean((a - b)**2), broadcasting a and b", builtinMSE)
 }
@@ -150,14 +149,6 @@ func builtinNorm(th *eval.Thread, op ops.Op, eps float64, args []eval.Value, kwa
 	yr := y.(eval.Tensor).Ref
 	c.Keep(yr)
 	return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: xs}, yr))
-}
-
-func builtinEmbedding(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var ids, table *refs.Ref
-	if err := eval.UnpackArgs(th, "embedding", args, kwargs, "ids|input", &ids, "table|weight", &table); err != nil {
-		return nil, err
-	}
-	return th.Submit(ops.Embedding, nil, ids, table)
 }
 
 func builtinDropout(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
