@@ -11,7 +11,30 @@ import (
 )
 
 func init() {
+	register("clip_grad_value", "clip_grad_value(grads, clip_value): the gradient tree with each float leaf clamped to [-clip_value, clip_value], as torch.nn.utils.clip_grad_value_ (which clamps the .grad fields in place)", clipGradValueBuiltin)
 	register("clip_grad_norm", "clip_grad_norm(grads, max_norm, norm_type=2.0, error_if_nonfinite=false): {grads, total_norm}: the gradient tree scaled by min(1, max_norm / (total_norm + 1e-6)), where total_norm is the norm of the float leaves' norms, as torch.nn.utils.clip_grad_norm_ (which scales the .grad fields in place and returns total_norm); norm_type may be inf", clipGradNormBuiltin)
+}
+
+func clipGradValueBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var grads eval.Value
+	var clip float64
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "grads|parameters", &grads, "clip_value", &clip); err != nil {
+		return nil, err
+	}
+	if math.IsNaN(clip) {
+		return nil, fmt.Errorf("%s: clip_value must be a number, got %v", b.Name, clip)
+	}
+	clipped, err := zipTrees(th, []eval.Value{grads}, "", func(_ string, xs []eval.Value) (eval.Value, error) {
+		if t, ok := xs[0].(eval.Tensor); ok && t.Ref.DType().IsFloat() {
+			return th.Submit(ops.Clamp, ops.ClampAttrs{Min: -clip, HasMin: true, Max: clip, HasMax: true}, t.Ref)
+		}
+		eval.Retain(th.RT, xs[0])
+		return xs[0], nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", b.Name, err)
+	}
+	return clipped, nil
 }
 
 func clipGradNormBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
