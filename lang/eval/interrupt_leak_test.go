@@ -30,7 +30,7 @@ func (x *interruptAt) Execute(rt *refs.Runtime, op *refs.Op, ahead []*refs.Op) e
 // TestInterruptAnywhereLeaksNothing interrupts each chunk of the
 // gradient and optimizer conformance scripts at every op in turn (what
 // FuzzEval's wall-clock budget does at a random one) and checks that no
-// tensor is left alive.
+// tensor is left alive and none released twice (an internal error).
 func TestInterruptAnywhereLeaksNothing(t *testing.T) {
 	files := []string{"autograd.tr", "optim.tr"}
 	if testing.Short() {
@@ -52,6 +52,9 @@ func TestInterruptAnywhereLeaksNothing(t *testing.T) {
 						where = append(where, r.String()+" from "+r.Site().Pos.String())
 					}
 					t.Fatalf("%s chunk %d (lookahead %d) interrupted at op %d: %d refs alive (error: %v):\n%s", name, ci, la, k, n, err, strings.Join(where, "\n"))
+				}
+				if err != nil && strings.Contains(err.Error(), "internal error") {
+					t.Fatalf("%s chunk %d (lookahead %d) interrupted at op %d: %v", name, ci, la, k, err)
 				}
 				if x.n < k || k > 400 {
 					// The run had fewer ops: every point was tried.

@@ -280,6 +280,7 @@ func (t *Tape) BackwardFrom(out, g *refs.Ref) (map[*refs.Ref]*refs.Ref, error) {
 			// a slice's cotangent is added where it lands in the sum so
 			// far: T slices of one tensor cost T slices' work, not T
 			// tensors of its full size and their sums
+			delete(cot, e.ins[0]) // addIntoSlice consumes prev
 			sum, err := t.addIntoSlice(e, prev, g)
 			t.rt.Release(g)
 			t.release(e)
