@@ -20,8 +20,10 @@ import (
 // bidirectional layer, LSTM's weight_hr_l0 of proj_size), so that a
 // PyTorch checkpoint's entries drive them unchanged. The input's
 // projection x·W_ihᵀ + b_ih of every step is one matmul per layer and
-// direction; the steps then run one after the other. Packed sequences
-// (pack_padded_sequence) are not taken.
+// direction; the steps then run one after the other. A padded batch of
+// sequences of their own lengths (what pack_padded_sequence packs) is
+// the input with lengths=: past its length a sequence's state stays and
+// its output is 0.
 
 func init() {
 	register("lstm_cell", "lstm_cell(input, hx, w_ih, w_hh, b_ih=none, b_hh=none): one step of an LSTM, as torch.lstm_cell (nn.LSTMCell): input [B, in] (or [in]), hx the list [h, c] of [B, H] each (none: zeros), w_ih [4H, in], w_hh [4H, H], biases [4H]; gates i, f, g, o from x·w_ihᵀ + b_ih + h·w_hhᵀ + b_hh, c' = σ(f)·c + σ(i)·tanh(g), h' = σ(o)·tanh(c'); gives {h, c} (also read as [h, c])", rnnCellBuiltin(lstmKind))
