@@ -141,10 +141,11 @@ func (c *chain) cellStep(k rnnKind, xw, h, cs, whhT, bhh, whrT *refs.Ref, hsize 
 	switch k {
 	case lstmKind:
 		g := c.Op(ops.Add, nil, xw, hw)
-		in := c.Op(ops.Sigmoid, nil, gate(g, 0))
-		forget := c.Op(ops.Sigmoid, nil, gate(g, 1))
+		// one sigmoid over the four gates (the candidate's quarter is
+		// not used): fewer, larger ops than one per gate
+		sg := c.Op(ops.Sigmoid, nil, g)
+		in, forget, outg := gate(sg, 0), gate(sg, 1), gate(sg, 3)
 		cand := c.Op(ops.Tanh, nil, gate(g, 2))
-		outg := c.Op(ops.Sigmoid, nil, gate(g, 3))
 		cs2 := c.Op(ops.Add, nil, c.Op(ops.Mul, nil, forget, cs), c.Op(ops.Mul, nil, in, cand))
 		h2 := c.Op(ops.Mul, nil, outg, c.Op(ops.Tanh, nil, cs2))
 		if whrT != nil {
@@ -477,7 +478,14 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 					cs = state(1, j, hsize)
 				}
 				width := seq.Shape()[2]
-				xw := c.Reshape(c.affine(c.Reshape(seq, tensor.Shape{steps * rows, width}), c.Transpose(w.wih), w.bih), tensor.Shape{steps, rows, k.gates() * hsize})
+				xw := c.affine(c.Reshape(seq, tensor.Shape{steps * rows, width}), c.Transpose(w.wih), w.bih)
+				bhh := w.bhh
+				if bhh != nil && k != gruKind {
+					// b_hh added to every step's input projection at
+					// once (GRU's n gate takes it inside r·(...))
+					xw, bhh = c.Op(ops.Add, nil, xw, bhh), nil
+				}
+				xw = c.Reshape(xw, tensor.Shape{steps, rows, k.gates() * hsize})
 				whhT := c.Transpose(w.whh)
 				var whrT *refs.Ref
 				if w.whr != nil {
@@ -490,7 +498,7 @@ func rnnBuiltin(kind rnnKind) eval.BuiltinFunc {
 						t = steps - 1 - s
 					}
 					xt := c.Reshape(c.sliceAlong(xw, 0, t, t+1), tensor.Shape{rows, k.gates() * hsize})
-					h2, cs2 := c.cellStep(k, xt, h, cs, whhT, w.bhh, whrT, hsize)
+					h2, cs2 := c.cellStep(k, xt, h, cs, whhT, bhh, whrT, hsize)
 					if live[t] == nil {
 						h, cs, hs[t] = h2, cs2, h2
 						continue
