@@ -29,6 +29,8 @@ var torchAliases = []struct{ name, target, torchName string }{
 	{"concat", "cat", "torch.concat"},
 	{"concatenate", "cat", "torch.concatenate"},
 	{"moveaxis", "movedim", "torch.moveaxis"},
+	{"floor_divide", "floordiv", "torch.floor_divide (which floors since torch 1.13)"},
+	{"mvlgamma", "multigammaln", "torch.mvlgamma"},
 }
 
 func init() {
