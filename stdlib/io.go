@@ -19,7 +19,7 @@ import (
 // first use (refs.Runtime.LazyWithDone), so a model larger than host memory
 // can stream through the placement engine.
 func init() {
-	register("load", `load(path): read a tensor file, choosing the format by name: .safetensors and .npz give a record of tensors keyed as in the file (m["fc1.weight"]); .npy, IDX (*-ubyte, *-ubyte.gz) and .csv give one tensor. Data is read on first use. A relative path is resolved against the calling script's directory`, builtinLoad)
+	register("load", `load(path): read a tensor file, choosing the format by name: .safetensors and .npz give a record of tensors keyed as in the file (m["fc1.weight"]); so do PyTorch checkpoints written by torch.save (.pt, .pth, and a .bin that is a zip archive), whose pickle is read without running any code: a state_dict's tensors keep its keys, tensors in nested dicts and lists get dotted keys ({"model": sd, "epoch": 3} gives m["model.fc1.weight"]) and other values are left out; .npy, IDX (*-ubyte, *-ubyte.gz) and .csv give one tensor. Data is read on first use. A relative path is resolved against the calling script's directory`, builtinLoad)
 	register("save", `save(path, value, metadata=none, compress=false): write a record of tensors as .safetensors or .npz (nested records become dotted keys, "fc1.weight"), or one tensor as .npy; metadata (a record of strings) goes into the safetensors header, compress deflates npz members. The write is atomic`, builtinSave)
 }
 

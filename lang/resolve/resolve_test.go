@@ -12,7 +12,7 @@ import (
 	"github.com/tref-lang/tref/lang/resolve"
 )
 
-var universe = map[string]bool{"print": true, "range": true, "len": true, "sum": true, "relu": true, "cat": true, "floordiv": true}
+var universe = map[string]bool{"print": true, "range": true, "len": true, "sum": true, "relu": true, "cat": true, "tensor": true}
 
 func resolveSrc(t *testing.T, src string, opts resolve.Options) (*ast.File, *resolve.Module, error) {
 	t.Helper()
@@ -31,7 +31,7 @@ func TestStaticErrors(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"let count = 1\nprint(cuont)", `t.tr:2:7: undefined name "cuont"; did you mean "count"?`},
 		{"prnt(1)", `t.tr:1:1: undefined name "prnt"; did you mean "print"?`},
-		{"print(floor_divide(1))", `t.tr:1:7: undefined name "floor_divide"; did you mean "floordiv"? (torch's floor_divide is tref's floordiv)`},
+		{"print(as_tensor(1))", `t.tr:1:7: undefined name "as_tensor"; did you mean "tensor"? (torch's as_tensor is tref's tensor)`},
 		{"print(amax(1))", `t.tr:1:7: undefined name "amax"`},
 		{"print(nansum(1))", `t.tr:1:7: undefined name "nansum"`},
 		{"F.relu(1)", `t.tr:1:1: undefined name "F"; tref's builtins are global: F.relu(x) is relu(x)`},

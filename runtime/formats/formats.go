@@ -1,12 +1,27 @@
 // Package formats reads and writes tensor files: safetensors, npy, npz, IDX
-// (the MNIST format, optionally gzipped) and CSV of numbers.
+// (the MNIST format, optionally gzipped) and CSV of numbers, and reads
+// PyTorch checkpoints (torch.save's zip format, .pt and .pth).
 //
 // Every file is untrusted input. Opening a file parses only its header (the
-// safetensors JSON header, npy headers, the IDX dimensions) and checks the
-// declared shapes and offsets against the file's size before anything is
-// allocated; each tensor's data is read later, on demand, by its Entry's
-// Load. A malformed file is an *Error naming the file and the problem,
-// never a panic or an allocation sized by the file's claims.
+// safetensors JSON header, npy headers, the IDX dimensions, a checkpoint's
+// zip directory and pickle) and checks the declared shapes and offsets
+// against the file's size before anything is allocated; each tensor's data
+// is read later, on demand, by its Entry's Load. A malformed file is an
+// *Error naming the file and the problem, never a panic or an allocation
+// sized by the file's claims.
+//
+// A checkpoint's pickle is read by a restricted unpickler that never
+// imports or runs anything: it knows the opcodes torch.save writes and a
+// fixed allow-list of globals (collections.OrderedDict, torch's tensor and
+// parameter rebuilders, the storage classes), and any other global is an
+// error naming it. The checkpoint must be a dict; its tensors, also those
+// in nested dicts, lists and tuples, become entries named by their path
+// of keys joined with "." (a checkpoint {"model": state_dict, "epoch": 3}
+// gives "model.fc1.weight"; list items are named by index), and values
+// that are not tensors (numbers, strings, None) are left out, with a
+// note. Tensors that are strided views (a transpose, a slice at an
+// offset, several tensors sharing one storage) are made contiguous on
+// load.
 //
 // Writers are atomic: they write a temporary file in the target's
 // directory and rename it over the target, so a failed or interrupted save
@@ -16,6 +31,7 @@ package formats
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,15 +52,19 @@ const (
 	Npz
 	IDX
 	CSV
+	Torch
 )
 
 func (k Kind) String() string {
-	return [...]string{"unknown", "safetensors", "npy", "npz", "idx", "csv"}[k]
+	return [...]string{"unknown", "safetensors", "npy", "npz", "idx", "csv", "torch"}[k]
 }
 
 // KindOf picks the format from a file name: .safetensors, .npy, .npz, .csv
-// (also .csv.gz), and IDX for names ending in -ubyte, .idx or idxN (the
-// MNIST names, e.g. t10k-images-idx3-ubyte, optionally gzipped).
+// (also .csv.gz), .pt and .pth (PyTorch checkpoints), and IDX for names
+// ending in -ubyte, .idx or idxN (the MNIST names, e.g.
+// t10k-images-idx3-ubyte, optionally gzipped). A .bin name is Unknown
+// here, because many formats use it; Open reads one as a checkpoint when
+// its content is a zip archive (pytorch_model.bin).
 func KindOf(path string) Kind {
 	base := strings.ToLower(filepath.Base(path))
 	switch {
@@ -56,6 +76,8 @@ func KindOf(path string) Kind {
 		return Npz
 	case strings.HasSuffix(base, ".csv"), strings.HasSuffix(base, ".csv.gz"):
 		return CSV
+	case strings.HasSuffix(base, ".pt"), strings.HasSuffix(base, ".pth"):
+		return Torch
 	}
 	base = strings.TrimSuffix(base, ".gz")
 	if strings.HasSuffix(base, "-ubyte") || strings.HasSuffix(base, ".idx") {
@@ -68,7 +90,7 @@ func KindOf(path string) Kind {
 }
 
 // Supported lists the file names Open accepts, for error messages.
-const Supported = ".safetensors, .npz, .npy, .csv, .csv.gz, IDX (*-ubyte, *-ubyte.gz)"
+const Supported = ".safetensors, .npz, .npy, .csv, .csv.gz, IDX (*-ubyte, *-ubyte.gz), PyTorch checkpoints (.pt, .pth, a zip .bin)"
 
 // Options configure Open.
 type Options struct {
@@ -94,14 +116,15 @@ func (o *Options) check(n int64) error {
 
 // Entry is one tensor of an opened file.
 type Entry struct {
-	// Name is the tensor's key in the file ("fc1.weight"); empty for
+	// Name is the tensor's key in the file ("fc1.weight"; a checkpoint's
+	// nested keys joined with "."); empty for
 	// single-tensor formats (npy, IDX, CSV).
 	Name string
 	// Meta is what Load returns, after any conversion (float16 stored,
 	// float32 loaded).
 	Meta tensor.Meta
 	// Stored names the element type as the file stores it ("F16", "<i4",
-	// "i16 big-endian"), for messages.
+	// "i16 big-endian", "HalfStorage"), for messages.
 	Stored string
 	// Bytes is the size of the tensor's data in the file.
 	Bytes int64
@@ -135,7 +158,7 @@ type File struct {
 }
 
 // Single reports whether the format holds one unnamed tensor (npy, IDX,
-// CSV) rather than a record of named tensors (safetensors, npz).
+// CSV) rather than a record of named tensors (safetensors, npz, torch).
 func (f *File) Single() bool { return f.Kind == Npy || f.Kind == IDX || f.Kind == CSV }
 
 // Retain adds a holder; each Retain needs one Release (or Close).
@@ -183,7 +206,8 @@ func (f *File) note(format string, args ...any) {
 }
 
 // Open parses the header of the tensor file at path, choosing the format by
-// its name (see KindOf). The returned File holds one reference: Close it.
+// its name (see KindOf; a .bin file is a PyTorch checkpoint if it is a zip
+// archive). The returned File holds one reference: Close it.
 func Open(path string, opts *Options) (*File, error) {
 	switch KindOf(path) {
 	case Safetensors:
@@ -196,8 +220,27 @@ func Open(path string, opts *Options) (*File, error) {
 		return OpenIDX(path, opts)
 	case CSV:
 		return OpenCSV(path, opts)
+	case Torch:
+		return OpenTorch(path, opts)
+	}
+	if strings.HasSuffix(strings.ToLower(path), ".bin") && isZip(path) {
+		return OpenTorch(path, opts)
 	}
 	return nil, &Error{Path: path, Msg: "unknown file type (want " + Supported + ")"}
+}
+
+// isZip reports whether path is a regular file that starts with a zip
+// archive's local header, as torch.load decides whether a file is a zip
+// checkpoint.
+func isZip(path string) bool {
+	fh, _, err := safefile.Open(path)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(fh, magic[:])
+	return err == nil && string(magic[:]) == "PK\x03\x04"
 }
 
 func newFile(path string, kind Kind, closeRes func() error) *File {
@@ -258,10 +301,10 @@ func wrap(path string, kind Kind, msg string, err error) error {
 	return &Error{Path: path, Format: kind, Msg: msg, Err: err}
 }
 
-// MaxEntries bounds the tensors of one file (safetensors, npz): each costs
-// memory for its header record however small its data, so a header of
-// millions of empty tensors would take gigabytes. Published checkpoints
-// hold a few thousand tensors per file.
+// MaxEntries bounds the tensors of one file (safetensors, npz, torch):
+// each costs memory for its header record however small its data, so a
+// header of millions of empty tensors would take gigabytes. Published
+// checkpoints hold a few thousand tensors per file.
 const MaxEntries = 1 << 17
 
 // maxDims bounds the rank of any tensor a file may declare.

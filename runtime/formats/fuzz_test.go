@@ -1,11 +1,14 @@
 package formats
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tref-lang/tref/runtime/tensor"
@@ -184,5 +187,61 @@ func FuzzCSV(f *testing.F) {
 		if got != nil && (got[0].DType != tensor.Float32 || len(got[0].Shape) != 2) {
 			t.Fatalf("csv loaded as %v, want a float32 matrix", got[0].Meta)
 		}
+	})
+}
+
+// FuzzTorch mutates whole checkpoints: the zip structure, the pickle and
+// the storages.
+func FuzzTorch(f *testing.F) {
+	seed(f, ".pt", func(p string) error {
+		pkl := newPk().op('}', '(').str("w").tensor("FloatStorage", "0", 6, 1, []int64{2, 2}, []int64{1, 2}).
+			str("n").int(3).op('u').stop()
+		return os.WriteFile(p, ptArchiveBytes(f, pkl, map[string][]byte{"data/0": make([]byte, 24), "byteorder": []byte("big")}, zip.Store), 0o600)
+	})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fuzzLoad(t, t.TempDir(), "f.pt", data)
+	})
+}
+
+// FuzzTorchPickle mutates only data.pkl, zipped afresh with the storages
+// of a checkpoint torch wrote, so that mutations reach the unpickler and
+// the views instead of failing the zip's CRC.
+func FuzzTorchPickle(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/torch/*.pt")
+	var archives []map[string][]byte
+	for i, p := range paths {
+		zr, err := zip.OpenReader(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		members := map[string][]byte{}
+		var pkl []byte
+		for _, zf := range zr.File {
+			_, name, _ := strings.Cut(zf.Name, "/")
+			b := make([]byte, zf.UncompressedSize64)
+			rc, err := zf.Open()
+			if err == nil {
+				_, err = io.ReadFull(rc, b)
+				rc.Close()
+			}
+			if err != nil {
+				f.Fatal(err)
+			}
+			if name == "data.pkl" {
+				pkl = b
+			} else {
+				members[name] = b
+			}
+		}
+		zr.Close()
+		archives = append(archives, members)
+		f.Add(pkl, uint8(i))
+	}
+	if len(archives) < 4 {
+		f.Fatalf("only %d checkpoints in testdata/torch", len(archives))
+	}
+	f.Fuzz(func(t *testing.T, pkl []byte, which uint8) {
+		members := archives[int(which)%len(archives)]
+		fuzzLoad(t, t.TempDir(), "f.pt", ptArchiveBytes(t, pkl, members, zip.Store))
 	})
 }

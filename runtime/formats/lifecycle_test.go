@@ -23,6 +23,13 @@ func TestLoadAfterLastReleaseFails(t *testing.T) {
 			return WriteNpz(p, []string{"a"}, []*tensor.Dense{sample(tensor.Float32, 3)}, false)
 		},
 		"m-ubyte": func(p string) error { return os.WriteFile(p, idxBytes(0x08, []int{3}, []float64{1, 2, 3}), 0o644) },
+		"m.pt": func(p string) error {
+			b, err := os.ReadFile("testdata/torch/module.pt")
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(p, b, 0o644)
+		},
 	}
 	for name, write := range cases {
 		path := filepath.Join(dir, name)
@@ -141,6 +148,7 @@ func TestKindOf(t *testing.T) {
 		"m.safetensors": Safetensors, "a/B.NPY": Npy, "x.npz": Npz, "iris.csv": CSV, "digits.csv.gz": CSV,
 		"t10k-images-idx3-ubyte": IDX, "t10k-images-idx3-ubyte.gz": IDX, "train-images.idx3-ubyte": IDX,
 		"labels.idx1": IDX, "data.idx": IDX, "x.idx.gz": IDX, "model.bin": Unknown, "idx": Unknown, "x.gz": Unknown,
+		"model.pt": Torch, "ckpt/Model.PTH": Torch, "x.pt.gz": Unknown, "x.ptx": Unknown,
 	}
 	for name, want := range cases {
 		if got := KindOf(name); got != want {

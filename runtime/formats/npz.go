@@ -39,7 +39,7 @@ func OpenNpz(path string, opts *Options) (*File, error) {
 	keepHalf := opts != nil && opts.KeepHalf
 	seen := map[string]bool{}
 	for _, zf := range zr.File {
-		e, err := npzEntry(zf, seen, keepHalf, f)
+		e, err := npzEntry(zf, size, seen, keepHalf, f)
 		if err != nil {
 			fh.Close()
 			return nil, wrap(path, Npz, "", err)
@@ -67,7 +67,7 @@ type npzMember struct {
 }
 
 // npzEntry validates one member and reads its npy header.
-func npzEntry(zf *zip.File, seen map[string]bool, keepHalf bool, f *File) (npzMember, error) {
+func npzEntry(zf *zip.File, size int64, seen map[string]bool, keepHalf bool, f *File) (npzMember, error) {
 	var m npzMember
 	if !strings.HasSuffix(zf.Name, ".npy") {
 		return m, fmt.Errorf("member %q is not a .npy array", zf.Name)
@@ -80,18 +80,8 @@ func npzEntry(zf *zip.File, seen map[string]bool, keepHalf bool, f *File) (npzMe
 		return m, fmt.Errorf("duplicate member %q", zf.Name)
 	}
 	seen[m.name] = true
-	switch zf.Method {
-	case zip.Store:
-		if zf.UncompressedSize64 != zf.CompressedSize64 {
-			return m, fmt.Errorf("member %q is stored but its sizes differ (%d vs %d)", zf.Name, zf.CompressedSize64, zf.UncompressedSize64)
-		}
-	case zip.Deflate:
-		if zf.CompressedSize64 > (1<<63-1)/maxDeflateRatio ||
-			zf.UncompressedSize64 > zf.CompressedSize64*maxDeflateRatio+1024 {
-			return m, fmt.Errorf("member %q claims %d bytes from %d compressed bytes, more than deflate can produce", zf.Name, zf.UncompressedSize64, zf.CompressedSize64)
-		}
-	default:
-		return m, fmt.Errorf("member %q uses compression method %d (want stored or deflated)", zf.Name, zf.Method)
+	if err := checkZipMember(zf, size); err != nil {
+		return m, err
 	}
 	rc, err := zf.Open()
 	if err != nil {
@@ -163,4 +153,28 @@ func WriteNpz(path string, names []string, ts []*tensor.Dense, compress bool) er
 		}
 		return zw.Close()
 	})
+}
+
+// checkZipMember refuses compression methods tref cannot read and sizes
+// that the compressed data, which must fit in the archive of size bytes,
+// cannot produce, so a member's declared size can be trusted before
+// anything is allocated for it.
+func checkZipMember(zf *zip.File, size int64) error {
+	if zf.CompressedSize64 > uint64(size) {
+		return fmt.Errorf("member %q claims %d compressed bytes, more than the %d-byte file holds", zf.Name, zf.CompressedSize64, size)
+	}
+	switch zf.Method {
+	case zip.Store:
+		if zf.UncompressedSize64 != zf.CompressedSize64 {
+			return fmt.Errorf("member %q is stored but its sizes differ (%d vs %d)", zf.Name, zf.CompressedSize64, zf.UncompressedSize64)
+		}
+	case zip.Deflate:
+		if zf.CompressedSize64 > (1<<63-1)/maxDeflateRatio ||
+			zf.UncompressedSize64 > zf.CompressedSize64*maxDeflateRatio+1024 {
+			return fmt.Errorf("member %q claims %d bytes from %d compressed bytes, more than deflate can produce", zf.Name, zf.UncompressedSize64, zf.CompressedSize64)
+		}
+	default:
+		return fmt.Errorf("member %q uses compression method %d (want stored or deflated)", zf.Name, zf.Method)
+	}
+	return nil
 }

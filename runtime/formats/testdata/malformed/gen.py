@@ -4,6 +4,7 @@ import gzip
 import io
 import json
 import os
+import pickle
 import struct
 import zipfile
 
@@ -118,6 +119,99 @@ put("empty.csv", b"", "no data (the file is empty)")
 put("header-only.csv", b"a,b,c\n", "no data rows after the header")
 put("quote.csv", b'1,"2\n3,4\n', 'extraneous or missing " in quoted-field')
 put("data.bin", b"\0" * 16, "unknown file type")
+
+
+# PyTorch checkpoints (torch.save's zip format), assembled opcode by opcode
+# as torch 1.13 writes them, then broken one way each.
+def pk(*parts):
+    return b"\x80\x02" + b"".join(parts) + b"."
+
+
+def s(x):
+    b = x.encode()
+    return b"X" + struct.pack("<I", len(b)) + b
+
+
+def i(n):
+    return b"J" + struct.pack("<i", n) if -2**31 <= n < 2**31 else b"\x8a\x08" + struct.pack("<q", n)
+
+
+def glob(mod, name):
+    return b"c" + f"{mod}\n{name}\n".encode()
+
+
+def tup(*xs):
+    return b"(" + b"".join(xs) + b"t"
+
+
+def odict():
+    return glob("collections", "OrderedDict") + b")R"
+
+
+def tensor(key, numel, offset, size, stride, stype="FloatStorage", extra=b""):
+    pid = tup(s("storage"), glob("torch", stype), s(key), s("cpu"), i(numel)) + b"Q"
+    return glob("torch._utils", "_rebuild_tensor_v2") + tup(pid, i(offset), tup(*map(i, size)), tup(*map(i, stride)), b"\x89", odict(), extra) + b"R"
+
+
+def state(*items):
+    return b"}(" + b"".join(s(k) + v for k, v in items) + b"u"
+
+
+def pt(pkl, storages=None, extra=(), prefix="archive/"):
+    members = [(prefix + "data.pkl", pkl)]
+    members += [(prefix + "data/" + k, v) for k, v in (storages or {}).items()]
+    members += [(prefix + "version", b"3\n")] + list(extra)
+    return zipped(members)
+
+
+f4 = struct.pack("<4f", 1, 2, 3, 4)
+good_pt = pt(pk(state(("w", tensor("0", 4, 0, [2, 2], [2, 1])))), {"0": f4})
+put("truncated.pt", good_pt[: len(good_pt) // 2], "not a valid zip archive")
+put("legacy.pt", pk(b"\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"), "not a valid zip archive (torch.save writes one since torch 1.6")
+put("no-pickle.pt", zipped([("archive/data/0", f4)]), "no <name>/data.pkl member")
+put("torchscript.pt", zipped([("m/constants.pkl", pk(b")")), ("m/data/0", f4)]), "a TorchScript archive (torch.jit.save)")
+put("missing-storage.pt", pt(pk(state(("w", tensor("1", 4, 0, [4], [1])))), {"0": f4}), 'storage "1": the archive has no member "archive/data/1"')
+put("os-system.pt", pt(pk(state(("w", glob("os", "system") + tup(s("echo hi")) + b"R")))), "global os.system is not allowed")
+
+
+class Evil:
+    """What a malicious checkpoint pickles: a call of os.system."""
+    def __reduce__(self):
+        return (os.system, ("true",))
+
+
+# Python's own pickler (protocol 4: FRAME, STACK_GLOBAL, MEMOIZE).
+put("posix-system.pt", pt(pickle.dumps({"w": Evil()}, protocol=4)), "global posix.system is not allowed")
+put("complex.pt", pt(pk(state(("w", tensor("0", 2, 0, [2], [1], "ComplexFloatStorage")))), {"0": f4}), "storage type torch.ComplexFloatStorage is not supported")
+put("short-storage.pt", pt(pk(state(("w", tensor("0", 4, 1, [4], [1])))), {"0": f4}), 'view at offset 1 of size (4,), stride (1,) needs elements up to 5, but storage "0" holds 4')
+put("stride-past.pt", pt(pk(state(("w", tensor("0", 4, 0, [2, 2], [3, 1])))), {"0": f4}), 'size (2, 2) with stride (3, 1) reaches past the 4 elements of storage "0"')
+put("huge-stride.pt", pt(pk(state(("w", tensor("0", 4, 0, [3], [2**62])))), {"0": f4}), "reaches past the 4 elements")
+put("negative-stride.pt", pt(pk(state(("w", tensor("0", 4, 3, [4], [-1])))), {"0": f4}), "negative stride -1 in (-1,)")
+put("storage-size.pt", pt(pk(state(("w", tensor("0", 8, 0, [8], [1])))), {"0": f4}), 'storage "0" declares 8 elements of FloatStorage (4 bytes each), but archive/data/0 holds 16 bytes')
+put("huge-shape.pt", pt(pk(state(("w", tensor("0", 4, 0, [2**40, 2**40], [0, 0])))), {"0": f4}), "more than 1099511627776 elements")
+put("expanded.pt", pt(pk(state(("w", tensor("0", 1, 0, [2**20, 2**20], [0, 0])))), {"0": f4[:4]}), "view 4398046511104 bytes, more than 1032 times the file's")
+put("storage-types.pt", pt(pk(state(("a", tensor("0", 4, 0, [4], [1])), ("b", tensor("0", 2, 0, [2], [1], "DoubleStorage")))), {"0": f4}),
+    'storage "0" is declared as 4 elements of FloatStorage and as 2 of DoubleStorage')
+put("undefined-memo.pt", pt(pk(b"}(" + s("w") + b"h\x05u"), {"0": f4}), "opcode BINGET: memo entry 5 was never stored")
+put("no-stop.pt", pt(pk(state(("w", tensor("0", 4, 0, [4], [1]))))[:-1], {"0": f4}), "without STOP (truncated?)")
+put("after-stop.pt", pt(pk(state()) + b"N", {"0": f4}), "1 unexpected bytes after the pickle's STOP")
+put("newobj.pt", pt(pk(glob("collections", "OrderedDict") + b")\x81")), "opcode NEWOBJ: not supported")
+put("top-list.pt", pt(pk(b"]")), "the checkpoint holds a list, not a dict of tensors")
+put("top-tensor.pt", pt(pk(tensor("0", 4, 0, [4], [1])), {"0": f4}), "the checkpoint holds a single tensor, not a dict of tensors")
+put("dup-name.pt", pt(pk(state(("a.b", tensor("0", 4, 0, [4], [1])), ("a", state(("b", tensor("0", 4, 0, [4], [1])))))), {"0": f4}), 'two tensors are named "a.b"')
+put("build-tensor.pt", pt(pk(state(("w", tensor("0", 4, 0, [4], [1]) + b"}b"))), {"0": f4}), "setting the state of a torch.Tensor is not supported")
+put("neg-metadata.pt", pt(pk(state(("w", tensor("0", 4, 0, [4], [1], extra=b"}" + s("neg") + b"\x88s")))), {"0": f4}), "tensor metadata with 1 fields (conj or neg views) is not supported")
+put("bad-byteorder.pt", pt(pk(state()), extra=[("archive/byteorder", b"middle")]), 'archive/byteorder is "middle"')
+put("bad-utf8.pt", pt(pk(b"}(X\x02\x00\x00\x00\xff\xfeNu")), "string is not valid UTF-8")
+put("bad-key.pt", pt(pk(b"}(" + tup(i(1)) + tensor("0", 4, 0, [4], [1]) + b"u"), {"0": f4}), "the checkpoint: a dict key of type tuple (want str or int) holds tensors")
+crc = bytearray(good_pt)
+crc[crc.index(f4)] ^= 0xFF  # the storage's data, not its CRC
+put("bad-crc.pt", bytes(crc), 'tensor "w" (archive/data/0): zip: checksum error')
+put("two-pickles.pt", zipped([("a/data.pkl", pk(state())), ("b/data.pkl", pk(state()))]), "several data.pkl members (a/data.pkl, b/data.pkl, ...)")
+put("rank.pt", pt(pk(state(("w", tensor("0", 4, 0, [1] * 33, [1] * 33)))), {"0": f4}), "size has 33 dimensions, more than the limit of 32")
+put("bad-pid.pt", pt(pk(state(("w", tup(s("module"), s("x")) + b"Q")))), "persistent id is not ('storage', type, key, location, numel)")
+put("bz2.pt", zipped([("archive/data.pkl", pk(state()))], zipfile.ZIP_BZIP2), 'member "archive/data.pkl" uses compression method 12')
+put("not-zip.bin", b"\x80\x02}q\x00.", "unknown file type")
 
 with open(os.path.join(here, "errors.txt"), "w") as f:
     f.write("# file<TAB>substring of the error it must give (written by gen.py)\n")

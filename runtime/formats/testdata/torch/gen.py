@@ -1,15 +1,26 @@
 """Writes tensor files with Debian's python3-torch and numpy, and the values
 tref must load from them (golden.json). Run: /usr/bin/python3 gen.py
 
+The .pt files are torch.save checkpoints (torch 1.13's zip format). Their
+golden tensors are named as tref's reader documents: a dict's tensors, also
+in nested dicts, lists and tuples, under their path of keys joined with
+".", other values left out (flatten below). bigendian.pt and deflated.pt
+are rewritten from torch.save's output: the first as torch 2.x writes on
+a big-endian machine (an "archive/" directory, a byteorder record, byte-
+swapped storages), the second with deflated members.
+
 There is no safetensors package in Debian; save_safetensors below follows
 the format's specification byte for byte the way the reference writer
 does: the JSON header lists dtype, shape and data_offsets, tensors are
 laid out widest dtype first, the header is padded with spaces to 8 bytes.
 """
+import collections
 import gzip
+import io
 import json
 import os
 import struct
+import zipfile
 
 import numpy as np
 import torch
@@ -131,6 +142,113 @@ with open(os.path.join(here, "iris-head.csv"), "w") as fh:
     fh.write("sepal_length,sepal_width,petal_length,petal_width,target\n")
     np.savetxt(fh, csv.numpy(), delimiter=",", fmt="%g")
 out["iris-head.csv"] = {"tensors": {"": golden(csv)}}
+
+
+
+def flatten(obj, prefix=""):
+    """The tensors of a checkpoint as tref names them."""
+    out = {}
+    if isinstance(obj, torch.Tensor):
+        out[prefix] = obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            out.update(flatten(v, f"{prefix}.{i}" if prefix else str(i)))
+    return out
+
+
+def save_pt(name, obj):
+    torch.save(obj, os.path.join(here, name))
+    out[name] = {"tensors": {k: golden(v) for k, v in flatten(obj).items()}}
+
+
+# Every dtype, and the views torch.save keeps as views: a transpose, a
+# slice at a storage offset, several tensors of one storage, a strided
+# slice, an expanded (stride 0) tensor, a permuted 3-d tensor, a scalar.
+base = torch.arange(24, dtype=torch.float32) * 0.25 - 2
+state = {
+    "f32": torch.randn(2, 3),
+    "f64": torch.randn(3, dtype=torch.float64),
+    "f16": torch.tensor([0.1, -2.5, 65504.0, 6e-8, float("-inf")], dtype=torch.float16),
+    "bf16": (torch.randn(2, 2) * 100).to(torch.bfloat16),
+    "i64": torch.tensor([-(2**62), -1, 0, 2**40], dtype=torch.int64),
+    "i32": torch.tensor([-(2**31), 7, 2**31 - 1], dtype=torch.int32),
+    "i16": torch.tensor([-32768, 5, 32767], dtype=torch.int16),
+    "i8": torch.tensor([-128, 0, 127], dtype=torch.int8),
+    "u8": torch.tensor([[0, 1, 128], [255, 7, 9]], dtype=torch.uint8),
+    "bool": torch.tensor([[True, False], [False, True]]),
+    "scalar": torch.tensor(3.25),
+    "empty": torch.zeros(0, 3),
+    "transposed": torch.randn(3, 4).t(),
+    "shared.whole": base,
+    "shared.tail": base[10:],
+    "shared.grid": base.view(4, 6)[1:, ::2],
+    "shared.row": base.view(4, 6)[2],
+    "expanded": torch.tensor([[1.5], [-2.0]]).expand(2, 3),
+    "permuted": torch.arange(24, dtype=torch.int16).reshape(2, 3, 4).permute(2, 0, 1),
+    "half_t": torch.randn(2, 3).to(torch.float16).t(),
+}
+assert not state["transposed"].is_contiguous() and state["shared.tail"].storage_offset() == 10
+save_pt("state.pt", state)
+
+# An nn.Module's state_dict: an OrderedDict with _metadata, BatchNorm's
+# running statistics and its int64 num_batches_tracked.
+net = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.BatchNorm1d(3))
+net(torch.randn(5, 4)).sum().backward()
+save_pt("module.pt", net.state_dict())
+
+# A training checkpoint: nested dicts (the optimizer's state is keyed by
+# int), a list and a tuple of tensors, a Parameter, and values that are
+# not tensors.
+opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+opt.step()
+save_pt("checkpoint.pt", {
+    "model": net.state_dict(),
+    "optimizer": opt.state_dict(),
+    "epoch": 3, "lr": 0.1, "name": "run-1", "best": None, "done": False,
+    "steps": 2**40, "dtype": torch.float16,
+    "history": [torch.tensor([0.5, 0.25]), "note", (torch.tensor([1, 2]),)],
+    "param": torch.nn.Parameter(torch.randn(2, 2)),
+})
+
+# pytorch_model.bin: a zip checkpoint under the name Hugging Face uses.
+save_pt("pytorch_model.bin", {"w": torch.randn(2, 2), "b": torch.zeros(2, dtype=torch.float64)})
+
+
+def rezip(src, dst, members):
+    with zipfile.ZipFile(dst, "w") as z:
+        for name, data, method in members:
+            z.writestr(zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0)), data, compress_type=method)
+
+
+# As torch 2.x writes on a big-endian machine: storages in big-endian
+# order, which the byteorder record says.
+be = {"f32": torch.randn(2, 3).t(), "i64": torch.tensor([1, -2, 2**50]), "f16": torch.tensor([1.5, -0.25], dtype=torch.float16),
+      "bf16": torch.tensor([3.0, -1.0], dtype=torch.bfloat16), "f64": torch.randn(2, dtype=torch.float64), "u8": torch.tensor([1, 200], dtype=torch.uint8),
+      "i32": torch.tensor([[-3], [70000]], dtype=torch.int32), "i16": torch.tensor([-2, 300], dtype=torch.int16), "bool": torch.tensor([True, False])}
+buf = io.BytesIO()
+torch.save(be, buf)
+src = zipfile.ZipFile(buf)
+prefix = src.namelist()[0].split("/")[0] + "/"
+pkl = src.read(prefix + "data.pkl")
+# torch numbers storages in the order it first pickles them.
+sizes = {str(i): t.element_size() for i, t in enumerate(be.values())}
+members = [("archive/data.pkl", pkl, zipfile.ZIP_STORED), ("archive/byteorder", b"big", zipfile.ZIP_STORED)]
+for key, es in sizes.items():
+    data = src.read(prefix + "data/" + key)
+    swapped = b"".join(data[i:i + es][::-1] for i in range(0, len(data), es))
+    members.append(("archive/data/" + key, swapped, zipfile.ZIP_STORED))
+members += [("archive/version", b"3\n", zipfile.ZIP_STORED), ("archive/.data/serialization_id", b"1234567890", zipfile.ZIP_STORED)]
+rezip(src, os.path.join(here, "bigendian.pt"), members)
+out["bigendian.pt"] = {"tensors": {k: golden(v) for k, v in be.items()}}
+
+# Deflated members (torch writes them stored): views at an offset are
+# read through the decompressor.
+src = zipfile.ZipFile(os.path.join(here, "state.pt"))
+rezip(src, os.path.join(here, "deflated.pt"), [(i.filename, src.read(i.filename), zipfile.ZIP_DEFLATED) for i in src.infolist()])
+out["deflated.pt"] = out["state.pt"]
 
 with open(os.path.join(here, "golden.json"), "w") as fh:
     json.dump({"torch": torch.__version__, "numpy": np.__version__, "files": out}, fh, indent=1)

@@ -1,0 +1,4 @@
+package resolve
+
+// TorchNames are torchNames' entries, for the tests.
+var TorchNames = torchNames
