@@ -122,28 +122,51 @@ func builtinConv1d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 	return c.Result(c.Op(ops.Reshape, ops.ReshapeAttrs{Shape: append(ys[:len(ys)-2:len(ys)-2].Clone(), ys[len(ys)-1])}, y))
 }
 
+// convTArgs are the arguments of conv_transpose2d and conv_transpose3d,
+// torch's names and defaults: stride, padding, output_padding and
+// dilation an int or a list, bias none or a tensor.
+type convTArgs struct {
+	x, w                              *refs.Ref
+	bias                              eval.Value
+	stride, padding, outPad, dilation []int
+	groups                            int
+}
+
+// unpackConvTranspose reads convTArgs for the builtin fname.
+func unpackConvTranspose(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (convTArgs, error) {
+	a := convTArgs{bias: eval.None, stride: []int{1}, padding: []int{0}, outPad: []int{0}, dilation: []int{1}, groups: 1}
+	err := eval.UnpackArgs(th, fname, args, kwargs, "input", &a.x, "weight", &a.w, "bias?", &a.bias,
+		"stride?", &a.stride, "padding?", &a.padding, "output_padding?", &a.outPad, "groups?", &a.groups, "dilation?", &a.dilation)
+	return a, err
+}
+
+// windowParam is a window parameter as given: an int or a list.
+type windowParam struct {
+	name string
+	v    []int
+}
+
+// params are stride, padding, output_padding and dilation with their
+// names, for the builtin's own reader of an int or a list (intPair,
+// intTriple).
+func (a convTArgs) params() [4]windowParam {
+	return [4]windowParam{{"stride", a.stride}, {"padding", a.padding}, {"output_padding", a.outPad}, {"dilation", a.dilation}}
+}
+
 func builtinConvTranspose2d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	const fname = "conv_transpose2d"
-	var x, w *refs.Ref
-	var bias eval.Value = eval.None
-	stride, padding, outPad, dilation := []int{1}, []int{0}, []int{0}, []int{1}
-	groups := 1
-	if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "weight", &w, "bias?", &bias,
-		"stride?", &stride, "padding?", &padding, "output_padding?", &outPad, "groups?", &groups, "dilation?", &dilation); err != nil {
+	ca, err := unpackConvTranspose(th, fname, args, kwargs)
+	if err != nil {
 		return nil, err
 	}
-	a := ops.ConvTranspose2dAttrs{Groups: groups}
-	var err error
-	for _, p := range []struct {
-		name string
-		v    []int
-		dst  *[2]int
-	}{{"stride", stride, &a.Stride}, {"padding", padding, &a.Padding}, {"output_padding", outPad, &a.OutputPadding}, {"dilation", dilation, &a.Dilation}} {
-		if *p.dst, err = intPair(fname, p.name, p.v); err != nil {
+	a := ops.ConvTranspose2dAttrs{Groups: ca.groups}
+	dsts := []*[2]int{&a.Stride, &a.Padding, &a.OutputPadding, &a.Dilation}
+	for i, p := range ca.params() {
+		if *dsts[i], err = intPair(fname, p.name, p.v); err != nil {
 			return nil, err
 		}
 	}
-	ins, err := withOptional(th, fname, "bias", []*refs.Ref{x, w}, bias)
+	ins, err := withOptional(th, fname, "bias", []*refs.Ref{ca.x, ca.w}, ca.bias)
 	if err != nil {
 		return nil, err
 	}
