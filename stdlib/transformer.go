@@ -136,12 +136,12 @@ func layerWeights(decoder bool) func(string) bool {
 		if a, ok := strings.CutPrefix(name, "multihead_attn."); ok && decoder {
 			return slices.Contains(mhaWeights, a)
 		}
-		norms := "norm1 norm2"
+		mods := []string{"linear1", "linear2", "norm1", "norm2"}
 		if decoder {
-			norms += " norm3"
+			mods = append(mods, "norm3")
 		}
 		mod, field, ok := strings.Cut(name, ".")
-		return ok && (field == "weight" || field == "bias") && (mod == "linear1" || mod == "linear2" || strings.Contains(norms, mod))
+		return ok && (field == "weight" || field == "bias") && slices.Contains(mods, mod)
 	}
 }
 

@@ -124,6 +124,7 @@ for label, fn, args, kw, msg in [
     ("linear-shape", "transformer_decoder_layer", [rn(T, N, E), rn(S, N, E), dict(sd_dec, **{"linear2.weight": rn(E, F + 1)}), H], {}, "transformer_decoder_layer: params.linear2.weight must be float32 [8, 12], got float32 [8, 13]"),
     ("stack-empty", "transformer_encoder", [rn(S, N, E), sd_enc, H], {}, "transformer_encoder: params has no weights under layers.0."),
     ("stack-unknown", "transformer_encoder", [rn(S, N, E), dict({"layers.0." + k: v for k, v in sd_enc.items()}, extra=rn(2)), H], {}, "transformer_encoder: params has \"extra\", which is not a weight of this 1-layer stack"),
+    ("not-a-layer-norm", "transformer_encoder_layer", [rn(S, N, E), dict(sd_enc, **{"norm.weight": rn(E)}), H], {}, "transformer_encoder_layer: params has \"norm.weight\", which is not a weight of nn.TransformerEncoderLayer"),
     ("heads", "transformer_encoder_layer", [rn(S, N, E), sd_enc, 3], {}, "transformer_encoder_layer: embed_dim 8 must be divisible by num_heads 3"),
 ]:
     g.error("error/" + label, fn, args, msg, kw)
