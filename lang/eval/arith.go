@@ -298,11 +298,11 @@ func (fr *frame) tensorBinop(op opcode, a, b Value, site *callSite) (Value, erro
 		y, yt := b.(Tensor)
 		switch {
 		case xt && !yt:
-			v, err := fr.submit(site, top, ops.ScalarOperand{Value: ScalarOperand(b)}, x.Ref)
+			v, err := fr.submit(site, top, ops.ScalarOperand{Value: ScalarOperand(b).Wrapped(x.Ref.Meta())}, x.Ref)
 			th.RT.Release(x.Ref)
 			return v, err
 		case yt && !xt:
-			v, err := fr.submit(site, top, ops.ScalarOperand{Value: ScalarOperand(a), Left: true}, y.Ref)
+			v, err := fr.submit(site, top, ops.ScalarOperand{Value: ScalarOperand(a).Wrapped(y.Ref.Meta()), Left: true}, y.Ref)
 			th.RT.Release(y.Ref)
 			return v, err
 		}

@@ -97,6 +97,13 @@ func (s Scalar) Convert(dt tensor.DType) Scalar {
 	return FloatScalar(s.Float(), dt)
 }
 
+// Wrapped is s as a number that meets a tensor of meta other in a binary
+// op: converted to tensor.NumberType (a float64 number meeting an int64
+// tensor is float32, a number meeting a 0-d tensor takes its dtype).
+func (s Scalar) Wrapped(other tensor.Meta) Scalar {
+	return s.Convert(tensor.NumberType(s.DType, other))
+}
+
 // String is the scalar as traces print it: its value and dtype.
 func (s Scalar) String() string {
 	if s.DType.IsFloat() {

@@ -402,9 +402,16 @@ func immediateAt(ins []*Ref) int {
 }
 
 // immediate turns an op over a Constant (input k) and tensors into its
-// scalar form: the attributes and the other inputs.
+// scalar form: the attributes and the other inputs. The Constant is a
+// number, so it takes the dtype a number takes beside the other value
+// operand (ops.Scalar.Wrapped).
 func immediate(ins []*Ref, k int) (any, []*Ref) {
-	a := ops.ScalarOperand{Value: ops.ScalarOf(ins[k].host), Left: k == len(ins)-2}
+	n := len(ins)
+	other := ins[n-1]
+	if k == n-1 {
+		other = ins[n-2]
+	}
+	a := ops.ScalarOperand{Value: ops.ScalarOf(ins[k].host).Wrapped(other.meta), Left: k == n-2}
 	if k == 0 {
 		return a, ins[1:]
 	}

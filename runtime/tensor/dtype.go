@@ -125,19 +125,6 @@ func category(d DType) int {
 	}
 }
 
-// defaultOf is the dtype a category falls back to when a 0-d value of a
-// higher category meets a dimensioned tensor (torch.result_type rules).
-func defaultOf(cat int) DType {
-	switch cat {
-	case 0:
-		return Bool
-	case 1:
-		return Int64
-	default:
-		return Float32
-	}
-}
-
 // promoteSame promotes two dtypes that carry the same weight (both
 // dimensioned or both 0-d): the higher category wins, and within a category
 // the wider type.
@@ -188,9 +175,10 @@ func promoteMixedInts(a, b DType) DType {
 }
 
 // ResultType is PyTorch's torch.result_type for a binary op: tensors with
-// dimensions decide the dtype, and a 0-d operand only raises the category
-// (to the category's default dtype). So int64[3] + 2.5 is float32, and
-// float32[3] + float64 scalar stays float32.
+// dimensions decide the dtype, and a 0-d operand decides it only when its
+// category is higher, at its own dtype. So int64[3] + 2.5 is float32 (a
+// float literal is a float32 0-d), int64[3] + a float16 0-d is float16,
+// and float32[3] + a float64 0-d stays float32.
 func ResultType(a, b Meta) DType {
 	az, bz := len(a.Shape) == 0, len(b.Shape) == 0
 	if az == bz {
@@ -201,7 +189,29 @@ func ResultType(a, b Meta) DType {
 		dim, zero = b.DType, a.DType
 	}
 	if category(zero) > category(dim) {
-		return defaultOf(category(zero))
+		return zero
 	}
 	return dim
+}
+
+// NumberType is the dtype a number (a literal, or a host number such as
+// item's) takes when it meets a tensor of meta other in a binary op, as a
+// Python number meets a tensor in PyTorch (a "wrapped number", which
+// weighs less than any tensor, 0-d ones included): of a higher category
+// than other's, the category's default dtype (float32, int64); of the
+// same category as a 0-d other, other's dtype (the number is cast to it,
+// as torch casts it); else its own, which ResultType then ranks below
+// other's (a lower category keeps its dtype, so that sub and the other
+// ops that refuse a bool operand see it).
+func NumberType(num DType, other Meta) DType {
+	switch cn, co := category(num), category(other.DType); {
+	case cn > co:
+		if cn == 1 {
+			return Int64
+		}
+		return Float32
+	case cn == co && len(other.Shape) == 0:
+		return other.DType
+	}
+	return num
 }

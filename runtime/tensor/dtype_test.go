@@ -56,13 +56,30 @@ func TestPromoteIntegers(t *testing.T) {
 			}
 		}
 	}
-	// A 0-d integer keeps the dimensioned tensor's width; a 0-d float
-	// raises it to float32.
+	// A 0-d integer keeps the dimensioned tensor's width; a 0-d of a
+	// higher category gives its own dtype (torch.result_type).
 	if got := ResultType(Meta{Shape: Shape{2}, DType: Int8}, Meta{DType: Int64}); got != Int8 {
 		t.Errorf("int8[2] with a 0-d int64: %v", got)
 	}
-	if got := ResultType(Meta{DType: Float64}, Meta{Shape: Shape{2}, DType: Uint16}); got != Float32 {
-		t.Errorf("0-d float64 with uint16[2]: %v", got)
+	zeroD := []struct{ zero, dim, want DType }{
+		{Float64, Uint16, Float64},
+		{Float16, Int64, Float16},
+		{BFloat16, Int32, BFloat16},
+		{Int8, Bool, Int8},
+		{Float32, Int64, Float32},
+		{Float64, Float16, Float16},
+		{Int64, Uint8, Uint8},
+	}
+	for _, c := range zeroD {
+		for _, swap := range []bool{false, true} {
+			a, b := Meta{DType: c.zero}, Meta{Shape: Shape{2}, DType: c.dim}
+			if swap {
+				a, b = b, a
+			}
+			if got := ResultType(a, b); got != c.want {
+				t.Errorf("0-d %v with %v[2]: %v, want %v", c.zero, c.dim, got, c.want)
+			}
+		}
 	}
 }
 
@@ -107,5 +124,38 @@ func TestIntAccessWraps(t *testing.T) {
 	i.SetInt(1, 300)
 	if s := Format(i); s != "tensor([ -5, 300], dtype=int32)" {
 		t.Errorf("int32 prints %q", s)
+	}
+}
+
+// TestNumberType: a number weighs only by category against a tensor, and
+// takes a 0-d tensor's dtype in its own category (torch's wrapped
+// numbers); result is the binary op's dtype (torch 1.13's).
+func TestNumberType(t *testing.T) {
+	vec, zero := Shape{3}, Shape{}
+	cases := []struct {
+		num          DType
+		other        Meta
+		want, result DType
+	}{
+		{Float64, Meta{Shape: vec, DType: Int64}, Float32, Float32},
+		{Float64, Meta{Shape: zero, DType: Int8}, Float32, Float32},
+		{Float32, Meta{Shape: vec, DType: Bool}, Float32, Float32},
+		{Int64, Meta{Shape: vec, DType: Bool}, Int64, Int64},
+		{Float64, Meta{Shape: zero, DType: Float32}, Float32, Float32},
+		{Float32, Meta{Shape: zero, DType: Float16}, Float16, Float16},
+		{Int64, Meta{Shape: zero, DType: Uint8}, Uint8, Uint8},
+		{Float64, Meta{Shape: vec, DType: Float32}, Float64, Float32},
+		{Int64, Meta{Shape: vec, DType: Int8}, Int64, Int8},
+		{Bool, Meta{Shape: zero, DType: Int64}, Bool, Int64},
+		{Int64, Meta{Shape: zero, DType: Float64}, Int64, Float64},
+	}
+	for _, c := range cases {
+		got := NumberType(c.num, c.other)
+		if got != c.want {
+			t.Errorf("a %v number with %v: %v, want %v", c.num, c.other, got, c.want)
+		}
+		if r := ResultType(Meta{DType: got}, c.other); r != c.result {
+			t.Errorf("a %v number with %v: result %v, want %v", c.num, c.other, r, c.result)
+		}
 	}
 }

@@ -83,7 +83,8 @@ for tag, dt in INTS.items():
     g.case("matmul/%s" % tag, "matmul", lambda a, b: (a.long() @ b.long()).to(a.dtype), [x, ints(dt, [4, 2])])
     g.case("clamp/%s" % tag, "clamp", torch.clamp, [x], {"min": -2, "max": 3})
 
-# Promotion between widths and with scalars (0-d operands keep the width).
+# Promotion between widths and with scalars (0-d operands of the same
+# category keep the width).
 PAIRS = [("i8", "u8"), ("i8", "i16"), ("i16", "i32"), ("u8", "i32"), ("i32", "i64"), ("i8", "f32"), ("i32", "f64"),
          ("i16", "bool"), ("u8", "i16")]
 for a_tag, b_tag in PAIRS:
@@ -97,6 +98,12 @@ g.case("add/i16-float", "add", lambda a, b: a + torch.tensor(b), [ints(torch.int
 g.case("add/i32-0d-i64", "add", torch.add, [x, torch.tensor(5)])
 g.case("add/i64-0d-i32", "add", torch.add, [torch.tensor(5), x])
 g.case("add/i32-0d-i8", "add", torch.add, [torch.tensor(5, dtype=torch.int32), torch.tensor(3, dtype=torch.int8)])
+# A 0-d operand of a higher category gives its own dtype, not the
+# category's default (torch.result_type): float64, float16, int8.
+g.case("add/i32-0d-f64", "add", torch.add, [x, torch.tensor(0.25, dtype=torch.float64)])
+g.case("mul/0d-f16-i64", "mul", torch.mul, [torch.tensor(1.5, dtype=torch.float16), torch.tensor([1, -2, 3])])
+g.case("add/bool-0d-i8", "add", torch.add, [torch.tensor([True, False]), torch.tensor(3, dtype=torch.int8)])
+g.case("add/u8-0d-bf16", "add", torch.add, [torch.tensor([1, 200], dtype=torch.uint8), torch.tensor(0.5, dtype=torch.bfloat16)])
 g.case("embedding/i32-ids", "embedding", lambda ids, t: torch.nn.functional.embedding(ids, t), [torch.tensor([2, 0], dtype=torch.int32), torch.randn(3, 4)])
 
 g.write()
