@@ -217,6 +217,21 @@ func readIndexed(th *eval.Thread, fname string, x *refs.Ref, dim int, index *ref
 	return &indexed{dim: d, shape: ws, pos: pos}, nil
 }
 
+// readIndexedSource is readIndexed for index_add, index_copy and
+// index_reduce, which also take a source: it checks the source too and
+// returns the shape it is worked on in (sourceShape).
+func readIndexedSource(th *eval.Thread, fname string, x *refs.Ref, dim int, index, src *refs.Ref, int32ok bool) (*indexed, tensor.Shape, error) {
+	ix, err := readIndexed(th, fname, x, dim, index, int32ok, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	ws, err := ix.sourceShape(fname, x, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ix, ws, nil
+}
+
 // sourceShape checks source against the input of index_add and
 // index_copy and returns the shape it is worked on in: the input's with
 // dim of the index's length. As torch, a 0-d input takes a 0-d or 1-d
@@ -264,11 +279,7 @@ func indexAddBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	if !dt.IsFloat() && !isIntValue(alphaV) {
 		return nil, fmt.Errorf("%s: alpha must be an integer for an input of dtype %s, got %v", b.Name, dt, alpha)
 	}
-	ix, err := readIndexed(th, b.Name, x, dim, index, true, false)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := ix.sourceShape(b.Name, x, src)
+	ix, ws, err := readIndexedSource(th, b.Name, x, dim, index, src, true)
 	if err != nil {
 		return nil, err
 	}
@@ -294,11 +305,7 @@ func indexCopyBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "dim", &dim, "index", &index, "source", &src); err != nil {
 		return nil, err
 	}
-	ix, err := readIndexed(th, b.Name, x, dim, index, false, false)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := ix.sourceShape(b.Name, x, src)
+	ix, ws, err := readIndexedSource(th, b.Name, x, dim, index, src, false)
 	if err != nil {
 		return nil, err
 	}

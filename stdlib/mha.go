@@ -155,9 +155,9 @@ func (d stateDict) unknown(allowed func(string) bool) string {
 	return ""
 }
 
-// tensor reads the weight name (under d's prefix) of the given shape
-// and dtype: nil where it is missing and not required.
-func (d stateDict) tensor(fname, name string, shape tensor.Shape, dt tensor.DType, required bool) (*refs.Ref, error) {
+// ref reads the weight name (under d's prefix), a tensor of any shape:
+// nil where it is missing and not required.
+func (d stateDict) ref(fname, name string, required bool) (*refs.Ref, error) {
 	v, ok := d.Get(name)
 	full := d.prefix + name
 	if !ok {
@@ -170,10 +170,20 @@ func (d stateDict) tensor(fname, name string, shape tensor.Shape, dt tensor.DTyp
 	if !isT {
 		return nil, fmt.Errorf("%s: params.%s must be a tensor, not %s", fname, full, eval.Describe(v))
 	}
-	if !t.Ref.Shape().Equal(shape) || t.Ref.DType() != dt {
-		return nil, fmt.Errorf("%s: params.%s must be %s %v, got %s %v", fname, full, dt, shape, t.Ref.DType(), t.Ref.Shape())
-	}
 	return t.Ref, nil
+}
+
+// tensor reads the weight name (under d's prefix) of the given shape
+// and dtype: nil where it is missing and not required.
+func (d stateDict) tensor(fname, name string, shape tensor.Shape, dt tensor.DType, required bool) (*refs.Ref, error) {
+	r, err := d.ref(fname, name, required)
+	if r == nil || err != nil {
+		return nil, err
+	}
+	if !r.Shape().Equal(shape) || r.DType() != dt {
+		return nil, fmt.Errorf("%s: params.%s must be %s %v, got %s %v", fname, d.prefix+name, dt, shape, r.DType(), r.Shape())
+	}
+	return r, nil
 }
 
 // mhaWeights are nn.MultiheadAttention's state_dict names.

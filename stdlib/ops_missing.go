@@ -44,11 +44,7 @@ func indexReduceBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 	if x.DType() == tensor.Bool {
 		return nil, fmt.Errorf("%s: the input must not be bool (torch has no bool index_reduce)", b.Name)
 	}
-	ix, err := readIndexed(th, b.Name, x, dim, index, true, false)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := ix.sourceShape(b.Name, x, src)
+	ix, ws, err := readIndexedSource(th, b.Name, x, dim, index, src, true)
 	if err != nil {
 		return nil, err
 	}

@@ -285,9 +285,9 @@ func listElems(v eval.Value) ([]eval.Value, bool) {
 // names are there says the layers, the directions, the bias and the
 // projection; every one of those must be there, and nothing else.
 func rnnLayers(fname string, k rnnKind, params eval.Value) ([][]rnnWeights, error) {
-	p, ok := params.(*eval.Record)
-	if !ok {
-		return nil, fmt.Errorf("%s: params must be a record of the module's weights under its state_dict names (weight_ih_l0, ...), not %s", fname, eval.Describe(params))
+	p, err := asStateDict(fname, params, "weight_ih_l0, ...")
+	if err != nil {
+		return nil, err
 	}
 	has := func(name string) bool { _, ok := p.Get(name); return ok }
 	bias, proj := has("bias_ih_l0"), has("weight_hr_l0")
@@ -303,7 +303,7 @@ func rnnLayers(fname string, k rnnKind, params eval.Value) ([][]rnnWeights, erro
 		n++
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%s: params must hold the module's weights under its state_dict names (weight_ih_l0, weight_hh_l0, ...), got the keys %v", fname, p.Keys)
+		return nil, fmt.Errorf("%s: params must hold the module's weights under its state_dict names (weight_ih_l0, weight_hh_l0, ...), got the keys %v", fname, p.rec.Keys)
 	}
 	fields := []string{"weight_ih", "weight_hh"}
 	if bias {
@@ -320,7 +320,7 @@ func rnnLayers(fname string, k rnnKind, params eval.Value) ([][]rnnWeights, erro
 			}
 		}
 	}
-	for _, key := range p.Keys {
+	for _, key := range p.rec.Keys {
 		if !slices.Contains(names, key) {
 			return nil, fmt.Errorf("%s: params has %q, which is not a weight of this %d-layer %s (its names: %v)", fname, key, n, fname, names)
 		}
@@ -340,15 +340,9 @@ func rnnLayers(fname string, k rnnKind, params eval.Value) ([][]rnnWeights, erro
 			for _, to := range targets {
 				name := names[at]
 				at++
-				v, ok := p.Get(name)
-				if !ok {
-					return nil, fmt.Errorf("%s: params has no %s", fname, name)
+				if *to, err = p.ref(fname, name, true); err != nil {
+					return nil, err
 				}
-				t, isT := v.(eval.Tensor)
-				if !isT {
-					return nil, fmt.Errorf("%s: params.%s must be a tensor, not %s", fname, name, eval.Describe(v))
-				}
-				*to = t.Ref
 			}
 			layers[l] = append(layers[l], w)
 		}
