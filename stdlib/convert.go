@@ -38,8 +38,8 @@ func init() {
 // builtinLike makes name_like: the creation builtin name called with
 // input's shape and (unless given) dtype.
 func builtinLike(name string, withValue bool) eval.BuiltinFunc {
-	fname := name + "_like"
-	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		fname := b.Name // name_like, or a torch name for it (empty_like)
 		var x *refs.Ref
 		var value, dtv eval.Value = eval.None, eval.None
 		pairs := []any{"input", &x}
@@ -62,8 +62,7 @@ func builtinLike(name string, withValue bool) eval.BuiltinFunc {
 		if withValue {
 			call = append(call, value)
 		}
-		b := table[name]
-		return eval.CallBuiltin(th, b, call, []eval.Kwarg{{Name: "dtype", Value: eval.String(dt.String())}})
+		return eval.CallBuiltin(th, table[name], call, []eval.Kwarg{{Name: "dtype", Value: eval.String(dt.String())}})
 	}
 }
 

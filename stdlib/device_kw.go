@@ -26,10 +26,12 @@ const deviceDoc = `; device= ("cpu", "cuda:0", x.device) is accepted and changes
 // dropDevice wraps fn so that a device= keyword is checked and removed.
 func dropDevice(fn eval.BuiltinFunc) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-		for i, k := range kwargs {
+		for _, k := range kwargs {
 			if k.Name == "requires_grad" {
 				return nil, fmt.Errorf("%s: requires_grad is not needed: gradients come from grad(f) or value_and_grad(f) of a function of the parameters, not from marked tensors", b.Name)
 			}
+		}
+		for i, k := range kwargs {
 			if k.Name != "device" {
 				continue
 			}

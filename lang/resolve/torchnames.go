@@ -16,8 +16,6 @@ var torchNames = map[string]string{
 	"Tensor":         "tensor",
 	"FloatTensor":    "tensor",
 	"LongTensor":     "tensor",
-	"empty":          "zeros",
-	"empty_like":     "zeros_like",
 	"numpy":          "tolist",
 	"ndimension":     "!a tensor's number of dimensions is the field x.ndim",
 	"nelement":       "numel",
