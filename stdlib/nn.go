@@ -13,8 +13,8 @@ import (
 // Neural-network builtins (matmul, linear, conv2d, max_pool2d and
 // attention live with linear algebra).
 func init() {
-	register("softmax", "softmax(x, dim=-1): exp(x) / sum(exp(x)) along dim, computed stably", builtinSoftmax(ops.Softmax))
-	register("log_softmax", "log_softmax(x, dim=-1): x - logsumexp(x) along dim, computed stably", builtinSoftmax(ops.LogSoftmax))
+	register("softmax", "softmax(x, dim=-1, dtype=none): exp(x) / sum(exp(x)) along dim, computed stably; with dtype (a float dtype), of x converted to it first, as torch", builtinSoftmax(ops.Softmax))
+	register("log_softmax", "log_softmax(x, dim=-1, dtype=none): x - logsumexp(x) along dim, computed stably; with dtype (a float dtype), of x converted to it first, as torch", builtinSoftmax(ops.LogSoftmax))
 	register("layer_norm", "layer_norm(input, normalized_shape=none, weight=none, bias=none, eps=1e-5): normalise over the trailing dimensions normalized_shape (the last one when none) to mean 0 and biased variance 1, then scale by weight and shift by bias, as torch's F.layer_norm; tref's earlier layer_norm(x, w, b, eps) (a weight tensor second) still works", builtinLayerNorm)
 	register("rms_norm", "rms_norm(input, normalized_shape=none, weight=none, eps=1e-6): x / sqrt(mean(x**2) + eps) over the trailing dimensions normalized_shape (the last one when none), scaled by weight, as torch's F.rms_norm; tref's earlier rms_norm(x, w, eps) still works", builtinRMSNorm)
 	register("dropout", "dropout(x, p=0.5, train=true) (torch's input=, training= too): zero each element with probability p and scale the rest by 1/(1-p); identity when train is false", builtinDropout)
@@ -22,12 +22,18 @@ func init() {
 }
 
 func builtinSoftmax(op ops.Op) eval.BuiltinFunc {
-	return func(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var x *refs.Ref
 		dim := -1
-		if err := eval.UnpackArgs(th, op.Name(), args, kwargs, "x|input", &x, "dim?", &dim); err != nil {
+		dtv := eval.Value(eval.None)
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "dim?", &dim, "dtype?", &dtv); err != nil {
 			return nil, err
 		}
+		x, _, done, err := dtypeInput(th, b.Name, x, dtv, true)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
 		return th.Submit(op, ops.SoftmaxAttrs{Dim: dim}, x)
 	}
 }

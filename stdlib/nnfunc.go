@@ -24,7 +24,7 @@ func init() {
 	register("logsigmoid", "logsigmoid(input): log(sigmoid(input)) as min(input, 0) - log1p(exp(-|input|)), as F.logsigmoid", unaryChain(logsigmoid))
 	register("mish", "mish(input): input * tanh(softplus(input)), as F.mish", unaryChain(mish))
 	register("selu", "selu(input): 1.0507009873554805 * elu(input, 1.6732632423543772), as F.selu", unaryChain(selu))
-	register("softmin", "softmin(input, dim=-1): softmax(-input, dim), as F.softmin", softminBuiltin)
+	register("softmin", "softmin(input, dim=-1, dtype=none): softmax(-input, dim), as F.softmin (with dtype, of input converted to it first)", softminBuiltin)
 	register("glu", "glu(input, dim=-1): a * sigmoid(b) where a and b are input's first and second halves along dim, as F.glu", gluBuiltin)
 	register("logaddexp", "logaddexp(input, other): log(exp(input) + exp(other)) as max + log1p(exp(-|input - other|)) (equal infinities give themselves), as torch.logaddexp", logaddexpBuiltin)
 	register("square", "square(input): input * input (integers stay integers, bools give int64), as torch.square", unaryChain(square))
@@ -197,9 +197,15 @@ func isfinite(c *chain, x *refs.Ref) *refs.Ref {
 func softminBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	var x *refs.Ref
 	dim := -1
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "dim?", &dim); err != nil {
+	dtv := eval.Value(eval.None)
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x, "dim?", &dim, "dtype?", &dtv); err != nil {
 		return nil, err
 	}
+	x, _, done, err := dtypeInput(th, b.Name, x, dtv, true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	c := newChain(th)
 	return c.Result(c.Op(ops.Softmax, ops.SoftmaxAttrs{Dim: dim}, c.Op(ops.Neg, nil, x)))
 }

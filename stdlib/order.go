@@ -19,7 +19,7 @@ func init() {
 	register("cumsum", "cumsum(x, dim, dtype=none): running sums along dim (integers and bools give int64)", scanBuiltin(ops.Cumsum))
 	register("cumprod", "cumprod(x, dim, dtype=none): running products along dim (integers and bools give int64)", scanBuiltin(ops.Cumprod))
 	register("logsumexp", "logsumexp(x, dim, keepdim=false): log(sum(exp(x))) over dim (an int or a list), computed stably", logsumexpBuiltin)
-	register("norm", `norm(x, p="fro", dim=none, keepdim=false): the vector p-norm over dim (every dimension when none): p a number, "inf", "-inf", or "fro" (2); "nuc" is the nuclear norm (the sum of the singular values) of a matrix, or over the two dimensions dim, as torch.norm`, normBuiltin)
+	register("norm", `norm(x, p="fro", dim=none, keepdim=false, dtype=none): the vector p-norm over dim (every dimension when none): p a number, "inf", "-inf", or "fro" (2); "nuc" is the nuclear norm (the sum of the singular values) of a matrix, or over the two dimensions dim, as torch.norm (with dtype, a float dtype, of x converted to it first)`, normBuiltin)
 	register("argsort", "argsort(x, dim=-1, descending=false, stable=false): int64 indices that sort x along dim (always stable; NaN sorts last ascending)", argsortBuiltin)
 	register("sort", "sort(x, dim=-1, descending=false, stable=false): {values, indices} of x sorted along dim (always stable; NaN sorts last ascending)", sortBuiltin)
 	register("topk", "topk(x, k, dim=-1, largest=true, sorted=true): {values, indices} of the k largest (smallest) elements along dim, in order", topkBuiltin)
@@ -78,9 +78,15 @@ func normBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []e
 	var pv eval.Value = eval.String("fro")
 	dim := eval.None
 	keepdim := false
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "p?", &pv, "dim?", &dim, "keepdim?", &keepdim); err != nil {
+	dtv := eval.Value(eval.None)
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "x|input", &x, "p?", &pv, "dim?", &dim, "keepdim?", &keepdim, "dtype?", &dtv); err != nil {
 		return nil, err
 	}
+	x, _, done, err := dtypeInput(th, b.Name, x, dtv, true)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	var p float64
 	switch s := pv.(type) {
 	case eval.String:

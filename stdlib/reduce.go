@@ -15,9 +15,9 @@ import (
 // floats, argmax/argmin give int64 indices, any/all give bools.
 
 var reduceDocs = map[ops.Op]string{
-	ops.Sum:    "sum(x, dim=none, keepdim=false): sum over dim (every dimension when none)",
-	ops.Mean:   "mean(x, dim=none, keepdim=false): mean over dim (float tensors)",
-	ops.Prod:   "prod(x, dim=none, keepdim=false): product over dim",
+	ops.Sum:    "sum(x, dim=none, keepdim=false, dtype=none): sum over dim (every dimension when none); with dtype, of x converted to dtype first, the result in dtype (as torch)",
+	ops.Mean:   "mean(x, dim=none, keepdim=false, dtype=none): mean over dim (float tensors; with dtype, a float dtype, of x converted to it first)",
+	ops.Prod:   "prod(x, dim=none, keepdim=false, dtype=none): product over dim; with dtype, of x converted to dtype first, the result in dtype",
 	ops.Max:    "max(x, dim=none, keepdim=false): the largest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.max; with a list of dims, the values (torch.amax); max(a, b) of two tensors is maximum(a, b)",
 	ops.Min:    "min(x, dim=none, keepdim=false): the smallest value; with an int dim, {values, indices} over dim (r[0], r[1] too) as torch.min; with a list of dims, the values (torch.amin); min(a, b) of two tensors is minimum(a, b)",
 	ops.Any:    "any(x, dim=none, keepdim=false): whether some element over dim is nonzero",
@@ -49,33 +49,81 @@ func reduceBuiltin(op ops.Op) eval.BuiltinFunc {
 			pairs = append(pairs, "correction|unbiased?", &correction)
 		}
 		pairs = append(pairs, "keepdim?", &keepdim)
+		dtv := eval.Value(eval.None)
+		takesDType := op == ops.Sum || op == ops.Mean || op == ops.Prod
+		if takesDType {
+			pairs = append(pairs, "dtype?", &dtv)
+		}
 		if err := eval.UnpackArgs(th, b.Name, args, kwargs, pairs...); err != nil {
 			return nil, err
 		}
-		if t, ok := dim.(eval.Tensor); ok && (op == ops.Max || op == ops.Min) && (len(t.Ref.Shape()) > 0 || t.Ref.DType().IsFloat()) {
-			// torch.max(a, b) with a tensor b is maximum(a, b).
-			if keepdim {
-				return nil, fmt.Errorf("%s(a, b) of two tensors takes no keepdim", b.Name)
+		if takesDType {
+			cx, dt, done, err := dtypeInput(th, b.Name, x, dtv, op == ops.Mean)
+			if err != nil {
+				return nil, err
 			}
-			if op == ops.Max {
-				return th.Submit(ops.Maximum, nil, x, t.Ref)
+			defer done()
+			x = cx
+			if dt != tensor.Invalid && !dt.IsFloat() && dt != tensor.Int64 {
+				// torch accumulates in dtype: the int64 result wrapped to it
+				r, err := reduceSubmit(th, b.Name, op, dim, keepdim, correction, x)
+				if err != nil {
+					return nil, err
+				}
+				defer eval.Release(th.RT, r)
+				return asDType(th, r.(eval.Tensor).Ref, dt)
 			}
-			return th.Submit(ops.Minimum, nil, x, t.Ref)
 		}
-		dims, err := dimsArg(th, b.Name, dim, op != ops.Argmax && op != ops.Argmin)
-		if err != nil {
-			return nil, err
-		}
-		attrs := ops.ReduceAttrs{Dims: dims, Keepdim: keepdim, Correction: correction}
-		if (op == ops.Max || op == ops.Min) && isInt(th, dim) {
-			arg := ops.Argmax
-			if op == ops.Min {
-				arg = ops.Argmin
-			}
-			return valuesIndices(th, op, arg, attrs, x)
-		}
-		return th.Submit(op, attrs, x)
+		return reduceSubmit(th, b.Name, op, dim, keepdim, correction, x)
 	}
+}
+
+// dtypeInput is x converted to the dtype= argument dtv, as torch converts
+// a reduction's or softmax's input first (x itself when dtv is none), the
+// dtype (Invalid for none), and what releases the conversion once the
+// caller is done with it. floatOnly refuses the integer dtypes (mean,
+// softmax).
+func dtypeInput(th *eval.Thread, fname string, x *refs.Ref, dtv eval.Value, floatOnly bool) (*refs.Ref, tensor.DType, func(), error) {
+	none := func() {}
+	dt, set, err := optDType(fname, dtv)
+	if err != nil || !set {
+		return x, tensor.Invalid, none, err
+	}
+	if floatOnly && !dt.IsFloat() {
+		return nil, dt, none, fmt.Errorf("%s: dtype must be a floating-point dtype, got %s", fname, dt)
+	}
+	v, err := asDType(th, x, dt)
+	if err != nil {
+		return nil, dt, none, err
+	}
+	return v.(eval.Tensor).Ref, dt, func() { eval.Release(th.RT, v) }, nil
+}
+
+// reduceSubmit is reduceBuiltin's work once its arguments are read.
+func reduceSubmit(th *eval.Thread, fname string, op ops.Op, dim eval.Value, keepdim bool, correction int, x *refs.Ref) (eval.Value, error) {
+	if t, ok := dim.(eval.Tensor); ok && (op == ops.Max || op == ops.Min) && (len(t.Ref.Shape()) > 0 || t.Ref.DType().IsFloat()) {
+		// torch.max(a, b) with a tensor b is maximum(a, b).
+		if keepdim {
+			return nil, fmt.Errorf("%s(a, b) of two tensors takes no keepdim", fname)
+		}
+		if op == ops.Max {
+			return th.Submit(ops.Maximum, nil, x, t.Ref)
+		}
+		return th.Submit(ops.Minimum, nil, x, t.Ref)
+	}
+	dims, err := dimsArg(th, fname, dim, op != ops.Argmax && op != ops.Argmin)
+	if err != nil {
+		return nil, err
+	}
+	attrs := ops.ReduceAttrs{Dims: dims, Keepdim: keepdim, Correction: correction}
+	if (op == ops.Max || op == ops.Min) && isInt(th, dim) {
+		arg := ops.Argmax
+		if op == ops.Min {
+			arg = ops.Argmin
+		}
+		return valuesIndices(th, op, arg, attrs, x)
+	}
+	return th.Submit(op, attrs, x)
 }
 
 // isInt says whether a dim= argument is one int (not a list or none).

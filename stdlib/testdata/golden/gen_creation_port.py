@@ -6,7 +6,9 @@ dtype unless dtype= says), empty/empty_like (tref's hold zeros: the
 reference is torch.zeros), scalar_tensor, the signal windows (hann,
 hamming, blackman, bartlett, kaiser; periodic and symmetric, float32 and
 float64, lengths 0, 1, 2 and more), rsub, positive, constant_pad_nd,
-adjoint, and the gradients through rsub and constant_pad_nd.
+adjoint, and the gradients through rsub and constant_pad_nd; and the
+dtype= of sum, mean, prod, softmax, log_softmax, softmin and norm (the
+input converted first; sum and prod of a narrow integer dtype wrap to it).
 """
 
 import warnings
@@ -72,5 +74,31 @@ g.case("adjoint", "adjoint", torch.adjoint, [torch.randn(2, 3, 4)])
 g.error("adjoint/1d", "adjoint", [torch.randn(3)], "at least 2 dimensions")
 g.grad_case("rsub", "rsub", lambda x, y, alpha: torch.rsub(x, y, alpha=alpha), [a, b], {"alpha": 2.0})
 g.grad_case("constant_pad_nd", "constant_pad_nd", torch.constant_pad_nd, [a, [1, 1, 2, 0], 0.5])
+
+D = {"float64": torch.float64, "float32": torch.float32, "int8": torch.int8, "int16": torch.int16, "int64": torch.int64}
+xf = torch.randn(3, 4)
+x8 = torch.tensor([[100, 100, 27], [-5, 3, 90]], dtype=torch.int8)
+for label, fn, ref, x, kw in [
+    ("sum/float64", "sum", torch.sum, xf, {"dtype": "float64"}),
+    ("sum/int8-wraps", "sum", torch.sum, x8, {"dtype": "int8"}),
+    ("sum/int8-dim", "sum", torch.sum, x8, {"dim": 1, "dtype": "int8"}),
+    ("sum/int-to-float", "sum", torch.sum, x8, {"dim": 0, "dtype": "float32"}),
+    ("sum/float-to-int", "sum", torch.sum, xf * 3, {"dtype": "int64"}),
+    ("prod/int16", "prod", torch.prod, x8, {"dim": 1, "dtype": "int16"}),
+    ("prod/float64", "prod", torch.prod, xf, {"dim": 0, "dtype": "float64"}),
+    ("mean/int-to-float64", "mean", torch.mean, x8, {"dtype": "float64"}),
+    ("mean/dim-keepdim", "mean", torch.mean, xf, {"dim": 1, "keepdim": True, "dtype": "float64"}),
+    ("softmax/float64", "softmax", torch.softmax, xf, {"dim": 1, "dtype": "float64"}),
+    ("log_softmax/float64", "log_softmax", torch.log_softmax, xf, {"dim": 0, "dtype": "float64"}),
+    ("softmin/float64", "softmin", torch.nn.functional.softmin, xf, {"dim": 1, "dtype": "float64"}),
+    ("norm/p2-float64", "norm", torch.norm, xf, {"p": 2, "dtype": "float64"}),
+    ("norm/p1-dim", "norm", torch.norm, xf, {"p": 1, "dim": 1, "dtype": "float64"}),
+]:
+    tk = dict(kw)
+    rk = dict(kw, dtype=D[kw["dtype"]])
+    g.case("dtype/" + label, fn, lambda x, ref=ref, rk=rk: ref(x, **rk), [x], tref_kwargs=tk, rtol=1e-6, atol=1e-6)
+g.error("dtype/mean-int", "mean", [xf], "mean: dtype must be a floating-point dtype, got int64", {"dtype": "int64"})
+g.error("dtype/softmax-int", "softmax", [xf], "softmax: dtype must be a floating-point dtype", {"dtype": "int64", "dim": 0})
+g.error("dtype/sum-unknown", "sum", [xf], "sum: unknown dtype", {"dtype": "float63"})
 
 g.write()
