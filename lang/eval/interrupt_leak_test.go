@@ -1,6 +1,7 @@
 package eval_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,31 +37,54 @@ func TestInterruptAnywhereLeaksNothing(t *testing.T) {
 	if testing.Short() {
 		files = files[1:]
 	}
-	dir := t.TempDir()
 	for _, name := range files {
 		for ci, src := range chunksOf(t, filepath.Join("..", "..", "spec", name)) {
-			for k, la := 1, 0; la <= 8; k++ {
-				x := &interruptAt{k: k}
-				rt := refs.New(x, refs.Options{Lookahead: la, TrackRefs: true})
-				in := eval.NewInterpreter(eval.Config{RT: rt, Universe: fuzzUniverse(), Stdout: &cappedWriter{max: 1 << 16}})
-				x.in = in
-				err := in.RunSource(filepath.Join(dir, "f.tr"), src)
-				in.Close()
-				if n := rt.LiveRefs(); n != 0 {
-					var where []string
-					for _, r := range rt.Leaks() {
-						where = append(where, r.String()+" from "+r.Site().Pos.String())
-					}
-					t.Fatalf("%s chunk %d (lookahead %d) interrupted at op %d: %d refs alive (error: %v):\n%s", name, ci, la, k, n, err, strings.Join(where, "\n"))
-				}
-				if err != nil && strings.Contains(err.Error(), "internal error") {
-					t.Fatalf("%s chunk %d (lookahead %d) interrupted at op %d: %v", name, ci, la, k, err)
-				}
-				if x.n < k || k > 400 {
-					// The run had fewer ops: every point was tried.
-					k, la = 0, la+8
-				}
+			interruptEverywhere(t, fmt.Sprintf("%s chunk %d", name, ci), src)
+		}
+	}
+}
+
+// TestInterruptInGradientRules interrupts gradients whose rules build on
+// their own intermediates (the decompositions' gaps and diagonals, silu,
+// mse, prod) at every op: a rule must stop at the first failed op, not
+// read the meta of a result it did not get (FuzzEval found svd's).
+func TestInterruptInGradientRules(t *testing.T) {
+	src := `let a = tensor([[3.0, 1.0, 0.5], [0.0, 2.0, 1.0], [1.0, 0.0, 4.0]])
+print(grad(fn(x) => svdvals(x).sum())(a))
+print(grad(fn(x) => svd(x).U.sum() + svd(x).Vh.sum())(a))
+print(grad(fn(x) => eigh(x + x.T).eigenvectors.sum())(a))
+print(grad(fn(x) => lu(x).L.sum() + lu(x).U.sum())(a))
+print(grad(fn(x) => silu(x).sum() + mse_loss(x, x.T) + x.prod(dim=0).sum())(a))
+`
+	interruptEverywhere(t, "gradient rules", []byte(src))
+}
+
+// interruptEverywhere runs src once for each of its ops, interrupting
+// at that op (under lookaheads 0 and 8), and checks that no tensor is
+// left alive and no internal error (a panic) is reported.
+func interruptEverywhere(t *testing.T, what string, src []byte) {
+	t.Helper()
+	dir := t.TempDir()
+	for k, la := 1, 0; la <= 8; k++ {
+		x := &interruptAt{k: k}
+		rt := refs.New(x, refs.Options{Lookahead: la, TrackRefs: true})
+		in := eval.NewInterpreter(eval.Config{RT: rt, Universe: fuzzUniverse(), Stdout: &cappedWriter{max: 1 << 16}})
+		x.in = in
+		err := in.RunSource(filepath.Join(dir, "f.tr"), src)
+		in.Close()
+		if n := rt.LiveRefs(); n != 0 {
+			var where []string
+			for _, r := range rt.Leaks() {
+				where = append(where, r.String()+" from "+r.Site().Pos.String())
 			}
+			t.Fatalf("%s (lookahead %d) interrupted at op %d: %d refs alive (error: %v):\n%s", what, la, k, n, err, strings.Join(where, "\n"))
+		}
+		if err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("%s (lookahead %d) interrupted at op %d: %v", what, la, k, err)
+		}
+		if x.n < k || k > 400 {
+			// The run had fewer ops: every point was tried.
+			k, la = 0, la+8
 		}
 	}
 }

@@ -120,6 +120,9 @@ func quotient(b *Builder, num, den T) T {
 // [..., k]: the denominators of the eigenvector and singular-vector
 // rules.
 func gaps(b *Builder, x T) T {
+	if x == nil {
+		return b.missing(Sub)
+	}
 	s := x.Meta().Shape
 	batch, k := s[:len(s)-1], s[len(s)-1]
 	e := b.Sub(b.Reshape(x, append(batch.Clone(), 1, k)), b.Reshape(x, append(batch.Clone(), k, 1)))
@@ -129,6 +132,9 @@ func gaps(b *Builder, x T) T {
 // diagEmbed is the matrices [..., k, k] with x [..., k] on their
 // diagonals.
 func diagEmbed(b *Builder, x T) T {
+	if x == nil {
+		return b.missing(Mul)
+	}
 	s := x.Meta().Shape
 	return b.Mul(b.Reshape(x, append(s[:len(s)-1].Clone(), 1, s[len(s)-1])), b.Eye(s[len(s)-1], x.Meta().DType))
 }
@@ -138,8 +144,8 @@ func (b *Builder) Eye(n int, dt tensor.DType) T { return b.EyeRect(n, n, dt) }
 
 // narrow is x's first k entries along dim d.
 func (b *Builder) narrow(x T, d, k int) T {
-	if b.err != nil {
-		return nil
+	if b.err != nil || x == nil {
+		return b.missing(Index)
 	}
 	if x.Meta().Shape[d] == k {
 		return x
@@ -149,8 +155,8 @@ func (b *Builder) narrow(x T, d, k int) T {
 
 // rest is x's entries along dim d from the k-th on.
 func (b *Builder) rest(x T, d, k int) T {
-	if b.err != nil {
-		return nil
+	if b.err != nil || x == nil {
+		return b.missing(Index)
 	}
 	return b.Op(Index, &IndexAttrs{Items: SliceAlong(d, k, x.Meta().Shape[d])}, x)
 }

@@ -82,7 +82,7 @@ func init() {
 		Silu: {Saves: []int{0}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			x := a.X[0]
 			s := b.Op(Sigmoid, nil, x)
-			one := b.Scalar(1, s.Meta().DType)
+			one := b.Scalar(1, x.Meta().DType)
 			return []T{b.Mul(g, b.Mul(s, b.Add(one, b.Mul(x, b.Sub(one, s)))))}
 		}},
 		// abs: the sign of x, 0 at 0 (torch).

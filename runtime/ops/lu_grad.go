@@ -28,8 +28,8 @@ func (b *Builder) LUFactors(packed T, in tensor.Meta) (p, l, u T) {
 // LUTriangles are L [..., m, k] (its unit diagonal added) and U [...,
 // k, n] read from the packed factors lu [..., m, n] (k = min(m, n)).
 func (b *Builder) LUTriangles(lu T) (l, u T) {
-	if b.err != nil {
-		return nil, nil
+	if b.err != nil || lu == nil {
+		return b.missing(Trilu), nil
 	}
 	s := lu.Meta().Shape
 	r := len(s)
@@ -44,8 +44,8 @@ func (b *Builder) LUTriangles(lu T) (l, u T) {
 // i] = 1 where perm[i] = j, for perm [..., m]: Pᵀ·A has row perm[i] of A
 // as its row i.
 func (b *Builder) PermutationMatrix(perm T) T {
-	if b.err != nil {
-		return nil
+	if b.err != nil || perm == nil {
+		return b.missing(Eq)
 	}
 	s, dt := perm.Meta().Shape, perm.Meta().DType
 	m := s[len(s)-1]

@@ -42,6 +42,9 @@ func init() {
 		// mse = mean((x - y)²): 2(x - y)/n.
 		MSE: {Saves: []int{0, 1}, VJP: func(b *Builder, a *GradArgs, g T) []T {
 			d := b.Sub(a.X[0], a.X[1])
+			if d == nil {
+				return []T{nil, nil}
+			}
 			n := d.Meta().Shape.Numel()
 			gx := b.Mul(b.MulScalar(d, 2/float64(max(n, 1))), g)
 			return []T{gx, needed(a, 1, func() T { return b.Neg(gx) })}
