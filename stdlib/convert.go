@@ -23,7 +23,8 @@ func init() {
 	register("size", "size(input, dim=none): input's shape as a list of ints, or the size of dimension dim (negative counts from the end), as torch's x.size()", builtinSize)
 	register("numel", "numel(input): the number of elements, as torch's x.numel()", builtinNumel)
 	register("t", "t(input): input with its two dimensions swapped (0-d and 1-d unchanged), as torch's x.t()", builtinT)
-	for name, dt := range map[string]tensor.DType{"double": tensor.Float64, "half": tensor.Float16, "bfloat16": tensor.BFloat16, "long": tensor.Int64} {
+	for name, dt := range map[string]tensor.DType{"double": tensor.Float64, "half": tensor.Float16, "bfloat16": tensor.BFloat16, "long": tensor.Int64,
+		"short": tensor.Int16, "char": tensor.Int8, "byte": tensor.Uint8} {
 		register(name, fmt.Sprintf("%s(input): input converted to %s, as torch's x.%s()", name, dt, name), builtinConvert(name, dt))
 	}
 	register("float", "float(v): a string parsed as a number, or a tensor converted to float32 (torch's x.float(); a number stays a number)", builtinFloat)

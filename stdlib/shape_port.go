@@ -29,7 +29,14 @@ func init() {
 	register("chain_matmul", "chain_matmul(*matrices): the product of one or more 2-d tensors of one dtype (as separate arguments or one list) in the cheapest order, multi_dot's; one matrix is returned as it is, as torch.chain_matmul (deprecated in torch for torch.linalg.multi_dot)", chainMatmulBuiltin)
 	register("trapz", "trapz(y, x=none, dx=1, dim=-1): trapezoid(y, x, dx, dim), the integral of y along dim by the trapezoidal rule at spacing dx or at the sample points x, as torch.trapz", trapezoidBuiltin(false))
 	register("is_tensor", "is_tensor(obj): whether obj is a tensor; tref's numbers are 0-d tensors, so is_tensor(1) is true where torch.is_tensor says false for a Python number, as torch.is_tensor", isTensorBuiltin)
-	register("is_floating_point", "is_floating_point(input): whether input's dtype is a floating-point one (float16, bfloat16, float32, float64); a number is a 0-d tensor (so is_floating_point(1.5) is true where torch refuses a Python number), as torch.is_floating_point", isFloatingPointBuiltin)
+	register("is_floating_point", "is_floating_point(input): whether input's dtype is a floating-point one (float16, bfloat16, float32, float64); a number is a 0-d tensor (so is_floating_point(1.5) is true where torch refuses a Python number), as torch.is_floating_point", metaQuery(func(m tensor.Meta) eval.Value { return eval.Bool(m.DType.IsFloat()) }))
+	register("is_signed", "is_signed(input): whether input's dtype holds negative values (the floating-point and signed integer dtypes; not bool or the unsigned ones), as torch's x.is_signed()", metaQuery(func(m tensor.Meta) eval.Value {
+		return eval.Bool(m.DType.IsFloat() || (m.DType.IsInt() && !m.DType.IsUnsigned()))
+	}))
+	register("is_complex", "is_complex(input): false: tref has no complex dtype, as torch.is_complex of a real tensor", metaQuery(func(tensor.Meta) eval.Value { return eval.Bool(false) }))
+	register("is_contiguous", "is_contiguous(input): true: tref's tensors are always contiguous (see contiguous), as torch's x.is_contiguous()", metaQuery(func(tensor.Meta) eval.Value { return eval.Bool(true) }))
+	register("element_size", "element_size(input): the bytes of one element of input's dtype, as torch's x.element_size() (x.itemsize too)", metaQuery(func(m tensor.Meta) eval.Value { return eval.Int(m.DType.Size()) }))
+	register("is_same_size", "is_same_size(input, other): whether the two have the same shape, as torch's x.is_same_size(other)", isSameSizeBuiltin)
 	register("is_nonzero", "is_nonzero(input): whether the one element of input is nonzero (NaN is), read on the host; no element or more than one is an error; a number is a 0-d tensor (so is_nonzero(2) is true where torch refuses a Python number), as torch.is_nonzero", isNonzeroBuiltin)
 	register("isreal", "isreal(input): a bool tensor of input's shape, true everywhere (tref has no complex dtype, so every element is real), as torch.isreal", isrealBuiltin)
 }
@@ -373,12 +380,24 @@ func isTensorBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs
 	return eval.Bool(false), nil
 }
 
-func isFloatingPointBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	var x *refs.Ref
-	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input", &x); err != nil {
+// metaQuery is a builtin that answers a question about its input's meta
+// (a number is a 0-d tensor of its dtype), nothing read or computed.
+func metaQuery(f func(m tensor.Meta) eval.Value) eval.BuiltinFunc {
+	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+		var x *refs.Ref
+		if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input", &x); err != nil {
+			return nil, err
+		}
+		return f(x.Meta()), nil
+	}
+}
+
+func isSameSizeBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x, y *refs.Ref
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input", &x, "other", &y); err != nil {
 		return nil, err
 	}
-	return eval.Bool(x.DType().IsFloat()), nil
+	return eval.Bool(x.Shape().Equal(y.Shape())), nil
 }
 
 func isNonzeroBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -18,7 +18,7 @@ import (
 )
 
 // tensorFields are the fields every tensor (and number) has.
-var tensorFields = []string{"shape", "dtype", "ndim", "device", "T", "mT", "mH"}
+var tensorFields = []string{"shape", "dtype", "ndim", "device", "T", "mT", "mH", "nbytes", "itemsize", "is_cuda", "is_cpu"}
 
 func (c *compiler) field(e *ast.FieldExpr) exprFn {
 	x := c.expr(e.X)
@@ -138,16 +138,28 @@ func (fr *frame) getField(v Value, name string, site *callSite) (Value, bool, er
 			return String(dt.String()), true, nil
 		case "ndim":
 			return Int(len(shape)), true, nil
-		case "device":
+		case "device", "is_cuda", "is_cpu":
+			dev := "cpu"
 			if t, ok := x.(Tensor); ok {
 				// Where the data is now: a tensor still being computed
 				// is computed first (it has no place before).
 				if err := fr.th.RT.Force(t.Ref); err != nil {
 					return nil, true, fr.wrap(site.pos, err)
 				}
-				return String(t.Ref.Device()), true, nil
+				dev = t.Ref.Device()
 			}
-			return String("cpu"), true, nil
+			switch name {
+			case "is_cuda":
+				return Bool(strings.HasPrefix(dev, "cuda")), true, nil
+			case "is_cpu":
+				// the host's tiers: memory, torch's cpu, the disk
+				return Bool(dev == "cpu" || dev == "torch:cpu" || dev == "disk"), true, nil
+			}
+			return String(dev), true, nil
+		case "nbytes":
+			return Int(int64(shape.Numel()) * int64(dt.Size())), true, nil
+		case "itemsize":
+			return Int(dt.Size()), true, nil
 		case "T":
 			v, err := fr.transpose(v, shape, site)
 			return v, true, err
