@@ -40,6 +40,8 @@ var torchAliases = []struct{ name, target, torchName string }{
 	{"unsafe_split", "split", "torch.unsafe_split"},
 	{"unsafe_split_with_sizes", "split", "torch.unsafe_split_with_sizes"},
 	{"unsafe_chunk", "chunk", "torch.unsafe_chunk"},
+	{"modified_bessel_i0", "i0", "torch.special.modified_bessel_i0"},
+	{"modified_bessel_i1", "i1", "torch.special.modified_bessel_i1"},
 }
 
 func init() {

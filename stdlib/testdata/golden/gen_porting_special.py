@@ -172,6 +172,12 @@ for name, fn in bessel:
     grad_case("%s/float64" % name, name, fn, [gx.double()], atol=1e-10, rtol=1e-10)
     g.error("%s/arity" % name, name, [rn(2), rn(2)], "")
 
+# torch.special's modified_bessel_i0 and _i1: i0 and i1 under those names
+for name, fn in (("modified_bessel_i0", S.modified_bessel_i0), ("modified_bessel_i1", S.modified_bessel_i1)):
+    g.case("%s/special" % name, name, fn, [bx], rtol=4e-6)
+    g.case("%s/float64" % name, name, fn, [bx64], rtol=1e-13)
+    g.case("%s/sweep" % name, name, fn, [torch.linspace(-30, 30, 121)], rtol=4e-6)
+
 # aminmax
 ax = T(1.0, nan, 3.0, 4.0, 5.0, -1.0).reshape(2, 3)
 g.case("aminmax/all", "aminmax", lambda x: list(torch.aminmax(x)), [rn(3, 4)])
