@@ -67,7 +67,7 @@ func builtinNewFill(target string) eval.BuiltinFunc {
 		if err != nil {
 			return nil, err
 		}
-		return eval.CallBuiltin(th, table[target], []eval.Value{shapeList(shape)}, []eval.Kwarg{{Name: "dtype", Value: eval.String(dt.String())}})
+		return table[target].Fn(th, b, []eval.Value{shapeList(shape)}, []eval.Kwarg{{Name: "dtype", Value: eval.String(dt.String())}})
 	}
 }
 
