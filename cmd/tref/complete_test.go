@@ -45,7 +45,7 @@ func TestComplete(t *testing.T) {
 		{"print(my_l", -1, "print(", []string{"my_long_variable"}, ""},
 		{"rec.al", -1, "", []string{"rec.alpha"}, ""},
 		{"rec.beta.ga", -1, "", []string{"rec.beta.gamma"}, ""},
-		{"1 + t.sh", -1, "1 + ", []string{"t.shape"}, ""},
+		{"1 + t.sh", -1, "1 + ", []string{"t.shape", "t.short"}, ""},
 		{"t.resh", -1, "", []string{"t.reshape", "t.reshape_as"}, ""},
 		{"math.sq", -1, "", []string{"math.sqrt"}, ""},
 		{"x = math.lo", -1, "x = ", []string{"math.log", "math.log10", "math.log1p", "math.log2"}, ""},
