@@ -171,24 +171,22 @@ func (u *unpickler) step(op byte) error {
 		return u.push(true)
 	case 0x89:
 		return u.push(false)
-	case 'K':
-		v, err := u.read(1)
+	case 'K', 'M': // BININT1, BININT2
+		size := uint64(1)
+		if op == 'M' {
+			size = 2
+		}
+		v, err := u.uint(size)
 		if err != nil {
 			return err
 		}
-		return u.push(int64(v[0]))
-	case 'M':
-		v, err := u.read(2)
-		if err != nil {
-			return err
-		}
-		return u.push(int64(binary.LittleEndian.Uint16(v)))
+		return u.push(int64(v))
 	case 'J':
-		v, err := u.read(4)
+		v, err := u.uint(4)
 		if err != nil {
 			return err
 		}
-		return u.push(int64(int32(binary.LittleEndian.Uint32(v))))
+		return u.push(int64(int32(uint32(v))))
 	case 0x8a, 0x8b: // LONG1, LONG4
 		return u.long(op)
 	case 'G':
@@ -275,6 +273,35 @@ func (u *unpickler) read(n uint64) ([]byte, error) {
 	return b, nil
 }
 
+// uint reads an unsigned little-endian integer of size bytes (1, 2, 4
+// or 8): an opcode's argument or a length prefix.
+func (u *unpickler) uint(size uint64) (uint64, error) {
+	b, err := u.read(size)
+	if err != nil {
+		return 0, err
+	}
+	return littleEndian(b), nil
+}
+
+// prefixed reads a byte string after its length, an unsigned integer of
+// size bytes.
+func (u *unpickler) prefixed(size uint64) ([]byte, error) {
+	n, err := u.uint(size)
+	if err != nil {
+		return nil, err
+	}
+	return u.read(n)
+}
+
+// littleEndian is b (at most 8 bytes) as a little-endian unsigned integer.
+func littleEndian(b []byte) uint64 {
+	var v uint64
+	for i := len(b) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
 // floor is the lowest stack index the current opcode may pop: values
 // under the innermost MARK belong to an unfinished TUPLE or SETITEMS.
 func (u *unpickler) floor() int {
@@ -313,32 +340,20 @@ func (u *unpickler) popMark() ([]any, error) {
 }
 
 func (u *unpickler) long(op byte) error {
-	var n uint64
+	size := uint64(4)
 	if op == 0x8a {
-		b, err := u.read(1)
-		if err != nil {
-			return err
-		}
-		n = uint64(b[0])
-	} else {
-		b, err := u.read(4)
-		if err != nil {
-			return err
-		}
-		n = uint64(binary.LittleEndian.Uint32(b))
+		size = 1
 	}
-	b, err := u.read(n)
+	b, err := u.prefixed(size)
 	if err != nil {
 		return err
 	}
+	n := len(b)
 	if n > 8 {
 		return u.push(pkBigInt{})
 	}
 	// Little-endian two's complement, sign-extended from its top byte.
-	var v uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
+	v := littleEndian(b)
 	if n > 0 && n < 8 && b[n-1]&0x80 != 0 {
 		v |= ^uint64(0) << (8 * n)
 	}
@@ -346,28 +361,14 @@ func (u *unpickler) long(op byte) error {
 }
 
 func (u *unpickler) unicode(op byte) error {
-	var n uint64
+	size := uint64(8)
 	switch op {
 	case 0x8c:
-		b, err := u.read(1)
-		if err != nil {
-			return err
-		}
-		n = uint64(b[0])
+		size = 1
 	case 'X':
-		b, err := u.read(4)
-		if err != nil {
-			return err
-		}
-		n = uint64(binary.LittleEndian.Uint32(b))
-	default:
-		b, err := u.read(8)
-		if err != nil {
-			return err
-		}
-		n = binary.LittleEndian.Uint64(b)
+		size = 4
 	}
-	b, err := u.read(n)
+	b, err := u.prefixed(size)
 	if err != nil {
 		return err
 	}
@@ -377,14 +378,17 @@ func (u *unpickler) unicode(op byte) error {
 	return u.push(string(b))
 }
 
-func (u *unpickler) appends(many bool) error {
-	var items []any
-	var err error
+// popItems pops the items of an APPENDS or SETITEMS (many: down to the
+// mark) or of an APPEND or SETITEM (n of them).
+func (u *unpickler) popItems(many bool, n int) ([]any, error) {
 	if many {
-		items, err = u.popMark()
-	} else {
-		items, err = u.popN(1)
+		return u.popMark()
 	}
+	return u.popN(n)
+}
+
+func (u *unpickler) appends(many bool) error {
+	items, err := u.popItems(many, 1)
 	if err != nil {
 		return err
 	}
@@ -401,13 +405,7 @@ func (u *unpickler) appends(many bool) error {
 }
 
 func (u *unpickler) setitems(many bool) error {
-	var items []any
-	var err error
-	if many {
-		items, err = u.popMark()
-	} else {
-		items, err = u.popN(2)
-	}
+	items, err := u.popItems(many, 2)
 	if err != nil {
 		return err
 	}
@@ -432,22 +430,17 @@ func (u *unpickler) setitems(many bool) error {
 // put stores the top of the stack in the memo. The memo is a map, so an
 // index of 2^32-1 costs one entry, not a table that large.
 func (u *unpickler) put(op byte) error {
-	var idx uint32
-	switch op {
-	case 'q':
-		b, err := u.read(1)
+	idx := uint32(len(u.memo))  // MEMOIZE
+	if op == 'q' || op == 'r' { // BINPUT, LONG_BINPUT
+		size := uint64(1)
+		if op == 'r' {
+			size = 4
+		}
+		v, err := u.uint(size)
 		if err != nil {
 			return err
 		}
-		idx = uint32(b[0])
-	case 'r':
-		b, err := u.read(4)
-		if err != nil {
-			return err
-		}
-		idx = binary.LittleEndian.Uint32(b)
-	default:
-		idx = uint32(len(u.memo))
+		idx = uint32(v)
 	}
 	v, err := u.top()
 	if err != nil {
@@ -461,21 +454,15 @@ func (u *unpickler) put(op byte) error {
 }
 
 func (u *unpickler) get(op byte) error {
-	var idx uint32
+	size := uint64(4)
 	if op == 'h' {
-		b, err := u.read(1)
-		if err != nil {
-			return err
-		}
-		idx = uint32(b[0])
-	} else {
-		b, err := u.read(4)
-		if err != nil {
-			return err
-		}
-		idx = binary.LittleEndian.Uint32(b)
+		size = 1
 	}
-	v, ok := u.memo[idx]
+	idx, err := u.uint(size)
+	if err != nil {
+		return err
+	}
+	v, ok := u.memo[uint32(idx)]
 	if !ok {
 		return fmt.Errorf("memo entry %d was never stored", idx)
 	}
