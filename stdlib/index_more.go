@@ -309,12 +309,19 @@ func indexCopyBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 	if err != nil {
 		return nil, err
 	}
+	return scatterSlices(th, b.Name, ops.Scatter, ops.DimAttrs{Dim: ix.dim}, x, src, ix, ws)
+}
+
+// scatterSlices is op (scatter or scatter_reduce, attrs along ix.dim)
+// of src's slices, worked on in shape ws, into x's slices that ix names:
+// index_copy and index_reduce. No position leaves x as it is.
+func scatterSlices(th *eval.Thread, fname string, op ops.Op, attrs any, x, src *refs.Ref, ix *indexed, ws tensor.Shape) (eval.Value, error) {
 	c := newChain(th)
 	if len(ix.pos) == 0 {
 		return c.Result(x)
 	}
-	out := c.Op(ops.Scatter, ops.DimAttrs{Dim: ix.dim}, c.Reshape(x, ix.shape), c.slicesIndex(ix, ws), c.Reshape(src, ws))
-	return named(b.Name)(c.Result(c.Reshape(out, x.Shape())))
+	out := c.Op(op, attrs, c.Reshape(x, ix.shape), c.slicesIndex(ix, ws), c.Reshape(src, ws))
+	return named(fname)(c.Result(c.Reshape(out, x.Shape())))
 }
 
 func indexFillBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

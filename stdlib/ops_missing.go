@@ -48,13 +48,8 @@ func indexReduceBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwa
 	if err != nil {
 		return nil, err
 	}
-	c := newChain(th)
-	if len(ix.pos) == 0 {
-		return c.Result(x)
-	}
 	a := ops.ScatterReduceAttrs{Dim: ix.dim, Reduce: reduce, IncludeSelf: includeSelf}
-	out := c.Op(ops.ScatterReduce, a, c.Reshape(x, ix.shape), c.slicesIndex(ix, ws), c.Reshape(src, ws))
-	return named(b.Name)(c.Result(c.Reshape(out, x.Shape())))
+	return scatterSlices(th, b.Name, ops.ScatterReduce, a, x, src, ix, ws)
 }
 
 // convT3 is the layout of a 3-d transposed convolution along depth,
