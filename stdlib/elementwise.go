@@ -62,7 +62,8 @@ func init() {
 	register("remainder", "remainder(a, b): mod(a, b), a % b with the sign of b, as torch.remainder", binaryBuiltin(ops.Mod))
 	register("clamp", "clamp(x, min=none, max=none): x limited to [min, max]", clampBuiltin)
 	register("astype", `astype(x, dtype): x converted to dtype ("float32", "int64", ...)`, astypeBuiltin)
-	register("where", "where(cond, a, b): a where cond is true, else b, broadcasting all three; torch's method form x.where(condition, other), whose first argument (x) is not bool and second is, is where(condition, x, other)", whereBuiltin)
+	register("where", "where(cond, a, b): a where cond is true, else b, broadcasting all three (on a tensor, x.where(condition, other) is torch's method: where(condition, x, other))", whereBuiltin)
+	method("tensor", "where", "x.where(condition, other): x where condition is true, else other, as torch's Tensor.where (where(condition, x, other))", tensorWhere)
 }
 
 func binaryBuiltin(op ops.Op) eval.BuiltinFunc {
@@ -161,10 +162,15 @@ func whereBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "cond|condition", &c, "a|input", &x, "b|other", &y); err != nil {
 		return nil, err
 	}
-	if c.DType() != tensor.Bool && x.DType() == tensor.Bool && len(args) == 3 {
-		// torch's method x.where(condition, other) is where(condition, x,
-		// other): as a method, x comes first
-		c, x = x, c
+	return th.Submit(ops.Where, nil, c, x, y)
+}
+
+// tensorWhere is torch's method x.where(condition, other):
+// where(condition, x, other).
+func tensorWhere(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
+	var x, c, y *refs.Ref
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "self", &x, "condition", &c, "other|y", &y); err != nil {
+		return nil, err
 	}
 	return th.Submit(ops.Where, nil, c, x, y)
 }

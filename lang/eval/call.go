@@ -188,12 +188,13 @@ func (c *compiler) methodCall(m *ast.FieldExpr, site *callSite, evalArgs argsFn)
 
 // methodRef is what x.name(...) may call besides a field of x: the
 // builtin name (called with x first) and the type methods of that name
-// (str.format), looked up once at compile time.
+// (str.format, tensor.where), looked up once at compile time.
 type methodRef struct {
 	name    string
 	builtin *Builtin
 	str     *Builtin // on a string
 	list    *Builtin // on a list
+	tensor  *Builtin // on a tensor
 }
 
 func (c *compiler) method(name string) methodRef {
@@ -203,6 +204,9 @@ func (c *compiler) method(name string) methodRef {
 	}
 	if b := c.in.cfg.Universe["list"]; b != nil {
 		m.list = b.Methods[name]
+	}
+	if b := c.in.cfg.Universe["tensor"]; b != nil {
+		m.tensor = b.Methods[name]
 	}
 	return m
 }
@@ -218,6 +222,8 @@ func (fr *frame) callMethod(x Value, m methodRef, site *callSite, evalArgs argsF
 		typeMethod = m.str
 	case *List:
 		typeMethod = m.list
+	case Tensor:
+		typeMethod = m.tensor
 	}
 	var f Value
 	base := len(th.args)
