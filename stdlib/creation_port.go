@@ -37,33 +37,34 @@ func init() {
 }
 
 // unpackNewShape reads the (input, size..., dtype=) of Tensor.new_zeros
-// and its kin: the size a list of ints or several ints.
-func unpackNewShape(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (*refs.Ref, tensor.Shape, tensor.DType, error) {
+// and its kin: the size a list of ints or several ints, and the dtype
+// (input's unless given).
+func unpackNewShape(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg) (tensor.Shape, tensor.DType, error) {
 	if len(args) == 0 {
 		var x *refs.Ref
 		var size tensor.Shape
 		var dtv eval.Value
 		if err := eval.UnpackArgs(th, fname, args, kwargs, "input", &x, "size", &size, "dtype?", &dtv); err != nil {
-			return nil, nil, 0, err
+			return nil, 0, err
 		}
 		dt, err := dtypeOr(fname, dtv, x.DType())
-		return x, size, dt, err
+		return size, dt, err
 	}
 	x, err := th.ToRef(args[0])
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%s: argument \"input\" must be a tensor, not %s", fname, eval.Describe(args[0]))
+		return nil, 0, fmt.Errorf("%s: argument \"input\" must be a tensor, not %s", fname, eval.Describe(args[0]))
 	}
 	shape, dtv, err := unpackShapeDType(th, fname, args[1:], kwargs)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, 0, err
 	}
 	dt, err := dtypeOr(fname, dtv, x.DType())
-	return x, shape, dt, err
+	return shape, dt, err
 }
 
 func builtinNewFill(target string) eval.BuiltinFunc {
 	return func(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-		_, shape, dt, err := unpackNewShape(th, b.Name, args, kwargs)
+		shape, dt, err := unpackNewShape(th, b.Name, args, kwargs)
 		if err != nil {
 			return nil, err
 		}
