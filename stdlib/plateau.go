@@ -51,7 +51,7 @@ func plateauBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 		if p.max {
 			best = math.Inf(-1)
 		}
-		return eval.NewRecord(plateauKeys, []eval.Value{eval.Float64(lr), eval.Float64(best), eval.Int(0), eval.Int(0), eval.Int(0)}), nil
+		return plateauState{lr: lr, best: best}.record(), nil
 	}, nil)
 	stepFn := eval.NewBound(name+".step", func(th *eval.Thread, _, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 		var state eval.Value
@@ -131,5 +131,10 @@ func (p plateau) step(s plateauState, metric float64) eval.Value {
 		}
 		s.cooldown, s.bad = p.cooldown, 0
 	}
+	return s.record()
+}
+
+// record is the state as the script holds it (plateauKeys).
+func (s plateauState) record() eval.Value {
 	return eval.NewRecord(plateauKeys, []eval.Value{eval.Float64(s.lr), eval.Float64(s.best), eval.Int(s.bad), eval.Int(s.cooldown), eval.Int(s.lastEpoch)})
 }
