@@ -173,6 +173,22 @@ func (c *chain) unbatched(y *refs.Ref, x *refs.Ref) *refs.Ref {
 	return c.Reshape(y, y.Shape()[1:])
 }
 
+// convBias reads the bias argument of conv3d and conv_transpose3d: none
+// (nil) or a tensor [channels], one value per output channel.
+func convBias(fname string, v eval.Value, channels int) (*refs.Ref, error) {
+	if _, none := v.(eval.NoneType); none {
+		return nil, nil
+	}
+	t, ok := v.(eval.Tensor)
+	if !ok {
+		return nil, fmt.Errorf("%s: argument \"bias\" must be a tensor or none, not %s", fname, eval.Describe(v))
+	}
+	if bs := t.Ref.Shape(); len(bs) != 1 || bs[0] != channels {
+		return nil, fmt.Errorf("%s: bias of shape %v, expected [%d]", fname, bs, channels)
+	}
+	return t.Ref, nil
+}
+
 func builtinConv3d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
 	const fname = "conv3d"
 	ca, err := unpackConv(th, fname, args, kwargs)
@@ -240,16 +256,11 @@ func builtinConv3d(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs [
 		g.padHi = g.padLo
 	}
 	metas := []tensor.Meta{x.Meta(), w.Meta()}
-	var b *refs.Ref
-	if _, none := bias.(eval.NoneType); !none {
-		t, ok := bias.(eval.Tensor)
-		if !ok {
-			return nil, fmt.Errorf("conv3d: argument \"bias\" must be a tensor or none, not %s", eval.Describe(bias))
-		}
-		if bs := t.Ref.Shape(); len(bs) != 1 || bs[0] != ws[0] {
-			return nil, fmt.Errorf("conv3d: bias of shape %v, expected [%d]", bs, ws[0])
-		}
-		b = t.Ref
+	b, err := convBias(fname, bias, ws[0])
+	if err != nil {
+		return nil, err
+	}
+	if b != nil {
 		metas = append(metas, b.Meta())
 	}
 	if _, err := ops.FloatDType(fname, metas); err != nil {

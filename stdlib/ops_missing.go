@@ -132,16 +132,11 @@ func builtinConvTranspose3d(th *eval.Thread, _ *eval.Builtin, args []eval.Value,
 	}
 	cout := cg * groups
 	metas := []tensor.Meta{x.Meta(), w.Meta()}
-	var bias *refs.Ref
-	if _, none := ca.bias.(eval.NoneType); !none {
-		t, ok := ca.bias.(eval.Tensor)
-		if !ok {
-			return nil, fmt.Errorf("%s: argument \"bias\" must be a tensor or none, not %s", fname, eval.Describe(ca.bias))
-		}
-		if bs := t.Ref.Shape(); len(bs) != 1 || bs[0] != cout {
-			return nil, fmt.Errorf("%s: bias of shape %v, expected [%d]", fname, bs, cout)
-		}
-		bias = t.Ref
+	bias, err := convBias(fname, ca.bias, cout)
+	if err != nil {
+		return nil, err
+	}
+	if bias != nil {
 		metas = append(metas, bias.Meta())
 	}
 	dt, err := ops.FloatDType(fname, metas)
