@@ -27,27 +27,13 @@ func poissonBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs 
 	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "input|x", &x); err != nil {
 		return nil, err
 	}
-	if !x.DType().IsFloat() {
-		return nil, fmt.Errorf("%s: the rates must be floating point, got %v", b.Name, x.Meta())
-	}
-	d, err := th.RT.Read(x)
-	if err != nil {
-		return nil, err
-	}
-	for i := range d.Numel() {
-		if v := d.At(i); !(v >= 0) || math.IsInf(v, 1) {
-			return nil, fmt.Errorf("%s: invalid Poisson rate %v: the rates must be finite and >= 0", b.Name, v)
+	check := func(v float64) error {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("invalid Poisson rate %v: the rates must be finite and >= 0", v)
 		}
+		return nil
 	}
-	out, err := newHost(th, b.Name, x.Shape(), x.DType())
-	if err != nil {
-		return nil, err
-	}
-	src := th.Rand()
-	for i := range out.Numel() {
-		out.Set(i, samplePoisson(src, d.At(i)))
-	}
-	return hostResult(th, out), nil
+	return sampleEach(th, b.Name, "rates", x, check, samplePoisson)
 }
 
 func binomialBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {

@@ -7,6 +7,7 @@ import (
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
+	"github.com/tref-lang/tref/runtime/rng"
 	"github.com/tref-lang/tref/runtime/tensor"
 )
 
@@ -51,33 +52,50 @@ func bernoulliBuiltin(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwarg
 		}
 		return hostResult(th, out), nil
 	}
-	if !dt.IsFloat() {
-		return nil, fmt.Errorf("%s: the probabilities must be floating point, got %v", b.Name, x.Meta())
-	}
-	d, err := th.RT.Read(x)
-	if err != nil {
-		return nil, err
-	}
-	for i := range d.Numel() {
-		if p := d.At(i); !(p >= 0 && p <= 1) {
-			return nil, fmt.Errorf("%s: the probabilities must be in [0, 1], got %v", b.Name, p)
+	check := func(p float64) error {
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("the probabilities must be in [0, 1], got %v", p)
 		}
+		return nil
 	}
-	out, err := newHost(th, b.Name, s, dt)
-	if err != nil {
-		return nil, err
-	}
-	src := th.Rand()
-	for i := range out.Numel() {
+	return sampleEach(th, b.Name, "probabilities", x, check, func(src *rng.Source, p float64) float64 {
 		// float64 probabilities are compared with a float64 uniform,
 		// the others with a float32 one (as dropout's mask).
 		u := float64(src.Float32())
 		if dt == tensor.Float64 {
 			u = src.Float64()
 		}
-		if u < d.At(i) {
-			out.Set(i, 1)
+		if u < p {
+			return 1
 		}
+		return 0
+	})
+}
+
+// sampleEach draws one sample for each element of the floating-point
+// tensor x, the parameters (what names them in messages), on the host
+// from the thread's seeded stream, in x's shape and dtype: check accepts
+// every element before anything is drawn.
+func sampleEach(th *eval.Thread, fname, what string, x *refs.Ref, check func(v float64) error, draw func(src *rng.Source, v float64) float64) (eval.Value, error) {
+	if !x.DType().IsFloat() {
+		return nil, fmt.Errorf("%s: the %s must be floating point, got %v", fname, what, x.Meta())
+	}
+	d, err := th.RT.Read(x)
+	if err != nil {
+		return nil, err
+	}
+	for i := range d.Numel() {
+		if err := check(d.At(i)); err != nil {
+			return nil, fmt.Errorf("%s: %v", fname, err)
+		}
+	}
+	out, err := newHost(th, fname, x.Shape(), x.DType())
+	if err != nil {
+		return nil, err
+	}
+	src := th.Rand()
+	for i := range out.Numel() {
+		out.Set(i, draw(src, d.At(i)))
 	}
 	return hostResult(th, out), nil
 }
