@@ -385,10 +385,7 @@ func TestTorchKeepHalf(t *testing.T) {
 // TestTorchLazy: opening reads the directory and the pickle only; the
 // storages are read by Load (a storage corrupted after open fails then).
 func TestTorchLazy(t *testing.T) {
-	src, err := os.ReadFile("testdata/torch/module.pt")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := mustRead(t, "testdata/torch/module.pt")
 	path := filepath.Join(t.TempDir(), "m.pt")
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)

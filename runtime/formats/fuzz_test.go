@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,12 +218,7 @@ func FuzzTorchPickle(f *testing.F) {
 		for _, zf := range zr.File {
 			_, name, _ := strings.Cut(zf.Name, "/")
 			b := make([]byte, zf.UncompressedSize64)
-			rc, err := zf.Open()
-			if err == nil {
-				_, err = io.ReadFull(rc, b)
-				rc.Close()
-			}
-			if err != nil {
+			if err := readMember(zf, 0, b, true); err != nil {
 				f.Fatal(err)
 			}
 			if name == "data.pkl" {
