@@ -131,7 +131,7 @@ func (r *Ref) HostBuffer() *tensor.Dense { return r.host }
 func (r *Ref) Lazy() bool { return r.lazy != nil && !r.hostValid }
 
 // Device returns where the data is now: the first device holding a valid
-// copy, "host" when only the host holds it, "disk" when not loaded yet, or
+// copy, "cpu" when only the host holds it, "disk" when not loaded yet, or
 // "" while pending.
 func (r *Ref) Device() string {
 	for _, c := range r.Copies {
