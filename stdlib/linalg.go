@@ -1,8 +1,6 @@
 package stdlib
 
 import (
-	"fmt"
-
 	"github.com/tref-lang/tref/lang/eval"
 	"github.com/tref-lang/tref/runtime/ops"
 	"github.com/tref-lang/tref/runtime/refs"
@@ -46,12 +44,12 @@ func builtinOuter(th *eval.Thread, _ *eval.Builtin, args []eval.Value, kwargs []
 
 // withOptional appends an optional tensor argument (none: absent) to ins.
 func withOptional(th *eval.Thread, fname, param string, ins []*refs.Ref, v eval.Value) ([]*refs.Ref, error) {
-	if _, none := v.(eval.NoneType); none || v == nil {
-		return ins, nil
-	}
-	r, err := th.ToRef(v)
+	r, err := optionalTensor(th, fname, param, v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: argument %q must be a tensor or none, not %s", fname, param, eval.Describe(v))
+		return nil, err
+	}
+	if r == nil {
+		return ins, nil
 	}
 	return append(ins, r), nil
 }
