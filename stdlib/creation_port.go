@@ -248,29 +248,9 @@ func builtinResultType(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwar
 	return eval.String(tensor.ResultType(ma, mb).String()), nil
 }
 
-// dtypePair reads two dtype name arguments, p1 and p2.
-func dtypePair(th *eval.Thread, fname string, args []eval.Value, kwargs []eval.Kwarg, p1, p2 string) (a, b tensor.DType, err error) {
-	var v1, v2 eval.Value
-	if err := eval.UnpackArgs(th, fname, args, kwargs, p1, &v1, p2, &v2); err != nil {
-		return 0, 0, err
-	}
-	var dts [2]tensor.DType
-	for i, v := range []eval.Value{v1, v2} {
-		param := []string{p1, p2}[i]
-		s, ok := v.(eval.String)
-		if !ok {
-			return 0, 0, fmt.Errorf("%s: argument %q must be a dtype name, not %s", fname, param, eval.Describe(v))
-		}
-		if dts[i], ok = tensor.ParseDType(string(s)); !ok {
-			return 0, 0, fmt.Errorf("%s: unknown dtype %q (%s)", fname, string(s), tensor.DTypeList)
-		}
-	}
-	return dts[0], dts[1], nil
-}
-
 func builtinPromoteTypes(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	a, c, err := dtypePair(th, b.Name, args, kwargs, "type1", "type2")
-	if err != nil {
+	var a, c tensor.DType
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "type1", &a, "type2", &c); err != nil {
 		return nil, err
 	}
 	one := tensor.Shape{1}
@@ -278,8 +258,8 @@ func builtinPromoteTypes(th *eval.Thread, b *eval.Builtin, args []eval.Value, kw
 }
 
 func builtinCanCast(th *eval.Thread, b *eval.Builtin, args []eval.Value, kwargs []eval.Kwarg) (eval.Value, error) {
-	from, to, err := dtypePair(th, b.Name, args, kwargs, "from_", "to")
-	if err != nil {
+	var from, to tensor.DType
+	if err := eval.UnpackArgs(th, b.Name, args, kwargs, "from_", &from, "to", &to); err != nil {
 		return nil, err
 	}
 	switch {
